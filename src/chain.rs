@@ -1,0 +1,121 @@
+//! Fallback-chain choice: given the ordered chain, each provider's shared state and what this
+//! item already learned, which provider to call now, which to skip and why, or how long until
+//! one is admissible again.
+use crate::breaker::{self, Admission, BreakerRow, Transition};
+use crate::config::Chain;
+use crate::in_flight::{self, Acquire, InFlightRow};
+use crate::rate_gate::{self, GateRow, Take};
+use crate::reason::Reason;
+use serde::{Deserialize, Serialize};
+
+/// A provider's shared state as read from the store in one round trip. Missing rows are fresh.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ProviderView {
+    pub breaker: BreakerRow,
+    pub gate: GateRow,
+    pub in_flight: InFlightRow,
+}
+
+/// New rows to write back atomically (each with `version` = stored version + 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Writes {
+    pub provider: usize,
+    pub breaker: Option<BreakerRow>,
+    pub gate: Option<GateRow>,
+    pub in_flight: Option<InFlightRow>,
+}
+
+impl Writes {
+    pub fn is_empty(&self) -> bool {
+        self.breaker.is_none() && self.gate.is_none() && self.in_flight.is_none()
+    }
+}
+
+/// What this item alone knows about a provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Local {
+    /// Done with it for this item: the reason, and from when trying again could help.
+    pub done: Option<(Reason, u64)>,
+    /// A gate slot this item reserved and is sleeping towards.
+    pub reserved_at_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Choice {
+    Call { provider: usize, probe: bool, writes: Writes, transition: Option<Transition> },
+    /// A gate slot reserved at `at_ms` on this provider: sleep, then call it.
+    Reserve { provider: usize, at_ms: u64, writes: Writes },
+    /// Nothing admissible; `earliest` = when and why the soonest provider could be tried again.
+    Nothing { earliest: Option<(u64, Reason)>, all_permanent: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skip {
+    pub provider: usize,
+    pub reason: Reason,
+    pub until_ms: u64,
+}
+
+pub fn choose(chain: &Chain, views: &[ProviderView], local: &[Local], now: u64, holder: &str, max_wait_ms: u64, skips: &mut Vec<Skip>) -> Choice {
+    let mut earliest: Option<(u64, Reason)> = None;
+    let mut all_permanent = true;
+    let mut note = |skip: Skip, earliest: &mut Option<(u64, Reason)>, skips: &mut Vec<Skip>| {
+        if skip.reason.is_retryable() {
+            all_permanent = false;
+            if earliest.is_none_or(|(t, _)| skip.until_ms < t) {
+                *earliest = Some((skip.until_ms, skip.reason));
+            }
+        }
+        match skips.iter_mut().find(|s| s.provider == skip.provider) {
+            Some(s) => *s = skip,
+            None => skips.push(skip),
+        }
+    };
+    for (i, p) in chain.providers.iter().enumerate() {
+        if let Some((reason, until_ms)) = local[i].done {
+            note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
+            continue;
+        }
+        let view = &views[i];
+        let admitted = breaker::admit(&view.breaker, &p.breaker, now, holder);
+        let probe = match admitted.decision {
+            Admission::Skip { until_ms, reason } => {
+                note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
+                continue;
+            }
+            Admission::Probe { .. } => true,
+            Admission::Call => false,
+        };
+        let mut writes = Writes { provider: i, breaker: admitted.row, ..Default::default() };
+        let reserved = local[i].reserved_at_ms.is_some_and(|at| at <= now);
+        if !reserved {
+            match rate_gate::take(&view.gate, p.rate_limit.as_ref(), now, max_wait_ms) {
+                Take::Now { row } => writes.gate = row,
+                // Reserve only when the breaker lets us through without a claim to hold.
+                Take::Reserved { at_ms, row } if writes.breaker.is_none() => {
+                    return Choice::Reserve { provider: i, at_ms, writes: Writes { provider: i, gate: Some(row), ..Default::default() } };
+                }
+                Take::Reserved { at_ms, .. } => {
+                    note(Skip { provider: i, reason: Reason::RateLimited, until_ms: at_ms }, &mut earliest, skips);
+                    continue;
+                }
+                Take::Wait { until_ms, reason } => {
+                    note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
+                    continue;
+                }
+            }
+        }
+        if let Some(cap) = p.max_in_flight {
+            match in_flight::acquire(&view.in_flight, cap, holder, now, p.breaker.probe_lease_ms) {
+                Acquire::Granted { row } => writes.in_flight = Some(row),
+                Acquire::Full { until_ms, reason } => {
+                    note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
+                    continue;
+                }
+            }
+        }
+        return Choice::Call { provider: i, probe, writes, transition: admitted.transition };
+    }
+    Choice::Nothing { earliest, all_permanent }
+}

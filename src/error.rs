@@ -1,0 +1,36 @@
+//! Errors with a stable `code` so the node can map them without parsing messages.
+use thiserror::Error;
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum EngineError {
+    /// A configuration value is out of range; `field` names it (e.g. `providers[1].threshold`).
+    #[error("invalid configuration: {field}: {message}")]
+    InvalidConfig { field: String, message: String },
+    /// A stored state row could not be decoded or breaks an invariant.
+    #[error("corrupt state: {0}")]
+    CorruptState(String),
+    /// A call into the engine that does not fit its current step (e.g. an outcome with no call).
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+}
+
+impl EngineError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            EngineError::InvalidConfig { .. } => "invalid_config",
+            EngineError::CorruptState(_) => "corrupt_state",
+            EngineError::InvalidInput(_) => "invalid_input",
+        }
+    }
+
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            EngineError::InvalidConfig { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn config(field: impl Into<String>, message: impl Into<String>) -> Self {
+        EngineError::InvalidConfig { field: field.into(), message: message.into() }
+    }
+}

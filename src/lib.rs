@@ -1,0 +1,28 @@
+//! Policy engine of the Resilient Provider Call n8n node. Sans-IO: no clock, socket or store;
+//! time (`now_ms`, the store's clock) and randomness come in, decisions and new rows come out.
+//!
+//! One module per decision: [`outcome`] (retry? counts against health?), [`backoff`] (delay
+//! schedule), [`retry_after`] (server hints), [`breaker`] (provider health), [`rate_gate`] and
+//! [`in_flight`] (shared pacing), [`chain`] (which provider next), [`step`] (one item's steps),
+//! [`record`] (an outcome's effect on shared rows).
+pub mod backoff;
+pub mod breaker;
+pub mod chain;
+pub mod config;
+pub mod error;
+pub mod in_flight;
+pub mod lease;
+pub mod outcome;
+pub mod rate_gate;
+pub mod reason;
+pub mod record;
+pub mod retry_after;
+pub mod rng;
+pub mod status_set;
+pub mod step;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use config::{Chain, ChainConfig};
+pub use error::EngineError;

@@ -1,0 +1,200 @@
+//! Outcome classification: is this outcome worth a retry, and does it count against the
+//! provider's health? Two separate questions (seed 001: never cool down on your own bugs).
+use crate::reason::Reason;
+use crate::retry_after::{hint, Hint, HintHeaders};
+use crate::status_set::StatusSet;
+use serde::{Deserialize, Serialize};
+
+/// What came back from one call, as the node saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    Status {
+        status: u16,
+        #[serde(default)]
+        headers: HintHeaders,
+    },
+    /// A network-level failure, by Node's error code (`ECONNRESET`, …) or `TIMEOUT` for our deadline.
+    Error { code: String },
+    /// The response arrived but failed the provider's response check (schema or expression).
+    CheckFailed { check: String },
+}
+
+/// Network errors that are worth another try (seed 003's list plus our own deadline).
+pub const TRANSIENT_ERRORS: &[&str] =
+    &["ECONNRESET", "ETIMEDOUT", "ECONNREFUSED", "EAI_AGAIN", "EPIPE", "ECONNABORTED", "TIMEOUT", "ESOCKETTIMEDOUT"];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RetryRules {
+    /// Statuses worth another try. Default: 408, 425, 429, 500, 502, 503, 504 (seed 003).
+    pub retry_statuses: StatusSet,
+    /// Statuses that count against the provider's health. Default: 408 and every 5xx.
+    pub health_statuses: StatusSet,
+    /// Whether a 429 also counts against health (it always closes the rate gate).
+    pub count_429: bool,
+    /// Retry POST/PATCH without an Idempotency-Key (only for documented-idempotent endpoints).
+    pub retry_unsafe_methods: bool,
+}
+
+impl Default for RetryRules {
+    fn default() -> Self {
+        RetryRules {
+            retry_statuses: "408,425,429,500,502,503,504".parse().expect("static"),
+            health_statuses: "408,500-599".parse().expect("static"),
+            count_429: false,
+            retry_unsafe_methods: false,
+        }
+    }
+}
+
+/// Facts about the call that the outcome alone does not carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CallFacts {
+    /// POST or PATCH: repeating it may act twice.
+    pub unsafe_method: bool,
+    pub has_idempotency_key: bool,
+    /// The node refreshed the credential right after this 401/403.
+    pub credential_refreshed: bool,
+    /// This item already used its one auth retry on this provider.
+    pub auth_retry_used: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Health {
+    Success,
+    Failure,
+    /// Says nothing about the provider (our own 4xx).
+    Neutral,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Success,
+    Retry,
+    /// Do not repeat on this provider; the reason says why.
+    Stop(Reason),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Classification {
+    pub verdict: Verdict,
+    pub health: Health,
+    /// A 429: close this provider's shared rate gate for every worker.
+    pub closes_gate: bool,
+    pub hint: Option<Hint>,
+    /// Whether this was the single auth retry after a credential refresh.
+    pub auth_retry: bool,
+}
+
+pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms: u64) -> Classification {
+    let mut c = Classification { verdict: Verdict::Success, health: Health::Success, closes_gate: false, hint: None, auth_retry: false };
+    match outcome {
+        Outcome::Status { status, headers } => {
+            let status = *status;
+            if (100..400).contains(&status) {
+                return c;
+            }
+            c.hint = hint(Some(status), headers, now_ms);
+            c.closes_gate = status == 429;
+            c.health = if rules.health_statuses.contains(status) || (status == 429 && rules.count_429) {
+                Health::Failure
+            } else {
+                Health::Neutral
+            };
+            c.verdict = if status == 401 || status == 403 {
+                // One retry right after a token refresh, never a loop, never the provider's fault.
+                c.health = Health::Neutral;
+                if facts.credential_refreshed && !facts.auth_retry_used {
+                    c.auth_retry = true;
+                    Verdict::Retry
+                } else {
+                    Verdict::Stop(Reason::NonRetryable)
+                }
+            } else if rules.retry_statuses.contains(status) {
+                Verdict::Retry
+            } else {
+                Verdict::Stop(Reason::NonRetryable)
+            };
+        }
+        Outcome::Error { code } => {
+            // Unknown errors (ENOTFOUND, redirect loops) are not repeated, but the provider failed.
+            c.health = Health::Failure;
+            c.verdict = if TRANSIENT_ERRORS.contains(&code.as_str()) { Verdict::Retry } else { Verdict::Stop(Reason::NonRetryable) };
+        }
+        Outcome::CheckFailed { .. } => {
+            // The provider answered, but not usefully: it failed, and the chain moves on.
+            c.health = Health::Failure;
+            c.verdict = Verdict::Stop(Reason::CheckFailed);
+        }
+    }
+    if c.verdict == Verdict::Retry && !c.auth_retry && facts.unsafe_method && !facts.has_idempotency_key && !rules.retry_unsafe_methods {
+        c.verdict = Verdict::Stop(Reason::NonRetryable);
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(s: u16) -> Outcome {
+        Outcome::Status { status: s, headers: HintHeaders::default() }
+    }
+    fn get() -> CallFacts {
+        CallFacts::default()
+    }
+    fn run(o: &Outcome, f: CallFacts) -> Classification {
+        classify(o, f, &RetryRules::default(), 0)
+    }
+
+    #[test]
+    fn seed003_retry_matrix() {
+        for s in [408, 425, 429, 500, 502, 503, 504] {
+            assert_eq!(run(&status(s), get()).verdict, Verdict::Retry, "{s}");
+        }
+        for s in [400, 404, 409, 422, 401, 403] {
+            assert_eq!(run(&status(s), get()).verdict, Verdict::Stop(Reason::NonRetryable), "{s}");
+        }
+        for code in ["ECONNRESET", "ETIMEDOUT", "EAI_AGAIN", "ECONNREFUSED", "EPIPE", "ECONNABORTED", "TIMEOUT"] {
+            assert_eq!(run(&Outcome::Error { code: code.into() }, get()).verdict, Verdict::Retry, "{code}");
+        }
+    }
+
+    #[test]
+    fn four_xx_never_counts_against_the_provider() {
+        for s in [400, 401, 403, 404, 409, 422, 429] {
+            assert_eq!(run(&status(s), get()).health, Health::Neutral, "{s}");
+        }
+        for s in [500, 502, 503, 504, 408] {
+            assert_eq!(run(&status(s), get()).health, Health::Failure, "{s}");
+        }
+    }
+
+    #[test]
+    fn auth_is_retried_once_only_after_a_refresh() {
+        let refreshed = CallFacts { credential_refreshed: true, ..get() };
+        assert_eq!(run(&status(401), refreshed).verdict, Verdict::Retry);
+        let again = CallFacts { auth_retry_used: true, ..refreshed };
+        assert_eq!(run(&status(401), again).verdict, Verdict::Stop(Reason::NonRetryable));
+    }
+
+    #[test]
+    fn post_without_idempotency_key_is_not_retried() {
+        let post = CallFacts { unsafe_method: true, ..get() };
+        assert_eq!(run(&status(503), post).verdict, Verdict::Stop(Reason::NonRetryable));
+        assert_eq!(run(&status(503), post).health, Health::Failure, "still the provider's failure");
+        let keyed = CallFacts { has_idempotency_key: true, ..post };
+        assert_eq!(run(&status(503), keyed).verdict, Verdict::Retry);
+    }
+
+    #[test]
+    fn rules_are_configurable() {
+        let rules = RetryRules { health_statuses: "408".parse().unwrap(), count_429: true, ..Default::default() };
+        assert_eq!(classify(&status(500), get(), &rules, 0).health, Health::Neutral);
+        let c = classify(&status(429), get(), &rules, 0);
+        assert_eq!((c.health, c.closes_gate), (Health::Failure, true));
+    }
+}

@@ -1,0 +1,52 @@
+//! The fixed, documented set of reason codes carried by skips, deferrals and failures.
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// Breaker open (half-open probes K >= 1): fail fast, no network call.
+    CircuitOpen,
+    /// Breaker open in "no probe" mode (K = 0): seed 001's cooldown.
+    Cooldown,
+    /// Half-open and all K probe leases are held by other calls.
+    HalfOpenBusy,
+    /// The shared rate gate has no slot now (soft limit, or closed by a 429).
+    RateLimited,
+    /// The provider asked for a wait longer than the cap or the remaining budget.
+    RetryAfterExceedsCap,
+    /// The cap on calls in flight across all workers is reached.
+    InFlightCap,
+    /// The item's total time budget is spent.
+    BudgetExhausted,
+    /// This provider used all its attempts for the item on retryable failures.
+    AttemptsExhausted,
+    /// The provider answered with a non-retryable outcome (400/404/409/422, auth, unsafe method).
+    NonRetryable,
+    /// The response did not pass the provider's response check.
+    CheckFailed,
+    /// The shared state store could not be reached (fail-closed).
+    StoreUnavailable,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::CircuitOpen => "circuit_open",
+            Reason::Cooldown => "cooldown",
+            Reason::HalfOpenBusy => "half_open_busy",
+            Reason::RateLimited => "rate_limited",
+            Reason::RetryAfterExceedsCap => "retry_after_exceeds_cap",
+            Reason::InFlightCap => "in_flight_cap",
+            Reason::BudgetExhausted => "budget_exhausted",
+            Reason::AttemptsExhausted => "attempts_exhausted",
+            Reason::NonRetryable => "non_retryable",
+            Reason::CheckFailed => "check_failed",
+            Reason::StoreUnavailable => "store_unavailable",
+        }
+    }
+
+    /// Whether trying again later can help (deferred) or not (failed).
+    pub fn is_retryable(self) -> bool {
+        !matches!(self, Reason::NonRetryable | Reason::CheckFailed)
+    }
+}

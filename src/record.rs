@@ -1,0 +1,28 @@
+//! Applying an outcome's effect to a provider's shared rows: breaker, gate, in-flight slot.
+//! Pure, so a store can re-run it on fresh rows after losing a compare-and-set race.
+use crate::breaker::{self, Transition};
+use crate::chain::{ProviderView, Writes};
+use crate::config::Chain;
+use crate::in_flight;
+use crate::rate_gate;
+use crate::step::Effect;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recorded {
+    /// `None` when nothing changed: write nothing.
+    pub writes: Option<Writes>,
+    pub transition: Option<Transition>,
+}
+
+pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> Recorded {
+    let p = &chain.providers[effect.provider];
+    let b = breaker::record(&view.breaker, &p.breaker, now, effect.health, &effect.holder, &effect.label);
+    let writes = Writes {
+        provider: effect.provider,
+        breaker: b.row,
+        gate: effect.gate_close_until_ms.and_then(|until| rate_gate::close(&view.gate, until)),
+        in_flight: if effect.release_in_flight { in_flight::release(&view.in_flight, &effect.holder) } else { None },
+    };
+    Recorded { writes: (!writes.is_empty()).then_some(writes), transition: b.transition }
+}

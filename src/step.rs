@@ -1,0 +1,293 @@
+//! The per-item step machine: drives one item from its first call to done, deferred or failed.
+//! Sans-IO in the quinn-proto manner: the caller feeds time, shared state and outcomes in
+//! (`poll`, `on_outcome`) and carries out the steps that come out (call, sleep, write rows).
+use crate::chain::{choose, Choice, Local, ProviderView, Skip, Writes};
+use crate::config::Chain;
+use crate::error::EngineError;
+use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
+use crate::reason::Reason;
+use crate::retry_after::HintSource;
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Step {
+    /// Call provider `provider` (attempt n on it) within `deadline_ms`.
+    Call { provider: usize, name: String, attempt: u32, deadline_ms: u64, probe: bool, idempotency_key: Option<String> },
+    /// Wait, then poll again.
+    Sleep { ms: u64, cause: WaitCause },
+    Done { provider: usize, name: String, fallback: bool },
+    /// Retryable trouble everywhere: hand the item back with the time to try again.
+    Defer { retry_at_ms: u64, reason: Reason },
+    /// Nothing left that could succeed by trying again.
+    Fail { reason: Reason },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitCause {
+    Backoff,
+    RetryAfter,
+    RateLimitReset,
+    /// A reserved slot of the shared rate gate.
+    RateGate,
+}
+
+/// A step plus the rows the caller must write atomically before carrying it out. If the
+/// write loses a race, re-read the rows and poll again: nothing was committed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Poll {
+    pub step: Step,
+    pub writes: Option<Writes>,
+    pub transition: Option<crate::breaker::Transition>,
+}
+
+/// What an outcome does to the provider's shared state; apply with [`crate::record::record`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Effect {
+    pub provider: usize,
+    pub health: Health,
+    pub holder: String,
+    /// Status or error code, kept as the breaker's last failure.
+    pub label: String,
+    pub gate_close_until_ms: Option<u64>,
+    pub release_in_flight: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptLog {
+    pub provider: usize,
+    pub name: String,
+    pub attempt: u32,
+    pub outcome: String,
+    pub probe: bool,
+    pub wait_ms: u64,
+    pub wait_cause: Option<WaitCause>,
+    pub retry_after: bool,
+}
+
+/// What the item went through, for its metadata.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Report {
+    pub attempts: Vec<AttemptLog>,
+    pub skipped: Vec<Skip>,
+    pub slept_ms: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Pending {
+    provider: usize,
+    probe: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Progress {
+    attempts: u32,
+    prev_delay_ms: u64,
+    auth_retry_used: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct ItemMachine {
+    chain: Arc<Chain>,
+    started_ms: u64,
+    holder: String,
+    keys: Vec<Option<String>>,
+    rng: Rng,
+    progress: Vec<Progress>,
+    local: Vec<Local>,
+    pending: Option<Pending>,
+    sleep_until_ms: u64,
+    sleep_cause: WaitCause,
+    finished: Option<Step>,
+    report: Report,
+}
+
+impl ItemMachine {
+    /// `holder` identifies this item's calls fleet-wide (probe and in-flight leases);
+    /// `keys[i]` is the Idempotency-Key for provider i, if any.
+    pub fn new(chain: Arc<Chain>, started_ms: u64, holder: String, keys: Vec<Option<String>>, rng: Rng) -> Self {
+        let n = chain.providers.len();
+        let mut keys = keys;
+        keys.resize(n, None);
+        ItemMachine {
+            chain,
+            started_ms,
+            holder,
+            keys,
+            rng,
+            progress: vec![Progress::default(); n],
+            local: vec![Local::default(); n],
+            pending: None,
+            sleep_until_ms: 0,
+            sleep_cause: WaitCause::Backoff,
+            finished: None,
+            report: Report::default(),
+        }
+    }
+
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    fn remaining(&self, now: u64) -> u64 {
+        (self.started_ms + self.chain.budget_ms).saturating_sub(now)
+    }
+
+    fn finish(&mut self, step: Step) -> Poll {
+        self.finished = Some(step.clone());
+        Poll { step, writes: None, transition: None }
+    }
+
+    /// The next step, given the providers' shared state read at `now` (the store's clock).
+    pub fn poll(&mut self, now: u64, views: &[ProviderView]) -> Result<Poll, EngineError> {
+        if let Some(step) = &self.finished {
+            return Ok(Poll { step: step.clone(), writes: None, transition: None });
+        }
+        if views.len() != self.chain.providers.len() {
+            return Err(EngineError::InvalidInput(format!("{} provider views for a chain of {}", views.len(), self.chain.providers.len())));
+        }
+        self.pending = None;
+        if now < self.sleep_until_ms {
+            return Ok(Poll { step: Step::Sleep { ms: self.sleep_until_ms - now, cause: self.sleep_cause }, writes: None, transition: None });
+        }
+        let remaining = self.remaining(now);
+        if remaining == 0 {
+            return Ok(self.defer(now, Some((now, Reason::BudgetExhausted))));
+        }
+        let max_wait = self.chain.retry_after_cap_ms.min(remaining);
+        match choose(&self.chain, views, &self.local, now, &self.holder, max_wait, &mut self.report.skipped) {
+            Choice::Call { provider, probe, writes, transition } => {
+                self.local[provider].reserved_at_ms = None;
+                self.pending = Some(Pending { provider, probe });
+                let p = &self.chain.providers[provider];
+                let step = Step::Call {
+                    provider,
+                    name: p.name.clone(),
+                    attempt: self.progress[provider].attempts + 1,
+                    deadline_ms: p.deadline_ms.min(remaining),
+                    probe,
+                    idempotency_key: if p.unsafe_method { self.keys[provider].clone() } else { None },
+                };
+                Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition })
+            }
+            Choice::Reserve { provider, at_ms, writes } => {
+                self.local[provider].reserved_at_ms = Some(at_ms);
+                self.sleep(now, at_ms - now, WaitCause::RateGate);
+                Ok(Poll { step: Step::Sleep { ms: at_ms - now, cause: WaitCause::RateGate }, writes: Some(writes), transition: None })
+            }
+            Choice::Nothing { all_permanent: true, .. } => {
+                let reason = self.report.skipped.last().map(|s| s.reason).unwrap_or(Reason::NonRetryable);
+                Ok(self.finish(Step::Fail { reason }))
+            }
+            Choice::Nothing { earliest, .. } => Ok(self.defer(now, earliest)),
+        }
+    }
+
+    fn defer(&mut self, now: u64, earliest: Option<(u64, Reason)>) -> Poll {
+        let (at, reason) = earliest.unwrap_or((now, Reason::BudgetExhausted));
+        // Spread the wake-ups: items deferred by the same outage must not return in lockstep.
+        let retry_at_ms = at.max(now) + self.rng.between(0, self.chain.defer_spread_ms);
+        self.finish(Step::Defer { retry_at_ms, reason })
+    }
+
+    fn sleep(&mut self, now: u64, ms: u64, cause: WaitCause) {
+        self.sleep_until_ms = now + ms;
+        self.sleep_cause = cause;
+        self.report.slept_ms += ms;
+    }
+
+    /// Feed back the outcome of the call the last `poll` returned. Returns what to record in
+    /// the provider's shared state; the next `poll` says what the item does next.
+    pub fn on_outcome(&mut self, now: u64, outcome: &Outcome, credential_refreshed: bool) -> Result<Effect, EngineError> {
+        let Some(Pending { provider: i, probe }) = self.pending.take() else {
+            return Err(EngineError::InvalidInput("an outcome arrived but no call was outstanding".into()));
+        };
+        let p = &self.chain.providers[i];
+        let facts = CallFacts {
+            unsafe_method: p.unsafe_method,
+            has_idempotency_key: self.keys[i].is_some(),
+            credential_refreshed,
+            auth_retry_used: self.progress[i].auth_retry_used,
+        };
+        let c = classify(outcome, facts, &self.chain.rules, now);
+        let remaining = self.remaining(now);
+        let label = match outcome {
+            Outcome::Status { status, .. } => status.to_string(),
+            Outcome::Error { code } => code.clone(),
+            Outcome::CheckFailed { check } => format!("check_failed:{check}"),
+        };
+        let progress = &mut self.progress[i];
+        progress.attempts += 1;
+        progress.auth_retry_used |= c.auth_retry;
+        let attempt = progress.attempts;
+        let mut effect = Effect {
+            provider: i,
+            health: c.health,
+            holder: self.holder.clone(),
+            label: label.clone(),
+            gate_close_until_ms: None,
+            release_in_flight: p.max_in_flight.is_some(),
+        };
+        let mut log = AttemptLog {
+            provider: i,
+            name: p.name.clone(),
+            attempt,
+            outcome: label,
+            probe,
+            wait_ms: 0,
+            wait_cause: None,
+            retry_after: c.hint.is_some_and(|h| h.source == HintSource::RetryAfter),
+        };
+        match c.verdict {
+            Verdict::Success => {
+                let step = Step::Done { provider: i, name: p.name.clone(), fallback: i > 0 };
+                self.finished = Some(step);
+            }
+            Verdict::Stop(reason) => self.local[i].done = Some((reason, now)),
+            Verdict::Retry => {
+                let (delay, cause) = match c.hint {
+                    Some(h) => {
+                        let cause = if h.source == HintSource::RetryAfter { WaitCause::RetryAfter } else { WaitCause::RateLimitReset };
+                        (h.delay_ms, cause)
+                    }
+                    None => {
+                        let d = self.chain.backoff.delay(attempt - 1, progress.prev_delay_ms, &mut self.rng);
+                        (d, WaitCause::Backoff)
+                    }
+                };
+                let hint_too_long = c.hint.is_some() && delay > self.chain.retry_after_cap_ms.min(remaining);
+                if c.closes_gate || hint_too_long {
+                    // Hold every worker back for the full hint (or this delay), not just this item.
+                    effect.gate_close_until_ms = Some(now.saturating_add(delay));
+                }
+                if hint_too_long {
+                    self.local[i].done = Some((Reason::RetryAfterExceedsCap, now.saturating_add(delay)));
+                } else if attempt >= p.max_attempts {
+                    // A much longer delay than the schedule before this provider is worth trying again.
+                    self.local[i].done = Some((Reason::AttemptsExhausted, now + self.chain.backoff.cap_ms));
+                } else if delay >= remaining {
+                    self.local[i].done = Some((Reason::BudgetExhausted, now.saturating_add(delay)));
+                } else {
+                    self.progress[i].prev_delay_ms = delay;
+                    self.sleep(now, delay, cause);
+                    log.wait_ms = delay;
+                    log.wait_cause = Some(cause);
+                }
+            }
+        }
+        self.report.attempts.push(log);
+        Ok(effect)
+    }
+
+    /// Give up on the outstanding call without an outcome (e.g. the store write lost its race).
+    pub fn cancel_pending(&mut self) {
+        self.pending = None;
+    }
+}

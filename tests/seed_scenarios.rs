@@ -1,0 +1,279 @@
+//! The four field reports' rules, as scenarios through the engine (see shared notes).
+mod common;
+use common::*;
+use resilient_engine::breaker::{admit, record, Admission, BreakerPolicy, BreakerRow, Phase};
+use resilient_engine::outcome::{Health, Outcome};
+use resilient_engine::reason::Reason;
+use resilient_engine::step::{Step, WaitCause};
+
+fn policy(k: u32) -> BreakerPolicy {
+    BreakerPolicy { half_open_probes: k, ..Default::default() }
+}
+
+fn fail(row: &BreakerRow, p: &BreakerPolicy, now: u64) -> BreakerRow {
+    record(row, p, now, Health::Failure, "w", "504").row.unwrap_or_else(|| row.clone())
+}
+
+#[test]
+fn seed002_five_504s_within_60s_open_the_breaker_and_the_next_call_is_skipped() {
+    let p = policy(1);
+    let mut row = BreakerRow::default();
+    for t in 0..4 {
+        row = fail(&row, &p, t * 1000);
+        assert_eq!(row.phase, Phase::Closed);
+    }
+    let r = record(&row, &p, 4000, Health::Failure, "w", "504");
+    let t = r.transition.expect("exactly one transition on the trip");
+    assert_eq!((t.from, t.to), (Phase::Closed, Phase::Open));
+    row = r.row.unwrap();
+    assert_eq!(row.open_until_ms, 34_000, "open 30 s (seed 000)");
+    assert_eq!(admit(&row, &p, 5000, "x").decision, Admission::Skip { until_ms: 34_000, reason: Reason::CircuitOpen });
+    assert_eq!(admit(&row, &p, 5000, "x").row, None, "a skip writes nothing");
+}
+
+#[test]
+fn failures_older_than_the_window_do_not_count() {
+    let p = policy(1);
+    let mut row = BreakerRow::default();
+    for t in [0, 20_000, 40_000, 61_000, 62_000] {
+        row = fail(&row, &p, t);
+    }
+    assert_eq!(row.phase, Phase::Closed, "the failure at t=0 expired before the fifth");
+    row = fail(&row, &p, 63_000);
+    assert_eq!(row.phase, Phase::Open);
+}
+
+#[test]
+fn four_xx_never_counts_against_a_provider() {
+    let p = policy(1);
+    let row = BreakerRow::default();
+    for _ in 0..100 {
+        assert_eq!(record(&row, &p, 0, Health::Neutral, "w", "422").row, None);
+    }
+}
+
+#[test]
+fn after_the_window_exactly_k_probes_are_admitted_until_their_leases_end() {
+    for k in [1u32, 3] {
+        let p = policy(k);
+        let mut row = BreakerRow::default();
+        for t in 0..5 {
+            row = fail(&row, &p, t);
+        }
+        let now = row.open_until_ms;
+        let mut probes = 0;
+        for w in 0..40 {
+            let d = admit(&row, &p, now, &format!("worker{w}"));
+            if let Admission::Probe { .. } = d.decision {
+                probes += 1;
+                row = d.row.unwrap();
+            } else {
+                assert!(matches!(d.decision, Admission::Skip { reason: Reason::HalfOpenBusy, .. }));
+            }
+        }
+        assert_eq!(probes, k, "K probes fleet-wide, not per worker");
+        // The holders die: their leases end and new probes go through.
+        let later = now + p.probe_lease_ms;
+        assert!(matches!(admit(&row, &p, later, "survivor").decision, Admission::Probe { .. }));
+    }
+}
+
+#[test]
+fn a_probe_success_closes_and_a_probe_failure_reopens_with_a_grown_window() {
+    let p = policy(1);
+    let mut row = BreakerRow::default();
+    for t in 0..5 {
+        row = fail(&row, &p, t);
+    }
+    let mut now = row.open_until_ms;
+    for expected_window in [60_000, 120_000, 240_000, 480_000, 600_000, 600_000] {
+        row = admit(&row, &p, now, "probe").row.unwrap();
+        assert_eq!(row.phase, Phase::HalfOpen);
+        let r = record(&row, &p, now, Health::Failure, "probe", "503");
+        row = r.row.unwrap();
+        assert_eq!(row.open_until_ms - now, expected_window, "x2 growth capped at 10 min");
+        now = row.open_until_ms;
+    }
+    row = admit(&row, &p, now, "probe").row.unwrap();
+    let r = record(&row, &p, now, Health::Success, "probe", "200");
+    let closed = r.row.unwrap();
+    assert_eq!((closed.phase, closed.streak), (Phase::Closed, 0), "a clean close resets the growth");
+    assert_eq!(r.transition.unwrap().to, Phase::Closed);
+}
+
+#[test]
+fn seed001_no_probe_mode_calls_pass_after_the_window_and_one_failure_rearms() {
+    let p = BreakerPolicy { half_open_probes: 0, threshold: 3, open_ms: 600_000, ..Default::default() };
+    let mut row = BreakerRow::default();
+    for t in 0..3 {
+        row = fail(&row, &p, t);
+    }
+    assert_eq!(admit(&row, &p, 1000, "x").decision, Admission::Skip { until_ms: 600_002, reason: Reason::Cooldown });
+    let d = admit(&row, &p, 600_002, "x");
+    assert_eq!(d.decision, Admission::Call, "no probe request 'just to check': a real call");
+    row = d.row.unwrap();
+    assert_eq!(admit(&row, &p, 600_002, "y").decision, Admission::Call, "everyone passes");
+    row = fail(&row, &p, 600_003);
+    assert_eq!(row.phase, Phase::Open, "one failure re-arms at once");
+}
+
+#[test]
+fn version_rises_by_one_only_when_the_row_changed() {
+    let p = policy(1);
+    let row = BreakerRow::default();
+    assert_eq!(record(&row, &p, 0, Health::Success, "w", "200").row, None, "healthy steady state: no write");
+    let r1 = fail(&row, &p, 0);
+    assert_eq!(r1.version, 1);
+    let r2 = record(&r1, &p, 1, Health::Success, "w", "200").row.unwrap();
+    assert_eq!(r2.version, 2);
+}
+
+#[test]
+fn seed001_always_500_provider_ten_jobs_cost_exactly_the_threshold() {
+    let chain = chain(&["primary", "fallback"], |c| {
+        c.threshold = 3;
+        c.open_ms = 600_000;
+        c.half_open_probes = 0;
+    });
+    let mut store = Store::new(2);
+    let mut now = 1_000_000;
+    let mut primary_calls = 0;
+    for job in 0..10 {
+        let (end, calls, m) = run_item(&chain, &mut store, &mut now, job, "w", vec![], |i, _| status(if i == 0 { 500 } else { 200 }), 50);
+        primary_calls += calls.iter().filter(|(i, _)| *i == 0).count();
+        assert_eq!(end, Step::Done { provider: 1, name: "fallback".into(), fallback: true });
+        if job > 0 {
+            assert_eq!(m.report().skipped[0].reason, Reason::Cooldown, "job {job} skips the cooled provider");
+        }
+    }
+    assert_eq!(primary_calls, 3, "3 for the first job, then 0 until the window ends");
+}
+
+#[test]
+fn seed001_without_cooldown_the_same_ten_jobs_cost_fifty() {
+    // The baseline this product replaces: 5 tries per job, no memory across jobs.
+    let chain = chain(&["primary", "fallback"], |c| {
+        c.max_attempts = 5;
+        c.threshold = 10_000;
+        c.base_ms = 1;
+        c.cap_ms = 1;
+    });
+    let mut store = Store::new(2);
+    let mut now = 0;
+    let mut primary_calls = 0;
+    for job in 0..10 {
+        let (_, calls, _) = run_item(&chain, &mut store, &mut now, job, "w", vec![], |i, _| status(if i == 0 { 500 } else { 200 }), 10);
+        primary_calls += calls.iter().filter(|(i, _)| *i == 0).count();
+    }
+    assert_eq!(primary_calls, 50);
+}
+
+#[test]
+fn seed003_a_429_with_retry_after_is_honoured_and_a_422_is_never_retried() {
+    let chain = chain(&["api"], |_| {});
+    let mut store = Store::new(1);
+    let mut now = 0;
+    let mut answers = vec![retry_after(429, "2"), status(200)].into_iter();
+    let (end, calls, m) = run_item(&chain, &mut store, &mut now, 1, "w", vec![], |_, _| answers.next().unwrap(), 0);
+    assert!(matches!(end, Step::Done { .. }));
+    assert_eq!(calls[1].1 - calls[0].1, 2000, "the second call waited exactly Retry-After");
+    assert_eq!(m.report().attempts[0].wait_cause, Some(WaitCause::RetryAfter));
+    assert!(m.report().attempts[0].retry_after);
+
+    let mut store = Store::new(1);
+    let (end, calls, _) = run_item(&chain, &mut store, &mut now, 2, "w", vec![], |_, _| status(422), 0);
+    assert_eq!(end, Step::Fail { reason: Reason::NonRetryable });
+    assert_eq!(calls.len(), 1);
+    assert_eq!(store.views[0].breaker.version, 0, "and it never counted against the provider");
+}
+
+#[test]
+fn a_3600s_hint_gates_the_provider_for_3600s_without_sleeping() {
+    let chain = chain(&["slow", "other"], |_| {});
+    let mut store = Store::new(2);
+    let mut now = 10_000;
+    let (end, calls, m) = run_item(&chain, &mut store, &mut now, 3, "w", vec![], |i, _| if i == 0 { retry_after(503, "3600") } else { status(503) }, 0);
+    assert_eq!(m.report().slept_ms, m.report().attempts.iter().map(|a| a.wait_ms).sum::<u64>());
+    assert!(m.report().attempts.iter().all(|a| a.provider == 1 || a.wait_ms == 0), "never slept on the hint");
+    assert_eq!(calls.iter().filter(|(i, _)| *i == 0).count(), 1);
+    assert_eq!(store.views[0].gate.closed_until_ms, 10_000 + 3_600_000, "gate closed for every worker");
+    match end {
+        Step::Defer { retry_at_ms, .. } => assert!(retry_at_ms >= now, "{retry_at_ms}"),
+        other => panic!("{other:?}"),
+    }
+    // A second item (another worker) does not call the gated provider at all.
+    let (_, calls2, m2) = run_item(&chain, &mut store, &mut now, 4, "w2", vec![], |_, _| status(200), 0);
+    assert!(calls2.iter().all(|(i, _)| *i == 1));
+    assert_eq!(m2.report().skipped[0].reason, Reason::RateLimited);
+}
+
+#[test]
+fn a_single_provider_with_a_long_hint_defers_no_earlier_than_the_hint() {
+    let chain = chain(&["only"], |_| {});
+    let mut store = Store::new(1);
+    let mut now = 0;
+    let (end, _, _) = run_item(&chain, &mut store, &mut now, 5, "w", vec![], |_, _| retry_after(429, "3600"), 0);
+    match end {
+        Step::Defer { retry_at_ms, reason } => {
+            assert!(retry_at_ms >= 3_600_000);
+            assert_eq!(reason, Reason::RetryAfterExceedsCap);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn post_is_retried_only_with_an_idempotency_key_and_always_the_same_key() {
+    let chain = chain(&["pay"], |c| c.providers[0].method = "POST".into());
+    let mut store = Store::new(1);
+    let mut now = 0;
+    let (end, calls, _) = run_item(&chain, &mut store, &mut now, 6, "w", vec![None], |_, _| status(503), 0);
+    assert_eq!((calls.len(), end), (1, Step::Fail { reason: Reason::NonRetryable }));
+
+    let mut m = resilient_engine::step::ItemMachine::new(chain.clone(), 0, "w".into(), vec![Some("k-1".into())], resilient_engine::rng::Rng::seeded(1));
+    let mut keys = Vec::new();
+    let mut now = 0;
+    for _ in 0..3 {
+        let p = m.poll(now, &store.views).unwrap();
+        match p.step {
+            Step::Call { idempotency_key, .. } => {
+                keys.push(idempotency_key);
+                m.on_outcome(now, &status(503), false).unwrap();
+            }
+            Step::Sleep { ms, .. } => now += ms,
+            _ => break,
+        }
+    }
+    assert!(keys.len() >= 2 && keys.iter().all(|k| k.as_deref() == Some("k-1")));
+}
+
+#[test]
+fn deferred_items_do_not_all_wake_at_the_same_time() {
+    let chain = chain(&["a"], |c| c.threshold = 1);
+    let mut store = Store::new(1);
+    let mut now = 0;
+    run_item(&chain, &mut store, &mut now, 7, "w", vec![], |_, _| status(503), 0);
+    let mut wakes = std::collections::BTreeSet::new();
+    for seed in 0..50 {
+        let (end, _, _) = run_item(&chain, &mut store, &mut now, 100 + seed, "w", vec![], |_, _| status(200), 0);
+        match end {
+            Step::Defer { retry_at_ms, reason: Reason::CircuitOpen } => {
+                assert!(retry_at_ms >= store.views[0].breaker.open_until_ms);
+                wakes.insert(retry_at_ms);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(wakes.len() > 40, "jittered retry_at: {} distinct of 50", wakes.len());
+}
+
+#[test]
+fn a_network_error_retries_with_backoff_then_falls_to_the_next_provider() {
+    let chain = chain(&["a", "b"], |_| {});
+    let mut store = Store::new(2);
+    let mut now = 0;
+    let (end, calls, m) = run_item(&chain, &mut store, &mut now, 8, "w", vec![], |i, _| if i == 0 { Outcome::Error { code: "ECONNRESET".into() } } else { status(200) }, 0);
+    assert_eq!(calls.iter().filter(|(i, _)| *i == 0).count(), 3, "3 attempts per provider (seed 000)");
+    assert_eq!(end, Step::Done { provider: 1, name: "b".into(), fallback: true });
+    assert!(m.report().attempts.iter().take(2).all(|a| a.wait_cause == Some(WaitCause::Backoff)));
+}
