@@ -1,0 +1,131 @@
+import {
+  IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription, NodeOperationError,
+} from 'n8n-workflow';
+import { properties } from './description';
+import { loadEngine, type Engine, type EngineModule } from '../../lib/engine';
+import { configError, readItemPlan, type ItemPlan } from '../../lib/params';
+import { runItem, type ItemResult } from '../../lib/runItem';
+import { processMemoryStore } from '../../lib/store/memory';
+import { Cancelled } from '../../lib/transport';
+import { redact, readSecrets } from '../../lib/secrets';
+
+const SUCCESS = 0;
+const DEFERRED = 1;
+const FAILED = 2;
+
+export class ResilientProviderCall implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'Resilient Provider Call',
+    name: 'resilientProviderCall',
+    icon: { light: 'file:resilientProviderCall.svg', dark: 'file:resilientProviderCall.dark.svg' },
+    group: ['transform'],
+    version: 1,
+    subtitle: '={{$parameter["operation"]}}',
+    description: 'Call a fallback chain of flaky providers: jittered retries, Retry-After, shared cooldown and breaker, deferred output',
+    defaults: { name: 'Resilient Provider Call' },
+    usableAsTool: true,
+    inputs: ['main'],
+    outputs: ['main', 'main', 'main'],
+    outputNames: ['success', 'deferred', 'failed'],
+    credentials: [{ name: 'resilientProviderSecretsApi', required: false }],
+    properties,
+  };
+
+  async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    const items = this.getInputData();
+    const out: INodeExecutionData[][] = [[], [], []];
+    const node = this.getNode();
+    const mod: EngineModule = loadEngine(node);
+    const secrets = await readSecrets(this);
+    const concurrency = Math.max(1, Math.floor(Number(this.getNodeParameter('itemConcurrency', 0, 1)) || 1));
+    const warnings: string[] = [];
+    if (node.retryOnFail) {
+      const tries = node.maxTries ?? 3;
+      warnings.push(`n8n's Retry On Fail is on for this node: its ${tries} tries multiply this node's own retries (3 x 5 = 15 calls per item). Switch it off.`);
+      this.logger.warn(`resilient-provider-call: ${warnings[0]}`);
+    }
+    const engines = new Map<string, Engine>();
+    const cancel = this.getExecutionCancelSignal?.();
+    const executionId = this.getExecutionId();
+
+    const one = async (i: number) => {
+      let plan: ItemPlan | undefined;
+      try {
+        plan = readItemPlan(this, i);
+        const key = JSON.stringify(plan.config);
+        let engine = engines.get(key);
+        if (!engine) {
+          try {
+            engine = new mod.Engine(plan.config);
+          } catch (e) {
+            throw configError(this, i, plan, e as Error);
+          }
+          engines.set(key, engine);
+        }
+        for (const r of plan.requests) {
+          if (r.secretName && secrets[r.secretName] === undefined) {
+            throw new NodeOperationError(node, `Provider "${r.name}": secret "${r.secretName}" is not in the Resilient Provider Secrets credential`, { itemIndex: i });
+          }
+        }
+        const result = await runItem({ ctx: this, engineModule: mod, engine, store: processMemoryStore, plan, secrets, correlationId: `${executionId}:${i}`, cancel });
+        place(out, items[i], i, plan, result, warnings, `${executionId}:${i}`);
+      } catch (error) {
+        if (error instanceof Cancelled) throw new NodeOperationError(node, 'Execution cancelled', { itemIndex: i });
+        if (!this.continueOnFail()) {
+          if (error instanceof NodeOperationError) throw error;
+          throw new NodeOperationError(node, redact((error as Error).message, secrets), { itemIndex: i });
+        }
+        out[FAILED].push({
+          json: { ...items[i].json, _resilience: { outcome: 'failed', reason: 'node_error', correlationId: `${executionId}:${i}` }, error: redact((error as Error).message, secrets) },
+          pairedItem: { item: i },
+        });
+      }
+    };
+
+    // A small pool: `concurrency` items in flight, each leaving on exactly one output.
+    let next = 0;
+    const order: number[][] = [[], [], []];
+    const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await one(next++);
+    });
+    await Promise.all(lanes);
+    // Keep input order within each output.
+    for (const o of out) o.sort((a, b) => (a.pairedItem as { item: number }).item - (b.pairedItem as { item: number }).item);
+    void order;
+    return out;
+  }
+}
+
+function place(out: INodeExecutionData[][], input: INodeExecutionData, i: number, plan: ItemPlan, r: ItemResult, warnings: string[], correlationId: string) {
+  const meta: IDataObject = {
+    outcome: r.end.kind === 'done' ? 'success' : r.end.kind === 'defer' ? 'deferred' : 'failed',
+    provider: r.end.kind === 'done' ? r.end.name : null,
+    fallback: r.end.kind === 'done' ? r.end.fallback : false,
+    attempts: r.attempts,
+    skipped: r.skipped,
+    transitions: r.transitions,
+    sleptMs: r.sleptMs,
+    totalMs: r.totalMs,
+    correlationId,
+  };
+  if (warnings.length) meta.warnings = warnings;
+  const pairedItem = { item: i };
+  if (r.end.kind === 'done') {
+    const body = r.body;
+    const json = body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...(body as IDataObject) } : { data: body as IDataObject };
+    out[SUCCESS].push({ json: { ...json, _resilience: meta }, pairedItem });
+    return;
+  }
+  if (r.end.kind === 'defer') {
+    meta.reason = r.end.reason;
+    meta.retry_at = new Date(r.end.retry_at_ms).toISOString();
+    if (plan.onExhaustion === 'default') {
+      out[SUCCESS].push({ json: { ...plan.defaultValue, _resilience: { ...meta, outcome: 'degraded' } }, pairedItem });
+    } else {
+      out[DEFERRED].push({ json: { ...input.json, retry_at: meta.retry_at, reason: r.end.reason, _resilience: meta }, pairedItem });
+    }
+    return;
+  }
+  meta.reason = r.end.reason;
+  out[FAILED].push({ json: { ...input.json, reason: r.end.reason, _resilience: meta }, pairedItem });
+}

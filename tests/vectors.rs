@@ -1,0 +1,98 @@
+//! Shared test vectors: the same data files drive these native tests and the Node tests against
+//! the compiled pkg/, and both must produce identical outputs.
+mod common;
+use common::Store;
+use resilient_engine::config::ChainConfig;
+use resilient_engine::outcome::Outcome;
+use resilient_engine::record::record;
+use resilient_engine::retry_after::{hint, HintHeaders};
+use resilient_engine::rng::Rng;
+use resilient_engine::step::{ItemMachine, Step};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+fn load(name: &str) -> Value {
+    let path = format!("{}/tests/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect(&path)).expect(&path)
+}
+
+#[test]
+fn hints() {
+    let v = load("hints.json");
+    let now = v["now_ms"].as_u64().unwrap();
+    for case in v["cases"].as_array().unwrap() {
+        let headers: HintHeaders = serde_json::from_value(case["headers"].clone()).unwrap();
+        let got = serde_json::to_value(hint(Some(case["status"].as_u64().unwrap() as u16), &headers, now)).unwrap();
+        assert_eq!(got, case["expect"], "{case}");
+    }
+}
+
+#[test]
+fn ceilings() {
+    for case in load("ceilings.json")["cases"].as_array().unwrap() {
+        let cfg: ChainConfig = serde_json::from_value(json!({
+            "providers": [{ "name": "x" }], "strategy": case["strategy"], "base_ms": case["base_ms"], "cap_ms": case["cap_ms"]
+        }))
+        .unwrap();
+        let chain = cfg.validate().unwrap();
+        let got: Vec<u64> = (0..7).map(|n| chain.backoff.delay(n, 0, &mut Rng::seeded(0))).collect();
+        assert_eq!(json!(got), case["expect"]);
+    }
+}
+
+/// Runs one scenario exactly as tests/node/vectors.test.mjs does.
+fn run_scenario(case: &Value) -> Value {
+    let cfg: ChainConfig = serde_json::from_value(case["config"].clone()).unwrap();
+    let chain = Arc::new(cfg.validate().unwrap());
+    let answers: Vec<Vec<Outcome>> = serde_json::from_value(case["answers"].clone()).unwrap();
+    let mut process = Rng::seeded(case["seed"].as_u64().unwrap());
+    let mut store = Store::new(chain.providers.len());
+    let mut turn = vec![0usize; answers.len()];
+    let mut now = case["start_ms"].as_u64().unwrap();
+    let call_ms = case["call_ms"].as_u64().unwrap();
+    let mut jobs = Vec::new();
+    for job in 0..case["jobs"].as_u64().unwrap() {
+        let mut m = ItemMachine::new(chain.clone(), now, format!("job{job}"), vec![], Rng::seeded(process.next_u64()));
+        let mut trace = Vec::new();
+        loop {
+            let poll = m.poll(now, &store.views).unwrap();
+            if let Some(w) = &poll.writes {
+                store.apply(w);
+            }
+            trace.push(json!({ "t": now, "step": poll.step, "transition": poll.transition }));
+            match poll.step {
+                Step::Call { provider, .. } => {
+                    let outcome = answers[provider][turn[provider] % answers[provider].len()].clone();
+                    turn[provider] += 1;
+                    now += call_ms;
+                    let effect = m.on_outcome(now, &outcome, false).unwrap();
+                    let rec = record(&chain, &store.views[provider], &effect, now);
+                    if let Some(w) = &rec.writes {
+                        store.apply(w);
+                    }
+                    trace.push(json!({ "t": now, "effect": effect, "transition": rec.transition }));
+                }
+                Step::Sleep { ms, .. } => now += ms,
+                _ => break,
+            }
+        }
+        jobs.push(json!({ "trace": trace, "report": m.report() }));
+        now += case["gap_ms"].as_u64().unwrap_or(0);
+    }
+    json!({ "name": case["name"], "jobs": jobs, "views": store.views })
+}
+
+#[test]
+fn scenarios() {
+    let cases = load("scenarios.in.json");
+    let got: Vec<Value> = cases["cases"].as_array().unwrap().iter().map(run_scenario).collect();
+    let path = format!("{}/tests/vectors/scenarios.expected.json", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var("UPDATE_VECTORS").is_ok() {
+        std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+    }
+    let expected: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&path).expect("run with UPDATE_VECTORS=1 once")).unwrap();
+    assert_eq!(got.len(), expected.len());
+    for (g, e) in got.iter().zip(&expected) {
+        assert_eq!(g, e, "scenario {}", e["name"]);
+    }
+}
