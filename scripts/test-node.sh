@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The node package in real n8n: 2.41.1 (Node 24) and 1.123.81 (Node 20), loopback providers.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$ROOT"
+bash scripts/build-node.sh
+for major in 2 1; do
+  bash scripts/lib/n8n-install.sh "$major" >/dev/null
+  log "end-to-end in n8n $([ $major = 2 ] && echo "$N8N2_VERSION (Node 24)" || echo "$N8N1_VERSION (Node 20)")"
+  N8N_MAJOR=$major node --test --test-concurrency=1 tests/e2e/ >&2 || die "end-to-end tests failed on n8n $major"
+done
