@@ -17,6 +17,19 @@ pub enum Strategy {
     None,
 }
 
+impl Strategy {
+    /// From the names used in configuration (`full_jitter`, `equal_jitter`, `decorrelated`, `none`).
+    pub fn parse(name: &str) -> Result<Strategy, crate::EngineError> {
+        match name {
+            "full_jitter" => Ok(Strategy::FullJitter),
+            "equal_jitter" => Ok(Strategy::EqualJitter),
+            "decorrelated" => Ok(Strategy::Decorrelated),
+            "none" => Ok(Strategy::None),
+            other => Err(crate::EngineError::config("strategy", format!("unknown strategy '{other}' (full_jitter, equal_jitter, decorrelated, none)"))),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Backoff {
     pub strategy: Strategy,

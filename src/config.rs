@@ -141,15 +141,7 @@ fn statuses(field: &str, v: &str) -> Result<StatusSet, EngineError> {
 
 impl ChainConfig {
     pub fn validate(&self) -> Result<Chain, EngineError> {
-        let strategy = match self.strategy.as_str() {
-            "full_jitter" => Strategy::FullJitter,
-            "equal_jitter" => Strategy::EqualJitter,
-            "decorrelated" => Strategy::Decorrelated,
-            "none" => Strategy::None,
-            other => {
-                return Err(EngineError::config("strategy", format!("unknown strategy '{other}' (full_jitter, equal_jitter, decorrelated, none)")))
-            }
-        };
+        let strategy = Strategy::parse(&self.strategy)?;
         let base_ms = ms("base_ms", self.base_ms, 1, HOUR)?;
         let cap_ms = ms("cap_ms", self.cap_ms, 1, DAY)?;
         if cap_ms < base_ms {

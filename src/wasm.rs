@@ -1,6 +1,7 @@
 //! The WASM boundary: thin and typed. Plain objects in and out through serde-wasm-bindgen; the
 //! TypeScript shapes are declared below so the node gets a real `.d.ts`. Errors are JS `Error`s
 //! with a stable `code` (and `field` for configuration errors).
+use crate::backoff::{Backoff, Strategy};
 use crate::breaker::{self, BreakerRow};
 use crate::chain::ProviderView;
 use crate::config::{Chain, ChainConfig};
@@ -155,18 +156,14 @@ impl Item {
 /// The delay before retry `n` (0-based) under a strategy; `prev_ms` for decorrelated.
 #[wasm_bindgen(js_name = backoffDelay)]
 pub fn backoff_delay(strategy: &str, base_ms: f64, cap_ms: f64, n: u32, prev_ms: f64) -> Result<f64, JsValue> {
-    let cfg = ChainConfig {
-        strategy: strategy.into(),
-        base_ms: base_ms as i64,
-        cap_ms: cap_ms as i64,
-        providers: vec![crate::config::ProviderConfig { name: "x".into(), ..Default::default() }],
-        ..Default::default()
-    };
-    let chain = cfg.validate().map_err(js_error)?;
+    let backoff = Backoff { strategy: Strategy::parse(strategy).map_err(js_error)?, base_ms: ms(base_ms).max(1), cap_ms: ms(cap_ms).max(1) };
+    if backoff.cap_ms < backoff.base_ms {
+        return Err(js_error(EngineError::config("cap_ms", "cap is below base")));
+    }
     Ok(PROCESS_RNG.with(|r| {
         let mut r = r.borrow_mut();
         let rng = r.get_or_insert_with(Rng::from_entropy);
-        chain.backoff.delay(n, ms(prev_ms), rng) as f64
+        backoff.delay(n, ms(prev_ms), rng) as f64
     }))
 }
 

@@ -2,7 +2,7 @@
 // matters is taken here, at the provider, never from n8n.
 //   node providers.mjs <port> <log.jsonl>     (or import { startProviders })
 // Routes (per route counters; ?id= separates counters of separate scenarios):
-//   /ok                 200 {"ok":true,"served_by":...}
+//   /ok?delay=ms        200 {"ok":true,"served_by":...} (after delay ms)
 //   /always500          500
 //   /status/<code>      that status
 //   /flaky-ra?n=2       first n answers 429 Retry-After: 1, then 200
@@ -34,7 +34,11 @@ export function startProviders(port = 0, logFile = null) {
       arrivals.push(arrival);
       if (logFile) appendFileSync(logFile, JSON.stringify(arrival) + '\n');
       const n = Number(url.searchParams.get('n') ?? 1);
-      if (route === '/ok') return send(res, 200, { ok: true, served_by: url.searchParams.get('name') ?? 'ok', echo: body ? JSON.parse(body) : null });
+      if (route === '/ok') {
+        const reply = () => send(res, 200, { ok: true, served_by: url.searchParams.get('name') ?? 'ok', echo: body ? JSON.parse(body) : null });
+        const delay = Number(url.searchParams.get('delay') ?? 0);
+        return delay ? setTimeout(reply, delay) : reply();
+      }
       if (route === '/always500') return send(res, 500, { error: 'down' });
       if (route.startsWith('/status/')) return send(res, Number(route.slice(8)), { status: Number(route.slice(8)) });
       if (route === '/flaky-ra') return seen <= n ? send(res, 429, { error: 'slow down' }, { 'Retry-After': '1' }) : send(res, 200, { ok: true, after: seen - 1 });
