@@ -137,6 +137,10 @@ export class Item {
     free(): void;
     [Symbol.dispose](): void;
     /**
+     * Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
+     */
+    deferNow(now_ms: number, reason: Reason): Step;
+    /**
      * The outcome of the call the last poll returned; gives the effect to record.
      */
     onOutcome(now_ms: number, outcome: Outcome, credential_refreshed: boolean): Effect;

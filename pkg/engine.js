@@ -127,6 +127,19 @@ class Item {
         wasm.__wbg_item_free(ptr, 0);
     }
     /**
+     * Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
+     * @param {number} now_ms
+     * @param {Reason} reason
+     * @returns {Step}
+     */
+    deferNow(now_ms, reason) {
+        const ret = wasm.item_deferNow(this.__wbg_ptr, now_ms, reason);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
      * The outcome of the call the last poll returned; gives the effect to record.
      * @param {number} now_ms
      * @param {Outcome} outcome

@@ -286,8 +286,13 @@ impl ItemMachine {
         Ok(effect)
     }
 
-    /// Give up on the outstanding call without an outcome (e.g. the store write lost its race).
-    pub fn cancel_pending(&mut self) {
+    /// Hand the item back now with a jittered `retry_at`, for trouble outside the chain (the
+    /// shared store is unavailable and the node fails closed).
+    pub fn defer_now(&mut self, now: u64, reason: Reason) -> Step {
+        if let Some(step) = &self.finished {
+            return step.clone();
+        }
         self.pending = None;
+        self.defer(now, Some((now, reason))).step
     }
 }

@@ -147,6 +147,13 @@ impl Item {
         to_js(&self.m.on_outcome(ms(now_ms), &outcome, credential_refreshed).map_err(js_error)?)
     }
 
+    /// Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
+    #[wasm_bindgen(js_name = deferNow, unchecked_return_type = "Step")]
+    pub fn defer_now(&mut self, now_ms: f64, #[wasm_bindgen(unchecked_param_type = "Reason")] reason: JsValue) -> Result<JsValue, JsValue> {
+        let reason: crate::reason::Reason = from_js("reason", reason)?;
+        to_js(&self.m.defer_now(ms(now_ms), reason))
+    }
+
     #[wasm_bindgen(unchecked_return_type = "Report")]
     pub fn report(&self) -> Result<JsValue, JsValue> {
         to_js(self.m.report())

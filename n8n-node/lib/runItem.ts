@@ -1,10 +1,12 @@
 // Drives one item through the engine's step machine: read rows, poll, write, call, record.
 // All decisions come from the engine; this file only moves bytes between it, the store and HTTP.
-import { IDataObject, IExecuteFunctions, sleep } from 'n8n-workflow';
-import type { Effect, EngineModule, Engine, Step, Transition, Writes } from './engine';
+import type { IDataObject, Logger } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+import type { Effect, Engine, Item, ProviderView, Step, Transition } from './engine';
 import type { ItemPlan } from './params';
-import type { StateStore } from './store/types';
-import { Cancelled, callProvider, missingPath } from './transport';
+import { FailoverStore, StoreUnavailable } from './store/failover';
+import { Cancelled, missingPath, type CallResult } from './transport';
+import type { ProviderRequest } from './params';
 
 /** Lost compare-and-set races tolerated per write before giving up (bounded: no livelock). */
 const MAX_RACES = 20;
@@ -18,13 +20,16 @@ export interface ItemResult {
   transitions: IDataObject[];
   sleptMs: number;
   totalMs: number;
+  /** Why the shared store was left for this process's memory (fail-open), if it was. */
+  storeFallback?: string;
 }
 
 export interface ItemContext {
-  ctx: IExecuteFunctions;
-  engineModule: EngineModule;
+  /** One HTTP attempt (n8n's helper in the node; any real HTTP client in store tests). */
+  call: (req: ProviderRequest, headers: IDataObject, deadlineMs: number, cancel?: AbortSignal) => Promise<CallResult>;
+  logger: Logger;
   engine: Engine;
-  store: StateStore;
+  store: FailoverStore;
   plan: ItemPlan;
   secrets: Record<string, string>;
   correlationId: string;
@@ -32,79 +37,97 @@ export interface ItemContext {
 }
 
 export async function runItem(c: ItemContext): Promise<ItemResult> {
-  const { ctx, engine, store, plan } = c;
-  const keys = plan.requests.map((r) => `${plan.scope}:${r.name}`);
+  const { engine, store, plan } = c;
+  const keys = plan.requests.map((r) => r.name);
   const transitions: IDataObject[] = [];
   const noteTransition = (provider: number, t: Transition | null) => {
     if (t) transitions.push({ provider: plan.requests[provider].name, from: t.from, to: t.to, at: new Date(t.at_ms).toISOString() });
   };
   const started = Date.now();
-  const first = await store.now();
-  const item = engine.item(first, `${c.correlationId}:${Math.random().toString(36).slice(2, 10)}`, plan.keys);
+  let item: Item | undefined;
   let body: unknown;
   let status: number | undefined;
+  const finish = (end: ItemResult['end']): ItemResult => {
+    const report = item!.report();
+    return {
+      end,
+      body,
+      status,
+      attempts: report.attempts.map((a) => ({ ...a })) as unknown as IDataObject[],
+      skipped: report.skipped.map((s) => ({ provider: plan.requests[s.provider].name, reason: s.reason, until: new Date(s.until_ms).toISOString() })),
+      transitions,
+      sleptMs: report.slept_ms,
+      totalMs: Date.now() - started,
+      storeFallback: store.degraded,
+    };
+  };
   try {
+    item = engine.item(await store.now(), `${c.correlationId}:${Math.random().toString(36).slice(2, 10)}`, plan.keys);
     for (let races = 0; ; ) {
       const snap = await store.read(keys);
       const poll = item.poll(snap.now, snap.views);
       if (poll.writes && !(await store.write(keys, poll.writes))) {
-        if (++races > MAX_RACES) throw new Error(`state store: ${MAX_RACES} compare-and-set races lost in a row`);
+        if (++races > MAX_RACES) await store.fallBack(`${MAX_RACES} compare-and-set races lost in a row`, async () => undefined);
         continue; // nothing committed: re-read and poll again
       }
       races = 0;
-      if (poll.writes) noteTransition(poll.writes.provider, poll.transition);
+      if (poll.writes) {
+        noteTransition(poll.writes.provider, poll.transition);
+        // Keep the snapshot current with what we just wrote, so recording the outcome against
+        // it does not lose a compare-and-set race to ourselves.
+        const v = snap.views[poll.writes.provider] as Record<string, unknown>;
+        for (const kind of ['breaker', 'gate', 'in_flight'] as const) if (poll.writes[kind]) v[kind] = poll.writes[kind];
+      }
       const step = poll.step;
       if (step.kind === 'sleep') {
         await cancellableSleep(step.ms, c.cancel);
         continue;
       }
-      if (step.kind !== 'call') {
-        const report = item.report();
-        return {
-          end: step,
-          body,
-          status,
-          attempts: report.attempts.map((a) => ({ ...a })) as unknown as IDataObject[],
-          skipped: report.skipped.map((s) => ({ provider: plan.requests[s.provider].name, reason: s.reason, until: new Date(s.until_ms).toISOString() })),
-          transitions,
-          sleptMs: report.slept_ms,
-          totalMs: Date.now() - started,
-        };
-      }
+      if (step.kind !== 'call') return finish(step);
       const req = plan.requests[step.provider];
       const headers: IDataObject = {};
       if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
       if (req.secretName) headers[req.secretHeader] = c.secrets[req.secretName];
-      const result = await callProvider(ctx, req, headers, step.deadline_ms, c.cancel);
+      const result = await c.call(req, headers, step.deadline_ms, c.cancel);
       let outcome = result.outcome;
       if (outcome.kind === 'status' && outcome.status < 400 && req.requiredPath && missingPath(result.body, req.requiredPath)) {
         outcome = { kind: 'check_failed', check: `required_path:${req.requiredPath}` };
       }
-      const effect = item.onOutcome(await store.now(), outcome, false);
-      if (outcome.kind === 'status' && outcome.status < 400 && outcome.kind === 'status') {
+      if (outcome.kind === 'status' && outcome.status < 400) {
         body = result.body;
         status = outcome.status;
       }
-      logAttempt(ctx, c, step, outcome, item.report().attempts.at(-1));
-      await recordEffect(c, keys, effect, noteTransition);
+      const effect = item.onOutcome(await store.now(), outcome, false);
+      logAttempt(c, step, outcome, item.report().attempts.at(-1));
+      await recordEffect(c, keys, effect, snap.views[step.provider], noteTransition);
     }
+  } catch (error) {
+    if (error instanceof StoreUnavailable && item) return finish(item.deferNow(Date.now(), 'store_unavailable') as ItemResult['end']);
+    throw error;
   } finally {
-    item.free();
+    item?.free();
   }
 }
 
-async function recordEffect(c: ItemContext, keys: string[], effect: Effect, note: (p: number, t: Transition | null) => void) {
+/** Apply an outcome to the provider's rows. First against the rows read for the call (in the
+ * healthy steady state nothing changes, so nothing is read or written again), then re-read on
+ * a lost race. */
+async function recordEffect(c: ItemContext, keys: string[], effect: Effect, seen: ProviderView, note: (p: number, t: Transition | null) => void) {
+  const one = [keys[effect.provider]];
+  let view = seen;
+  let now = await c.store.now();
   for (let races = 0; races <= MAX_RACES; races++) {
-    const snap = await c.store.read([keys[effect.provider]]);
-    const rec = c.engine.record(snap.views[0], effect, snap.now);
-    if (!rec.writes) return; // unchanged: nothing to write (the healthy steady state)
-    const w: Writes = { ...rec.writes, provider: 0 };
-    if (await c.store.write([keys[effect.provider]], w)) {
+    const rec = c.engine.record(view, effect, now);
+    if (!rec.writes) return; // unchanged: nothing to write
+    if (await c.store.write(one, { ...rec.writes, provider: 0 })) {
       note(effect.provider, rec.transition);
       return;
     }
+    const snap = await c.store.read(one);
+    view = snap.views[0];
+    now = snap.now;
   }
-  throw new Error(`state store: ${MAX_RACES} compare-and-set races lost in a row`);
+  await c.store.fallBack(`${MAX_RACES} compare-and-set races lost in a row`, async () => undefined);
 }
 
 async function cancellableSleep(ms: number, cancel?: AbortSignal) {
@@ -123,7 +146,7 @@ async function cancellableSleep(ms: number, cancel?: AbortSignal) {
   });
 }
 
-function logAttempt(ctx: IExecuteFunctions, c: ItemContext, step: Extract<Step, { kind: 'call' }>, outcome: { kind: string; status?: number; code?: string; check?: string }, log: { wait_ms: number; retry_after: boolean } | undefined) {
+function logAttempt(c: ItemContext, step: Extract<Step, { kind: 'call' }>, outcome: { kind: string; status?: number; code?: string; check?: string }, log: { wait_ms: number; retry_after: boolean } | undefined) {
   const req = c.plan.requests[step.provider];
   let url = req.url;
   try {
@@ -132,7 +155,7 @@ function logAttempt(ctx: IExecuteFunctions, c: ItemContext, step: Extract<Step, 
   } catch {
     /* validated earlier */
   }
-  ctx.logger.info('resilient-provider-call attempt', {
+  c.logger.info('resilient-provider-call attempt', {
     url,
     method: req.method,
     provider: req.name,

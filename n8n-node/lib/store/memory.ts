@@ -1,29 +1,31 @@
 // In-memory store: shared by every execution in this n8n process, not across queue-mode workers.
-import type { BreakerRow, GateRow, InFlightRow, ProviderView, Writes } from '../engine';
+import type { ProviderView, Writes } from '../engine';
+import { KINDS, rowsOf } from './rowCodec';
 import type { Snapshot, StateStore } from './types';
 
-type Rows = { breaker?: BreakerRow; gate?: GateRow; in_flight?: InFlightRow };
-const KINDS = ['breaker', 'gate', 'in_flight'] as const;
+type Rows = Record<string, { version: number }>;
+
+/** The rows of this process, keyed by scope and provider. */
+const processRows = new Map<string, Rows>();
 
 export class MemoryStore implements StateStore {
-  private rows = new Map<string, Rows>();
+  constructor(private readonly scope: string, private readonly rows: Map<string, Rows> = processRows) {}
+
+  private key(provider: string) {
+    return `${this.scope}\u0000${provider}`;
+  }
 
   async read(keys: string[]): Promise<Snapshot> {
-    return { now: Date.now(), views: keys.map((k) => ({ ...(this.rows.get(k) ?? {}) }) as ProviderView) };
+    return { now: Date.now(), views: keys.map((k) => ({ ...(this.rows.get(this.key(k)) ?? {}) }) as ProviderView) };
   }
 
   async write(keys: string[], writes: Writes): Promise<boolean> {
-    const key = keys[writes.provider];
+    const key = this.key(keys[writes.provider]);
     const current = this.rows.get(key) ?? {};
-    for (const kind of KINDS) {
-      const next = writes[kind];
-      if (next && next.version !== (current[kind]?.version ?? 0) + 1) return false;
-    }
-    const updated: Rows = { ...current };
-    for (const kind of KINDS) {
-      const next = writes[kind];
-      if (next) (updated as Record<string, unknown>)[kind] = next;
-    }
+    const rows = rowsOf(writes);
+    if (rows.some((r) => (current[r.kind]?.version ?? 0) !== r.expected)) return false;
+    const updated = { ...current };
+    for (const r of rows) updated[r.kind] = r.row;
     this.rows.set(key, updated);
     return true;
   }
@@ -33,9 +35,8 @@ export class MemoryStore implements StateStore {
   }
 
   async reset(key: string): Promise<void> {
-    this.rows.delete(key);
+    this.rows.delete(this.key(key));
   }
 }
 
-/** One per n8n process, so every execution of every workflow shares it. */
-export const processMemoryStore = new MemoryStore();
+export { KINDS };

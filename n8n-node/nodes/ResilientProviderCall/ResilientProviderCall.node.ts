@@ -5,8 +5,8 @@ import { properties } from './description';
 import { loadEngine, type Engine, type EngineModule } from '../../lib/engine';
 import { configError, readItemPlan, type ItemPlan } from '../../lib/params';
 import { runItem, type ItemResult } from '../../lib/runItem';
-import { processMemoryStore } from '../../lib/store/memory';
-import { Cancelled } from '../../lib/transport';
+import { itemStore, sharedStore, storeSettings } from '../../lib/store/open';
+import { Cancelled, callProvider } from '../../lib/transport';
 import { redact, readSecrets } from '../../lib/secrets';
 
 const SUCCESS = 0;
@@ -27,7 +27,11 @@ export class ResilientProviderCall implements INodeType {
     inputs: ['main'],
     outputs: ['main', 'main', 'main'],
     outputNames: ['success', 'deferred', 'failed'],
-    credentials: [{ name: 'resilientProviderSecretsApi', required: false }],
+    credentials: [
+      { name: 'resilientProviderSecretsApi', required: false },
+      { name: 'redis', required: true, displayOptions: { show: { stateStore: ['redis'] } } },
+      { name: 'postgres', required: true, displayOptions: { show: { stateStore: ['postgres'] } } },
+    ],
     properties,
   };
 
@@ -37,6 +41,8 @@ export class ResilientProviderCall implements INodeType {
     const node = this.getNode();
     const mod: EngineModule = loadEngine(node);
     const secrets = await readSecrets(this);
+    const storeCfg = storeSettings(this);
+    const shared = await sharedStore(this, storeCfg);
     const concurrency = Math.max(1, Math.floor(Number(this.getNodeParameter('itemConcurrency', 0, 1)) || 1));
     const warnings: string[] = [];
     if (node.retryOnFail) {
@@ -67,7 +73,7 @@ export class ResilientProviderCall implements INodeType {
             throw new NodeOperationError(node, `Provider "${r.name}": secret "${r.secretName}" is not in the Resilient Provider Secrets credential`, { itemIndex: i });
           }
         }
-        const result = await runItem({ ctx: this, engineModule: mod, engine, store: processMemoryStore, plan, secrets, correlationId: `${executionId}:${i}`, cancel });
+        const result = await runItem({ call: (req, headers, deadline, signal) => callProvider(this, req, headers, deadline, signal), logger: this.logger, engine, store: itemStore(shared, plan.scope, storeCfg, this.logger), plan, secrets, correlationId: `${executionId}:${i}`, cancel });
         place(out, items[i], i, plan, result, warnings, `${executionId}:${i}`);
       } catch (error) {
         if (error instanceof Cancelled) throw new NodeOperationError(node, 'Execution cancelled', { itemIndex: i });
@@ -108,7 +114,8 @@ function place(out: INodeExecutionData[][], input: INodeExecutionData, i: number
     totalMs: r.totalMs,
     correlationId,
   };
-  if (warnings.length) meta.warnings = warnings;
+  if (r.storeFallback) meta.storeFallback = r.storeFallback;
+  if (warnings.length || r.storeFallback) meta.warnings = [...warnings, ...(r.storeFallback ? [`state store unavailable (${r.storeFallback}): this item used this process's memory`] : [])];
   const pairedItem = { item: i };
   if (r.end.kind === 'done') {
     const body = r.body;

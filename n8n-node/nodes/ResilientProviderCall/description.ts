@@ -74,8 +74,24 @@ export const properties: INodeProperties[] = [
     ],
   },
   { displayName: 'Item Concurrency', name: 'itemConcurrency', type: 'number', default: 1, typeOptions: { minValue: 1 }, description: 'Items of one execution in flight at once. Their first calls race before a failure is recorded: a dead provider gets at most threshold + concurrency - 1 calls.' },
-  { displayName: 'State Store', name: 'stateStore', type: 'options', default: 'memory', options: [{ name: 'In Memory (This n8n Process)', value: 'memory' }] },
+  { displayName: 'State Store', name: 'stateStore', type: 'options', default: 'memory', options: [
+    { name: 'In Memory (This n8n Process)', value: 'memory' },
+    { name: 'Redis (Shared by All Workers)', value: 'redis' },
+    { name: 'Postgres (Shared by All Workers)', value: 'postgres' }] },
   { displayName: 'In-memory state is shared by every execution in this n8n process, but not between queue-mode workers.', name: 'memoryNotice', type: 'notice', default: '', displayOptions: { show: { stateStore: ['memory'] } } },
+  {
+    displayName: 'Store Options', name: 'storeOptions', type: 'collection', default: {}, placeholder: 'Change Store Options',
+    displayOptions: { show: { stateStore: ['redis', 'postgres'] } },
+    options: [
+      { displayName: 'Key Prefix', name: 'keyPrefix', type: 'string', default: 'rpc:', description: 'Redis keys: <prefix>{<scope>}:<provider>:<breaker|gate|in_flight>' },
+      { displayName: 'Redis Cluster', name: 'redisCluster', type: 'boolean', default: false, description: "Treat the credential's host:port as a cluster seed node (database must be 0)" },
+      { displayName: 'Table Name', name: 'tableName', type: 'string', default: 'resilient_provider_state', description: 'Postgres table, created on first use' },
+      { displayName: 'Operation Timeout (ms)', name: 'operationTimeoutMs', type: 'number', default: 2000 },
+      { displayName: 'On Store Failure', name: 'onStoreFailure', type: 'options', default: 'failOpen', options: [
+        { name: "Fail Open (Use This Process's Memory, Mark the Item)", value: 'failOpen' },
+        { name: 'Fail Closed (Defer the Item: store_unavailable)', value: 'failClosed' }] },
+    ],
+  },
   { displayName: 'State Scope', name: 'stateScope', type: 'options', default: 'provider', options: [
     { name: 'Provider Name (Shared Across Workflows)', value: 'provider' }, { name: 'This Workflow', value: 'workflow' }] },
   { displayName: 'On Exhaustion', name: 'onExhaustion', type: 'options', default: 'deferred', options: [

@@ -1,0 +1,66 @@
+// A shared store guarded by a per-operation timeout. When it is unreachable, too slow or keeps
+// losing compare-and-set races: fail open (carry on with this process's memory, mark the item)
+// or fail closed (the caller defers the item with reason `store_unavailable`). Never crash.
+import type { Logger } from 'n8n-workflow';
+import type { Writes } from '../engine';
+import { MemoryStore } from './memory';
+import type { Snapshot, StateStore } from './types';
+
+export class StoreUnavailable extends Error {
+  constructor(cause: string) {
+    super(`state store unavailable: ${cause}`);
+  }
+}
+
+let lastWarning = 0;
+
+export class FailoverStore implements StateStore {
+  /** Set once this item fell back to memory (fail-open). */
+  degraded: string | undefined;
+  private readonly memory: MemoryStore;
+
+  constructor(private readonly shared: StateStore, scope: string, private readonly timeoutMs: number, private readonly failOpen: boolean, private readonly logger?: Logger) {
+    this.memory = new MemoryStore(`fallback:${scope}`);
+  }
+
+  private async guard<T>(op: (s: StateStore) => Promise<T>): Promise<T> {
+    if (this.degraded) return op(this.memory);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        op(this.shared),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      return this.fallBack((error as Error).message, op);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Also used by the caller when compare-and-set retries run out. */
+  async fallBack<T>(cause: string, op: (s: StateStore) => Promise<T>): Promise<T> {
+    if (!this.failOpen) throw new StoreUnavailable(cause);
+    this.degraded = cause;
+    if (Date.now() - lastWarning > 60_000) {
+      lastWarning = Date.now();
+      this.logger?.warn(`resilient-provider-call: state store unavailable (${cause}); failing open to this process's memory`);
+    }
+    return op(this.memory);
+  }
+
+  read(keys: string[]): Promise<Snapshot> {
+    return this.guard((s) => s.read(keys));
+  }
+  write(keys: string[], writes: Writes): Promise<boolean> {
+    return this.guard((s) => s.write(keys, writes));
+  }
+  now(): Promise<number> {
+    return this.guard((s) => s.now());
+  }
+  reset(key: string): Promise<void> {
+    return this.guard((s) => s.reset(key));
+  }
+}

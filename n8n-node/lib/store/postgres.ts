@@ -1,0 +1,116 @@
+// Postgres store through n8n's built-in `postgres` credential (pg). One row per
+// (scope, provider, kind): the breaker, gate and in-flight rows stay apart so ordinary calls do
+// not contend on the breaker row. Compare-and-set is `UPDATE … WHERE version = $n` (or an insert
+// for a new row). Time is clock_timestamp(), not now() (frozen at transaction start).
+import { Pool } from 'pg';
+import type { ProviderView, Writes } from '../engine';
+import { rowsOf } from './rowCodec';
+import type { Snapshot, StateStore } from './types';
+
+export interface PostgresOptions {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  password?: string;
+  ssl?: 'disable' | 'allow' | 'require';
+  allowUnauthorizedCerts?: boolean;
+  maxConnections?: number;
+}
+
+const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
+const pools = new Map<string, Pool>();
+const created = new Set<string>();
+
+export function validTableName(name: string): boolean {
+  return IDENT.test(name);
+}
+
+export function postgresPool(o: PostgresOptions): Pool {
+  const id = JSON.stringify([o.host, o.port, o.database, o.user, o.password ?? '', o.ssl ?? 'disable']);
+  let p = pools.get(id);
+  if (p) return p;
+  p = new Pool({
+    host: o.host, port: o.port, database: o.database, user: o.user, password: o.password || undefined,
+    ssl: o.ssl && o.ssl !== 'disable' ? { rejectUnauthorized: !o.allowUnauthorizedCerts } : undefined,
+    max: Math.min(o.maxConnections ?? 10, 10),
+    connectionTimeoutMillis: 2000,
+    idleTimeoutMillis: 30_000,
+  });
+  p.on('error', () => undefined); // idle-client errors surface on the next query instead
+  pools.set(id, p);
+  return p;
+}
+
+export async function closePostgresPools(): Promise<void> {
+  await Promise.all([...pools.values()].map((p) => p.end().catch(() => undefined)));
+  pools.clear();
+  created.clear();
+}
+
+export class PostgresStore implements StateStore {
+  private offset = 0;
+  constructor(private readonly pool: Pool, private readonly scope: string, private readonly table = 'resilient_provider_state') {
+    if (!validTableName(table)) throw new Error(`table name "${table.slice(0, 80)}" must match ${IDENT}`);
+  }
+
+  private async ensureTable(): Promise<void> {
+    if (created.has(this.table)) return;
+    await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
+      scope text NOT NULL, provider text NOT NULL, kind text NOT NULL,
+      version bigint NOT NULL, data jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+      PRIMARY KEY (scope, provider, kind))`);
+    created.add(this.table);
+  }
+
+  async read(keys: string[]): Promise<Snapshot> {
+    await this.ensureTable();
+    const res = await this.pool.query(
+      `SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS now, s.provider, s.kind, s.data
+         FROM (SELECT 1) one LEFT JOIN ${this.table} s ON s.scope = $1 AND s.provider = ANY($2::text[])`,
+      [this.scope, keys],
+    );
+    const now = Math.floor(Number(res.rows[0].now));
+    this.offset = now - Date.now();
+    const views: Record<string, Record<string, unknown>> = Object.fromEntries(keys.map((k) => [k, {}]));
+    for (const r of res.rows) if (r.provider !== null) views[r.provider][r.kind] = r.data;
+    return { now, views: keys.map((k) => views[k] as ProviderView) };
+  }
+
+  async write(keys: string[], writes: Writes): Promise<boolean> {
+    await this.ensureTable();
+    const provider = keys[writes.provider];
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const { kind, expected, row } of rowsOf(writes)) {
+        const res = expected === 0
+          ? await client.query(`INSERT INTO ${this.table} (scope, provider, kind, version, data) VALUES ($1, $2, $3, $4, $5)
+              ON CONFLICT (scope, provider, kind) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = clock_timestamp()
+              WHERE ${this.table}.version = 0`, [this.scope, provider, kind, row.version, JSON.stringify(row)])
+          : await client.query(`UPDATE ${this.table} SET version = $4, data = $5, updated_at = clock_timestamp()
+              WHERE scope = $1 AND provider = $2 AND kind = $3 AND version = $6`, [this.scope, provider, kind, row.version, JSON.stringify(row), expected]);
+        if (res.rowCount !== 1) {
+          await client.query('ROLLBACK');
+          return false;
+        }
+      }
+      await client.query('COMMIT');
+      return true;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async now(): Promise<number> {
+    return Date.now() + this.offset;
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.ensureTable();
+    await this.pool.query(`DELETE FROM ${this.table} WHERE scope = $1 AND provider = $2`, [this.scope, key]);
+  }
+}

@@ -1,0 +1,120 @@
+// Redis store through n8n's built-in `redis` credential (ioredis). Policy-free: two Lua scripts,
+// loaded once (EVALSHA with NOSCRIPT fallback, as ioredis' defineCommand does):
+//   read  -> the store's TIME plus every row of the chain, one round trip
+//   cas   -> write rows iff their versions are still the expected ones
+// Keys: <prefix>{<scope>}:<provider>:<kind>. The hash tag keeps a scope in one Cluster slot, so
+// both scripts stay single-slot. Breaker, gate and in-flight rows are separate keys so ordinary
+// calls do not contend on the breaker row.
+import Redis, { Cluster } from 'ioredis';
+import type { ProviderView, Writes } from '../engine';
+import { KINDS, decode, encode, rowsOf } from './rowCodec';
+import type { Snapshot, StateStore } from './types';
+
+const READ = `
+local t = redis.call('TIME')
+local out = { t[1], t[2] }
+for i, k in ipairs(KEYS) do out[i + 2] = redis.call('GET', k) or false end
+return out`;
+
+// ARGV: ttl_ms, then per key: expected version, new value.
+const CAS = `
+for i, k in ipairs(KEYS) do
+  local cur = redis.call('GET', k)
+  local v = 0
+  if cur then v = tonumber(string.match(cur, '^(%d+)|')) end
+  if v ~= tonumber(ARGV[2 * i]) then return 0 end
+end
+for i, k in ipairs(KEYS) do redis.call('SET', k, ARGV[2 * i + 1], 'PX', ARGV[1]) end
+return 1`;
+
+type Client = (Redis | Cluster) & {
+  rpcRead(numKeys: number, ...args: string[]): Promise<(string | null | false)[]>;
+  rpcCas(numKeys: number, ...args: string[]): Promise<number>;
+};
+
+export interface RedisOptions {
+  host: string;
+  port: number;
+  database?: number;
+  user?: string;
+  password?: string;
+  ssl?: boolean;
+  disableTlsVerification?: boolean;
+  /** Treat host:port as the seed of a Redis Cluster (database must be 0). */
+  cluster?: boolean;
+  prefix?: string;
+  /** Rows of idle providers expire after this long. */
+  ttlMs?: number;
+}
+
+const clients = new Map<string, Client>();
+
+/** One pooled client per credential, reused across items and executions. */
+export function redisClient(o: RedisOptions): Client {
+  const id = JSON.stringify([o.host, o.port, o.database ?? 0, o.user ?? '', o.password ?? '', !!o.ssl, !!o.cluster]);
+  let c = clients.get(id);
+  if (c) return c;
+  const tls = o.ssl ? { rejectUnauthorized: !o.disableTlsVerification } : undefined;
+  const common = { username: o.user || undefined, password: o.password || undefined, tls, maxRetriesPerRequest: 1, connectTimeout: 2000 };
+  const client = o.cluster
+    ? new Cluster([{ host: o.host, port: o.port }], { redisOptions: common })
+    : new Redis({ host: o.host, port: o.port, db: o.database ?? 0, ...common });
+  client.on('error', () => undefined); // surfaced per operation; never an unhandled event
+  client.defineCommand('rpcRead', { lua: READ });
+  client.defineCommand('rpcCas', { lua: CAS });
+  c = client as Client;
+  clients.set(id, c);
+  return c;
+}
+
+export async function closeRedisClients(): Promise<void> {
+  await Promise.all([...clients.values()].map((c) => c.quit().catch(() => c.disconnect())));
+  clients.clear();
+}
+
+export class RedisStore implements StateStore {
+  private offset = 0; // store clock minus local clock, refreshed on every read
+  constructor(private readonly client: Client, private readonly scope: string, private readonly prefix = 'rpc:', private readonly ttlMs = 7 * 24 * 3600_000) {}
+
+  key(provider: string, kind: string): string {
+    // Braces would move the hash tag: the scope is escaped so user text cannot escape its slot.
+    return `${this.prefix}{${escapeTag(this.scope)}}:${escapeName(provider)}:${kind}`;
+  }
+
+  async read(keys: string[]): Promise<Snapshot> {
+    const redisKeys = keys.flatMap((k) => KINDS.map((kind) => this.key(k, kind)));
+    const res = await this.client.rpcRead(redisKeys.length, ...redisKeys);
+    const now = Number(res[0]) * 1000 + Math.floor(Number(res[1]) / 1000);
+    this.offset = now - Date.now();
+    const views: ProviderView[] = keys.map((_, i) => {
+      const v: Record<string, unknown> = {};
+      KINDS.forEach((kind, j) => {
+        const raw = res[2 + i * KINDS.length + j];
+        if (raw) v[kind] = decode(raw as string);
+      });
+      return v as ProviderView;
+    });
+    return { now, views };
+  }
+
+  async write(keys: string[], writes: Writes): Promise<boolean> {
+    const rows = rowsOf(writes);
+    const redisKeys = rows.map((r) => this.key(keys[writes.provider], r.kind));
+    const args = [String(this.ttlMs), ...rows.flatMap((r) => [String(r.expected), encode(r.row)])];
+    return (await this.client.rpcCas(redisKeys.length, ...redisKeys, ...args)) === 1;
+  }
+
+  async now(): Promise<number> {
+    return Date.now() + this.offset;
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.client.del(...KINDS.map((kind) => this.key(key, kind)));
+  }
+}
+
+/** `{`, `}` would change the Cluster hash tag; `:` separates key parts; keep both out. */
+function escapeTag(s: string): string {
+  return s.replace(/[{}:%\r\n*\s]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+const escapeName = escapeTag;
