@@ -141,6 +141,10 @@ export class Item {
      */
     deferNow(now_ms: number, reason: Reason): Step;
     /**
+     * The final step if the item already ended (e.g. right after a successful outcome), else null.
+     */
+    finished(): Step | null;
+    /**
      * The outcome of the call the last poll returned; gives the effect to record.
      */
     onOutcome(now_ms: number, outcome: Outcome, credential_refreshed: boolean): Effect;

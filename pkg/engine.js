@@ -140,6 +140,17 @@ class Item {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
+     * The final step if the item already ended (e.g. right after a successful outcome), else null.
+     * @returns {Step | null}
+     */
+    finished() {
+        const ret = wasm.item_finished(this.__wbg_ptr);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
      * The outcome of the call the last poll returned; gives the effect to record.
      * @param {number} now_ms
      * @param {Outcome} outcome

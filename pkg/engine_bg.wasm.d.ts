@@ -12,6 +12,7 @@ export const engine_record: (a: number, b: any, c: any, d: number) => [number, n
 export const engine_resolved: (a: number) => [number, number, number];
 export const gateClose: (a: any, b: number) => [number, number, number];
 export const item_deferNow: (a: number, b: number, c: any) => [number, number, number];
+export const item_finished: (a: number) => [number, number, number];
 export const item_onOutcome: (a: number, b: number, c: any, d: number) => [number, number, number];
 export const item_poll: (a: number, b: number, c: any) => [number, number, number];
 export const item_report: (a: number) => [number, number, number];

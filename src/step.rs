@@ -128,6 +128,11 @@ impl ItemMachine {
         }
     }
 
+    /// The final step once the item is done, deferred or failed (no shared state needed).
+    pub fn finished(&self) -> Option<&Step> {
+        self.finished.as_ref()
+    }
+
     pub fn report(&self) -> &Report {
         &self.report
     }

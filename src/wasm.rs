@@ -147,6 +147,12 @@ impl Item {
         to_js(&self.m.on_outcome(ms(now_ms), &outcome, credential_refreshed).map_err(js_error)?)
     }
 
+    /// The final step if the item already ended (e.g. right after a successful outcome), else null.
+    #[wasm_bindgen(unchecked_return_type = "Step | null")]
+    pub fn finished(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.m.finished())
+    }
+
     /// Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
     #[wasm_bindgen(js_name = deferNow, unchecked_return_type = "Step")]
     pub fn defer_now(&mut self, now_ms: f64, #[wasm_bindgen(unchecked_param_type = "Reason")] reason: JsValue) -> Result<JsValue, JsValue> {

@@ -100,6 +100,8 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
       const effect = item.onOutcome(await store.now(), outcome, false);
       logAttempt(c, step, outcome, item.report().attempts.at(-1));
       await recordEffect(c, keys, effect, snap.views[step.provider], noteTransition);
+      const end = item.finished();
+      if (end) return finish(end as ItemResult['end']); // done: no need to read the rows again
     }
   } catch (error) {
     if (error instanceof StoreUnavailable && item) return finish(item.deferNow(Date.now(), 'store_unavailable') as ItemResult['end']);

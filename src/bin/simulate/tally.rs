@@ -1,0 +1,81 @@
+//! What one policy's run counted: requests as they arrive at the vendors, answers, probes, and
+//! how each execution ended.
+use crate::vendor::ReplyKind;
+
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    /// Requests arriving at the primary and at the fallback.
+    pub requests: [u64; 2],
+    /// Requests arriving at the primary during one of its outage windows.
+    pub in_outage: u64,
+    /// Half-open probes admitted at the primary.
+    pub probes: u64,
+    /// 429 answers (primary and fallback).
+    pub over_quota: u64,
+    /// Requests answered by a ban.
+    pub banned_answers: u64,
+    /// Arrivals at the primary per second of virtual time.
+    pub per_second: Vec<u32>,
+    /// Arrivals at the primary per window of its quota (when it has one).
+    pub per_window: Vec<u32>,
+    pub window_ms: Option<u64>,
+    pub done: u64,
+    pub done_by_fallback: u64,
+    pub lost: u64,
+    /// Defer steps (each re-submission counts once).
+    pub deferrals: u64,
+    pub last_done_ms: Option<u64>,
+}
+
+impl Tally {
+    pub fn new(window_ms: Option<u64>) -> Self {
+        Tally { window_ms, ..Default::default() }
+    }
+
+    pub fn request(&mut self, provider: usize, now: u64, kind: ReplyKind, in_outage: bool) {
+        self.requests[provider] += 1;
+        match kind {
+            ReplyKind::OverQuota => self.over_quota += 1,
+            ReplyKind::Banned => self.banned_answers += 1,
+            ReplyKind::Served | ReplyKind::Outage => {}
+        }
+        if provider != 0 {
+            return;
+        }
+        self.in_outage += in_outage as u64;
+        bump(&mut self.per_second, (now / 1000) as usize);
+        if let Some(w) = self.window_ms {
+            bump(&mut self.per_window, (now / w) as usize);
+        }
+    }
+
+    pub fn done(&mut self, now: u64, by_fallback: bool) {
+        self.done += 1;
+        self.done_by_fallback += by_fallback as u64;
+        self.last_done_ms = Some(now);
+    }
+
+    /// Arrivals at the primary in seconds `from_s..to_s`.
+    pub fn requests_between(&self, from_s: u64, to_s: u64) -> u64 {
+        let (a, b) = (from_s as usize, (to_s as usize).min(self.per_second.len()));
+        self.per_second.get(a..b).map_or(0, |s| s.iter().map(|&n| n as u64).sum())
+    }
+
+    /// Most arrivals in one second, from second `from_s` on.
+    pub fn peak_per_second_from(&self, from_s: u64) -> u32 {
+        self.per_second.iter().skip(from_s as usize).copied().max().unwrap_or(0)
+    }
+
+    /// Most arrivals in one quota window, from the window holding `from_ms` on.
+    pub fn peak_per_window_from(&self, from_ms: u64) -> Option<u32> {
+        let w = self.window_ms?;
+        Some(self.per_window.iter().skip((from_ms / w) as usize).copied().max().unwrap_or(0))
+    }
+}
+
+fn bump(v: &mut Vec<u32>, i: usize) {
+    if v.len() <= i {
+        v.resize(i + 1, 0);
+    }
+    v[i] += 1;
+}

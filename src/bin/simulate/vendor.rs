@@ -1,0 +1,214 @@
+//! The scripted vendor: latency, outage windows, a quota answered with 429 + Retry-After above
+//! it, and a ban rule (over the quota for N seconds in a row: every request refused for a while).
+//! Order of checks per request: banned? -> in an outage? -> over the quota? -> served.
+use resilient_engine::outcome::Outcome;
+use resilient_engine::retry_after::HintHeaders;
+use resilient_engine::rng::Rng;
+
+/// How the vendor turns a request away.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    Status(u16),
+    /// A network error code as Node reports it (`ECONNREFUSED`, `ECONNRESET`, ...).
+    Error(String),
+}
+
+impl Refusal {
+    pub fn label(&self) -> String {
+        match self {
+            Refusal::Status(s) => s.to_string(),
+            Refusal::Error(e) => e.clone(),
+        }
+    }
+
+    fn outcome(&self) -> Outcome {
+        match self {
+            Refusal::Status(status) => Outcome::Status { status: *status, headers: HintHeaders::default() },
+            Refusal::Error(code) => Outcome::Error { code: code.clone() },
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Outage {
+    pub from_ms: u64,
+    pub to_ms: u64,
+    pub refusal: Refusal,
+    /// Latency of the refusals (a hanging vendor answers late); `None` = the vendor's latency.
+    pub latency_ms: Option<u64>,
+}
+
+/// Fixed windows of `period_ms`; the `requests`-th + 1 request in a window gets a 429.
+#[derive(Debug, Clone)]
+pub struct Quota {
+    pub requests: u32,
+    pub period_ms: u64,
+    /// Retry-After sent with the 429; `None` = the seconds left in the window (at least 1).
+    pub retry_after_s: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Ban {
+    /// Seconds in a row with at least one 429 that trigger the ban.
+    pub over_quota_s: u32,
+    pub for_ms: u64,
+    pub refusal: Refusal,
+    pub latency_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct VendorSpec {
+    pub latency_ms: u64,
+    pub latency_jitter_ms: u64,
+    pub outages: Vec<Outage>,
+    pub quota: Option<Quota>,
+    pub ban: Option<Ban>,
+    /// Whether requests answered by an outage still count against the quota (an edge limiter in
+    /// front of a broken backend). Default false: a 502 from the load balancer is not metered.
+    pub limiter_during_outage: bool,
+}
+
+impl VendorSpec {
+    pub fn outage_at(&self, now: u64) -> Option<&Outage> {
+        self.outages.iter().find(|o| o.from_ms <= now && now < o.to_ms)
+    }
+
+    /// When the last outage ends: the vendor has recovered from then on.
+    pub fn recovered_ms(&self) -> Option<u64> {
+        self.outages.iter().map(|o| o.to_ms).max()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyKind {
+    Served,
+    Outage,
+    OverQuota,
+    Banned,
+}
+
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub outcome: Outcome,
+    pub latency_ms: u64,
+    pub kind: ReplyKind,
+}
+
+/// A vendor's running state during one simulation.
+pub struct Vendor<'s> {
+    pub spec: &'s VendorSpec,
+    window: u64,
+    used: u32,
+    last_over_s: Option<u64>,
+    streak: u32,
+    banned_until: u64,
+    /// Every ban as (from, until) in ms.
+    pub bans: Vec<(u64, u64)>,
+    rng: Rng,
+}
+
+impl<'s> Vendor<'s> {
+    pub fn new(spec: &'s VendorSpec, rng: Rng) -> Self {
+        Vendor { spec, window: u64::MAX, used: 0, last_over_s: None, streak: 0, banned_until: 0, bans: Vec::new(), rng }
+    }
+
+    fn latency(&mut self, fixed: Option<u64>) -> u64 {
+        fixed.unwrap_or(self.spec.latency_ms) + self.rng.between(0, self.spec.latency_jitter_ms)
+    }
+
+    /// A request arrives at `now`: the answer and how long it takes.
+    pub fn answer(&mut self, now: u64) -> Reply {
+        if now < self.banned_until {
+            let ban = self.spec.ban.as_ref().expect("banned only with a ban rule");
+            let latency_ms = self.latency(ban.latency_ms);
+            return Reply { outcome: ban.refusal.outcome(), latency_ms, kind: ReplyKind::Banned };
+        }
+        let outage = self.spec.outage_at(now).cloned();
+        if outage.is_none() || self.spec.limiter_during_outage {
+            if let Some(reply) = self.meter(now) {
+                return reply;
+            }
+        }
+        if let Some(o) = outage {
+            let latency_ms = self.latency(o.latency_ms);
+            return Reply { outcome: o.refusal.outcome(), latency_ms, kind: ReplyKind::Outage };
+        }
+        let latency_ms = self.latency(None);
+        Reply { outcome: Outcome::Status { status: 200, headers: HintHeaders::default() }, latency_ms, kind: ReplyKind::Served }
+    }
+
+    /// Count the request against the quota; a 429 when it is over (and maybe the start of a ban).
+    fn meter(&mut self, now: u64) -> Option<Reply> {
+        let quota = self.spec.quota.as_ref()?;
+        let window = now / quota.period_ms;
+        if window != self.window {
+            self.window = window;
+            self.used = 0;
+        }
+        self.used += 1;
+        if self.used <= quota.requests {
+            return None;
+        }
+        let second = now / 1000;
+        match self.last_over_s {
+            Some(s) if s == second => {}
+            Some(s) if s + 1 == second => self.streak += 1,
+            _ => self.streak = 1,
+        }
+        self.last_over_s = Some(second);
+        if let Some(ban) = &self.spec.ban {
+            if self.streak >= ban.over_quota_s {
+                self.banned_until = now + ban.for_ms;
+                self.bans.push((now, self.banned_until));
+                self.streak = 0;
+                self.last_over_s = None;
+            }
+        }
+        let left_ms = (window + 1) * quota.period_ms - now;
+        let seconds = quota.retry_after_s.unwrap_or(left_ms.div_ceil(1000).max(1));
+        let headers = HintHeaders { retry_after: Some(seconds.to_string()), ..Default::default() };
+        let latency_ms = self.latency(None);
+        Some(Reply { outcome: Outcome::Status { status: 429, headers }, latency_ms, kind: ReplyKind::OverQuota })
+    }
+
+    /// Time banned, clipped to `end_ms`.
+    pub fn banned_ms(&self, end_ms: u64) -> u64 {
+        self.bans.iter().map(|&(from, until)| until.min(end_ms).saturating_sub(from)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> VendorSpec {
+        VendorSpec {
+            latency_ms: 100,
+            latency_jitter_ms: 0,
+            outages: vec![Outage { from_ms: 1000, to_ms: 2000, refusal: Refusal::Status(502), latency_ms: None }],
+            quota: Some(Quota { requests: 2, period_ms: 1000, retry_after_s: None }),
+            ban: Some(Ban { over_quota_s: 3, for_ms: 60_000, refusal: Refusal::Status(403), latency_ms: None }),
+            limiter_during_outage: false,
+        }
+    }
+
+    #[test]
+    fn quota_outage_and_ban() {
+        use ReplyKind::*;
+        let s = spec();
+        let mut v = Vendor::new(&s, Rng::seeded(1));
+        let kinds: Vec<ReplyKind> = [0, 10, 20, 1500, 1600, 1700].iter().map(|&t| v.answer(t).kind).collect();
+        assert_eq!(kinds, [Served, Served, OverQuota, Outage, Outage, Outage], "outage answers are not metered");
+        // Over the quota in seconds 2, 3 and 4: the third second's first 429 starts the ban.
+        for t in [2000, 2001, 2002, 3000, 3001, 3002, 4000, 4001] {
+            v.answer(t);
+        }
+        let r = v.answer(4002);
+        assert_eq!(r.kind, OverQuota);
+        assert!(matches!(r.outcome, Outcome::Status { status: 429, ref headers } if headers.retry_after.as_deref() == Some("1")));
+        assert_eq!(v.bans, [(4002, 64_002)]);
+        assert_eq!(v.answer(4003).kind, Banned);
+        assert_eq!(v.answer(64_002).kind, Served, "a fresh window after the ban");
+        assert_eq!(v.banned_ms(10_000), 5_998);
+    }
+}

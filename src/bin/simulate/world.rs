@@ -1,0 +1,237 @@
+//! One policy's run in virtual time: executions arrive, workers take them into slots, items
+//! call the vendors, sleep, finish, fail or are deferred and re-submitted at their `retry_at`.
+use crate::agenda::{Agenda, Event};
+use crate::fleet::Fleet;
+use crate::policy::Policy;
+use crate::scenario::Scenario;
+use crate::tally::Tally;
+use crate::vendor::Vendor;
+use resilient_engine::chain::{ProviderView, Writes};
+use resilient_engine::config::Chain;
+use resilient_engine::outcome::Outcome;
+use resilient_engine::rng::Rng;
+use resilient_engine::step::ItemMachine;
+use std::sync::Arc;
+
+/// How an item in a slot decides what to do next.
+pub enum Runner {
+    /// The engine's step machine.
+    Engine(Box<ItemMachine>),
+    /// n8n's Retry On Fail: `tries` made on `provider` so far.
+    RetryOnFail { provider: usize, tries: u32 },
+    /// Seed 000's retry-forever loop.
+    SleepLoop,
+}
+
+pub struct Item {
+    pub exec: u32,
+    pub worker: usize,
+    pub runner: Runner,
+    /// The answer of the call in flight, delivered when its `Answer` event comes due.
+    pub answer: Option<Outcome>,
+}
+
+pub enum End {
+    Done { by_fallback: bool },
+    Lost,
+    Deferred { retry_at_ms: u64 },
+}
+
+pub struct World<'s> {
+    pub sc: &'s Scenario,
+    pub policy: Policy,
+    pub now: u64,
+    pub agenda: Agenda,
+    pub vendors: Vec<Vendor<'s>>,
+    pub fleet: Fleet,
+    pub items: Vec<Option<Item>>,
+    free_items: Vec<u32>,
+    /// Provider rows: one set for the shared store, else one set per worker.
+    pub rows: Vec<Vec<ProviderView>>,
+    pub chain: Option<Arc<Chain>>,
+    rng: Rng,
+    pub tally: Tally,
+    /// Per execution: how many times it was deferred (names its calls' holder).
+    generation: Vec<u32>,
+    pub deferred_now: u64,
+}
+
+/// What a finished run hands to the report.
+pub struct Run {
+    pub policy: Policy,
+    pub tally: Tally,
+    pub banned_ms: u64,
+    pub deferred_at_end: u64,
+    pub unfinished: u64,
+}
+
+pub fn run(sc: &Scenario, policy: Policy) -> Run {
+    let mut w = World::new(sc, policy);
+    for (exec, t) in sc.executions.arrivals().enumerate() {
+        w.agenda.at(t, Event::Arrive(exec as u32));
+    }
+    while let Some((t, event)) = w.agenda.next() {
+        if t > sc.horizon_ms {
+            break;
+        }
+        w.now = t;
+        match event {
+            Event::Arrive(exec) => w.fleet.queue.push_back(exec),
+            Event::Resubmit(exec) => {
+                w.deferred_now -= 1;
+                w.fleet.queue.push_back(exec);
+            }
+            Event::Wake(id) => w.resume(id),
+            Event::Answer(id) => w.answered(id),
+        }
+        w.dispatch();
+    }
+    let banned_ms = w.vendors.iter().map(|v| v.banned_ms(sc.horizon_ms)).sum();
+    let t = &w.tally;
+    let unfinished = sc.executions.total() as u64 - t.done - t.lost - w.deferred_now;
+    Run { policy, banned_ms, deferred_at_end: w.deferred_now, unfinished, tally: w.tally }
+}
+
+impl<'s> World<'s> {
+    fn new(sc: &'s Scenario, policy: Policy) -> Self {
+        let mut rng = Rng::seeded(sc.seed);
+        let mut vendors = vec![Vendor::new(&sc.vendor, Rng::seeded(rng.next_u64()))];
+        if let Some(fb) = &sc.fallback {
+            vendors.push(Vendor::new(fb, Rng::seeded(rng.next_u64())));
+        }
+        let chain = policy.chain(sc);
+        let sets = if policy.shared() { 1 } else { sc.workers };
+        let providers = vendors.len();
+        World {
+            sc,
+            policy,
+            now: 0,
+            agenda: Agenda::default(),
+            vendors,
+            fleet: Fleet::new(sc.workers, sc.concurrency),
+            items: Vec::new(),
+            free_items: Vec::new(),
+            rows: vec![vec![ProviderView::default(); providers]; sets],
+            chain,
+            rng,
+            tally: Tally::new(sc.vendor.quota.as_ref().map(|q| q.period_ms)),
+            generation: vec![0; sc.executions.total() as usize],
+            deferred_now: 0,
+        }
+    }
+
+    /// Give queued executions to free slots until one or the other runs out.
+    fn dispatch(&mut self) {
+        while !self.fleet.queue.is_empty() {
+            let Some(worker) = self.fleet.take_slot() else { return };
+            let exec = self.fleet.queue.pop_front().expect("not empty");
+            self.start(exec, worker);
+        }
+    }
+
+    fn start(&mut self, exec: u32, worker: usize) {
+        let runner = match self.policy {
+            Policy::RetryOnFail => Runner::RetryOnFail { provider: 0, tries: 0 },
+            Policy::SleepLoop => Runner::SleepLoop,
+            _ => {
+                let chain = self.chain.clone().expect("engine policies have a chain");
+                let holder = format!("e{exec}.{}", self.generation[exec as usize]);
+                Runner::Engine(Box::new(ItemMachine::new(chain, self.now, holder, vec![], Rng::seeded(self.rng.next_u64()))))
+            }
+        };
+        let item = Item { exec, worker, runner, answer: None };
+        let id = match self.free_items.pop() {
+            Some(id) => {
+                self.items[id as usize] = Some(item);
+                id
+            }
+            None => {
+                self.items.push(Some(item));
+                (self.items.len() - 1) as u32
+            }
+        };
+        match self.policy {
+            Policy::RetryOnFail | Policy::SleepLoop => self.send(id, 0, None),
+            _ => self.step_engine(id),
+        }
+    }
+
+    fn resume(&mut self, id: u32) {
+        match self.item(id).runner {
+            Runner::Engine(_) => self.step_engine(id),
+            Runner::RetryOnFail { provider, .. } => self.send(id, provider, None),
+            Runner::SleepLoop => self.send(id, 0, None),
+        }
+    }
+
+    fn answered(&mut self, id: u32) {
+        match self.item(id).runner {
+            Runner::Engine(_) => self.engine_answered(id),
+            _ => self.baseline_answered(id),
+        }
+    }
+
+    pub fn item(&mut self, id: u32) -> &mut Item {
+        self.items[id as usize].as_mut().expect("a live item")
+    }
+
+    /// A request from item `id` arrives at `provider` now; its answer comes back after the
+    /// vendor's latency, or as `TIMEOUT` at the deadline if that is sooner.
+    pub fn send(&mut self, id: u32, provider: usize, deadline_ms: Option<u64>) {
+        let now = self.now;
+        let in_outage = provider == 0 && self.sc.vendor.outage_at(now).is_some();
+        let reply = self.vendors[provider].answer(now);
+        self.tally.request(provider, now, reply.kind, in_outage);
+        let (outcome, after) = match deadline_ms {
+            Some(d) if reply.latency_ms > d => (Outcome::Error { code: "TIMEOUT".into() }, d),
+            _ => (reply.outcome, reply.latency_ms),
+        };
+        self.item(id).answer = Some(outcome);
+        self.agenda.at(now + after, Event::Answer(id));
+    }
+
+    pub fn sleep(&mut self, id: u32, ms: u64) {
+        self.agenda.at(self.now + ms, Event::Wake(id));
+    }
+
+    /// The item leaves its slot.
+    pub fn finish(&mut self, id: u32, end: End) {
+        let item = self.items[id as usize].take().expect("a live item");
+        self.free_items.push(id);
+        self.fleet.release(item.worker);
+        match end {
+            End::Done { by_fallback } => self.tally.done(self.now, by_fallback),
+            End::Lost => self.tally.lost += 1,
+            End::Deferred { retry_at_ms } => {
+                self.tally.deferrals += 1;
+                self.deferred_now += 1;
+                self.generation[item.exec as usize] += 1;
+                self.agenda.at(retry_at_ms.max(self.now + 1), Event::Resubmit(item.exec));
+            }
+        }
+    }
+
+    /// The rows an item on `worker` reads and writes.
+    pub fn scope(&self, worker: usize) -> usize {
+        if self.policy.shared() {
+            0
+        } else {
+            worker
+        }
+    }
+}
+
+/// Apply an engine write to the rows (single-threaded virtual time: no lost races).
+pub fn apply(views: &mut [ProviderView], w: &Writes) {
+    let v = &mut views[w.provider];
+    if let Some(b) = &w.breaker {
+        debug_assert_eq!(b.version, v.breaker.version + 1);
+        v.breaker = b.clone();
+    }
+    if let Some(g) = &w.gate {
+        v.gate = g.clone();
+    }
+    if let Some(f) = &w.in_flight {
+        v.in_flight = f.clone();
+    }
+}
