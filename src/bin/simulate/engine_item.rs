@@ -7,8 +7,9 @@ use resilient_engine::step::Step;
 impl World<'_> {
     pub fn step_engine(&mut self, id: u32) {
         let now = self.now;
+        let worker = self.item(id).worker;
+        let scope = self.scope(worker);
         let item = self.items[id as usize].as_mut().expect("a live item");
-        let scope = if self.policy.shared() { 0 } else { item.worker };
         let Runner::Engine(machine) = &mut item.runner else { unreachable!("an engine item") };
         let views = &mut self.rows[scope];
         let poll = machine.poll(now, views).expect("views match the chain");
@@ -30,8 +31,9 @@ impl World<'_> {
     pub fn engine_answered(&mut self, id: u32) {
         let now = self.now;
         let chain = self.chain.clone().expect("engine policies have a chain");
+        let worker = self.item(id).worker;
+        let scope = self.scope(worker);
         let item = self.items[id as usize].as_mut().expect("a live item");
-        let scope = if self.policy.shared() { 0 } else { item.worker };
         let outcome = item.answer.take().expect("an answer was due");
         let Runner::Engine(machine) = &mut item.runner else { unreachable!("an engine item") };
         let effect = machine.on_outcome(now, &outcome, false).expect("a call was outstanding");

@@ -5,10 +5,10 @@ use crate::scenario::Scenario;
 use crate::world::Run;
 use std::fmt::Write;
 
-const W: f64 = 1100.0;
+const W: f64 = 1250.0;
 const H: f64 = 500.0;
 const LEFT: f64 = 70.0;
-const RIGHT: f64 = 290.0;
+const RIGHT: f64 = 380.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 55.0;
 const COLOURS: [&str; 5] = ["#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#1f77b4"];
@@ -27,7 +27,7 @@ pub fn svg(sc: &Scenario, runs: &[Run], rows: &[Row], plot_s: u64) -> String {
     let _ = writeln!(o, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#);
     let _ = writeln!(o, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
     let _ = writeln!(o, r#"<text x="{LEFT}" y="22" font-size="15" font-weight="bold">{}</text>"#, esc(&sc.name));
-    let _ = writeln!(o, r#"<text x="{LEFT}" y="40" fill="#555">requests arriving at the vendor per second, by policy (seed {})</text>"#, sc.seed);
+    let _ = writeln!(o, r##"<text x="{LEFT}" y="40" fill="#555">requests arriving at the vendor per second, by policy (seed {})</text>"##, sc.seed);
     for outage in &sc.vendor.outages {
         let (a, b) = (outage.from_ms as f64 / 1000.0, (outage.to_ms.min(sc.horizon_ms) as f64 / 1000.0).min(plot_s as f64));
         if a < plot_s as f64 {
@@ -49,9 +49,14 @@ pub fn svg(sc: &Scenario, runs: &[Run], rows: &[Row], plot_s: u64) -> String {
     }
     let _ = writeln!(o, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">time (s)</text>"#, LEFT + pw / 2.0, H - 12.0);
     let _ = writeln!(o, r#"<text x="18" y="{:.1}" text-anchor="middle" transform="rotate(-90 18 {:.1})">arrivals per second</text>"#, TOP + ph / 2.0, TOP + ph / 2.0);
-    for (value, label, colour) in [(quota, "vendor quota", "#d62728"), (soft, "soft limit", "#2ca02c")] {
+    // The quota's label above its line at the right end; the soft limit's below its own, moved
+    // to the left end when the two lines are too close for both labels.
+    let close = matches!((quota, soft), (Some(q), Some(l)) if y(l) - y(q) < 30.0);
+    for (value, label, colour, below) in [(quota, "vendor quota", "#d62728", false), (soft, "soft limit", "#2ca02c", true)] {
         if let Some(q) = value {
-            let _ = writeln!(o, r#"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-dasharray="6 4"/><text x="{:.1}" y="{:.1}" fill="{colour}" text-anchor="end">{label} {q:.1}/s</text>"#, y(q), LEFT + pw, y(q), LEFT + pw - 4.0, y(q) - 4.0);
+            let (lx, anchor) = if below && close { (LEFT + 4.0, "start") } else { (LEFT + pw - 4.0, "end") };
+            let ly = if below && !close { (y(q) + 13.0).min(TOP + ph - 3.0) } else { y(q) - 4.0 };
+            let _ = writeln!(o, r#"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-dasharray="6 4"/><text x="{lx:.1}" y="{ly:.1}" fill="{colour}" text-anchor="{anchor}">{label} {}/s</text>"#, y(q), LEFT + pw, y(q), num(q));
         }
     }
     // One polyline per policy, drawn so that this product ends up on top.
@@ -64,11 +69,22 @@ pub fn svg(sc: &Scenario, runs: &[Run], rows: &[Row], plot_s: u64) -> String {
             let _ = write!(pts, "{:.1},{:.1} ", x(sec as f64 + 0.5).min(LEFT + pw), y(n.min(y_max)));
         }
         let _ = writeln!(o, r#"<polyline fill="none" stroke="{colour}" stroke-width="{width}" stroke-linejoin="round" points="{}"><title>{}</title></polyline>"#, pts.trim_end(), esc(&rows[i].label));
+        // Bans of this policy: a bar in its colour along the top of the plot.
+        for &(from, until) in &run.bans {
+            let (a, b) = (from as f64 / 1000.0, (until as f64 / 1000.0).min(plot_s as f64));
+            if a < plot_s as f64 {
+                let by = TOP + 22.0 + i as f64 * 7.0;
+                let _ = writeln!(o, r#"<rect x="{:.1}" y="{by:.1}" width="{:.1}" height="5" fill="{colour}" opacity="0.8"><title>{} banned</title></rect>"#, x(a), (x(b) - x(a)).max(1.0), esc(&rows[i].label));
+            }
+        }
         let ly = TOP + 10.0 + i as f64 * 36.0;
         let lx = LEFT + pw + 18.0;
         let _ = writeln!(o, r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{colour}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#, lx + 22.0, lx + 28.0, ly + 4.0, esc(&rows[i].label));
         let r = &rows[i];
-        let _ = writeln!(o, r##"<text x="{}" y="{}" fill="#555" font-size="11">{} req, {} 429s, banned {:.0} s, lost {}</text>"##, lx + 28.0, ly + 18.0, r.requests, r.over_quota, r.banned_s, r.lost);
+        let _ = writeln!(o, r##"<text x="{}" y="{}" fill="#555" font-size="11">{} requests, {} x 429, banned {:.0} s, lost {}</text>"##, lx + 28.0, ly + 18.0, r.requests, r.over_quota, r.banned_s, r.lost);
+    }
+    if runs.iter().any(|r| !r.bans.is_empty()) {
+        let _ = writeln!(o, r##"<text x="{:.1}" y="{:.1}" fill="#555" font-size="11">bars along the top: time banned</text>"##, LEFT + pw + 18.0, TOP + 10.0 + runs.len() as f64 * 36.0);
     }
     o += "</svg>\n";
     o

@@ -2,6 +2,7 @@
 //! engine's node settings and the policies to compare. `simulate --help` documents the format.
 use crate::fields::{brief, check, Fields};
 use crate::policy::{self, Policy};
+use crate::targets;
 use crate::vendor::{Ban, Outage, Quota, Refusal, VendorSpec};
 use resilient_engine::config::{ChainConfig, ProviderConfig, RateLimitConfig};
 use resilient_engine::EngineError;
@@ -24,6 +25,8 @@ pub struct Scenario {
     pub retry_on_fail: RetryOnFail,
     pub sleep_loop_ms: u64,
     pub policies: Vec<Policy>,
+    /// Keys of `targets::KEYS` this scenario holds the product to.
+    pub targets: Vec<&'static str>,
 }
 
 #[derive(Debug, Clone)]
@@ -112,6 +115,17 @@ impl Scenario {
                 out
             }
         };
+        let targets = match f.raw("targets") {
+            None => targets::KEYS.to_vec(),
+            Some(_) => {
+                let mut out = Vec::new();
+                for (path, t) in f.list("targets")? {
+                    let key = t.as_str().ok_or_else(|| format!("{path}: expected a target name, got {}", brief(t)))?;
+                    out.push(*targets::KEYS.iter().find(|k| **k == key).ok_or_else(|| format!("{path}: unknown target '{key}' (one of {})", targets::KEYS.join(", ")))?);
+                }
+                out
+            }
+        };
         f.done()?;
         let sc = Scenario {
             name,
@@ -128,13 +142,13 @@ impl Scenario {
             retry_on_fail,
             sleep_loop_ms,
             policies,
+            targets,
         };
-        // The chains each policy runs on must validate (e.g. a soft limit below 1 request).
-        for p in &sc.policies {
+        // Every policy's chain must validate: build them once here, where an error can name its field.
+        for v in std::iter::once(&sc.vendor).chain(sc.fallback.as_ref()) {
             let mut cfg = sc.engine.clone();
-            cfg.providers = vec![ProviderConfig { name: "primary".into(), rate_limit: sc.soft_limit_of(&sc.vendor), ..Default::default() }];
+            cfg.providers = vec![ProviderConfig { name: "primary".into(), rate_limit: sc.soft_limit_of(v), ..Default::default() }];
             cfg.validate().map_err(|e| engine_error("soft_limit", e))?;
-            p.chain(&sc);
         }
         Ok(sc)
     }

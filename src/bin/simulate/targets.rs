@@ -7,18 +7,19 @@ use crate::scenario::Scenario;
 use crate::world::Run;
 use serde_json::{json, Value};
 
+/// The targets a scenario may hold this product to (`"targets"` in the file; default all).
+pub const KEYS: [&str; 7] = ["fewer_requests", "no_429", "no_ban", "loop_banned", "peak_under_soft_limit", "near_ideal", "none_lost"];
+
 pub struct Check {
-    /// `None`: a figure to read, not a target.
+    pub key: Option<&'static str>,
+    /// `None`: a figure to read, not a target (or not one of this scenario's targets).
     pub ok: Option<bool>,
     pub text: String,
 }
 
 impl Check {
-    fn target(ok: bool, text: String) -> Check {
-        Check { ok: Some(ok), text }
-    }
     fn info(text: String) -> Check {
-        Check { ok: None, text }
+        Check { key: None, ok: None, text }
     }
 
     pub fn line(&self) -> String {
@@ -31,7 +32,7 @@ impl Check {
     }
 
     pub fn json(&self) -> Value {
-        json!({ "ok": self.ok, "check": self.text })
+        json!({ "target": self.key, "ok": self.ok, "check": self.text })
     }
 }
 
@@ -40,33 +41,45 @@ pub fn checks(sc: &Scenario, runs: &[Run], rows: &[Row], ideal_ms: f64) -> Vec<C
     let (product, looped, rof, per_process) = (find(Policy::SharedStore), find(Policy::SleepLoop), find(Policy::RetryOnFail), find(Policy::PerProcess));
     let mut out = Vec::new();
     let Some(pi) = product else { return out };
+    // A check this scenario does not hold the product to is still printed, as a figure.
+    let target = |key: &'static str, ok: bool, text: String| {
+        if sc.targets.contains(&key) {
+            Check { key: Some(key), ok: Some(ok), text }
+        } else {
+            Check { key: Some(key), ok: None, text: format!("{text} [not a target of this scenario]") }
+        }
+    };
     let (p, prun) = (&rows[pi], &runs[pi]);
     let v = &sc.vendor;
 
     if let (Some(first), Some(li)) = (v.outages.iter().map(|o| o.from_ms).min(), looped) {
-        // The incident: from the outage's start until this product's last item is done.
+        // The incident: from the outage's start until the vendor has recovered and this
+        // product's last item is done (the horizon if either never happens).
         let from_s = first / 1000;
-        let to_s = p.last_done_s.map_or(sc.horizon_ms / 1000, |s| s.ceil() as u64 + 1);
+        let recovered_s = v.recovered_ms().unwrap_or(0).min(sc.horizon_ms).div_ceil(1000);
+        let to_s = p.last_done_s.map_or(sc.horizon_ms / 1000, |s| s.ceil() as u64 + 1).max(recovered_s);
         let ours = prun.tally.requests_between(from_s, to_s);
         let theirs = runs[li].tally.requests_between(from_s, to_s);
         let ratio = theirs as f64 / ours.max(1) as f64;
-        out.push(Check::target(
+        out.push(target(
+            "fewer_requests",
             ratio >= 10.0,
             format!("requests at the vendor over the incident ({from_s} s .. {to_s} s): {ours} vs {theirs} for the sleep loop = {ratio:.1}x fewer (target >= 10x)"),
         ));
     }
     if v.quota.is_some() {
-        out.push(Check::target(p.over_quota == 0, format!("over-quota (429) answers for this product: {} (target 0)", p.over_quota)));
+        out.push(target("no_429", p.over_quota == 0, format!("over-quota (429) answers for this product: {} (target 0)", p.over_quota)));
     }
     if v.ban.is_some() {
-        out.push(Check::target(p.banned_s == 0.0, format!("time banned for this product: {:.0} s (target 0)", p.banned_s)));
+        out.push(target("no_ban", p.banned_s == 0.0, format!("time banned for this product: {:.0} s (target 0)", p.banned_s)));
         if let Some(li) = looped {
-            out.push(Check::target(rows[li].banned_s > 0.0, format!("the sleep loop gets banned: {:.0} s banned (expected > 0)", rows[li].banned_s)));
+            out.push(target("loop_banned", rows[li].banned_s > 0.0, format!("the sleep loop gets banned: {:.0} s banned (expected > 0)", rows[li].banned_s)));
         }
     }
     if let (Some(q), Some(limit), Some(peak)) = (&v.quota, sc.soft_limit_of(v), p.peak_window_after_recovery) {
         let per = if q.period_ms == 1000 { "s".to_string() } else { format!("{} ms", q.period_ms) };
-        out.push(Check::target(
+        out.push(target(
+            "peak_under_soft_limit",
             peak as i64 <= limit.requests,
             format!("peak arrivals per {per} after recovery for this product: {peak} (target <= soft limit {}, quota {})", limit.requests, q.requests),
         ));
@@ -74,12 +87,13 @@ pub fn checks(sc: &Scenario, runs: &[Run], rows: &[Row], ideal_ms: f64) -> Vec<C
     match (p.last_done_s, p.all_ended() && p.lost == 0) {
         (Some(done), true) if ideal_ms.is_finite() => {
             let ideal = ideal_ms / 1000.0;
-            out.push(Check::target(done <= 1.5 * ideal, format!("last item done at {done:.1} s vs ideal {ideal:.1} s = {:.2}x (target <= 1.5x)", done / ideal)));
+            out.push(target("near_ideal", done <= 1.5 * ideal, format!("last item done at {done:.1} s vs ideal {ideal:.1} s = {:.2}x (target <= 1.5x)", done / ideal)));
         }
-        _ => out.push(Check::target(false, "not every item was done by the horizon: no finish time to compare with the ideal".into())),
+        _ => out.push(target("near_ideal", false, "not every item was done by the horizon: no finish time to compare with the ideal".into())),
     }
-    out.push(Check::target(p.lost == 0, format!("items lost by this product: {} (target 0)", p.lost)));
+    out.push(target("none_lost", p.lost == 0, format!("items lost by this product: {} (target 0)", p.lost)));
     if let Some(ri) = rof {
+        out.push(Check::info(format!("requests at the primary: {} for this product vs {} for Retry On Fail", p.requests, rows[ri].requests)));
         let during: usize = sc.executions.arrivals().filter(|&t| v.outage_at(t).is_some()).count();
         out.push(Check::info(format!("Retry On Fail lost {} of {} executions ({} arrived during an outage window)", rows[ri].lost, sc.executions.total(), during)));
     }

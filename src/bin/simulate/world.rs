@@ -61,6 +61,8 @@ pub struct Run {
     pub policy: Policy,
     pub tally: Tally,
     pub banned_ms: u64,
+    /// The bans of the primary, (from, until) in ms.
+    pub bans: Vec<(u64, u64)>,
     pub deferred_at_end: u64,
     pub unfinished: u64,
 }
@@ -89,7 +91,8 @@ pub fn run(sc: &Scenario, policy: Policy) -> Run {
     let banned_ms = w.vendors.iter().map(|v| v.banned_ms(sc.horizon_ms)).sum();
     let t = &w.tally;
     let unfinished = sc.executions.total() as u64 - t.done - t.lost - w.deferred_now;
-    Run { policy, banned_ms, deferred_at_end: w.deferred_now, unfinished, tally: w.tally }
+    let bans = w.vendors[0].bans.clone();
+    Run { policy, banned_ms, bans, deferred_at_end: w.deferred_now, unfinished, tally: w.tally }
 }
 
 impl<'s> World<'s> {

@@ -1,0 +1,85 @@
+//! The what-if simulator, through its binary: exact figures of the shipped scenarios (seed 001's
+//! dead provider, the probe storm), determinism, and errors that name the bad field.
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn scenario(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
+}
+
+fn simulate(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_simulate")).args(args).output().expect("the simulate binary runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn json_of(file: &str) -> Value {
+    let path = scenario(file);
+    let (ok, stdout, stderr) = simulate(&[path.to_str().unwrap(), "--json"]);
+    assert!(ok, "simulate {file} failed: {stderr}");
+    serde_json::from_str(&stdout).expect("--json prints JSON")
+}
+
+fn policy<'a>(report: &'a Value, key: &str) -> &'a Value {
+    report["policies"].as_array().unwrap().iter().find(|p| p["policy"] == key).unwrap_or_else(|| panic!("no policy {key}"))
+}
+
+#[test]
+fn seed001_dead_primary_costs_this_product_3_requests_and_retry_on_fail_50() {
+    let r = json_of("seed001-dead-provider.json");
+    let ours = policy(&r, "shared_store");
+    let rof = policy(&r, "retry_on_fail");
+    assert_eq!(ours["requests"], 3, "threshold 3, then the primary is cooled down for every later job");
+    assert_eq!(rof["requests"], 50, "10 jobs x 5 tries, no memory across jobs");
+    assert_eq!(ours["fallback_requests"], 10);
+    assert_eq!((ours["done"].as_u64(), ours["done_by_fallback"].as_u64(), ours["lost"].as_u64()), (Some(10), Some(10), Some(0)));
+    assert_eq!(ours["probes"], 0, "K = 0: no probe request 'just to check'");
+    assert_eq!(policy(&r, "per_process_breakers")["requests"], 3, "one worker: per-process rows are the shared rows");
+    assert_eq!(policy(&r, "jitter_only")["requests"], 30, "3 attempts per job without a breaker");
+    let looped = policy(&r, "sleep_loop");
+    assert_eq!(looped["done"], 0, "the sleep(1) loop never leaves the dead primary");
+    assert!(looped["requests"].as_u64().unwrap() > 500);
+}
+
+#[test]
+fn probe_storm_k_probes_fleet_wide_against_one_per_worker() {
+    let r = json_of("probe-storm.json");
+    assert_eq!(policy(&r, "shared_store")["probes"], 1, "K = 1 probe for the whole fleet when the window ends");
+    assert_eq!(policy(&r, "per_process_breakers")["probes"], 40, "one probe per worker: 40 workers");
+    for key in ["retry_on_fail", "sleep_loop", "jitter_only"] {
+        assert_eq!(policy(&r, key)["probes"], 0, "{key} has no breaker");
+    }
+    let ours = policy(&r, "shared_store");
+    assert_eq!((ours["done"].as_u64(), ours["lost"].as_u64()), (Some(2000), Some(0)));
+}
+
+#[test]
+fn a_run_is_deterministic_for_its_seed() {
+    let path = scenario("probe-storm.json");
+    let a = simulate(&[path.to_str().unwrap(), "--json", "--seed", "11"]).1;
+    let b = simulate(&[path.to_str().unwrap(), "--json", "--seed", "11"]).1;
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_bad_scenario_file_names_the_field() {
+    let dir = std::env::temp_dir().join(format!("simulate-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"outages": [{"from_s": 0, "status": "502"}]}}"#, "vendor.outages[0].status"),
+        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "engine": {"threshold": "3"}}"#, "engine.threshold"),
+        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "engine": {"threshold": 0}}"#, "engine.threshold"),
+        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"quota": {"requests": 5, "perod_ms": 10}}}"#, "vendor.quota.perod_ms"),
+        (r#"{"workers": 1, "executions": {"queued": 1}, "vendor": {}}"#, "concurrency"),
+        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"ban": {"status": 403}}}"#, "vendor.ban"),
+        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "policies": ["shared_store", "yolo"]}"#, "policies[1]"),
+    ];
+    for (i, (text, field)) in cases.iter().enumerate() {
+        let file = dir.join(format!("bad{i}.json"));
+        std::fs::write(&file, text).unwrap();
+        let (ok, _, stderr) = simulate(&[file.to_str().unwrap()]);
+        assert!(!ok, "case {i} should be rejected");
+        assert!(stderr.contains(field), "case {i}: expected the error to name {field}, got: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
