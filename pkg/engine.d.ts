@@ -93,7 +93,10 @@ export type Take =
 
 export interface AttemptLog {
     provider: number; name: string; attempt: number; outcome: string; probe: boolean;
-    wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean;
+    wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean; health: Health;
+}
+export interface Counters {
+    calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;
 }
 export interface Skip { provider: number; reason: Reason; until_ms: number }
 export interface Report { attempts: AttemptLog[]; skipped: Skip[]; slept_ms: number }
@@ -136,6 +139,10 @@ export class Item {
     private constructor();
     free(): void;
     [Symbol.dispose](): void;
+    /**
+     * This item's contribution to each provider's counters (index = provider).
+     */
+    counters(): Counters[];
     /**
      * Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
      */

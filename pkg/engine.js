@@ -127,6 +127,17 @@ class Item {
         wasm.__wbg_item_free(ptr, 0);
     }
     /**
+     * This item's contribution to each provider's counters (index = provider).
+     * @returns {Counters[]}
+     */
+    counters() {
+        const ret = wasm.item_counters(this.__wbg_ptr);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
      * Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
      * @param {number} now_ms
      * @param {Reason} reason

@@ -11,6 +11,7 @@ export const engine_new: (a: any) => [number, number, number];
 export const engine_record: (a: number, b: any, c: any, d: number) => [number, number, number];
 export const engine_resolved: (a: number) => [number, number, number];
 export const gateClose: (a: any, b: number) => [number, number, number];
+export const item_counters: (a: number) => [number, number, number];
 export const item_deferNow: (a: number, b: number, c: any) => [number, number, number];
 export const item_finished: (a: number) => [number, number, number];
 export const item_onOutcome: (a: number, b: number, c: any, d: number) => [number, number, number];

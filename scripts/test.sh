@@ -20,6 +20,7 @@ n8n2=$(bash scripts/lib/n8n-install.sh 2)
 log "4/5 state stores against real Redis and Postgres"
 bash scripts/build-node.sh
 bash scripts/lib/services.sh start
+node --test tests/node-unit/ >&2 || die "node unit tests failed"
 node --test --test-concurrency=1 tests/stores/ >&2 || die "store tests failed"
 
 log "5/5 the node in real n8n"

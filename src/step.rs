@@ -66,6 +66,21 @@ pub struct AttemptLog {
     pub wait_ms: u64,
     pub wait_cause: Option<WaitCause>,
     pub retry_after: bool,
+    /// What the outcome said about the provider's health.
+    pub health: Health,
+}
+
+/// Seeds 002 and 003's metrics for one provider, as this item contributed to them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Counters {
+    pub calls: u32,
+    pub failures: u32,
+    /// Skipped without a call because its breaker was open or its probes taken.
+    pub rejections: u32,
+    pub retries: u32,
+    pub rate_limited_429: u32,
+    /// Items the chain gave up on (deferred or failed), counted on the chain's first provider.
+    pub give_ups: u32,
 }
 
 /// What the item went through, for its metadata.
@@ -133,6 +148,25 @@ impl ItemMachine {
         self.finished.as_ref()
     }
 
+    /// This item's contribution to each provider's counters, once it ended.
+    pub fn counters(&self) -> Vec<Counters> {
+        let mut c = vec![Counters::default(); self.chain.providers.len()];
+        for a in &self.report.attempts {
+            let p = &mut c[a.provider];
+            p.calls += 1;
+            p.failures += (a.health == Health::Failure) as u32;
+            p.retries += (a.attempt > 1) as u32;
+            p.rate_limited_429 += (a.outcome == "429") as u32;
+        }
+        for s in &self.report.skipped {
+            c[s.provider].rejections += matches!(s.reason, Reason::CircuitOpen | Reason::Cooldown | Reason::HalfOpenBusy) as u32;
+        }
+        if matches!(self.finished, Some(Step::Defer { .. } | Step::Fail { .. })) {
+            c[0].give_ups += 1;
+        }
+        c
+    }
+
     pub fn report(&self) -> &Report {
         &self.report
     }
@@ -198,7 +232,8 @@ impl ItemMachine {
     fn defer(&mut self, now: u64, earliest: Option<(u64, Reason)>) -> Poll {
         let (at, reason) = earliest.unwrap_or((now, Reason::BudgetExhausted));
         // Spread the wake-ups: items deferred by the same outage must not return in lockstep.
-        let retry_at_ms = at.max(now) + self.rng.between(0, self.chain.defer_spread_ms);
+        // Saturating: a hint of "forever" (Retry-After past u64 ms) must not wrap into the past.
+        let retry_at_ms = at.max(now).saturating_add(self.rng.between(0, self.chain.defer_spread_ms));
         self.finish(Step::Defer { retry_at_ms, reason })
     }
 
@@ -249,6 +284,7 @@ impl ItemMachine {
             wait_ms: 0,
             wait_cause: None,
             retry_after: c.hint.is_some_and(|h| h.source == HintSource::RetryAfter),
+            health: c.health,
         };
         match c.verdict {
             Verdict::Success => {

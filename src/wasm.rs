@@ -160,6 +160,12 @@ impl Item {
         to_js(&self.m.defer_now(ms(now_ms), reason))
     }
 
+    /// This item's contribution to each provider's counters (index = provider).
+    #[wasm_bindgen(unchecked_return_type = "Counters[]")]
+    pub fn counters(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.m.counters())
+    }
+
     #[wasm_bindgen(unchecked_return_type = "Report")]
     pub fn report(&self) -> Result<JsValue, JsValue> {
         to_js(self.m.report())

@@ -91,7 +91,10 @@ export type Take =
 
 export interface AttemptLog {
   provider: number; name: string; attempt: number; outcome: string; probe: boolean;
-  wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean;
+  wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean; health: Health;
+}
+export interface Counters {
+  calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;
 }
 export interface Skip { provider: number; reason: Reason; until_ms: number }
 export interface Report { attempts: AttemptLog[]; skipped: Skip[]; slept_ms: number }

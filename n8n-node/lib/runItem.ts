@@ -2,7 +2,7 @@
 // All decisions come from the engine; this file only moves bytes between it, the store and HTTP.
 import type { IDataObject, Logger } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import type { Effect, Engine, Item, ProviderView, Step, Transition } from './engine';
+import type { Counters, Effect, Engine, Item, ProviderView, Step, Transition } from './engine';
 import type { ItemPlan } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
 import { Cancelled, missingPath, type CallResult } from './transport';
@@ -22,6 +22,8 @@ export interface ItemResult {
   totalMs: number;
   /** Why the shared store was left for this process's memory (fail-open), if it was. */
   storeFallback?: string;
+  /** This item's contribution to each provider's counters (index = provider). */
+  counters: Counters[];
 }
 
 export interface ItemContext {
@@ -59,6 +61,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
       sleptMs: report.slept_ms,
       totalMs: Date.now() - started,
       storeFallback: store.degraded,
+      counters: item!.counters(),
     };
   };
   try {

@@ -28,6 +28,7 @@ scenario('POST with key', 1, [{ name: 'post-key', route: '/fail-then-ok', q: 'n=
 scenario('slow drip cut at deadline', 1, [{ name: 'drip', route: '/drip', deadlineMs: 1500, maxAttempts: 1 }, { name: 'after-drip', route: '/ok' }]);
 scenario('deferred when all cooling', 6, [{ name: 'dead-only', route: '/always500', maxAttempts: 1 }], { breaker: { threshold: 1, openMs: 60000 }, retryPolicy: { deferSpreadMs: 10000 } });
 scenario('policy lives in the engine', 4, [{ name: 'dead-uncounted', route: '/always500', maxAttempts: 1 }, { name: 'fb2', route: '/ok' }], { breaker: { threshold: 1 }, retryPolicy: { healthStatuses: '408' } });
+scenario('state after a trip', 4, [{ name: 'tripme', route: '/always500', maxAttempts: 1 }, { name: 'spare', route: '/ok' }], { breaker: { threshold: 2 } });
 scenario('bad parameter names the field', 1, [{ name: 'bad', route: '/ok' }], { breaker: { threshold: -3 } });
 
 before(async () => {
@@ -48,6 +49,11 @@ before(async () => {
         ...s.extra,
       },
       nodeSettings: s.name.startsWith('bad') ? { onError: 'continueRegularOutput' } : {},
+      then: s.name === 'state after a trip' ? [
+        { name: 'get state', parameters: { operation: 'getState', providers: { provider: s.providerList.map((p) => ({ name: `${p.name}-${s.id}`, url: `${base}${p.route}` })) } } },
+        { name: 'reset', parameters: { operation: 'reset', resetProviders: `tripme-${s.id}`, providers: { provider: s.providerList.map((p) => ({ name: `${p.name}-${s.id}`, url: `${base}${p.route}` })) } } },
+        { name: 'state after reset', parameters: { operation: 'getState', providers: { provider: s.providerList.map((p) => ({ name: `${p.name}-${s.id}`, url: `${base}${p.route}` })) } } },
+      ] : [],
     };
   });
   const wf = branchesWorkflow(`execpath${uid()}`, n8n.nodeType, branches);
@@ -131,6 +137,22 @@ test('deferred when every provider is cooling, with jittered retry_at', () => {
 
 test('policy lives in the engine: 500 no longer counting against health keeps the provider in use', () => {
   assert.equal(at('/always500', S['policy lives in the engine'].id).length, 4, 'never tripped: each item tries it');
+});
+
+test('Get Provider State shows the open breaker and the counters; Reset Provider clears them', () => {
+  const [state] = out('get state');
+  const [trip, spare] = state.map((x) => x.json);
+  assert.equal(trip.state, 'open');
+  assert.equal(trip.state_gauge, 2);
+  assert.equal(trip.trips, 1);
+  assert.deepEqual(trip.counters, { calls: 2, failures: 2, rejections: 2, transitions: 1, retries: 0, rate_limited_429: 0, give_ups: 0 });
+  assert.equal(spare.state_gauge, 0);
+  assert.equal(spare.counters.calls, 4);
+  assert.deepEqual(out('reset')[0].map((x) => x.json.provider), [`tripme-${S['state after a trip'].id}`]);
+  const [after] = out('state after reset');
+  assert.equal(after[0].json.state_gauge, 0);
+  assert.equal(after[0].json.counters.calls, 0);
+  assert.equal(after[1].json.counters.calls, 4, 'only the named provider was reset');
 });
 
 test('a bad parameter is a clear error naming the field', () => {

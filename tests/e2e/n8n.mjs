@@ -142,6 +142,13 @@ export function branchesWorkflow(id, nodeType, branches) {
     connections.Start.main[0].push({ node: `${b.name} items`, type: 'main', index: 0 });
     connections[`${b.name} items`] = { main: [[{ node: `${b.name} split`, type: 'main', index: 0 }]] };
     connections[`${b.name} split`] = { main: [[{ node: b.name, type: 'main', index: 0 }]] };
+    // Optional follow-up nodes run after the branch (each fed by the previous node's output 0).
+    let prev = b.name;
+    (b.then ?? []).forEach((t, j) => {
+      nodes.push({ id: `t${k}-${j}`, name: t.name, type: nodeType, typeVersion: 1, position: [800 + 200 * j, y], parameters: t.parameters, executeOnce: true });
+      connections[prev] = { main: [[{ node: t.name, type: 'main', index: 0 }]] };
+      prev = t.name;
+    });
   });
   return { id, name: id, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
 }

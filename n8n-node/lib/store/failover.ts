@@ -63,4 +63,10 @@ export class FailoverStore implements StateStore {
   reset(key: string): Promise<void> {
     return this.guard((s) => s.reset(key));
   }
+  addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
+    return this.guard((s) => s.addCounters(deltas));
+  }
+  readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
+    return this.guard((s) => s.readCounters(keys));
+  }
 }

@@ -7,6 +7,7 @@ type Rows = Record<string, { version: number }>;
 
 /** The rows of this process, keyed by scope and provider. */
 const processRows = new Map<string, Rows>();
+const processCounters = new Map<string, Record<string, number>>();
 
 export class MemoryStore implements StateStore {
   constructor(private readonly scope: string, private readonly rows: Map<string, Rows> = processRows) {}
@@ -36,6 +37,19 @@ export class MemoryStore implements StateStore {
 
   async reset(key: string): Promise<void> {
     this.rows.delete(this.key(key));
+    processCounters.delete(this.key(key));
+  }
+
+  async addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
+    for (const [provider, d] of Object.entries(deltas)) {
+      const c = processCounters.get(this.key(provider)) ?? {};
+      for (const [name, v] of Object.entries(d)) c[name] = (c[name] ?? 0) + v;
+      processCounters.set(this.key(provider), c);
+    }
+  }
+
+  async readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
+    return Object.fromEntries(keys.map((k) => [k, { ...(processCounters.get(this.key(k)) ?? {}) }]));
   }
 }
 

@@ -60,6 +60,9 @@ export class PostgresStore implements StateStore {
       scope text NOT NULL, provider text NOT NULL, kind text NOT NULL,
       version bigint NOT NULL, data jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
       PRIMARY KEY (scope, provider, kind))`);
+    await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table}_counters (
+      scope text NOT NULL, provider text NOT NULL, name text NOT NULL, value bigint NOT NULL,
+      PRIMARY KEY (scope, provider, name))`);
     created.add(this.table);
   }
 
@@ -112,5 +115,26 @@ export class PostgresStore implements StateStore {
   async reset(key: string): Promise<void> {
     await this.ensureTable();
     await this.pool.query(`DELETE FROM ${this.table} WHERE scope = $1 AND provider = $2`, [this.scope, key]);
+    await this.pool.query(`DELETE FROM ${this.table}_counters WHERE scope = $1 AND provider = $2`, [this.scope, key]);
+  }
+
+  async addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
+    const rows = Object.entries(deltas).flatMap(([p, d]) => Object.entries(d).filter(([, v]) => v).map(([n, v]) => [p, n, v] as const));
+    if (!rows.length) return;
+    await this.ensureTable();
+    await this.pool.query(
+      `INSERT INTO ${this.table}_counters (scope, provider, name, value)
+         SELECT $1, p, n, v FROM unnest($2::text[], $3::text[], $4::bigint[]) AS t(p, n, v)
+       ON CONFLICT (scope, provider, name) DO UPDATE SET value = ${this.table}_counters.value + EXCLUDED.value`,
+      [this.scope, rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])],
+    );
+  }
+
+  async readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
+    await this.ensureTable();
+    const res = await this.pool.query(`SELECT provider, name, value FROM ${this.table}_counters WHERE scope = $1 AND provider = ANY($2::text[])`, [this.scope, keys]);
+    const out: Record<string, Record<string, number>> = Object.fromEntries(keys.map((k) => [k, {}]));
+    for (const r of res.rows) out[r.provider][r.name] = Number(r.value);
+    return out;
   }
 }

@@ -109,7 +109,23 @@ export class RedisStore implements StateStore {
   }
 
   async reset(key: string): Promise<void> {
-    await this.client.del(...KINDS.map((kind) => this.key(key, kind)));
+    await this.client.del(...KINDS.map((kind) => this.key(key, kind)), this.key(key, 'counters'));
+  }
+
+  async addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
+    const m = this.client.multi(); // one round trip; one slot thanks to the scope's hash tag
+    let n = 0;
+    for (const [provider, d] of Object.entries(deltas)) {
+      for (const [name, v] of Object.entries(d)) if (v) { m.hincrby(this.key(provider, 'counters'), name, v); n++; }
+    }
+    if (n) await m.exec();
+  }
+
+  async readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
+    const m = this.client.multi();
+    for (const k of keys) m.hgetall(this.key(k, 'counters'));
+    const res = (await m.exec()) ?? [];
+    return Object.fromEntries(keys.map((k, i) => [k, Object.fromEntries(Object.entries((res[i]?.[1] ?? {}) as Record<string, string>).map(([n, v]) => [n, Number(v)]))]));
   }
 }
 

@@ -15,6 +15,9 @@ export interface StateStore {
   write(keys: string[], writes: Writes): Promise<boolean>;
   /** The store's clock alone. */
   now(): Promise<number>;
-  /** Forget a provider's rows (Reset Provider). */
+  /** Forget a provider's rows and counters (Reset Provider). */
   reset(key: string): Promise<void>;
+  /** Add to providers' counters (one round trip for a whole execution). */
+  addCounters(deltas: Record<string, Record<string, number>>): Promise<void>;
+  readCounters(keys: string[]): Promise<Record<string, Record<string, number>>>;
 }

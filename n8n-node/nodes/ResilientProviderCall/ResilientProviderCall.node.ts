@@ -8,6 +8,8 @@ import { runItem, type ItemResult } from '../../lib/runItem';
 import { itemStore, sharedStore, storeSettings } from '../../lib/store/open';
 import { Cancelled, callProvider } from '../../lib/transport';
 import { redact, readSecrets } from '../../lib/secrets';
+import { runsAsTool, toolResult } from '../../lib/toolResult';
+import { addCounters, providerState, resetProviders } from '../../lib/operations';
 
 const SUCCESS = 0;
 const DEFERRED = 1;
@@ -50,6 +52,21 @@ export class ResilientProviderCall implements INodeType {
       warnings.push(`n8n's Retry On Fail is on for this node: its ${tries} tries multiply this node's own retries (3 x 5 = 15 calls per item). Switch it off.`);
       this.logger.warn(`resilient-provider-call: ${warnings[0]}`);
     }
+    const operation = this.getNodeParameter('operation', 0, 'callChain') as string;
+    if (operation === 'getState' || operation === 'reset') {
+      const plan = readItemPlan(this, 0);
+      let engine: Engine;
+      try {
+        engine = new mod.Engine(plan.config);
+      } catch (e) {
+        throw configError(this, 0, plan, e as Error);
+      }
+      const store = itemStore(shared, plan.scope, storeCfg, this.logger);
+      const items = operation === 'getState' ? await providerState(engine, store, plan, store.degraded ? 'memory (store unavailable)' : storeCfg.kind) : await resetProviders(this, store, plan);
+      engine.free();
+      return [items, [], []];
+    }
+    const counters = new Map<string, Record<string, Record<string, number>>>();
     const engines = new Map<string, Engine>();
     const cancel = this.getExecutionCancelSignal?.();
     const executionId = this.getExecutionId();
@@ -75,6 +92,7 @@ export class ResilientProviderCall implements INodeType {
         }
         const result = await runItem({ call: (req, headers, deadline, signal) => callProvider(this, req, headers, deadline, signal), logger: this.logger, engine, store: itemStore(shared, plan.scope, storeCfg, this.logger), plan, secrets, correlationId: `${executionId}:${i}`, cancel });
         place(out, items[i], i, plan, result, warnings, `${executionId}:${i}`);
+        addCounters(counters, plan, result.counters as unknown as Record<string, number>[], result.transitions);
       } catch (error) {
         if (error instanceof Cancelled) throw new NodeOperationError(node, 'Execution cancelled', { itemIndex: i });
         if (!this.continueOnFail()) {
@@ -95,10 +113,15 @@ export class ResilientProviderCall implements INodeType {
       while (next < items.length) await one(next++);
     });
     await Promise.all(lanes);
+    // Counters: one write per scope per execution, never on the per-call path; best effort.
+    for (const [scope, deltas] of counters) {
+      await itemStore(shared, scope, storeCfg, this.logger).addCounters(deltas).catch(() => undefined);
+    }
+    for (const e of engines.values()) e.free();
     // Keep input order within each output.
     for (const o of out) o.sort((a, b) => (a.pairedItem as { item: number }).item - (b.pairedItem as { item: number }).item);
     void order;
-    return out;
+    return runsAsTool(node) ? toolResult(out) : out;
   }
 }
 

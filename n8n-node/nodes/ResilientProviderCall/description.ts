@@ -28,8 +28,13 @@ const provider: INodeProperties[] = [
 export const properties: INodeProperties[] = [
   {
     displayName: 'Operation', name: 'operation', type: 'options', noDataExpression: true, default: 'callChain',
-    options: [{ name: 'Call Chain', value: 'callChain', action: 'Call a fallback chain of providers', description: 'Call the providers in order with retries, breaker and cooldown' }],
+    options: [
+      { name: 'Call Chain', value: 'callChain', action: 'Call a fallback chain of providers', description: 'Call the providers in order with retries, breaker and cooldown' },
+      { name: 'Get Provider State', value: 'getState', action: 'Get the state of each provider', description: 'Breaker state (0 closed, 1 half-open, 2 open) and counters per provider of the chain' },
+      { name: 'Reset Provider', value: 'reset', action: 'Reset providers', description: "Forget providers' breaker, gate and counters" },
+    ],
   },
+  { displayName: 'Providers to Reset', name: 'resetProviders', type: 'string', default: '', placeholder: 'primary, fallback', description: 'Comma-separated provider names; empty resets every provider of the chain', displayOptions: { show: { operation: ['reset'] } } },
   {
     displayName: 'Providers', name: 'providers', type: 'fixedCollection', default: {}, placeholder: 'Add Provider',
     typeOptions: { multipleValues: true, sortable: true },
