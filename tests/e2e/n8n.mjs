@@ -62,9 +62,9 @@ export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env
      * `n8n execute`; resolves { run, log } with run = the JSON run data. Asynchronous on purpose:
      * the loopback providers live in this process and must keep answering meanwhile.
      */
-    execute(id, { timeoutMs = 300_000 } = {}) {
+    execute(id, { timeoutMs = 300_000, env = {} } = {}) {
       return new Promise((resolve, reject) => {
-        const child = spawn(install.nodeBin, [install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'], { env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(install.nodeBin, [install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         child.stdout.on('data', (d) => (out += d));
         child.stderr.on('data', (d) => (out += d));

@@ -1,0 +1,66 @@
+// Clock skew: an n8n process whose clock runs 30 s ahead (libfaketime) makes the same decision
+// as the others, because every decision uses the store's clock (Redis TIME). A negative control
+// in the same skewed clock, using the worker's own clock instead, probes the provider early.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { startProviders } from './providers.mjs';
+import { ROOT, n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from './n8n.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
+const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+const SKEW = { LD_PRELOAD: FAKETIME_LIB, FAKETIME: '+30s', FAKETIME_DONT_FAKE_MONOTONIC: '1' };
+let providers, n8n;
+const id = uid();
+const hits = () => providers.arrivals.filter((a) => a.route === '/always500' && a.id === id).length;
+
+before(async () => {
+  if (!existsSync(FAKETIME_LIB)) execFileSync('bash', ['-c', 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime'], { stdio: 'inherit' });
+  assert.ok(existsSync(FAKETIME_LIB), 'libfaketime is installed');
+  providers = await startProviders();
+  n8n = n8nInstance(n8nInstall(major));
+  n8n.importCredentials([{ id: 'skewRedisCred01', name: 'redis', type: 'redis', data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' } }]);
+});
+after(async () => providers?.close());
+
+function workflow() {
+  const wf = branchesWorkflow(`skew${uid()}`, n8n.nodeType, [{
+    name: 'chain', items: 1,
+    parameters: {
+      providers: { provider: [{ name: `skewed-${id}`, url: `http://127.0.0.1:${providers.port}/always500?id=${id}`, maxAttempts: 1 }] },
+      breaker: { threshold: 1, openMs: 20000 },
+      stateStore: 'redis',
+    },
+  }]);
+  wf.nodes.find((n) => n.name === 'chain').credentials = { redis: { id: 'skewRedisCred01', name: 'redis' } };
+  // The process's own clock, as n8n itself sees it.
+  wf.nodes.push({ id: 'clock', name: 'clock', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [200, 400], parameters: { mode: 'raw', jsonOutput: '={{ JSON.stringify({ now: Date.now() }) }}' } });
+  wf.connections.Start.main[0].push({ node: 'clock', type: 'main', index: 0 });
+  return wf;
+}
+
+test('a 30 s skewed n8n process sees the breaker the others opened (store clock), a local-clock control does not', async () => {
+  const wf = workflow();
+  n8n.importWorkflow(wf);
+  const first = await n8n.execute(wf.id);
+  assert.equal(hits(), 1, 'the first process tripped the breaker (open 20 s)');
+
+  const skewed = await n8n.execute(wf.id, { env: SKEW });
+  assert.ok(skewed.run, skewed.log.slice(-2000));
+  const offset = outputs(skewed.run, 'clock')[0][0].json.now - Date.now();
+  console.log(`skewed n8n process: Date.now() is ${offset} ms off`);
+  assert.ok(offset > 25_000 && offset < 40_000, `the process clock really is ~30 s ahead (${offset} ms)`);
+  assert.equal(hits(), 1, 'skewed process: zero requests while the breaker is open by the store clock');
+  const [, deferred] = outputs(skewed.run, 'chain');
+  assert.equal(deferred[0].json.reason, 'circuit_open');
+  void first;
+
+  // Negative control: the same decision in the same skewed clock, taken with the worker's clock.
+  const out = execFileSync(process.execPath, [path.join(ROOT, 'tests/e2e/local-clock-control.mjs'), String(providers.port), id], { env: { ...process.env, ...SKEW, RPC_REDIS_PORT: String(REDIS_PORT) } }).toString();
+  await new Promise((r) => setTimeout(r, 200));
+  console.log(`negative control (worker clock): ${out.trim()}`);
+  assert.equal(hits(), 2, 'with its own clock the skewed worker probes 10 s early: the store clock is what keeps decisions equal');
+});
