@@ -223,7 +223,8 @@ fn open(next: &mut BreakerRow, p: &BreakerPolicy, now: u64, from: Phase) -> Tran
 fn add_call(buckets: &mut Vec<Bucket>, p: &BreakerPolicy, now: u64, failed: bool) {
     let width = (p.window_ms / 10).max(1);
     let start = now - now % width;
-    buckets.retain(|b| b.start_ms + p.window_ms > now);
+    // Saturating: a stored bucket start near the end of u64 must not overflow the window.
+    buckets.retain(|b| b.start_ms.saturating_add(p.window_ms) > now);
     match buckets.last_mut() {
         Some(b) if b.start_ms == start => {
             b.calls += 1;

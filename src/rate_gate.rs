@@ -56,7 +56,8 @@ pub fn take(row: &GateRow, limit: Option<&RateLimit>, now_ms: u64, max_wait_ms: 
     let tolerance = t.saturating_mul(limit.burst.max(1) as u64 - 1);
     let start = row.tat_us.max(now_us);
     let allowed_at_us = start.saturating_sub(tolerance);
-    let next = GateRow { tat_us: start + t, closed_until_ms: row.closed_until_ms, version: row.version + 1 };
+    // Saturating: a clock or stored tat near the end of u64 must not wrap the gate open.
+    let next = GateRow { tat_us: start.saturating_add(t), closed_until_ms: row.closed_until_ms, version: row.version + 1 };
     if allowed_at_us <= now_us {
         return Take::Now { row: Some(next) };
     }
