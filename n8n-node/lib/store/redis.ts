@@ -129,8 +129,13 @@ export class RedisStore implements StateStore {
   }
 }
 
-/** `{`, `}` would change the Cluster hash tag; `:` separates key parts; keep both out. */
+/** `{`, `}` would change the Cluster hash tag; `:` separates key parts; keep both out. The code
+ * is prefix-free, so two names never share a key: `%hh` below U+0100, `%uhhhh` above (a bare
+ * `%2028` for U+2028 would equal a space followed by "28"). */
 function escapeTag(s: string): string {
-  return s.replace(/[{}:%\r\n*\s]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return s.replace(/[{}:%\r\n*\s]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `%${code.toString(16).padStart(2, '0')}` : `%u${code.toString(16).padStart(4, '0')}`;
+  });
 }
 const escapeName = escapeTag;
