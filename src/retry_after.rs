@@ -5,6 +5,11 @@ use std::time::{Duration, UNIX_EPOCH};
 
 /// Header values this long are garbage, not hints (and parsing them is a waste).
 const MAX_HEADER_LEN: usize = 128;
+/// Longer hints are read as this long: 100 years, far past every cap, so a server asking for
+/// "forever" (`Retry-After: 10^30`, a date in 2999) still closes the provider and defers the item;
+/// but `now + hint` stays a number and a date JavaScript can hold (u64::MAX ms failed at the WASM
+/// boundary and took the whole execution down).
+pub const MAX_HINT_MS: u64 = 100 * 365 * 86_400_000;
 /// Reset values above this are Unix epochs in seconds; at or below, delta-seconds.
 pub const EPOCH_SECONDS_FLOOR: u64 = 1_000_000_000;
 /// Reset values above this are Unix epochs in milliseconds.
@@ -42,6 +47,10 @@ pub struct HintHeaders {
 /// The hint for a response, if any. Retry-After first; reset headers only on a 429 or when the
 /// remaining quota is 0 (otherwise they describe a window we are still allowed to use).
 pub fn hint(status: Option<u16>, headers: &HintHeaders, now_ms: u64) -> Option<Hint> {
+    raw_hint(status, headers, now_ms).map(|h| Hint { delay_ms: h.delay_ms.min(MAX_HINT_MS), ..h })
+}
+
+fn raw_hint(status: Option<u16>, headers: &HintHeaders, now_ms: u64) -> Option<Hint> {
     if let Some(delay_ms) = headers.retry_after.as_deref().and_then(|v| parse_retry_after(v, now_ms)) {
         return Some(Hint { delay_ms, source: HintSource::RetryAfter });
     }
@@ -126,6 +135,18 @@ mod tests {
         assert_eq!(parse_retry_after("Thu, 01 Jan 1970 00:00:00 GMT", AT), Some(0));
         assert!(parse_retry_after("Tue, 01 Jan 2999 00:00:00 GMT", AT).unwrap() > 900 * 365 * 86_400_000);
         assert_eq!(hint(Some(503), &HintHeaders::default(), AT), None);
+    }
+
+    #[test]
+    fn absurd_hints_are_capped_at_a_century() {
+        for v in ["1000000000000000000000000000000", "18446744073709551615", "Tue, 01 Jan 2999 00:00:00 GMT"] {
+            let h = HintHeaders { retry_after: Some(v.into()), ..Default::default() };
+            assert_eq!(hint(Some(503), &h, AT), Some(Hint { delay_ms: MAX_HINT_MS, source: HintSource::RetryAfter }), "{v}");
+        }
+        let h = HintHeaders { x_ratelimit_reset: Some("99999999999999999999".into()), ..Default::default() };
+        assert_eq!(hint(Some(429), &h, AT).map(|h| h.delay_ms), Some(MAX_HINT_MS));
+        let h = HintHeaders { retry_after: Some("3600".into()), ..Default::default() };
+        assert_eq!(hint(Some(503), &h, AT).map(|h| h.delay_ms), Some(3_600_000), "ordinary hints unchanged");
     }
 
     #[test]
