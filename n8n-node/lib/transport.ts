@@ -72,14 +72,24 @@ function parseBody(body: unknown): unknown {
   }
 }
 
-/** Node's error code (ECONNRESET, …) wherever n8n's helper or axios put it. */
+/** Node's error code (ECONNRESET, …) wherever n8n's helper or axios put it. A Node socket code
+ * anywhere in the cause chain wins over a wrapper's (axios' ERR_*); a body cut off mid-way is
+ * reported by axios as ERR_BAD_RESPONSE "stream has been aborted" with no cause: that is the
+ * peer resetting the connection, ECONNRESET, which is worth a retry. */
 function errorCode(error: unknown): string {
-  let e = error as { code?: unknown; cause?: unknown } | undefined;
+  let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined;
+  let first: string | undefined;
+  let aborted = false;
   for (let depth = 0; e && depth < 5; depth++) {
-    if (typeof e.code === 'string' && /^[A-Z_]+$/.test(e.code)) return e.code === 'ECONNABORTED' && depth === 0 ? 'ECONNABORTED' : e.code;
+    if (typeof e.code === 'string' && /^[A-Z_]+$/.test(e.code)) {
+      if (/^E[A-Z]+$/.test(e.code)) return e.code; // a socket/DNS code: ECONNRESET, ETIMEDOUT, …
+      first ??= e.code;
+    }
+    if (typeof e.message === 'string' && /\b(stream has been aborted|aborted|premature close)\b/i.test(e.message)) aborted = true;
     e = e.cause as typeof e;
   }
-  return 'EUNKNOWN';
+  if (aborted && (first === undefined || first === 'ERR_BAD_RESPONSE' || first === 'ERR_STREAM_PREMATURE_CLOSE')) return 'ECONNRESET';
+  return first ?? 'EUNKNOWN';
 }
 
 /** `a.b.0.c` must hold a non-empty value. */

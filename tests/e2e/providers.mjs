@@ -11,8 +11,23 @@
 //   /fail-then-ok?n=1   first n answers 503, then 200
 //   /drip               200 that sends one byte a second, forever
 //   /garbage-ra         503 with Retry-After: -5
+//   /ra?v=<value>&n=1   first n answers 503 with Retry-After: <value> (any text), then 200;
+//                       ?big=<bytes> sends a Retry-After of that many '9's instead
+//   /not-json?ct=<type> 200 whose body is not JSON (<html>…), Content-Type <type> (text/html)
+//   /reset-mid-body     200, Content-Length 1000, 10 bytes, then the socket is destroyed
+//   /hang               never answers (no status line)
+//   /never-ends         200 and half a body, then silence, forever
+//   /redirect-loop      302 to itself, forever
+//   /echo-auth          200 {"you_sent": <the Authorization header>}: a provider that reflects keys
+//   /echo-token         200 {"nested":[{"token": <the last word of the Authorization header>}]}
+//   /echo-auth-fail?status=500  that status, the Authorization header in the error body (as a
+//                       key and a value) and in Retry-After, X-RateLimit-Reset and X-Echo
+//   /garbage            in turn: 200 non-JSON, 503 Retry-After: abc, socket destroyed, 502 bad JSON
 //   /__log              the arrival log as JSON;  /__reset clears it
+// Each arrival records `auth: 'present'` and `authHash` (sha256 of the Authorization header, 16
+// hex digits), so a test can check that its exact secret arrived without the log holding it.
 import http from 'node:http';
+import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 
 export function startProviders(port = 0, logFile = null) {
@@ -30,7 +45,7 @@ export function startProviders(port = 0, logFile = null) {
       const seen = (counters.get(key) ?? 0) + 1;
       counters.set(key, seen);
       const arrival = { t: Date.now(), method: req.method, route, id: url.searchParams.get('id'), n: seen,
-        idempotencyKey: req.headers['idempotency-key'] ?? null, auth: req.headers.authorization ? 'present' : null, body };
+        idempotencyKey: req.headers['idempotency-key'] ?? null, auth: req.headers.authorization ? 'present' : null, authHash: req.headers.authorization ? authHash(req.headers.authorization) : null, body };
       arrivals.push(arrival);
       if (logFile) appendFileSync(logFile, JSON.stringify(arrival) + '\n');
       const n = Number(url.searchParams.get('n') ?? 1);
@@ -49,6 +64,39 @@ export function startProviders(port = 0, logFile = null) {
       if (route === '/hint3600') return send(res, 503, { error: 'maintenance' }, { 'Retry-After': '3600' });
       if (route === '/fail-then-ok') return seen <= n ? send(res, 503, { error: 'flaky' }) : send(res, 200, { ok: true, attempts: seen });
       if (route === '/garbage-ra') return send(res, 503, { error: 'x' }, { 'Retry-After': '-5' });
+      if (route === '/ra') {
+        const v = url.searchParams.has('big') ? '9'.repeat(Number(url.searchParams.get('big'))) : url.searchParams.get('v') ?? '';
+        return seen <= n ? send(res, 503, { error: 'busy' }, { 'Retry-After': v }) : send(res, 200, { ok: true, after: seen - 1 });
+      }
+      if (route === '/not-json') {
+        res.writeHead(200, { 'Content-Type': url.searchParams.get('ct') ?? 'text/html' });
+        return res.end('<html><body>not json {"half":</body></html>');
+      }
+      if (route === '/reset-mid-body') {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '1000' });
+        res.write('{"partial":');
+        return setTimeout(() => res.socket?.destroy(), 50);
+      }
+      if (route === '/hang') return; // the socket stays open, nothing is ever sent
+      if (route === '/never-ends') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        return res.write('{"started":true,');
+      }
+      if (route === '/redirect-loop') return send(res, 302, { to: 'self' }, { Location: req.url });
+      if (route === '/echo-auth') return send(res, 200, { ok: true, you_sent: req.headers.authorization ?? null });
+      if (route === '/echo-token') return send(res, 200, { ok: true, nested: [{ token: String(req.headers.authorization ?? '').split(' ').pop() }] });
+      if (route === '/echo-auth-fail') {
+        const auth = String(req.headers.authorization ?? '');
+        return send(res, Number(url.searchParams.get('status') ?? 500), { error: `invalid key ${auth}`, [auth]: auth }, { 'Retry-After': auth, 'X-RateLimit-Reset': auth, 'X-Echo': auth });
+      }
+      if (route === '/garbage') {
+        const turn = (seen - 1) % 4;
+        if (turn === 0) { res.writeHead(200, { 'Content-Type': 'text/plain' }); return res.end('\u0000<<garbage>>\uffff'); }
+        if (turn === 1) return send(res, 503, { error: 'x' }, { 'Retry-After': 'abc' });
+        if (turn === 2) return req.socket.destroy();
+        res.writeHead(502, { 'Content-Type': 'application/json' });
+        return res.end('{"error": "bad gateway",,,');
+      }
       if (route === '/drip') {
         res.writeHead(200, { 'Content-Type': 'application/json' });
         const timer = setInterval(() => res.write(' '), 1000);
@@ -60,6 +108,11 @@ export function startProviders(port = 0, logFile = null) {
   });
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, port: server.address().port, arrivals, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }) })));
 }
+
+function authHash(value) {
+  return createHash('sha256').update(String(value)).digest('hex').slice(0, 16);
+}
+export { authHash };
 
 function send(res, status, body, headers = {}) {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
