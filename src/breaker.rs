@@ -193,7 +193,7 @@ pub fn record(row: &BreakerRow, p: &BreakerPolicy, now: u64, health: Health, hol
         }
         (Phase::HalfOpen, Health::Success) => {
             if held || p.half_open_probes == 0 {
-                next.successes += 1;
+                next.successes = next.successes.saturating_add(1);
                 if next.successes >= p.successes_to_close.max(1) {
                     next = BreakerRow { trips: row.trips, version: row.version, ..Default::default() };
                     transition = Some(Transition { from: Phase::HalfOpen, to: Phase::Closed, at_ms: now });
@@ -212,7 +212,7 @@ pub fn record(row: &BreakerRow, p: &BreakerPolicy, now: u64, health: Health, hol
 fn open(next: &mut BreakerRow, p: &BreakerPolicy, now: u64, from: Phase) -> Transition {
     next.phase = Phase::Open;
     next.open_until_ms = now.saturating_add(p.open_window(next.streak));
-    next.trips += 1;
+    next.trips = next.trips.saturating_add(1);
     next.failures.clear();
     next.buckets.clear();
     next.probes.clear();
@@ -227,8 +227,8 @@ fn add_call(buckets: &mut Vec<Bucket>, p: &BreakerPolicy, now: u64, failed: bool
     buckets.retain(|b| b.start_ms.saturating_add(p.window_ms) > now);
     match buckets.last_mut() {
         Some(b) if b.start_ms == start => {
-            b.calls += 1;
-            b.failures += failed as u32;
+            b.calls = b.calls.saturating_add(1);
+            b.failures = b.failures.saturating_add(failed as u32);
         }
         _ => buckets.push(Bucket { start_ms: start, calls: 1, failures: failed as u32 }),
     }
@@ -244,6 +244,6 @@ fn finish<T>(old: &BreakerRow, mut next: BreakerRow, decision: T, transition: Op
     if next == *old {
         return Decided { decision, row: None, transition: None };
     }
-    next.version = old.version + 1;
+    next.version = old.version.wrapping_add(1);
     Decided { decision, row: Some(next), transition }
 }

@@ -88,7 +88,9 @@ pub fn choose(chain: &Chain, views: &[ProviderView], local: &[Local], now: u64, 
             Admission::Call => false,
         };
         let mut writes = Writes { provider: i, breaker: admitted.row, ..Default::default() };
-        let reserved = local[i].reserved_at_ms.is_some_and(|at| at <= now);
+        // A reserved slot is this item's, but a closure set since (a 429 or a long hint seen by
+        // any worker) still holds it back: then `take` below answers with the closure.
+        let reserved = local[i].reserved_at_ms.is_some_and(|at| at <= now) && now >= view.gate.closed_until_ms;
         if !reserved {
             match rate_gate::take(&view.gate, p.rate_limit.as_ref(), now, max_wait_ms) {
                 Take::Now { row } => writes.gate = row,

@@ -24,13 +24,13 @@ pub fn acquire(row: &InFlightRow, cap: u32, holder: &str, now_ms: u64, lease_ms:
         return Acquire::Full { until_ms: earliest_end(&leases), reason: Reason::InFlightCap };
     }
     leases.push(Lease { holder: holder.to_string(), until_ms: now_ms.saturating_add(lease_ms) });
-    Acquire::Granted { row: InFlightRow { leases, version: row.version + 1 } }
+    Acquire::Granted { row: InFlightRow { leases, version: row.version.wrapping_add(1) } }
 }
 
 /// Give the slot back; `None` when this holder had none.
 pub fn release(row: &InFlightRow, holder: &str) -> Option<InFlightRow> {
     let leases: Vec<Lease> = row.leases.iter().filter(|l| l.holder != holder).cloned().collect();
-    (leases.len() != row.leases.len()).then(|| InFlightRow { leases, version: row.version + 1 })
+    (leases.len() != row.leases.len()).then(|| InFlightRow { leases, version: row.version.wrapping_add(1) })
 }
 
 #[cfg(test)]

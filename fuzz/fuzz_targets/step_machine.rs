@@ -1,0 +1,442 @@
+//! One item driven end to end: a random valid chain, a random stream of answers (statuses,
+//! network errors, Retry-After and reset headers, slow calls), time jumps, early and late
+//! wake-ups, lost store races and other workers writing the same shared rows. The item runs
+//! `ItemMachine::poll` / `on_outcome` and `record::record` against in-memory `ProviderView`s,
+//! writes applied with version checks as tests/common/mod.rs does.
+//!
+//! Invariants: no panic and no error from well-formed driving; the item ends (Done, Defer or
+//! Fail) within a bounded number of steps; the sum of its sleeps stays within the budget and no
+//! sleep ends past it; no call after the budget or past a provider's attempts; no call to a
+//! provider the item gave up on, whose breaker is open or whose rate gate is closed (as the
+//! store holds them when polled); the in-flight cap holds; a deferral's `retry_at_ms` is not in
+//! the past; Done follows a successful call on that provider, Fail carries a permanent reason,
+//! Defer a retryable one.
+#![no_main]
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use resilient_engine::breaker::{self, Phase};
+use resilient_engine::chain::{ProviderView, Writes};
+use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig};
+use resilient_engine::in_flight::{self, Acquire};
+use resilient_engine::outcome::{Health, Outcome, TRANSIENT_ERRORS};
+use resilient_engine::rate_gate::{self, Take};
+use resilient_engine::record::record;
+use resilient_engine::retry_after::HintHeaders;
+use resilient_engine::rng::Rng;
+use resilient_engine::step::{Effect, ItemMachine, Step, WaitCause};
+use std::sync::Arc;
+use std::time::{Duration, UNIX_EPOCH};
+
+const DAY: u64 = 86_400_000;
+const END_OF_DATES_S: i64 = 253_402_300_799;
+const METHODS: &[&str] = &["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS", "post", ""];
+const STRATEGIES: &[&str] = &["full_jitter", "equal_jitter", "decorrelated", "none"];
+const RETRY_SETS: &[&str] = &["408,425,429,500,502,503,504", "", "500-599", "429", "100-599", "408,500-599,404"];
+const HEALTH_SETS: &[&str] = &["408,500-599", "", "100-599", "429,503"];
+const STATUSES: &[u16] = &[200, 201, 204, 301, 304, 400, 401, 403, 404, 408, 409, 422, 425, 429, 500, 502, 503, 504, 599];
+
+#[derive(Debug, Arbitrary)]
+struct ProviderIn {
+    method: u8,
+    max_attempts: Option<u8>,
+    deadline_ms: Option<u32>,
+    threshold: Option<u8>,
+    open_ms: Option<u32>,
+    rate_limit: Option<(u8, u32, u8)>,
+    max_in_flight: Option<u8>,
+    key: bool,
+}
+
+#[derive(Debug, Arbitrary)]
+struct ConfigIn {
+    providers: [ProviderIn; 4],
+    count: u8,
+    strategy: u8,
+    base_ms: u16,
+    cap_extra_ms: u32,
+    max_attempts: u8,
+    deadline_ms: u32,
+    budget_ms: u32,
+    retry_after_cap_ms: u32,
+    defer_spread_ms: u32,
+    retry_statuses: u8,
+    health_statuses: u8,
+    count_429: bool,
+    retry_unsafe_methods: bool,
+    failure_rate: Option<(u8, u8)>,
+    threshold: u8,
+    window_ms: u32,
+    open_ms: u32,
+    open_growth: u8,
+    open_max_extra_ms: u32,
+    half_open_probes: u8,
+    successes_to_close: u8,
+}
+
+#[derive(Debug, Arbitrary)]
+enum RetryAfterIn {
+    Seconds(u16),
+    Digits(u64),
+    /// Longer than any u64: saturates.
+    Huge,
+    /// An HTTP-date this many seconds from now (negative: in the past).
+    Date(i32),
+    Raw(String),
+}
+
+#[derive(Debug, Arbitrary)]
+enum ResetIn {
+    Seconds(u16),
+    Decimal(u16, u8),
+    EpochSeconds(i32),
+    EpochMillis(i32),
+    Raw(String),
+}
+
+#[derive(Debug, Arbitrary)]
+enum Answer {
+    Common(u8),
+    Status(u16),
+    Error(u8),
+    Unknown,
+    CheckFailed,
+    RetryAfter { status: u8, value: RetryAfterIn },
+    Reset { status: u8, value: ResetIn, exhausted: bool, x_prefix: bool },
+}
+
+/// Another worker touching provider `provider`'s shared rows between two polls of this item.
+#[derive(Debug, Arbitrary)]
+enum Foreign {
+    Failure(u8),
+    Success(u8),
+    Probe(u8),
+    InFlight(u8),
+    CloseGate(u8, u32),
+    TakeGate(u8),
+    /// The store read took this long.
+    Jump(u32),
+}
+
+#[derive(Debug, Arbitrary, Default)]
+struct Event {
+    answer: Option<Answer>,
+    call_ms: u16,
+    late_wake_ms: u16,
+    wake_early: bool,
+    credential_refreshed: bool,
+    lose_race: bool,
+    foreign: Option<Foreign>,
+}
+
+#[derive(Debug, Arbitrary)]
+struct Input {
+    config: ConfigIn,
+    start: u64,
+    seed: u64,
+    events: Vec<Event>,
+}
+
+fn pick<T: Copy>(xs: &[T], i: u8) -> T {
+    xs[i as usize % xs.len()]
+}
+
+impl ConfigIn {
+    /// Always within validation's ranges, biased small so breakers trip and budgets run out.
+    fn to_config(&self) -> ChainConfig {
+        let n = 1 + self.count as usize % 4;
+        let base_ms = 1 + self.base_ms as i64;
+        let open_ms = 1 + (self.open_ms as u64 % DAY) as i64;
+        ChainConfig {
+            providers: self.providers[..n]
+                .iter()
+                .enumerate()
+                .map(|(i, p)| ProviderConfig {
+                    name: format!("p{i}"),
+                    method: pick(METHODS, p.method).to_string(),
+                    max_attempts: p.max_attempts.map(|v| 1 + v as i64 % 100),
+                    deadline_ms: p.deadline_ms.map(|v| 1 + (v as u64 % DAY) as i64),
+                    threshold: p.threshold.map(|v| 1 + v as i64 % 20),
+                    open_ms: p.open_ms.map(|v| 1 + (v as u64 % DAY) as i64),
+                    rate_limit: p.rate_limit.map(|(r, per, b)| RateLimitConfig {
+                        requests: 1 + r as i64,
+                        period_ms: 1 + (per as u64 % DAY) as i64,
+                        burst: 1 + b as i64 % 8,
+                    }),
+                    max_in_flight: p.max_in_flight.map(|v| 1 + v as i64 % 4),
+                })
+                .collect(),
+            strategy: pick(STRATEGIES, self.strategy).to_string(),
+            base_ms,
+            cap_ms: (base_ms + (self.cap_extra_ms as u64 % DAY) as i64).min(DAY as i64),
+            max_attempts: 1 + self.max_attempts as i64 % 10,
+            deadline_ms: 1 + (self.deadline_ms as u64 % DAY) as i64,
+            budget_ms: 1 + (self.budget_ms as u64 % (7 * DAY)) as i64,
+            retry_after_cap_ms: (self.retry_after_cap_ms as u64 % (DAY + 1)) as i64,
+            defer_spread_ms: (self.defer_spread_ms as u64 % (DAY + 1)) as i64,
+            retry_statuses: pick(RETRY_SETS, self.retry_statuses).to_string(),
+            health_statuses: pick(HEALTH_SETS, self.health_statuses).to_string(),
+            count_429: self.count_429,
+            retry_unsafe_methods: self.retry_unsafe_methods,
+            trip_rule: if self.failure_rate.is_some() { "failure_rate" } else { "consecutive" }.to_string(),
+            failure_rate: self.failure_rate.map_or(0.5, |(r, _)| (1 + r as u32) as f64 / 256.0),
+            min_calls: self.failure_rate.map_or(10, |(_, m)| 1 + m as i64 % 20),
+            threshold: 1 + self.threshold as i64 % 20,
+            window_ms: 1 + (self.window_ms as u64 % DAY) as i64,
+            open_ms,
+            open_growth: 1.0 + self.open_growth as f64 / 2.56,
+            open_max_ms: open_ms + (self.open_max_extra_ms as u64 % (6 * DAY)) as i64,
+            half_open_probes: self.half_open_probes as i64 % 4,
+            successes_to_close: 1 + self.successes_to_close as i64 % 4,
+        }
+    }
+}
+
+fn http_date(now_ms: u64, offset_s: i32) -> String {
+    let secs = ((now_ms / 1000) as i64 + offset_s as i64).clamp(0, END_OF_DATES_S);
+    httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs as u64))
+}
+
+impl Answer {
+    fn outcome(&self, now_ms: u64) -> Outcome {
+        let status = |s: u16| Outcome::Status { status: s, headers: HintHeaders::default() };
+        match self {
+            Answer::Common(i) => status(pick(STATUSES, *i)),
+            Answer::Status(s) => status(*s),
+            Answer::Error(i) => Outcome::Error { code: pick(TRANSIENT_ERRORS, *i).to_string() },
+            Answer::Unknown => Outcome::Error { code: "ENOTFOUND".into() },
+            Answer::CheckFailed => Outcome::CheckFailed { check: "schema".into() },
+            Answer::RetryAfter { status, value } => {
+                let v = match value {
+                    RetryAfterIn::Seconds(s) => s.to_string(),
+                    RetryAfterIn::Digits(d) => d.to_string(),
+                    RetryAfterIn::Huge => "9".repeat(30),
+                    RetryAfterIn::Date(off) => http_date(now_ms, *off),
+                    RetryAfterIn::Raw(s) => s.clone(),
+                };
+                let headers = HintHeaders { retry_after: Some(v), ..Default::default() };
+                Outcome::Status { status: pick(STATUSES, *status), headers }
+            }
+            Answer::Reset { status, value, exhausted, x_prefix } => {
+                let v = match value {
+                    ResetIn::Seconds(s) => s.to_string(),
+                    ResetIn::Decimal(s, f) => format!("{s}.{f}"),
+                    ResetIn::EpochSeconds(off) => ((now_ms / 1000) as i64 + *off as i64).max(0).to_string(),
+                    ResetIn::EpochMillis(off) => (now_ms as i64 + *off as i64).max(0).to_string(),
+                    ResetIn::Raw(s) => s.clone(),
+                };
+                let remaining = exhausted.then(|| "0".to_string());
+                let headers = if *x_prefix {
+                    HintHeaders { x_ratelimit_reset: Some(v), x_ratelimit_remaining: remaining, ..Default::default() }
+                } else {
+                    HintHeaders { ratelimit_reset: Some(v), ratelimit_remaining: remaining, ..Default::default() }
+                };
+                Outcome::Status { status: pick(STATUSES, *status), headers }
+            }
+        }
+    }
+}
+
+/// In-memory store: applies writes with the version check of tests/common/mod.rs.
+struct Store {
+    views: Vec<ProviderView>,
+}
+
+impl Store {
+    fn apply(&mut self, w: &Writes) {
+        let v = &mut self.views[w.provider];
+        if let Some(b) = &w.breaker {
+            assert_eq!(b.version, v.breaker.version + 1, "breaker version must rise by one");
+            v.breaker = b.clone();
+        }
+        if let Some(g) = &w.gate {
+            assert_eq!(g.version, v.gate.version + 1, "gate version must rise by one");
+            v.gate = g.clone();
+        }
+        if let Some(f) = &w.in_flight {
+            assert_eq!(f.version, v.in_flight.version + 1, "in-flight version must rise by one");
+            v.in_flight = f.clone();
+        }
+    }
+
+    fn interfere(&mut self, chain: &Chain, f: &Foreign, now: &mut u64) {
+        let n = chain.providers.len();
+        let other = "other-worker";
+        let health = |p: u8, health: Health, store: &mut Store| {
+            let effect = Effect {
+                provider: p as usize % n,
+                health,
+                holder: other.into(),
+                label: "500".into(),
+                gate_close_until_ms: None,
+                release_in_flight: false,
+            };
+            if let Some(w) = record(chain, &store.views[effect.provider], &effect, *now).writes {
+                store.apply(&w);
+            }
+        };
+        match *f {
+            Foreign::Failure(p) => health(p, Health::Failure, self),
+            Foreign::Success(p) => health(p, Health::Success, self),
+            Foreign::Probe(p) => {
+                let i = p as usize % n;
+                let d = breaker::admit(&self.views[i].breaker, &chain.providers[i].breaker, *now, other);
+                if let Some(row) = d.row {
+                    self.apply(&Writes { provider: i, breaker: Some(row), ..Default::default() });
+                }
+            }
+            Foreign::InFlight(p) => {
+                let i = p as usize % n;
+                let pr = &chain.providers[i];
+                if let Some(cap) = pr.max_in_flight {
+                    if let Acquire::Granted { row } = in_flight::acquire(&self.views[i].in_flight, cap, other, *now, pr.breaker.probe_lease_ms) {
+                        self.apply(&Writes { provider: i, in_flight: Some(row), ..Default::default() });
+                    }
+                }
+            }
+            Foreign::CloseGate(p, ms) => {
+                let i = p as usize % n;
+                if let Some(row) = rate_gate::close(&self.views[i].gate, now.saturating_add(ms as u64)) {
+                    self.apply(&Writes { provider: i, gate: Some(row), ..Default::default() });
+                }
+            }
+            Foreign::TakeGate(p) => {
+                let i = p as usize % n;
+                match rate_gate::take(&self.views[i].gate, chain.providers[i].rate_limit.as_ref(), *now, DAY) {
+                    Take::Now { row: Some(row) } | Take::Reserved { row, .. } => {
+                        self.apply(&Writes { provider: i, gate: Some(row), ..Default::default() })
+                    }
+                    _ => {}
+                }
+            }
+            Foreign::Jump(ms) => *now += ms as u64,
+        }
+    }
+}
+
+fuzz_target!(|input: Input| {
+    let cfg = input.config.to_config();
+    let chain = match cfg.validate() {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            assert!(e.field().is_some_and(|f| !f.is_empty()), "{e}");
+            return;
+        }
+    };
+    let n = chain.providers.len();
+    // Any clock up to about year 3000, including 0.
+    let start = input.start % (1 << 45);
+    let deadline = start + chain.budget_ms;
+    let keys: Vec<Option<String>> = input.config.providers[..n].iter().enumerate().map(|(i, p)| p.key.then(|| format!("key-{i}"))).collect();
+    let mut m = ItemMachine::new(chain.clone(), start, "item".into(), keys.clone(), Rng::seeded(input.seed));
+    let mut store = Store { views: vec![ProviderView::default(); n] };
+    let mut now = start;
+
+    let max_calls: usize = chain.providers.iter().map(|p| p.max_attempts as usize).sum();
+    let bound = 3 * (max_calls + n + input.events.len()) + 10;
+    let default_event = Event::default();
+    let mut events = input.events.iter();
+    let mut last_success: Option<usize> = None;
+    let mut calls = vec![0u32; n];
+    // Providers this item is done with: an answer that neither succeeded nor led to a wait.
+    let mut gave_up = vec![false; n];
+    let mut steps = 0;
+
+    let end = loop {
+        steps += 1;
+        assert!(steps <= bound, "the item did not end within {bound} steps");
+        let ev = events.next().unwrap_or(&default_event);
+        if let Some(f) = &ev.foreign {
+            store.interfere(&chain, f, &mut now);
+        }
+        let poll = m.poll(now, &store.views).expect("poll with one view per provider");
+        match poll.step {
+            Step::Call { provider, attempt, deadline_ms, idempotency_key, .. } => {
+                let p = &chain.providers[provider];
+                assert!(now < deadline, "a call at {now} after the budget ended at {deadline}");
+                assert!(deadline_ms >= 1 && deadline_ms <= p.deadline_ms && now + deadline_ms <= deadline, "deadline {deadline_ms}");
+                assert_eq!(attempt, calls[provider] + 1, "attempt numbering");
+                assert!(attempt <= p.max_attempts, "attempt {attempt} of {}", p.max_attempts);
+                assert_eq!(idempotency_key, if p.unsafe_method { keys[provider].clone() } else { None });
+                assert!(!gave_up[provider], "a call to provider {provider} after the item gave up on it");
+                let v = &store.views[provider];
+                assert!(
+                    !(v.breaker.phase == Phase::Open && now < v.breaker.open_until_ms),
+                    "a call to provider {provider} at {now} while its breaker is open until {}",
+                    v.breaker.open_until_ms
+                );
+                assert!(now >= v.gate.closed_until_ms, "a call to provider {provider} at {now} while its gate is closed until {}", v.gate.closed_until_ms);
+                if ev.lose_race && poll.writes.is_some() {
+                    // The compare-and-set lost: nothing committed; read again and poll again
+                    // (poll drops the call it had handed out).
+                    continue;
+                }
+                if let Some(w) = &poll.writes {
+                    store.apply(w);
+                }
+                if let Some(cap) = p.max_in_flight {
+                    let live = store.views[provider].in_flight.leases.iter().filter(|l| l.until_ms > now).count();
+                    assert!(live as u32 <= cap, "{live} calls in flight to provider {provider}, cap {cap}");
+                }
+                calls[provider] += 1;
+                // A call that outlives its deadline is cut at it: our own TIMEOUT.
+                let answer = ev.answer.as_ref().unwrap_or(&Answer::Common(16)); // 503
+                let (outcome, took) = if ev.call_ms as u64 > deadline_ms {
+                    (Outcome::Error { code: "TIMEOUT".into() }, deadline_ms)
+                } else {
+                    (answer.outcome(now), ev.call_ms as u64)
+                };
+                now += took;
+                let effect = m.on_outcome(now, &outcome, ev.credential_refreshed).expect("the outcome of the outstanding call");
+                assert_eq!(effect.provider, provider);
+                let log = m.report().attempts.last().expect("the call is logged");
+                assert_eq!((log.provider, log.attempt), (provider, attempt));
+                if m.finished().is_none() && log.wait_cause.is_none() {
+                    gave_up[provider] = true;
+                }
+                last_success = matches!(outcome, Outcome::Status { status: 100..=399, .. }).then_some(provider);
+                if let Some(w) = record(&chain, &store.views[provider], &effect, now).writes {
+                    store.apply(&w);
+                }
+                // Its in-flight slot, if any, is back.
+                assert!(store.views[provider].in_flight.leases.iter().all(|l| l.holder != "item"), "in-flight slot kept");
+            }
+            Step::Sleep { ms, cause } => {
+                assert!(ms > 0, "a zero sleep");
+                assert!(now + ms <= deadline, "a sleep to {} past the budget's end {deadline}", now + ms);
+                if poll.writes.is_some() {
+                    assert_eq!(cause, WaitCause::RateGate, "only a gate reservation writes before a sleep");
+                }
+                if let Some(w) = &poll.writes {
+                    store.apply(w);
+                }
+                if ev.wake_early && ms > 1 {
+                    now += ms / 2;
+                } else {
+                    now += ms + ev.late_wake_ms as u64;
+                }
+            }
+            Step::Done { provider, fallback, .. } => {
+                assert_eq!(last_success, Some(provider), "Done without a successful call on it");
+                assert_eq!(fallback, provider > 0);
+                break poll.step;
+            }
+            Step::Defer { retry_at_ms, reason } => {
+                assert!(retry_at_ms >= now, "deferred to {retry_at_ms}, in the past at {now}");
+                assert!(reason.is_retryable(), "deferred for a permanent reason {reason:?}");
+                break poll.step;
+            }
+            Step::Fail { reason } => {
+                assert!(!reason.is_retryable(), "failed for a retryable reason {reason:?}");
+                break poll.step;
+            }
+        }
+    };
+
+    let report = m.report();
+    assert!(report.slept_ms <= chain.budget_ms, "slept {} ms of a {} ms budget", report.slept_ms, chain.budget_ms);
+    assert_eq!(report.attempts.len() as u32, calls.iter().sum::<u32>());
+    // Finished is final: polling again returns the same step and writes nothing.
+    let again = m.poll(now + 1, &store.views).expect("poll after the end");
+    assert_eq!(again.step, end);
+    assert!(again.writes.is_none());
+});
