@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: Rust engine (unit, scenarios, properties, vectors), the WASM build, the same
+# Every test: Rust engine (unit, scenarios, properties, vectors, a fuzz smoke), the WASM build, the same
 # vectors through pkg/ in Node 20 and Node 24, then the node package in real n8n.
 # Installs what it needs (toolchain, n8n) into ~/.cache; a missing part fails loudly.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -8,6 +8,7 @@ cd "$ROOT"
 log "1/5 Rust engine tests"
 cargo test --quiet --locked 2>&1 | grep -E '^(test result|failures|---- |thread)|panicked' >&2 || true
 cargo test --quiet --locked >/dev/null 2>&1 || die "cargo test failed (run: cargo test)"
+bash scripts/fuzz-smoke.sh || die "fuzz smoke failed (the long run: scripts/fuzz.sh)"
 
 log "2/5 WASM build"
 bash scripts/build-wasm.sh
