@@ -27,6 +27,7 @@ export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
     failOpen: (o.onStoreFailure ?? 'failOpen') === 'failOpen',
   };
   const node = ctx.getNode();
+  if (!['memory', 'redis', 'postgres'].includes(s.kind)) throw new NodeOperationError(node, `Node: "State Store" must be memory, redis or postgres, got ${JSON.stringify(String(s.kind).slice(0, 50))}`);
   if (!/^[A-Za-z0-9_:.-]{0,64}$/.test(s.prefix)) throw new NodeOperationError(node, `Store Options: "Key Prefix" may hold only letters, digits and _ : . - (64 at most), got "${s.prefix.slice(0, 80)}"`);
   if (!validTableName(s.table)) throw new NodeOperationError(node, `Store Options: "Table Name" must be a lower-case SQL identifier ([a-z_][a-z0-9_]*), got "${s.table.slice(0, 80)}"`);
   if (!(s.timeoutMs >= 10 && s.timeoutMs <= 60_000)) throw new NodeOperationError(node, `Store Options: "Operation Timeout (ms)" must be between 10 and 60000, got ${s.timeoutMs}`);
