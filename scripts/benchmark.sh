@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The benchmark of issue 5 (longer than the test command; ~10 minutes on 2 cores):
+#   1. the what-if simulator on the four seed scenarios: a table each, plots in docs/plots/
+#   2. the real run: scenarios/queue-compressed.json in n8n queue mode (1 main + 3 workers,
+#      Redis store, Postgres database), every policy, beside the simulator's prediction.
+#   bash scripts/benchmark.sh [--n8n 1|2]
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$ROOT"
+major=2
+[ "${1:-}" = "--n8n" ] && major="${2:-2}"
+mkdir -p docs/plots
+log "building the simulator"
+cargo build --release --quiet --locked --bin simulate
+for s in seed000-vendor-blip seed001-dead-provider seed003-rate-limited probe-storm queue-compressed; do
+  log "simulator: scenarios/$s.json"
+  target/release/simulate "scenarios/$s.json" --svg "docs/plots/$s.svg"
+  echo
+done
+bash scripts/build-node.sh
+bash scripts/lib/services.sh start
+bash scripts/lib/n8n-install.sh "$major" >/dev/null
+log "real run in n8n $major queue mode: scenarios/queue-compressed.json"
+node scripts/bench-queue.mjs scenarios/queue-compressed.json --n8n "$major" \
+  --svg docs/plots/queue-compressed-real.svg --json "$CACHE/queue-compressed-real.json"
