@@ -22,6 +22,9 @@ export interface ItemResult {
   totalMs: number;
   /** Why the shared store was left for this process's memory (fail-open), if it was. */
   storeFallback?: string;
+  /** Compare-and-set races this item lost (each one a re-read and retry; bounded by MAX_RACES
+   * per write before the store is given up as configured). */
+  casRetries: number;
   /** This item's contribution to each provider's counters (index = provider). */
   counters: Counters[];
 }
@@ -49,6 +52,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
   let item: Item | undefined;
   let body: unknown;
   let status: number | undefined;
+  const lost = { n: 0 };
   const finish = (end: ItemResult['end']): ItemResult => {
     const report = item!.report();
     return {
@@ -61,6 +65,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
       sleptMs: report.slept_ms,
       totalMs: Date.now() - started,
       storeFallback: store.degraded,
+      casRetries: lost.n,
       counters: item!.counters(),
     };
   };
@@ -70,7 +75,8 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
       const snap = await store.read(keys);
       const poll = item.poll(snap.now, snap.views);
       if (poll.writes && !(await store.write(keys, poll.writes))) {
-        if (++races > MAX_RACES) await store.fallBack(`${MAX_RACES} compare-and-set races lost in a row`, async () => undefined);
+        lost.n++;
+        if (++races > MAX_RACES) await store.fallBack(`${MAX_RACES + 1} compare-and-set races lost in a row`, async () => undefined);
         continue; // nothing committed: re-read and poll again
       }
       races = 0;
@@ -102,7 +108,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
       }
       const effect = item.onOutcome(await store.now(), outcome, false);
       logAttempt(c, step, outcome, item.report().attempts.at(-1));
-      await recordEffect(c, keys, effect, snap.views[step.provider], noteTransition);
+      await recordEffect(c, keys, effect, snap.views[step.provider], noteTransition, lost);
       const end = item.finished();
       if (end) return finish(end as ItemResult['end']); // done: no need to read the rows again
     }
@@ -116,23 +122,29 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 
 /** Apply an outcome to the provider's rows. First against the rows read for the call (in the
  * healthy steady state nothing changes, so nothing is read or written again), then re-read on
- * a lost race. */
-async function recordEffect(c: ItemContext, keys: string[], effect: Effect, seen: ProviderView, note: (p: number, t: Transition | null) => void) {
+ * a lost race. When the races run out: fail closed (throws StoreUnavailable) or fail open, and
+ * then the outcome is recorded in this process's memory, as after a store timeout. */
+async function recordEffect(c: ItemContext, keys: string[], effect: Effect, seen: ProviderView, note: (p: number, t: Transition | null) => void, lost: { n: number }) {
   const one = [keys[effect.provider]];
   let view = seen;
   let now = await c.store.now();
-  for (let races = 0; races <= MAX_RACES; races++) {
+  for (let races = 0; ; ) {
     const rec = c.engine.record(view, effect, now);
     if (!rec.writes) return; // unchanged: nothing to write
     if (await c.store.write(one, { ...rec.writes, provider: 0 })) {
       note(effect.provider, rec.transition);
       return;
     }
+    lost.n++;
+    if (++races > MAX_RACES) {
+      if (c.store.degraded) return; // even this process's memory keeps losing: stop (bounded)
+      await c.store.fallBack(`${MAX_RACES + 1} compare-and-set races lost in a row`, async () => undefined);
+      races = 0; // fail-open: the next rounds read and write this process's memory
+    }
     const snap = await c.store.read(one);
     view = snap.views[0];
     now = snap.now;
   }
-  await c.store.fallBack(`${MAX_RACES} compare-and-set races lost in a row`, async () => undefined);
 }
 
 async function cancellableSleep(ms: number, cancel?: AbortSignal) {

@@ -20,7 +20,8 @@ export interface PostgresOptions {
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
 const pools = new Map<string, Pool>();
-const created = new Set<string>();
+/** Tables known to exist, per pool: each credential (server, database) needs its own. */
+let created = new WeakMap<Pool, Set<string>>();
 
 export function validTableName(name: string): boolean {
   return IDENT.test(name);
@@ -45,7 +46,7 @@ export function postgresPool(o: PostgresOptions): Pool {
 export async function closePostgresPools(): Promise<void> {
   await Promise.all([...pools.values()].map((p) => p.end().catch(() => undefined)));
   pools.clear();
-  created.clear();
+  created = new WeakMap();
 }
 
 export class PostgresStore implements StateStore {
@@ -55,7 +56,9 @@ export class PostgresStore implements StateStore {
   }
 
   private async ensureTable(): Promise<void> {
-    if (created.has(this.table)) return;
+    let tables = created.get(this.pool);
+    if (!tables) created.set(this.pool, (tables = new Set()));
+    if (tables.has(this.table)) return;
     await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
       scope text NOT NULL, provider text NOT NULL, kind text NOT NULL,
       version bigint NOT NULL, data jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -63,7 +66,7 @@ export class PostgresStore implements StateStore {
     await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table}_counters (
       scope text NOT NULL, provider text NOT NULL, name text NOT NULL, value bigint NOT NULL,
       PRIMARY KEY (scope, provider, name))`);
-    created.add(this.table);
+    tables.add(this.table);
   }
 
   async read(keys: string[]): Promise<Snapshot> {
