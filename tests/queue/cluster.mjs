@@ -61,7 +61,8 @@ export async function startCluster(install, { workers = 3, concurrency = 4, port
       }
     },
     async post(path, body) {
-      const r = await fetch(`http://127.0.0.1:${port}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const r = await fetch(`http://127.0.0.1:${port}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+      await r.arrayBuffer();
       return r.status;
     },
     kill(name) {

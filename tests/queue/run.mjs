@@ -87,18 +87,23 @@ async function runPolicy(policy, { path, wf }, { scenario, vendor, cluster, db, 
       fired.push(cluster.post(path, { exec: `${policy}-${k}` }).catch((e) => `error ${e.message}`));
     }
   })();
+  // A webhook call n8n did not accept (an overloaded main answers 5xx or times out) never became
+  // an execution: it is counted as refused, and the run waits only for the accepted ones.
+  const answered = [];
   let s = {};
   for (;;) {
     await sleep(500);
     s = await statuses(db, wf.id);
     const lost = LOST.reduce((n, k) => n + (s[k] ?? 0), 0);
-    if ((vendor.done.size + lost >= total && fired.length === total) || vendor.now() > horizonMs) break;
+    const accepted = fired.length === total ? (answered.length ? answered : answered.push(...(await Promise.all(fired))) && answered).filter((x) => x === 200).length : Infinity;
+    if (vendor.done.size + lost >= accepted || vendor.now() > horizonMs) break;
   }
   await firing;
   const answers = await Promise.all(fired);
-  const lost = LOST.reduce((n, k) => n + (s[k] ?? 0), 0);
+  const refused = answers.filter((x) => x !== 200).length;
+  const lost = LOST.reduce((n, k) => n + (s[k] ?? 0), 0) + refused;
   const figures = tally(vendor, scenario, { total, lost, unfinished: Math.max(0, total - vendor.done.size - lost) });
-  const result = { policy, figures, statuses: s, webhook_not_200: answers.filter((x) => x !== 200).length, workers: spread(vendor), per_s: perSecond(vendor, Math.ceil(vendor.now() / 1000)) };
+  const result = { policy, figures, statuses: s, webhook_not_200: refused, webhook_answers: [...new Set(answers.map(String))], workers: spread(vendor), per_s: perSecond(vendor, Math.ceil(vendor.now() / 1000)) };
   result.dispatch_ms = dispatch(vendor, firedAt);
   if (lost) result.lost_errors = await lostErrors(db, wf.id, cluster.install);
   if (kill) result.crash = crashFigures(vendor, crash);
