@@ -13,6 +13,7 @@ const major = Number(process.env.N8N_MAJOR ?? 2);
 const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
 const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const SKEW = { LD_PRELOAD: FAKETIME_LIB, FAKETIME: '+30s', FAKETIME_DONT_FAKE_MONOTONIC: '1' };
+const BEHIND = { ...SKEW, FAKETIME: '-30s' };
 let providers, n8n;
 const id = uid();
 const hits = () => providers.arrivals.filter((a) => a.route === '/always500' && a.id === id).length;
@@ -26,12 +27,12 @@ before(async () => {
 });
 after(async () => providers?.close());
 
-function workflow() {
+function workflow(pid = id, openMs = 20000) {
   const wf = branchesWorkflow(`skew${uid()}`, n8n.nodeType, [{
     name: 'chain', items: 1,
     parameters: {
-      providers: { provider: [{ name: `skewed-${id}`, url: `http://127.0.0.1:${providers.port}/always500?id=${id}`, maxAttempts: 1 }] },
-      breaker: { threshold: 1, openMs: 20000 },
+      providers: { provider: [{ name: `skewed-${pid}`, url: `http://127.0.0.1:${providers.port}/always500?id=${pid}`, maxAttempts: 1 }] },
+      breaker: { threshold: 1, openMs },
       stateStore: 'redis',
     },
   }]);
@@ -46,7 +47,7 @@ test('a 30 s skewed n8n process sees the breaker the others opened (store clock)
   const wf = workflow();
   n8n.importWorkflow(wf);
   const first = await n8n.execute(wf.id);
-  assert.equal(hits(), 1, 'the first process tripped the breaker (open 20 s)');
+  assert.equal(hits(), 1, `the first process tripped the breaker (open 20 s): ${JSON.stringify(first.run?.data?.resultData?.runData?.chain?.[0]?.data ?? first.log.slice(-1500))}`);
 
   const skewed = await n8n.execute(wf.id, { env: SKEW });
   assert.ok(skewed.run, skewed.log.slice(-2000));
@@ -63,4 +64,23 @@ test('a 30 s skewed n8n process sees the breaker the others opened (store clock)
   await new Promise((r) => setTimeout(r, 200));
   console.log(`negative control (worker clock): ${out.trim()}`);
   assert.equal(hits(), 2, 'with its own clock the skewed worker probes 10 s early: the store clock is what keeps decisions equal');
+});
+
+test('a process 30 s behind probes as soon as the store says the window ended, not 30 s later', async () => {
+  const pid = `${id}b`;
+  const calls = () => providers.arrivals.filter((a) => a.route === '/always500' && a.id === pid).length;
+  const wf = workflow(pid, 3000);
+  n8n.importWorkflow(wf);
+  const first = await n8n.execute(wf.id);
+  assert.equal(calls(), 1, `tripped: open for 3 s by the store clock: ${JSON.stringify(first.run?.data?.resultData?.runData?.chain?.[0]?.data ?? first.log.slice(-1500))}`);
+  await new Promise((r) => setTimeout(r, 3500));
+  const behind = await n8n.execute(wf.id, { env: BEHIND });
+  assert.ok(behind.run, behind.log.slice(-2000));
+  const offset = outputs(behind.run, 'clock')[0][0].json.now - Date.now();
+  console.log(`process behind: Date.now() is ${offset} ms off`);
+  assert.ok(offset < -25_000 && offset > -40_000, `the process clock really is ~30 s behind (${offset} ms)`);
+  // By its own clock the window would still have ~27 s to run; by the store's it is over.
+  assert.equal(calls(), 2, 'the process 30 s behind sent the half-open probe');
+  const meta = [...outputs(behind.run, 'chain').flat()][0].json._resilience;
+  assert.equal(meta.attempts[0].probe, true, JSON.stringify(meta));
 });
