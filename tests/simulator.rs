@@ -42,6 +42,26 @@ fn seed001_dead_primary_costs_this_product_3_requests_and_retry_on_fail_50() {
 }
 
 #[test]
+fn seed001_across_40_concurrent_workers_costs_at_most_threshold_plus_the_in_flight_cap() {
+    let r = json_of("seed001-fleet.json");
+    let ours = policy(&r, "shared_store")["requests"].as_u64().unwrap();
+    assert!((3..=3 + 5).contains(&ours), "threshold 3 + Max In Flight 5 bound the racing first calls: {ours}");
+    assert_eq!(policy(&r, "per_process_breakers")["requests"], 40 * 3, "each of 40 workers learns the outage on its own");
+    assert_eq!(policy(&r, "retry_on_fail")["requests"], 400 * 5);
+    assert_eq!((policy(&r, "shared_store")["done"].as_u64(), policy(&r, "shared_store")["lost"].as_u64()), (Some(400), Some(0)));
+
+    // The control: without the cap all 40 first calls race past a breaker that has seen nothing yet.
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(scenario("seed001-fleet.json")).unwrap()).unwrap();
+    file.as_object_mut().unwrap().remove("in_flight_cap");
+    let path = std::env::temp_dir().join(format!("seed001-fleet-nocap-{}.json", std::process::id()));
+    std::fs::write(&path, file.to_string()).unwrap();
+    let (ok, stdout, stderr) = simulate(&[path.to_str().unwrap(), "--json"]);
+    assert!(ok, "{stderr}");
+    let uncapped: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(policy(&uncapped, "shared_store")["requests"], 40, "40 concurrent first calls without the cap");
+}
+
+#[test]
 fn probe_storm_k_probes_fleet_wide_against_one_per_worker() {
     let r = json_of("probe-storm.json");
     assert_eq!(policy(&r, "shared_store")["probes"], 1, "K = 1 probe for the whole fleet when the window ends");

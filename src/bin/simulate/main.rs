@@ -74,6 +74,7 @@ SCENARIO FILE (JSON; unknown fields are errors; times in s unless named _ms)
                                                threshold, window_ms, open_ms, open_growth,
                                                open_max_ms, half_open_probes, ...); defaults = the node's
   "soft_limit": 0.8,                           shared rate limit as a fraction of the vendor quota
+  "in_flight_cap": 5,                          optional: the node's Max In Flight on the primary
   "retry_on_fail": { "tries": 5, "wait_ms": 1000 },
   "sleep_loop": { "wait_ms": 1000 },
   "policies": ["retry_on_fail", "sleep_loop", "jitter_only", "per_process_breakers", "shared_store"]

@@ -65,7 +65,9 @@ impl Policy {
             Policy::PerProcess | Policy::SharedStore => {}
         }
         let limited = self != Policy::JitterOnly;
-        let mut providers = vec![provider("primary", limited.then(|| sc.soft_limit_of(&sc.vendor)).flatten())];
+        let mut primary = provider("primary", limited.then(|| sc.soft_limit_of(&sc.vendor)).flatten());
+        primary.max_in_flight = if limited { sc.in_flight_cap } else { None };
+        let mut providers = vec![primary];
         if let Some(fb) = &sc.fallback {
             providers.push(provider("fallback", limited.then(|| sc.soft_limit_of(fb)).flatten()));
         }

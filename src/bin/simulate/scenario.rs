@@ -22,6 +22,8 @@ pub struct Scenario {
     pub engine: ChainConfig,
     /// Fraction of the vendor's quota the product's shared soft rate limit runs at.
     pub soft_limit: f64,
+    /// The node's *Max In Flight* on the primary (engine policies): calls in flight at once.
+    pub in_flight_cap: Option<i64>,
     pub retry_on_fail: RetryOnFail,
     pub sleep_loop_ms: u64,
     pub policies: Vec<Policy>,
@@ -83,6 +85,9 @@ impl Scenario {
         let engine = engine(f.raw("engine"), &f.at("engine"))?;
         let soft_limit = f.f64_or("soft_limit", 0.8)?;
         check(soft_limit > 0.0 && soft_limit <= 1.0, f.at("soft_limit"), || format!("a fraction of the vendor quota in (0, 1], got {soft_limit}"))?;
+        let in_flight_cap = f.opt_u64("in_flight_cap")?;
+        check(in_flight_cap.is_none_or(|c| (1..=100_000).contains(&c)), f.at("in_flight_cap"), || format!("must be 1 to 100000, got {}", in_flight_cap.unwrap_or(0)))?;
+        let in_flight_cap = in_flight_cap.map(|c| c as i64);
         let retry_on_fail = match f.opt_obj("retry_on_fail")? {
             None => RetryOnFail { tries: 5, wait_ms: 1000 },
             Some(r) => {
@@ -139,6 +144,7 @@ impl Scenario {
             fallback,
             engine,
             soft_limit,
+            in_flight_cap,
             retry_on_fail,
             sleep_loop_ms,
             policies,
