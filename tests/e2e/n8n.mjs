@@ -71,10 +71,11 @@ export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env
         const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`n8n execute timed out: ${out.slice(-3000)}`)); }, timeoutMs);
         child.on('exit', () => {
           clearTimeout(timer);
-          const start = out.indexOf('\n{\n');
+          // The run is the JSON block between log lines; it may also open the output.
+          const m = /(^|\n)\{\n/.exec(out);
           const end = out.lastIndexOf('\n}');
-          if (start < 0 || end < 0) return resolve({ run: null, log: out });
-          resolve({ run: JSON.parse(out.slice(start + 1, end + 2)), log: out });
+          if (!m || end < 0) return resolve({ run: null, log: out });
+          resolve({ run: JSON.parse(out.slice(m.index + m[1].length, end + 2)), log: out });
         });
       });
     },
