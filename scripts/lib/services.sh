@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real Redis and Postgres servers on loopback ports of our own, for the store tests.
-#   services.sh start | stop        (installs redis-server / postgresql from Debian if missing)
+#   services.sh start | stop        (installs redis-server / postgresql / faketime from Debian if missing)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 RUN="${RPC_RUN_DIR:-/tmp/rpc-services}"
 REDIS_PORT="${RPC_REDIS_PORT:-16379}"
@@ -11,6 +11,8 @@ install_missing() {
   local want=()
   command -v redis-server >/dev/null || want+=(redis-server)
   [ -n "$PGBIN" ] && [ -x "$PGBIN/initdb" ] || want+=(postgresql)
+  # libfaketime: the clock-skew test runs n8n processes 30 s ahead and behind.
+  [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || want+=(faketime)
   if [ ${#want[@]} -gt 0 ]; then
     log "installing ${want[*]} from Debian"
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${want[@]}") >&2 || die "apt-get install ${want[*]} failed"
