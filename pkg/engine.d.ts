@@ -29,7 +29,7 @@ export interface ChainConfig {
 export interface BreakerPolicy {
     trip: { rule: "consecutive" } | { rule: "failure_rate"; rate: number; min_calls: number };
     threshold: number; window_ms: number; open_ms: number; open_growth: number; open_max_ms: number;
-    half_open_probes: number; successes_to_close: number; probe_lease_ms: number;
+    half_open_probes: number; successes_to_close: number; probe_lease_ms: number; probe_answer_ms: number;
 }
 export interface ResolvedProvider {
     name: string; unsafe_method: boolean; max_attempts: number; deadline_ms: number;

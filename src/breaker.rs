@@ -47,6 +47,10 @@ pub struct BreakerPolicy {
     pub half_open_probes: u32,
     pub successes_to_close: u32,
     pub probe_lease_ms: u64,
+    /// When a live probe has its answer: its call's deadline. Items that find every probe taken
+    /// come back then, not at the lease end (the lease only outlasts a holder that died).
+    #[serde(default)]
+    pub probe_answer_ms: u64,
 }
 
 impl Default for BreakerPolicy {
@@ -61,6 +65,7 @@ impl Default for BreakerPolicy {
             half_open_probes: 1,
             successes_to_close: 1,
             probe_lease_ms: 15_000,
+            probe_answer_ms: 10_000,
         }
     }
 }
@@ -144,8 +149,9 @@ pub fn admit(row: &BreakerRow, p: &BreakerPolicy, now: u64, holder: &str) -> Dec
         Phase::HalfOpen | Phase::Open => {
             next.probes = live(&next.probes, now);
             if next.probes.len() as u32 >= p.half_open_probes {
-                // Others hold every probe: skip until the earliest lease could end.
-                return unchanged(Admission::Skip { until_ms: earliest_end(&next.probes), reason: Reason::HalfOpenBusy });
+                // Others hold every probe: come back when the first probe has its answer, or,
+                // past that (its holder died or hangs), when its lease ends.
+                return unchanged(Admission::Skip { until_ms: busy_until(&next.probes, p, now), reason: Reason::HalfOpenBusy });
             }
             let lease_until_ms = now.saturating_add(p.probe_lease_ms);
             next.probes.push(Lease { holder: holder.to_string(), until_ms: lease_until_ms });
@@ -153,6 +159,15 @@ pub fn admit(row: &BreakerRow, p: &BreakerPolicy, now: u64, holder: &str) -> Dec
         }
     };
     finish(row, next, decision, transition)
+}
+
+/// The earliest time a taken probe slot may have freed: its call's answer, else its lease end.
+fn busy_until(probes: &[Lease], p: &BreakerPolicy, now: u64) -> u64 {
+    let answer_at = |l: &Lease| {
+        let at = l.until_ms.saturating_sub(p.probe_lease_ms).saturating_add(p.probe_answer_ms);
+        if p.probe_answer_ms > 0 && at > now && at < l.until_ms { at } else { l.until_ms }
+    };
+    probes.iter().map(answer_at).min().unwrap_or_else(|| earliest_end(probes))
 }
 
 /// Record what a call's outcome says about the provider's health.

@@ -175,6 +175,7 @@ impl ChainConfig {
             half_open_probes: count("half_open_probes", self.half_open_probes, 0, 1000)?,
             successes_to_close: count("successes_to_close", self.successes_to_close, 1, 1000)?,
             probe_lease_ms: 0,
+            probe_answer_ms: 0,
         };
         let node_attempts = count("max_attempts", self.max_attempts, 1, 100)?;
         let node_deadline = ms("deadline_ms", self.deadline_ms, 1, DAY)?;
@@ -229,6 +230,7 @@ impl ProviderConfig {
         }
         // A probe's lease outlives its call by a margin, so only a dead holder lets it lapse.
         breaker.probe_lease_ms = deadline_ms.saturating_mul(2).max(deadline_ms + 5_000);
+        breaker.probe_answer_ms = deadline_ms;
         let rate_limit = match &self.rate_limit {
             None => None,
             Some(r) => Some(RateLimit {

@@ -79,6 +79,25 @@ fn after_the_window_exactly_k_probes_are_admitted_until_their_leases_end() {
 }
 
 #[test]
+fn items_that_find_the_probe_taken_come_back_when_it_has_its_answer_not_at_its_lease_end() {
+    // Deadline 10 s, lease 20 s (the node's defaults): a live probe answers within 10 s.
+    let p = BreakerPolicy { probe_lease_ms: 20_000, probe_answer_ms: 10_000, ..policy(1) };
+    let mut row = BreakerRow::default();
+    for t in 0..5 {
+        row = fail(&row, &p, t);
+    }
+    let start = row.open_until_ms;
+    row = admit(&row, &p, start, "prober").row.unwrap();
+    let busy_until = |now: u64| match admit(&row, &p, now, "other").decision {
+        Admission::Skip { until_ms, reason: Reason::HalfOpenBusy } => until_ms,
+        d => panic!("{d:?}"),
+    };
+    assert_eq!(busy_until(start + 1_000), start + 10_000, "back when the probe's call must have ended");
+    // Past that the holder is dead or hung: wait for its lease, which frees the slot.
+    assert_eq!(busy_until(start + 12_000), start + 20_000);
+}
+
+#[test]
 fn a_probe_success_closes_and_a_probe_failure_reopens_with_a_grown_window() {
     let p = policy(1);
     let mut row = BreakerRow::default();

@@ -64,6 +64,8 @@ impl Knobs {
             successes_to_close: 1 + self.successes_to_close as u32 % 8,
             // Validation: twice the call deadline (1 ms to a day), at least deadline + 5 s.
             probe_lease_ms: 5_001 + self.probe_lease_ms as u64 % (2 * 86_400_000),
+            // Validation: the call deadline, below the lease.
+            probe_answer_ms: 1 + self.probe_lease_ms as u64 % 5_000,
         }
     }
 
