@@ -2,6 +2,7 @@
 // processes (run the executions), Bull on Redis, n8n's own data in a fresh Postgres database.
 // Each worker gets RPC_WORKER=w<k> in its env so a workflow can tag its requests with it.
 import { spawn, execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { n8nInstance, uid } from '../e2e/n8n.mjs';
 
 const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
@@ -9,6 +10,15 @@ const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
 
 function psql(sql) {
   execFileSync('psql', ['-h', '127.0.0.1', '-p', String(PG_PORT), '-U', 'postgres', '-d', 'postgres', '-qc', sql], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function readyWorkflow(id) {
+  return {
+    id: `ready${id}`.slice(0, 16), name: 'ready', active: false, settings: { executionOrder: 'v1' },
+    nodes: [{ id: randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(),
+      parameters: { httpMethod: 'GET', path: `ready-${id}`, responseMode: 'onReceived', options: {} } }],
+    connections: {},
+  };
 }
 
 export async function startCluster(install, { workers = 3, concurrency = 4, port = 20000 + Math.floor(Math.random() * 9000) } = {}) {
@@ -46,16 +56,19 @@ export async function startCluster(install, { workers = 3, concurrency = 4, port
     /** Import and switch on workflows first (webhooks register at start), then start. */
     async start(workflows, creds = []) {
       if (creds.length) n8n.importCredentials(creds);
-      for (const wf of workflows) { n8n.importWorkflow(wf); n8n.activate(wf.id); }
+      // Webhooks register a while after the REST API is up: a workflow of our own tells when.
+      const ready = readyWorkflow(id);
+      for (const wf of [...workflows, ready]) { n8n.importWorkflow(wf); n8n.activate(wf.id); }
       const main = spawnN8n('main', ['start'], { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_RUNNERS_BROKER_PORT: String(port + 11) });
       for (let k = 1; k <= workers; k++) spawnN8n(`w${k}`, ['worker', `--concurrency=${concurrency}`], { RPC_WORKER: `w${k}`, N8N_RUNNERS_BROKER_PORT: String(port + 11 + k), QUEUE_HEALTH_CHECK_PORT: String(port + 20 + k) });
       const deadline = Date.now() + 180_000;
       for (;;) {
         const dead = procs.find((p) => p.child.exitCode !== null);
         if (dead) throw new Error(`n8n ${dead.name} exited: ${dead.log.slice(-3000)}`);
-        const ready = await fetch(`http://127.0.0.1:${port}/rest/settings`).then((r) => r.ok, () => false);
+        const up = await fetch(`http://127.0.0.1:${port}/rest/settings`).then((r) => r.ok, () => false);
         // A worker is ready once it says so on its log (both majors print "n8n worker is now ready").
-        if (ready && this.workers().every((w) => /worker is now ready|Worker started|ready/i.test(w.log))) break;
+        const hooked = up && (await fetch(`http://127.0.0.1:${port}/webhook/ready-${id}`).then((r) => r.status === 200, () => false));
+        if (hooked && this.workers().every((w) => /worker is now ready|Worker started|ready/i.test(w.log))) break;
         if (Date.now() > deadline) throw new Error(`queue mode did not come up in 180 s: ${procs.map((p) => `${p.name}: ${p.log.slice(-800)}`).join('\n')}`);
         await new Promise((r) => setTimeout(r, 500));
       }

@@ -7,14 +7,14 @@ export function tally(vendor, scenario, { total, lost, unfinished }) {
   const perSecond = new Map();
   for (const x of a) if (x.t >= recovered) perSecond.set(Math.floor(x.t / 1000), (perSecond.get(Math.floor(x.t / 1000)) ?? 0) + 1);
   const bans = vendor.bans();
-  const end = vendor.now();
   const doneTimes = [...vendor.done.values()];
   return {
     requests: a.length,
     requests_in_outage: a.filter((x) => outages.some(([f, t]) => x.t >= f && x.t < t)).length,
     peak_per_s_after_recovery: perSecond.size ? Math.max(...perSecond.values()) : null,
     over_quota_429: a.filter((x) => x.status === 429).length,
-    banned_s: bans.reduce((s, [f, u]) => s + (Math.min(u, end) - f), 0) / 1000,
+    // Whole bans, as the simulator counts them: a run may end before the vendor lifts one.
+    banned_s: bans.reduce((s, [f, u]) => s + (u - f), 0) / 1000,
     last_done_s: doneTimes.length ? Math.max(...doneTimes) / 1000 : null,
     done: vendor.done.size,
     lost,

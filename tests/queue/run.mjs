@@ -46,7 +46,7 @@ export async function queueRun(scenario, { policies, major = 2, kill = false, lo
     await db.connect();
     for (const policy of policies) {
       results[policy] = await runPolicy(policy, flows[policy], { scenario, vendor, cluster, db, kill: kill && policy === 'shared_store', log });
-      log(`${policy}: ${JSON.stringify(results[policy].figures)} n8n statuses ${JSON.stringify(results[policy].statuses)}, webhook answers not 200: ${results[policy].webhook_not_200}`);
+      log(`${policy}: ${JSON.stringify(results[policy].figures)} n8n statuses ${JSON.stringify(results[policy].statuses)}, webhook answers not 200: ${results[policy].webhook_not_200} (${results[policy].webhook_answers.join(', ')})`);
     }
   } finally {
     await db.end().catch(() => {});
@@ -94,17 +94,19 @@ async function runPolicy(policy, { path, wf }, { scenario, vendor, cluster, db, 
   for (;;) {
     await sleep(500);
     s = await statuses(db, wf.id);
-    const lost = LOST.reduce((n, k) => n + (s[k] ?? 0), 0);
+    const lost = LOST.reduce((n, k) => n + (s[k] ?? 0), 0) + vendor.failed.size;
     const accepted = fired.length === total ? (answered.length ? answered : answered.push(...(await Promise.all(fired))) && answered).filter((x) => x === 200).length : Infinity;
     if (vendor.done.size + lost >= accepted || vendor.now() > horizonMs) break;
   }
   await firing;
   const answers = await Promise.all(fired);
   const refused = answers.filter((x) => x !== 200).length;
-  const lost = LOST.reduce((n, k) => n + (s[k] ?? 0), 0) + refused;
+  // Lost: n8n failed the execution, the node gave the item up (failed output), or n8n refused it.
+  const lost = LOST.reduce((n, k) => n + (s[k] ?? 0), 0) + vendor.failed.size + refused;
   const figures = tally(vendor, scenario, { total, lost, unfinished: Math.max(0, total - vendor.done.size - lost) });
   const result = { policy, figures, statuses: s, webhook_not_200: refused, webhook_answers: [...new Set(answers.map(String))], workers: spread(vendor), per_s: perSecond(vendor, Math.ceil(vendor.now() / 1000)) };
   result.dispatch_ms = dispatch(vendor, firedAt);
+  result.gave_up = vendor.failed.size;
   if (lost) result.lost_errors = await lostErrors(db, wf.id, cluster.install);
   if (kill) result.crash = crashFigures(vendor, crash);
   if (policy === 'shared_store') result.breaker = await breakerRow(wf);

@@ -3,6 +3,7 @@
 // wall clock from `begin()`. Every arrival is logged with its time, the worker it came from
 // (`x-worker`, set by the workflow from the worker's env) and what it was answered.
 //   /api?exec=<n>   the vendor;   /done?exec=<n>&policy=<p>   an execution finished (not counted)
+//   /failed?exec=<n>  an execution gave its item up (the node's failed output; not counted)
 import http from 'node:http';
 
 export function startVendor(spec) {
@@ -11,7 +12,7 @@ export function startVendor(spec) {
   const quota = v.quota ? { requests: v.quota.requests, period: v.quota.period_ms ?? 1000, retryAfter: v.quota.retry_after_s } : null;
   const ban = v.ban ? { overS: v.ban.over_quota_s, forMs: v.ban.for_s * 1000, status: v.ban.status ?? 403, latency: v.ban.latency_ms } : null;
   let t0 = null, state, hangNext = null;
-  const arrivals = [], done = new Map(), hung = [];
+  const arrivals = [], done = new Map(), failed = new Map(), hung = [];
   const reset = () => { state = { window: -1, used: 0, lastOverS: null, streak: 0, bannedUntil: 0, bans: [] }; };
   reset();
 
@@ -45,8 +46,8 @@ export function startVendor(spec) {
     const url = new URL(req.url, 'http://x');
     const now = Date.now() - (t0 ?? Date.now());
     const exec = url.searchParams.get('exec');
-    if (url.pathname === '/done') {
-      done.set(exec, now);
+    if (url.pathname === '/done' || url.pathname === '/failed') {
+      (url.pathname === '/done' ? done : failed).set(exec, now);
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end('{"ok":true}');
     }
@@ -70,9 +71,9 @@ export function startVendor(spec) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
     port: server.address().port,
     server,
-    arrivals, done, hung,
+    arrivals, done, failed, hung,
     /** Start the scenario clock (t = 0) with a clean log. */
-    begin() { t0 = Date.now(); arrivals.length = 0; hung.length = 0; done.clear(); reset(); },
+    begin() { t0 = Date.now(); arrivals.length = 0; hung.length = 0; done.clear(); failed.clear(); reset(); },
     now: () => Date.now() - t0,
     recoveredMs: Math.max(0, ...outages.map((o) => o.to)),
     bans: () => state.bans,

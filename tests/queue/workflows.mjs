@@ -29,8 +29,8 @@ const EXEC = "{{ $('Webhook').first().json.body.exec }}";
 function webhook(path) {
   return node('Webhook', 'n8n-nodes-base.webhook', 2, 0, { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} }, { webhookId: randomUUID() });
 }
-function done(base, policy) {
-  return node('Done', 'n8n-nodes-base.httpRequest', 4.2, 900, { method: 'GET', url: `=${base}/done?policy=${policy}&exec=${EXEC}`, options: {} });
+function done(base, policy, name = 'Done', route = 'done') {
+  return node(name, 'n8n-nodes-base.httpRequest', 4.2, 900, { method: 'GET', url: `=${base}/${route}?policy=${policy}&exec=${EXEC}`, options: {} });
 }
 function httpCall(base, extraOptions = {}, extra = {}) {
   return node('Call Vendor', 'n8n-nodes-base.httpRequest', 4.2, 300, {
@@ -75,8 +75,10 @@ export function workflow(policy, { base, tag, scenario, nodeType, redisCred }) {
       node('Until retry_at', 'n8n-nodes-base.wait', 1.1, 600, { resume: 'timeInterval', unit: 'seconds',
         amount: '={{ Math.max(0.05, (new Date($json.retry_at).getTime() - Date.now()) / 1000) }}' }, { webhookId: randomUUID() }),
       done(base, policy),
+      // An item given up (e.g. a 403 during a ban is not retryable) is lost to the caller.
+      done(base, policy, 'Gave Up', 'failed'),
     ];
-    connections = link(['Webhook', ['Chain']], ['Chain', ['Done', 'Until retry_at']], ['Until retry_at', ['Chain']]);
+    connections = link(['Webhook', ['Chain']], ['Chain', ['Done', 'Until retry_at', 'Gave Up']], ['Until retry_at', ['Chain']]);
   } else {
     throw new Error(`no queue-mode workflow for policy ${policy}`);
   }
