@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The real run of issue 5: a scenario played by a loopback vendor against n8n in queue mode
+// The real run: a simulator scenario played by a loopback vendor against n8n in queue mode
 // (1 main + the scenario's workers, Redis store), every policy as a webhook workflow, and the
 // simulator's prediction for the same file printed beside the measurements.
 //   node scripts/bench-queue.mjs [scenario.json] [--policies a,b] [--n8n 2|1] [--kill]
