@@ -12,6 +12,22 @@ function psql(sql) {
   execFileSync('psql', ['-h', '127.0.0.1', '-p', String(PG_PORT), '-U', 'postgres', '-d', 'postgres', '-qc', sql], { stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+/**
+ * Every POST webhook of these workflows answers a GET with "not registered for GET … Did you mean
+ * to make a POST request?" once it is registered, and "… is not registered." before.
+ */
+async function webhooksRegistered(port, workflows) {
+  for (const wf of workflows) {
+    for (const n of wf.nodes.filter((x) => x.type === 'n8n-nodes-base.webhook')) {
+      const method = n.parameters.httpMethod ?? 'GET';
+      const r = await fetch(`http://127.0.0.1:${port}/webhook/${n.parameters.path}`, { method: 'GET' }).catch(() => null);
+      const text = r ? await r.text() : '';
+      if (method === 'GET' ? r?.status !== 200 : !/Did you mean/.test(text)) return false;
+    }
+  }
+  return true;
+}
+
 function readyWorkflow(id) {
   return {
     id: `ready${id}`.slice(0, 16), name: 'ready', active: false, settings: { executionOrder: 'v1' },
@@ -67,7 +83,7 @@ export async function startCluster(install, { workers = 3, concurrency = 4, port
         if (dead) throw new Error(`n8n ${dead.name} exited: ${dead.log.slice(-3000)}`);
         const up = await fetch(`http://127.0.0.1:${port}/rest/settings`).then((r) => r.ok, () => false);
         // A worker is ready once it says so on its log (both majors print "n8n worker is now ready").
-        const hooked = up && (await fetch(`http://127.0.0.1:${port}/webhook/ready-${id}`).then((r) => r.status === 200, () => false));
+        const hooked = up && (await webhooksRegistered(port, [...workflows, ready]));
         if (hooked && this.workers().every((w) => /worker is now ready|Worker started|ready/i.test(w.log))) break;
         if (Date.now() > deadline) throw new Error(`queue mode did not come up in 180 s: ${procs.map((p) => `${p.name}: ${p.log.slice(-800)}`).join('\n')}`);
         await new Promise((r) => setTimeout(r, 500));
