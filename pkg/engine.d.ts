@@ -73,9 +73,8 @@ export interface HintHeaders {
 }
 export interface Hint { delay_ms: number; source: "retry_after" | "rate_limit_reset" }
 export type Outcome =
-| { kind: "status"; status: number; headers?: HintHeaders }
-| { kind: "error"; code: string }
-| { kind: "check_failed"; check: string };
+| { kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null }
+| { kind: "error"; code: string };
 export interface Effect {
     provider: number; health: Health; holder: string; label: string;
     gate_close_until_ms: number | null; release_in_flight: boolean;

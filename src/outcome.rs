@@ -13,11 +13,32 @@ pub enum Outcome {
         status: u16,
         #[serde(default)]
         headers: HintHeaders,
+        /// The provider's response check this answer failed, if any. It matters only when the
+        /// status says success: then the provider answered, but not usefully.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failed_check: Option<String>,
     },
     /// A network-level failure, by Node's error code (`ECONNRESET`, …) or `TIMEOUT` for our deadline.
     Error { code: String },
-    /// The response arrived but failed the provider's response check (schema or expression).
-    CheckFailed { check: String },
+}
+
+impl Outcome {
+    pub fn status(status: u16, headers: HintHeaders) -> Outcome {
+        Outcome::Status { status, headers, failed_check: None }
+    }
+
+    /// A successful status that failed the response check named `check`.
+    pub fn check_failed(status: u16, check: &str) -> Outcome {
+        Outcome::Status { status, headers: HintHeaders::default(), failed_check: Some(check.to_string()) }
+    }
+
+    /// The failed check that decides this outcome: a success status with a failed check.
+    pub fn decisive_check(&self) -> Option<&str> {
+        match self {
+            Outcome::Status { status, failed_check: Some(check), .. } if (100..400).contains(status) => Some(check),
+            _ => None,
+        }
+    }
 }
 
 /// Network errors that are worth another try (seed 003's list plus our own deadline).
@@ -92,9 +113,14 @@ pub struct Classification {
 pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms: u64) -> Classification {
     let mut c = Classification { verdict: Verdict::Success, health: Health::Success, closes_gate: false, hint: None, auth_retry: false };
     match outcome {
-        Outcome::Status { status, headers } => {
+        Outcome::Status { status, headers, failed_check } => {
             let status = *status;
             if (100..400).contains(&status) {
+                if failed_check.is_some() {
+                    // The provider answered, but not usefully: it failed, and the chain moves on.
+                    c.health = Health::Failure;
+                    c.verdict = Verdict::Stop(Reason::CheckFailed);
+                }
                 return c;
             }
             c.hint = hint(Some(status), headers, now_ms);
@@ -124,11 +150,6 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
             c.health = Health::Failure;
             c.verdict = if TRANSIENT_ERRORS.contains(&code.as_str()) { Verdict::Retry } else { Verdict::Stop(Reason::NonRetryable) };
         }
-        Outcome::CheckFailed { .. } => {
-            // The provider answered, but not usefully: it failed, and the chain moves on.
-            c.health = Health::Failure;
-            c.verdict = Verdict::Stop(Reason::CheckFailed);
-        }
     }
     if c.verdict == Verdict::Retry && !c.auth_retry && facts.unsafe_method && !facts.has_idempotency_key && !rules.retry_unsafe_methods {
         c.verdict = Verdict::Stop(Reason::NonRetryable);
@@ -141,7 +162,7 @@ mod tests {
     use super::*;
 
     fn status(s: u16) -> Outcome {
-        Outcome::Status { status: s, headers: HintHeaders::default() }
+        Outcome::status(s, HintHeaders::default())
     }
     fn get() -> CallFacts {
         CallFacts::default()
@@ -196,5 +217,14 @@ mod tests {
         assert_eq!(classify(&status(500), get(), &rules, 0).health, Health::Neutral);
         let c = classify(&status(429), get(), &rules, 0);
         assert_eq!((c.health, c.closes_gate), (Health::Failure, true));
+    }
+
+    #[test]
+    fn a_failed_response_check_decides_only_a_successful_answer() {
+        let c = run(&Outcome::check_failed(200, "required_path:choices.0"), get());
+        assert_eq!((c.verdict, c.health), (Verdict::Stop(Reason::CheckFailed), Health::Failure), "answered, but not usefully");
+        let busy = Outcome::Status { status: 503, headers: HintHeaders::default(), failed_check: Some("required_path:x".into()) };
+        assert_eq!(run(&busy, get()).verdict, Verdict::Retry, "a 503 is a 503, whatever its body lacks");
+        assert_eq!(busy.decisive_check(), None);
     }
 }

@@ -258,10 +258,10 @@ impl ItemMachine {
         };
         let c = classify(outcome, facts, &self.chain.rules, now);
         let remaining = self.remaining(now);
-        let label = match outcome {
-            Outcome::Status { status, .. } => status.to_string(),
-            Outcome::Error { code } => code.clone(),
-            Outcome::CheckFailed { check } => format!("check_failed:{check}"),
+        let label = match (outcome, outcome.decisive_check()) {
+            (_, Some(check)) => format!("check_failed:{check}"),
+            (Outcome::Status { status, .. }, None) => status.to_string(),
+            (Outcome::Error { code }, None) => code.clone(),
         };
         let progress = &mut self.progress[i];
         progress.attempts += 1;

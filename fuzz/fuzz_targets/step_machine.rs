@@ -198,13 +198,13 @@ fn http_date(now_ms: u64, offset_s: i32) -> String {
 
 impl Answer {
     fn outcome(&self, now_ms: u64) -> Outcome {
-        let status = |s: u16| Outcome::Status { status: s, headers: HintHeaders::default() };
+        let status = |s: u16| Outcome::status(s, HintHeaders::default());
         match self {
             Answer::Common(i) => status(pick(STATUSES, *i)),
             Answer::Status(s) => status(*s),
             Answer::Error(i) => Outcome::Error { code: pick(TRANSIENT_ERRORS, *i).to_string() },
             Answer::Unknown => Outcome::Error { code: "ENOTFOUND".into() },
-            Answer::CheckFailed => Outcome::CheckFailed { check: "schema".into() },
+            Answer::CheckFailed => Outcome::check_failed(200, "schema"),
             Answer::RetryAfter { status, value } => {
                 let v = match value {
                     RetryAfterIn::Seconds(s) => s.to_string(),
@@ -214,7 +214,7 @@ impl Answer {
                     RetryAfterIn::Raw(s) => s.clone(),
                 };
                 let headers = HintHeaders { retry_after: Some(v), ..Default::default() };
-                Outcome::Status { status: pick(STATUSES, *status), headers }
+                Outcome::status(pick(STATUSES, *status), headers)
             }
             Answer::Reset { status, value, exhausted, x_prefix } => {
                 let v = match value {
@@ -230,7 +230,7 @@ impl Answer {
                 } else {
                     HintHeaders { ratelimit_reset: Some(v), ratelimit_remaining: remaining, ..Default::default() }
                 };
-                Outcome::Status { status: pick(STATUSES, *status), headers }
+                Outcome::status(pick(STATUSES, *status), headers)
             }
         }
     }
@@ -393,7 +393,7 @@ fuzz_target!(|input: Input| {
                 if m.finished().is_none() && log.wait_cause.is_none() {
                     gave_up[provider] = true;
                 }
-                last_success = matches!(outcome, Outcome::Status { status: 100..=399, .. }).then_some(provider);
+                last_success = (matches!(outcome, Outcome::Status { status: 100..=399, .. }) && outcome.decisive_check().is_none()).then_some(provider);
                 if let Some(w) = record(&chain, &store.views[provider], &effect, now).writes {
                     store.apply(&w);
                 }

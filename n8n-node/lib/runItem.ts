@@ -2,7 +2,7 @@
 // All decisions come from the engine; this file only moves bytes between it, the store and HTTP.
 import type { IDataObject, Logger } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import type { Counters, Effect, Engine, Item, ProviderView, Step, Transition } from './engine';
+import type { Counters, Effect, Engine, Item, Outcome, ProviderView, Step, Transition } from './engine';
 import type { ItemPlan } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
 import { Cancelled, missingPath, type CallResult } from './transport';
@@ -13,8 +13,8 @@ const MAX_RACES = 20;
 
 export interface ItemResult {
   end: Extract<Step, { kind: 'done' | 'defer' | 'fail' }>;
+  /** The serving provider's response body (done only). */
   body?: unknown;
-  status?: number;
   attempts: IDataObject[];
   skipped: IDataObject[];
   transitions: IDataObject[];
@@ -51,14 +51,12 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
   const started = Date.now();
   let item: Item | undefined;
   let body: unknown;
-  let status: number | undefined;
   const lost = { n: 0 };
   const finish = (end: ItemResult['end']): ItemResult => {
     const report = item!.report();
     return {
       end,
-      body,
-      status,
+      body: end.kind === 'done' ? body : undefined,
       attempts: report.attempts.map((a) => ({ ...a })) as unknown as IDataObject[],
       skipped: report.skipped.map((s) => ({ provider: plan.requests[s.provider].name, reason: s.reason, until: new Date(s.until_ms).toISOString() })),
       transitions,
@@ -98,14 +96,13 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
       if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
       if (req.secretName) headers[req.secretHeader] = c.secrets[req.secretName];
       const result = await c.call(req, headers, step.deadline_ms, c.cancel);
-      let outcome = result.outcome;
-      if (outcome.kind === 'status' && outcome.status < 400 && req.requiredPath && missingPath(result.body, req.requiredPath)) {
-        outcome = { kind: 'check_failed', check: `required_path:${req.requiredPath}` };
+      const outcome = result.outcome;
+      // The check is run here (it reads the body); whether it matters is the engine's call.
+      if (outcome.kind === 'status' && req.requiredPath && missingPath(result.body, req.requiredPath)) {
+        outcome.failed_check = `required_path:${req.requiredPath}`;
       }
-      if (outcome.kind === 'status' && outcome.status < 400) {
-        body = result.body;
-        status = outcome.status;
-      }
+      // The last answer's body: when the engine says `done`, it is the one that served.
+      body = result.body;
       const effect = item.onOutcome(await store.now(), outcome, false);
       logAttempt(c, step, outcome, item.report().attempts.at(-1));
       await recordEffect(c, keys, effect, snap.views[step.provider], noteTransition, lost);
@@ -163,7 +160,7 @@ async function cancellableSleep(ms: number, cancel?: AbortSignal) {
   });
 }
 
-function logAttempt(c: ItemContext, step: Extract<Step, { kind: 'call' }>, outcome: { kind: string; status?: number; code?: string; check?: string }, log: { wait_ms: number; retry_after: boolean } | undefined) {
+function logAttempt(c: ItemContext, step: Extract<Step, { kind: 'call' }>, outcome: Outcome, log: { wait_ms: number; retry_after: boolean } | undefined) {
   const req = c.plan.requests[step.provider];
   let url = req.url;
   try {
@@ -177,7 +174,8 @@ function logAttempt(c: ItemContext, step: Extract<Step, { kind: 'call' }>, outco
     method: req.method,
     provider: req.name,
     status: outcome.kind === 'status' ? outcome.status : undefined,
-    code: outcome.kind === 'error' ? outcome.code : outcome.kind === 'check_failed' ? 'CHECK_FAILED' : undefined,
+    code: outcome.kind === 'error' ? outcome.code : undefined,
+    check: outcome.kind === 'status' ? outcome.failed_check ?? undefined : undefined,
     attempt: step.attempt,
     probe: step.probe,
     waitMs: log?.wait_ms ?? 0,

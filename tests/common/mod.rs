@@ -20,11 +20,11 @@ pub fn chain(names: &[&str], tweak: impl FnOnce(&mut ChainConfig)) -> Arc<Chain>
 }
 
 pub fn status(s: u16) -> Outcome {
-    Outcome::Status { status: s, headers: HintHeaders::default() }
+    Outcome::status(s, HintHeaders::default())
 }
 
 pub fn retry_after(s: u16, v: &str) -> Outcome {
-    Outcome::Status { status: s, headers: HintHeaders { retry_after: Some(v.into()), ..Default::default() } }
+    Outcome::status(s, HintHeaders { retry_after: Some(v.into()), ..Default::default() })
 }
 
 #[derive(Default)]

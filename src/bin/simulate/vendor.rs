@@ -23,7 +23,7 @@ impl Refusal {
 
     fn outcome(&self) -> Outcome {
         match self {
-            Refusal::Status(status) => Outcome::Status { status: *status, headers: HintHeaders::default() },
+            Refusal::Status(status) => Outcome::status(*status, HintHeaders::default()),
             Refusal::Error(code) => Outcome::Error { code: code.clone() },
         }
     }
@@ -134,7 +134,7 @@ impl<'s> Vendor<'s> {
             return Reply { outcome: o.refusal.outcome(), latency_ms, kind: ReplyKind::Outage };
         }
         let latency_ms = self.latency(None);
-        Reply { outcome: Outcome::Status { status: 200, headers: HintHeaders::default() }, latency_ms, kind: ReplyKind::Served }
+        Reply { outcome: Outcome::status(200, HintHeaders::default()), latency_ms, kind: ReplyKind::Served }
     }
 
     /// Count the request against the quota; a 429 when it is over (and maybe the start of a ban).
@@ -168,7 +168,7 @@ impl<'s> Vendor<'s> {
         let seconds = quota.retry_after_s.unwrap_or(left_ms.div_ceil(1000).max(1));
         let headers = HintHeaders { retry_after: Some(seconds.to_string()), ..Default::default() };
         let latency_ms = self.latency(None);
-        Some(Reply { outcome: Outcome::Status { status: 429, headers }, latency_ms, kind: ReplyKind::OverQuota })
+        Some(Reply { outcome: Outcome::status(429, headers), latency_ms, kind: ReplyKind::OverQuota })
     }
 
     /// Time banned, clipped to `end_ms`.
@@ -205,7 +205,7 @@ mod tests {
         }
         let r = v.answer(4002);
         assert_eq!(r.kind, OverQuota);
-        assert!(matches!(r.outcome, Outcome::Status { status: 429, ref headers } if headers.retry_after.as_deref() == Some("1")));
+        assert!(matches!(r.outcome, Outcome::Status { status: 429, ref headers, .. } if headers.retry_after.as_deref() == Some("1")));
         assert_eq!(v.bans, [(4002, 64_002)]);
         assert_eq!(v.answer(4003).kind, Banned);
         assert_eq!(v.answer(64_002).kind, Served, "a fresh window after the ban");
