@@ -53,6 +53,10 @@ export interface GateRow { tat_us: number; closed_until_ms: number; version: num
 export interface InFlightRow { leases: Lease[]; version: number }
 /** A provider's rows as read from the store; missing rows may be left out (fresh). */
 export interface ProviderView { breaker?: BreakerRow; gate?: GateRow; in_flight?: InFlightRow }
+export interface ProviderState {
+    state: Phase; state_gauge: 0 | 1 | 2; open_until_ms: number | null; trips: number; recent_failures: number;
+    last_failure: string | null; probes_in_flight: number; gate_closed_until_ms: number | null; in_flight: number;
+}
 /** New rows to write atomically; each has `version` = stored version + 1. */
 export interface Writes {
     provider: number; breaker: BreakerRow | null; gate: GateRow | null; in_flight: InFlightRow | null;
@@ -116,6 +120,10 @@ export class Engine {
      * Take a slot of provider `provider`'s rate gate.
      */
     gateTake(provider: number, row: GateRow, now_ms: number, max_wait_ms: number): Take;
+    /**
+     * What a provider's rows say now (Get Provider State): the gauge and live leases.
+     */
+    inspect(view: ProviderView, now_ms: number): ProviderState;
     /**
      * Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's Idempotency-Key.
      */

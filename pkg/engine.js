@@ -49,6 +49,19 @@ class Engine {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
+     * What a provider's rows say now (Get Provider State): the gauge and live leases.
+     * @param {ProviderView} view
+     * @param {number} now_ms
+     * @returns {ProviderState}
+     */
+    inspect(view, now_ms) {
+        const ret = wasm.engine_inspect(this.__wbg_ptr, view, now_ms);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
      * Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's Idempotency-Key.
      * @param {number} started_ms
      * @param {string} holder

@@ -6,6 +6,7 @@ export const __wbg_item_free: (a: number, b: number) => void;
 export const backoffDelay: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
 export const engine_admit: (a: number, b: number, c: any, d: number, e: number, f: number) => [number, number, number];
 export const engine_gateTake: (a: number, b: number, c: any, d: number, e: number) => [number, number, number];
+export const engine_inspect: (a: number, b: any, c: number) => [number, number, number];
 export const engine_item: (a: number, b: number, c: number, d: number, e: any) => [number, number, number];
 export const engine_new: (a: any) => [number, number, number];
 export const engine_record: (a: number, b: any, c: any, d: number) => [number, number, number];

@@ -11,6 +11,7 @@ pub mod chain;
 pub mod config;
 pub mod error;
 pub mod in_flight;
+pub mod inspect;
 pub mod lease;
 pub mod outcome;
 pub mod rate_gate;

@@ -6,6 +6,7 @@ use crate::breaker::{self, BreakerRow};
 use crate::chain::ProviderView;
 use crate::config::{Chain, ChainConfig};
 use crate::error::EngineError;
+use crate::inspect;
 use crate::outcome::Outcome;
 use crate::rate_gate::{self, GateRow};
 use crate::record::record;
@@ -114,6 +115,13 @@ impl Engine {
         let p = self.chain.providers.get(provider).ok_or_else(|| js_error(EngineError::InvalidInput(format!("provider {provider} out of range"))))?;
         let row: BreakerRow = from_js_state("breaker row", row)?;
         to_js(&breaker::admit(&row, &p.breaker, ms(now_ms), holder))
+    }
+
+    /// What a provider's rows say now (Get Provider State): the gauge and live leases.
+    #[wasm_bindgen(unchecked_return_type = "ProviderState")]
+    pub fn inspect(&self, #[wasm_bindgen(unchecked_param_type = "ProviderView")] view: JsValue, now_ms: f64) -> Result<JsValue, JsValue> {
+        let view: ProviderView = from_js_state("provider view", view)?;
+        to_js(&inspect::inspect(&view, ms(now_ms)))
     }
 
     /// Take a slot of provider `provider`'s rate gate.

@@ -51,6 +51,10 @@ export interface GateRow { tat_us: number; closed_until_ms: number; version: num
 export interface InFlightRow { leases: Lease[]; version: number }
 /** A provider's rows as read from the store; missing rows may be left out (fresh). */
 export interface ProviderView { breaker?: BreakerRow; gate?: GateRow; in_flight?: InFlightRow }
+export interface ProviderState {
+  state: Phase; state_gauge: 0 | 1 | 2; open_until_ms: number | null; trips: number; recent_failures: number;
+  last_failure: string | null; probes_in_flight: number; gate_closed_until_ms: number | null; in_flight: number;
+}
 /** New rows to write atomically; each has `version` = stored version + 1. */
 export interface Writes {
   provider: number; breaker: BreakerRow | null; gate: GateRow | null; in_flight: InFlightRow | null;

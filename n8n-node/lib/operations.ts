@@ -1,36 +1,31 @@
-// Get Provider State and Reset Provider: the same store, read or cleared; the state gauge comes
-// from the engine's own admission decision (seed 002: 0 closed, 1 half-open, 2 open).
+// Get Provider State and Reset Provider: the same store, read or cleared; what the rows mean
+// (seed 002's gauge: 0 closed, 1 half-open, 2 open; live leases) is the engine's `inspect`.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { BreakerRow, Engine } from './engine';
+import type { Engine } from './engine';
 import type { ItemPlan } from './params';
 import type { StateStore } from './store/types';
-
-const GAUGE_NAMES = ['closed', 'half_open', 'open'];
 
 export async function providerState(engine: Engine, store: StateStore, plan: ItemPlan, storeKind: string): Promise<INodeExecutionData[]> {
   const names = plan.requests.map((r) => r.name);
   const snap = await store.read(names);
   const counters = await store.readCounters(names);
+  const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);
   return names.map((name, i) => {
-    const view = snap.views[i];
-    const b = view.breaker;
-    const d = engine.admit(i, b ?? ({} as BreakerRow), snap.now, 'inspect').decision;
-    const gauge = d.kind === 'skip' ? (d.reason === 'half_open_busy' ? 1 : d.reason === 'rate_limited' ? 0 : 2) : (b?.phase ?? 'closed') === 'closed' ? 0 : 1;
-    const iso = (ms?: number) => (ms ? new Date(ms).toISOString() : null);
+    const s = engine.inspect(snap.views[i], snap.now);
     const c = counters[name] ?? {};
     const json: IDataObject = {
       provider: name,
       scope: plan.scope,
       store: storeKind,
-      state: GAUGE_NAMES[gauge],
-      state_gauge: gauge,
-      open_until: b?.phase === 'open' ? iso(b.open_until_ms) : null,
-      trips: b?.trips ?? 0,
-      recent_failures: b?.failures?.length ?? 0,
-      last_failure: b?.last_failure ?? null,
-      probes_in_flight: (b?.probes ?? []).filter((l) => l.until_ms > snap.now).length,
-      gate_closed_until: view.gate && view.gate.closed_until_ms > snap.now ? iso(view.gate.closed_until_ms) : null,
-      in_flight: (view.in_flight?.leases ?? []).filter((l) => l.until_ms > snap.now).length,
+      state: s.state,
+      state_gauge: s.state_gauge,
+      open_until: iso(s.open_until_ms),
+      trips: s.trips,
+      recent_failures: s.recent_failures,
+      last_failure: s.last_failure,
+      probes_in_flight: s.probes_in_flight,
+      gate_closed_until: iso(s.gate_closed_until_ms),
+      in_flight: s.in_flight,
       counters: {
         calls: c.calls ?? 0, failures: c.failures ?? 0, rejections: c.rejections ?? 0, transitions: c.transitions ?? 0,
         retries: c.retries ?? 0, rate_limited_429: c.rate_limited_429 ?? 0, give_ups: c.give_ups ?? 0,

@@ -1,0 +1,67 @@
+//! What a provider's rows say at `now`, for *Get Provider State* and dashboards: seed 002's
+//! gauge (0 closed, 1 half-open, 2 open) and the live probes, gate closure and in-flight calls.
+//! Read-only: nothing here changes a row.
+use crate::breaker::Phase;
+use crate::chain::ProviderView;
+use crate::lease::live;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderState {
+    /// The phase a call would meet now: an open breaker whose window has ended is half-open.
+    pub state: Phase,
+    pub state_gauge: u8,
+    pub open_until_ms: Option<u64>,
+    pub trips: u64,
+    pub recent_failures: usize,
+    pub last_failure: Option<String>,
+    pub probes_in_flight: usize,
+    pub gate_closed_until_ms: Option<u64>,
+    pub in_flight: usize,
+}
+
+pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
+    let b = &view.breaker;
+    let state = match b.phase {
+        Phase::Open if now_ms >= b.open_until_ms => Phase::HalfOpen,
+        phase => phase,
+    };
+    ProviderState {
+        state,
+        state_gauge: state.gauge(),
+        open_until_ms: (state == Phase::Open).then_some(b.open_until_ms),
+        trips: b.trips,
+        recent_failures: b.failures.len(),
+        last_failure: b.last_failure.clone(),
+        probes_in_flight: live(&b.probes, now_ms).len(),
+        gate_closed_until_ms: (view.gate.closed_until_ms > now_ms).then_some(view.gate.closed_until_ms),
+        in_flight: live(&view.in_flight.leases, now_ms).len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::breaker::BreakerRow;
+    use crate::lease::Lease;
+
+    #[test]
+    fn an_open_breaker_reads_half_open_once_its_window_ends() {
+        let mut v = ProviderView::default();
+        v.breaker = BreakerRow { phase: Phase::Open, open_until_ms: 1_000, trips: 1, ..Default::default() };
+        assert_eq!((inspect(&v, 999).state_gauge, inspect(&v, 999).open_until_ms), (2, Some(1_000)));
+        assert_eq!((inspect(&v, 1_000).state, inspect(&v, 1_000).open_until_ms), (Phase::HalfOpen, None));
+        assert_eq!(inspect(&ProviderView::default(), 5).state_gauge, 0);
+    }
+
+    #[test]
+    fn only_live_leases_and_a_gate_still_closed_count() {
+        let mut v = ProviderView::default();
+        v.breaker.probes = vec![Lease { holder: "a".into(), until_ms: 10 }, Lease { holder: "b".into(), until_ms: 20 }];
+        v.in_flight.leases = vec![Lease { holder: "c".into(), until_ms: 15 }];
+        v.gate.closed_until_ms = 12;
+        let s = inspect(&v, 12);
+        assert_eq!((s.probes_in_flight, s.in_flight, s.gate_closed_until_ms), (1, 1, None));
+        assert_eq!(inspect(&v, 11).gate_closed_until_ms, Some(12));
+    }
+}
