@@ -159,6 +159,10 @@ export class Item {
      */
     finished(): Step | null;
     /**
+     * The latest attempt alone, for the per-attempt log line (the whole report is built once, at the end).
+     */
+    lastAttempt(): AttemptLog | null;
+    /**
      * The outcome of the call the last poll returned; gives the effect to record.
      */
     onOutcome(now_ms: number, outcome: Outcome, credential_refreshed: boolean): Effect;

@@ -175,6 +175,17 @@ class Item {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
+     * The latest attempt alone, for the per-attempt log line (the whole report is built once, at the end).
+     * @returns {AttemptLog | null}
+     */
+    lastAttempt() {
+        const ret = wasm.item_lastAttempt(this.__wbg_ptr);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
      * The outcome of the call the last poll returned; gives the effect to record.
      * @param {number} now_ms
      * @param {Outcome} outcome

@@ -15,6 +15,7 @@ export const gateClose: (a: any, b: number) => [number, number, number];
 export const item_counters: (a: number) => [number, number, number];
 export const item_deferNow: (a: number, b: number, c: any) => [number, number, number];
 export const item_finished: (a: number) => [number, number, number];
+export const item_lastAttempt: (a: number) => [number, number, number];
 export const item_onOutcome: (a: number, b: number, c: any, d: number) => [number, number, number];
 export const item_poll: (a: number, b: number, c: any) => [number, number, number];
 export const item_report: (a: number) => [number, number, number];

@@ -178,6 +178,12 @@ impl Item {
     pub fn report(&self) -> Result<JsValue, JsValue> {
         to_js(self.m.report())
     }
+
+    /// The latest attempt alone, for the per-attempt log line (the whole report is built once, at the end).
+    #[wasm_bindgen(js_name = lastAttempt, unchecked_return_type = "AttemptLog | null")]
+    pub fn last_attempt(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.m.report().attempts.last())
+    }
 }
 
 /// The delay before retry `n` (0-based) under a strategy; `prev_ms` for decorrelated.

@@ -104,7 +104,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
       // The last answer's body: when the engine says `done`, it is the one that served.
       body = result.body;
       const effect = item.onOutcome(await store.now(), outcome, false);
-      logAttempt(c, step, outcome, item.report().attempts.at(-1));
+      logAttempt(c, step, outcome, item.lastAttempt());
       await recordEffect(c, keys, effect, snap.views[step.provider], noteTransition, lost);
       const end = item.finished();
       if (end) return finish(end as ItemResult['end']); // done: no need to read the rows again
@@ -160,7 +160,7 @@ async function cancellableSleep(ms: number, cancel?: AbortSignal) {
   });
 }
 
-function logAttempt(c: ItemContext, step: Extract<Step, { kind: 'call' }>, outcome: Outcome, log: { wait_ms: number; retry_after: boolean } | undefined) {
+function logAttempt(c: ItemContext, step: Extract<Step, { kind: 'call' }>, outcome: Outcome, log: { wait_ms: number; retry_after: boolean } | null) {
   const req = c.plan.requests[step.provider];
   let url = req.url;
   try {

@@ -138,7 +138,6 @@ async function callChain(this: IExecuteFunctions): Promise<INodeExecutionData[][
 
   // A small pool: `concurrency` items in flight, each leaving on exactly one output.
   let next = 0;
-  const order: number[][] = [[], [], []];
   const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
     while (next < items.length) await one(next++);
   });
@@ -150,7 +149,6 @@ async function callChain(this: IExecuteFunctions): Promise<INodeExecutionData[][
   for (const e of engines.values()) e.free();
   // Keep input order within each output.
   for (const o of out) o.sort((a, b) => (a.pairedItem as { item: number }).item - (b.pairedItem as { item: number }).item);
-  void order;
   return runsAsTool(node) ? toolResult(out) : out;
 }
 
