@@ -89,20 +89,21 @@ async function runPolicy(policy, { path, wf }, { scenario, vendor, cluster, db, 
   })();
   // A webhook call n8n did not accept (an overloaded main answers 5xx or times out) never became
   // an execution: it is counted as refused, and the run waits only for the accepted ones.
-  const answered = [];
+  let answers;
   let s = {};
+  const given = () => LOST.reduce((n, k) => n + (s[k] ?? 0), 0) + vendor.failed.size;
   for (;;) {
     await sleep(500);
+    if (!answers && fired.length === total) answers = await Promise.all(fired);
     s = await statuses(db, wf.id);
-    const lost = LOST.reduce((n, k) => n + (s[k] ?? 0), 0) + vendor.failed.size;
-    const accepted = fired.length === total ? (answered.length ? answered : answered.push(...(await Promise.all(fired))) && answered).filter((x) => x === 200).length : Infinity;
-    if (vendor.done.size + lost >= accepted || vendor.now() > horizonMs) break;
+    const accepted = answers ? answers.filter((x) => x === 200).length : Infinity;
+    if (vendor.done.size + given() >= accepted || vendor.now() > horizonMs) break;
   }
   await firing;
-  const answers = await Promise.all(fired);
+  answers ??= await Promise.all(fired);
   const refused = answers.filter((x) => x !== 200).length;
-  // Lost: n8n failed the execution, the node gave the item up (failed output), or n8n refused it.
-  const lost = LOST.reduce((n, k) => n + (s[k] ?? 0), 0) + vendor.failed.size + refused;
+  // Lost: n8n failed the execution or refused it, or the node gave the item up (failed output).
+  const lost = given() + refused;
   const figures = tally(vendor, scenario, { total, lost, unfinished: Math.max(0, total - vendor.done.size - lost) });
   const result = { policy, figures, statuses: s, webhook_not_200: refused, webhook_answers: [...new Set(answers.map(String))], workers: spread(vendor), per_s: perSecond(vendor, Math.ceil(vendor.now() / 1000)) };
   result.dispatch_ms = dispatch(vendor, firedAt);
