@@ -25,7 +25,10 @@ impl Strategy {
             "equal_jitter" => Ok(Strategy::EqualJitter),
             "decorrelated" => Ok(Strategy::Decorrelated),
             "none" => Ok(Strategy::None),
-            other => Err(crate::EngineError::config("strategy", format!("unknown strategy '{other}' (full_jitter, equal_jitter, decorrelated, none)"))),
+            other => Err(crate::EngineError::config(
+                "strategy",
+                format!("unknown strategy '{other}' (full_jitter, equal_jitter, decorrelated, none)"),
+            )),
         }
     }
 }

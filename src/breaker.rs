@@ -117,8 +117,13 @@ pub struct Transition {
 pub enum Admission {
     Call,
     /// A half-open probe: this call holds a lease until `lease_until_ms`.
-    Probe { lease_until_ms: u64 },
-    Skip { until_ms: u64, reason: Reason },
+    Probe {
+        lease_until_ms: u64,
+    },
+    Skip {
+        until_ms: u64,
+        reason: Reason,
+    },
 }
 
 /// A decision plus the row to write back, `None` when nothing changed.
@@ -151,7 +156,10 @@ pub fn admit(row: &BreakerRow, p: &BreakerPolicy, now: u64, holder: &str) -> Dec
             if next.probes.len() as u32 >= p.half_open_probes {
                 // Others hold every probe: come back when the first probe has its answer, or,
                 // past that (its holder died or hangs), when its lease ends.
-                return unchanged(Admission::Skip { until_ms: busy_until(&next.probes, p, now), reason: Reason::HalfOpenBusy });
+                return unchanged(Admission::Skip {
+                    until_ms: busy_until(&next.probes, p, now),
+                    reason: Reason::HalfOpenBusy,
+                });
             }
             let lease_until_ms = now.saturating_add(p.probe_lease_ms);
             next.probes.push(Lease { holder: holder.to_string(), until_ms: lease_until_ms });
@@ -165,7 +173,11 @@ pub fn admit(row: &BreakerRow, p: &BreakerPolicy, now: u64, holder: &str) -> Dec
 fn busy_until(probes: &[Lease], p: &BreakerPolicy, now: u64) -> u64 {
     let answer_at = |l: &Lease| {
         let at = l.until_ms.saturating_sub(p.probe_lease_ms).saturating_add(p.probe_answer_ms);
-        if p.probe_answer_ms > 0 && at > now && at < l.until_ms { at } else { l.until_ms }
+        if p.probe_answer_ms > 0 && at > now && at < l.until_ms {
+            at
+        } else {
+            l.until_ms
+        }
     };
     probes.iter().map(answer_at).min().unwrap_or_else(|| earliest_end(probes))
 }
@@ -198,7 +210,8 @@ pub fn record(row: &BreakerRow, p: &BreakerPolicy, now: u64, health: Health, hol
                 }
                 TripRule::FailureRate { rate, min_calls } => {
                     add_call(&mut next.buckets, p, now, true);
-                    let (calls, failures) = next.buckets.iter().fold((0u64, 0u64), |(c, f), b| (c + b.calls as u64, f + b.failures as u64));
+                    let (calls, failures) =
+                        next.buckets.iter().fold((0u64, 0u64), |(c, f), b| (c + b.calls as u64, f + b.failures as u64));
                     calls >= min_calls as u64 && failures as f64 >= rate * calls as f64
                 }
             };

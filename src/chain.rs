@@ -43,11 +43,23 @@ pub struct Local {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Choice {
-    Call { provider: usize, probe: bool, writes: Writes, transition: Option<Transition> },
+    Call {
+        provider: usize,
+        probe: bool,
+        writes: Writes,
+        transition: Option<Transition>,
+    },
     /// A gate slot reserved at `at_ms` on this provider: sleep, then call it.
-    Reserve { provider: usize, at_ms: u64, writes: Writes },
+    Reserve {
+        provider: usize,
+        at_ms: u64,
+        writes: Writes,
+    },
     /// Nothing admissible; `earliest` = when and why the soonest provider could be tried again.
-    Nothing { earliest: Option<(u64, Reason)>, all_permanent: bool },
+    Nothing {
+        earliest: Option<(u64, Reason)>,
+        all_permanent: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,7 +69,15 @@ pub struct Skip {
     pub until_ms: u64,
 }
 
-pub fn choose(chain: &Chain, views: &[ProviderView], local: &[Local], now: u64, holder: &str, max_wait_ms: u64, skips: &mut Vec<Skip>) -> Choice {
+pub fn choose(
+    chain: &Chain,
+    views: &[ProviderView],
+    local: &[Local],
+    now: u64,
+    holder: &str,
+    max_wait_ms: u64,
+    skips: &mut Vec<Skip>,
+) -> Choice {
     let mut earliest: Option<(u64, Reason)> = None;
     let mut all_permanent = true;
     let mut note = |skip: Skip, earliest: &mut Option<(u64, Reason)>, skips: &mut Vec<Skip>| {
@@ -96,7 +116,11 @@ pub fn choose(chain: &Chain, views: &[ProviderView], local: &[Local], now: u64, 
                 Take::Now { row } => writes.gate = row,
                 // Reserve only when the breaker lets us through without a claim to hold.
                 Take::Reserved { at_ms, row } if writes.breaker.is_none() => {
-                    return Choice::Reserve { provider: i, at_ms, writes: Writes { provider: i, gate: Some(row), ..Default::default() } };
+                    return Choice::Reserve {
+                        provider: i,
+                        at_ms,
+                        writes: Writes { provider: i, gate: Some(row), ..Default::default() },
+                    };
                 }
                 Take::Reserved { at_ms, .. } => {
                     note(Skip { provider: i, reason: Reason::RateLimited, until_ms: at_ms }, &mut earliest, skips);

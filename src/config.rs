@@ -151,14 +151,28 @@ impl ChainConfig {
             "consecutive" => TripRule::Consecutive,
             "failure_rate" => {
                 if !(self.failure_rate > 0.0 && self.failure_rate <= 1.0) {
-                    return Err(EngineError::config("failure_rate", format!("must be in (0, 1], got {}", self.failure_rate)));
+                    return Err(EngineError::config(
+                        "failure_rate",
+                        format!("must be in (0, 1], got {}", self.failure_rate),
+                    ));
                 }
-                TripRule::FailureRate { rate: self.failure_rate, min_calls: count("min_calls", self.min_calls, 1, 100_000)? }
+                TripRule::FailureRate {
+                    rate: self.failure_rate,
+                    min_calls: count("min_calls", self.min_calls, 1, 100_000)?,
+                }
             }
-            other => return Err(EngineError::config("trip_rule", format!("unknown trip rule '{other}' (consecutive, failure_rate)"))),
+            other => {
+                return Err(EngineError::config(
+                    "trip_rule",
+                    format!("unknown trip rule '{other}' (consecutive, failure_rate)"),
+                ))
+            }
         };
         if !(self.open_growth >= 1.0 && self.open_growth <= 100.0) {
-            return Err(EngineError::config("open_growth", format!("must be between 1 and 100, got {}", self.open_growth)));
+            return Err(EngineError::config(
+                "open_growth",
+                format!("must be between 1 and 100, got {}", self.open_growth),
+            ));
         }
         let open_ms = ms("open_ms", self.open_ms, 1, DAY)?;
         let open_max_ms = ms("open_max_ms", self.open_max_ms, 1, 7 * DAY)?;
@@ -203,7 +217,14 @@ impl ChainConfig {
 }
 
 impl ProviderConfig {
-    fn validate(&self, i: usize, node: &BreakerPolicy, attempts: u32, deadline: u64, before: &[Provider]) -> Result<Provider, EngineError> {
+    fn validate(
+        &self,
+        i: usize,
+        node: &BreakerPolicy,
+        attempts: u32,
+        deadline: u64,
+        before: &[Provider],
+    ) -> Result<Provider, EngineError> {
         let f = |name: &str| format!("providers[{i}].{name}");
         let name = self.name.trim();
         if name.is_empty() || name.len() > 200 {

@@ -47,8 +47,10 @@ mod tests {
 
     #[test]
     fn an_open_breaker_reads_half_open_once_its_window_ends() {
-        let mut v = ProviderView::default();
-        v.breaker = BreakerRow { phase: Phase::Open, open_until_ms: 1_000, trips: 1, ..Default::default() };
+        let v = ProviderView {
+            breaker: BreakerRow { phase: Phase::Open, open_until_ms: 1_000, trips: 1, ..Default::default() },
+            ..Default::default()
+        };
         assert_eq!((inspect(&v, 999).state_gauge, inspect(&v, 999).open_until_ms), (2, Some(1_000)));
         assert_eq!((inspect(&v, 1_000).state, inspect(&v, 1_000).open_until_ms), (Phase::HalfOpen, None));
         assert_eq!(inspect(&ProviderView::default(), 5).state_gauge, 0);

@@ -111,7 +111,13 @@ pub struct Classification {
 }
 
 pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms: u64) -> Classification {
-    let mut c = Classification { verdict: Verdict::Success, health: Health::Success, closes_gate: false, hint: None, auth_retry: false };
+    let mut c = Classification {
+        verdict: Verdict::Success,
+        health: Health::Success,
+        closes_gate: false,
+        hint: None,
+        auth_retry: false,
+    };
     match outcome {
         Outcome::Status { status, headers, failed_check } => {
             let status = *status;
@@ -148,10 +154,19 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
         Outcome::Error { code } => {
             // Unknown errors (ENOTFOUND, redirect loops) are not repeated, but the provider failed.
             c.health = Health::Failure;
-            c.verdict = if TRANSIENT_ERRORS.contains(&code.as_str()) { Verdict::Retry } else { Verdict::Stop(Reason::NonRetryable) };
+            c.verdict = if TRANSIENT_ERRORS.contains(&code.as_str()) {
+                Verdict::Retry
+            } else {
+                Verdict::Stop(Reason::NonRetryable)
+            };
         }
     }
-    if c.verdict == Verdict::Retry && !c.auth_retry && facts.unsafe_method && !facts.has_idempotency_key && !rules.retry_unsafe_methods {
+    if c.verdict == Verdict::Retry
+        && !c.auth_retry
+        && facts.unsafe_method
+        && !facts.has_idempotency_key
+        && !rules.retry_unsafe_methods
+    {
         c.verdict = Verdict::Stop(Reason::NonRetryable);
     }
     c
@@ -222,8 +237,16 @@ mod tests {
     #[test]
     fn a_failed_response_check_decides_only_a_successful_answer() {
         let c = run(&Outcome::check_failed(200, "required_path:choices.0"), get());
-        assert_eq!((c.verdict, c.health), (Verdict::Stop(Reason::CheckFailed), Health::Failure), "answered, but not usefully");
-        let busy = Outcome::Status { status: 503, headers: HintHeaders::default(), failed_check: Some("required_path:x".into()) };
+        assert_eq!(
+            (c.verdict, c.health),
+            (Verdict::Stop(Reason::CheckFailed), Health::Failure),
+            "answered, but not usefully"
+        );
+        let busy = Outcome::Status {
+            status: 503,
+            headers: HintHeaders::default(),
+            failed_check: Some("required_path:x".into()),
+        };
         assert_eq!(run(&busy, get()).verdict, Verdict::Retry, "a 503 is a 503, whatever its body lacks");
         assert_eq!(busy.decisive_check(), None);
     }

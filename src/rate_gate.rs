@@ -57,7 +57,11 @@ pub fn take(row: &GateRow, limit: Option<&RateLimit>, now_ms: u64, max_wait_ms: 
     let start = row.tat_us.max(now_us);
     let allowed_at_us = start.saturating_sub(tolerance);
     // Saturating: a clock or stored tat near the end of u64 must not wrap the gate open.
-    let next = GateRow { tat_us: start.saturating_add(t), closed_until_ms: row.closed_until_ms, version: row.version.wrapping_add(1) };
+    let next = GateRow {
+        tat_us: start.saturating_add(t),
+        closed_until_ms: row.closed_until_ms,
+        version: row.version.wrapping_add(1),
+    };
     if allowed_at_us <= now_us {
         return Take::Now { row: Some(next) };
     }
@@ -71,7 +75,11 @@ pub fn take(row: &GateRow, limit: Option<&RateLimit>, now_ms: u64, max_wait_ms: 
 
 /// Close the gate for every worker until `until_ms`; `None` if it already was.
 pub fn close(row: &GateRow, until_ms: u64) -> Option<GateRow> {
-    (until_ms > row.closed_until_ms).then(|| GateRow { closed_until_ms: until_ms, version: row.version.wrapping_add(1), ..row.clone() })
+    (until_ms > row.closed_until_ms).then(|| GateRow {
+        closed_until_ms: until_ms,
+        version: row.version.wrapping_add(1),
+        ..row.clone()
+    })
 }
 
 #[cfg(test)]
@@ -101,8 +109,14 @@ mod tests {
         let mut slots = Vec::new();
         for _ in 0..5 {
             match take(&row, Some(&limit), 0, 10_000) {
-                Take::Now { row: Some(r) } => { slots.push(0); row = r; }
-                Take::Reserved { at_ms, row: r } => { slots.push(at_ms); row = r; }
+                Take::Now { row: Some(r) } => {
+                    slots.push(0);
+                    row = r;
+                }
+                Take::Reserved { at_ms, row: r } => {
+                    slots.push(at_ms);
+                    row = r;
+                }
                 other => panic!("{other:?}"),
             }
         }

@@ -141,7 +141,11 @@ mod tests {
     fn absurd_hints_are_capped_at_a_century() {
         for v in ["1000000000000000000000000000000", "18446744073709551615", "Tue, 01 Jan 2999 00:00:00 GMT"] {
             let h = HintHeaders { retry_after: Some(v.into()), ..Default::default() };
-            assert_eq!(hint(Some(503), &h, AT), Some(Hint { delay_ms: MAX_HINT_MS, source: HintSource::RetryAfter }), "{v}");
+            assert_eq!(
+                hint(Some(503), &h, AT),
+                Some(Hint { delay_ms: MAX_HINT_MS, source: HintSource::RetryAfter }),
+                "{v}"
+            );
         }
         let h = HintHeaders { x_ratelimit_reset: Some("99999999999999999999".into()), ..Default::default() };
         assert_eq!(hint(Some(429), &h, AT).map(|h| h.delay_ms), Some(MAX_HINT_MS));

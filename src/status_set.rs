@@ -46,11 +46,8 @@ fn status(s: &str) -> Result<u16, String> {
 
 impl fmt::Display for StatusSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = self
-            .0
-            .iter()
-            .map(|&(lo, hi)| if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") })
-            .collect();
+        let parts: Vec<String> =
+            self.0.iter().map(|&(lo, hi)| if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") }).collect();
         f.write_str(&parts.join(","))
     }
 }

@@ -15,14 +15,33 @@ use std::sync::Arc;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Step {
     /// Call provider `provider` (attempt n on it) within `deadline_ms`.
-    Call { provider: usize, name: String, attempt: u32, deadline_ms: u64, probe: bool, idempotency_key: Option<String> },
+    Call {
+        provider: usize,
+        name: String,
+        attempt: u32,
+        deadline_ms: u64,
+        probe: bool,
+        idempotency_key: Option<String>,
+    },
     /// Wait, then poll again.
-    Sleep { ms: u64, cause: WaitCause },
-    Done { provider: usize, name: String, fallback: bool },
+    Sleep {
+        ms: u64,
+        cause: WaitCause,
+    },
+    Done {
+        provider: usize,
+        name: String,
+        fallback: bool,
+    },
     /// Retryable trouble everywhere: hand the item back with the time to try again.
-    Defer { retry_at_ms: u64, reason: Reason },
+    Defer {
+        retry_at_ms: u64,
+        reason: Reason,
+    },
     /// Nothing left that could succeed by trying again.
-    Fail { reason: Reason },
+    Fail {
+        reason: Reason,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,7 +178,8 @@ impl ItemMachine {
             p.rate_limited_429 += (a.outcome == "429") as u32;
         }
         for s in &self.report.skipped {
-            c[s.provider].rejections += matches!(s.reason, Reason::CircuitOpen | Reason::Cooldown | Reason::HalfOpenBusy) as u32;
+            c[s.provider].rejections +=
+                matches!(s.reason, Reason::CircuitOpen | Reason::Cooldown | Reason::HalfOpenBusy) as u32;
         }
         if matches!(self.finished, Some(Step::Defer { .. } | Step::Fail { .. })) {
             c[0].give_ups += 1;
@@ -190,11 +210,19 @@ impl ItemMachine {
             return Ok(Poll { step: step.clone(), writes: None, transition: None });
         }
         if views.len() != self.chain.providers.len() {
-            return Err(EngineError::InvalidInput(format!("{} provider views for a chain of {}", views.len(), self.chain.providers.len())));
+            return Err(EngineError::InvalidInput(format!(
+                "{} provider views for a chain of {}",
+                views.len(),
+                self.chain.providers.len()
+            )));
         }
         self.pending = None;
         if now < self.sleep_until_ms {
-            return Ok(Poll { step: Step::Sleep { ms: self.sleep_until_ms - now, cause: self.sleep_cause }, writes: None, transition: None });
+            return Ok(Poll {
+                step: Step::Sleep { ms: self.sleep_until_ms - now, cause: self.sleep_cause },
+                writes: None,
+                transition: None,
+            });
         }
         let remaining = self.remaining(now);
         if remaining == 0 {
@@ -219,7 +247,11 @@ impl ItemMachine {
             Choice::Reserve { provider, at_ms, writes } => {
                 self.local[provider].reserved_at_ms = Some(at_ms);
                 self.sleep(now, at_ms - now, WaitCause::RateGate);
-                Ok(Poll { step: Step::Sleep { ms: at_ms - now, cause: WaitCause::RateGate }, writes: Some(writes), transition: None })
+                Ok(Poll {
+                    step: Step::Sleep { ms: at_ms - now, cause: WaitCause::RateGate },
+                    writes: Some(writes),
+                    transition: None,
+                })
             }
             Choice::Nothing { all_permanent: true, .. } => {
                 let reason = self.report.skipped.last().map(|s| s.reason).unwrap_or(Reason::NonRetryable);
@@ -245,7 +277,12 @@ impl ItemMachine {
 
     /// Feed back the outcome of the call the last `poll` returned. Returns what to record in
     /// the provider's shared state; the next `poll` says what the item does next.
-    pub fn on_outcome(&mut self, now: u64, outcome: &Outcome, credential_refreshed: bool) -> Result<Effect, EngineError> {
+    pub fn on_outcome(
+        &mut self,
+        now: u64,
+        outcome: &Outcome,
+        credential_refreshed: bool,
+    ) -> Result<Effect, EngineError> {
         let Some(Pending { provider: i, probe }) = self.pending.take() else {
             return Err(EngineError::InvalidInput("an outcome arrived but no call was outstanding".into()));
         };
@@ -295,7 +332,11 @@ impl ItemMachine {
             Verdict::Retry => {
                 let (delay, cause) = match c.hint {
                     Some(h) => {
-                        let cause = if h.source == HintSource::RetryAfter { WaitCause::RetryAfter } else { WaitCause::RateLimitReset };
+                        let cause = if h.source == HintSource::RetryAfter {
+                            WaitCause::RetryAfter
+                        } else {
+                            WaitCause::RateLimitReset
+                        };
                         (h.delay_ms, cause)
                     }
                     None => {

@@ -63,7 +63,11 @@ fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
 }
 
 fn ms(v: f64) -> u64 {
-    if v.is_finite() && v > 0.0 { v as u64 } else { 0 }
+    if v.is_finite() && v > 0.0 {
+        v as u64
+    } else {
+        0
+    }
 }
 
 /// A validated fallback chain. Construction fails with `code: "invalid_config"` and `field`.
@@ -88,8 +92,14 @@ impl Engine {
     }
 
     /// Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's Idempotency-Key.
-    pub fn item(&self, started_ms: f64, holder: String, #[wasm_bindgen(unchecked_param_type = "(string | null)[]")] keys: JsValue) -> Result<Item, JsValue> {
-        let keys: Vec<Option<String>> = if keys.is_undefined() || keys.is_null() { Vec::new() } else { from_js("keys", keys)? };
+    pub fn item(
+        &self,
+        started_ms: f64,
+        holder: String,
+        #[wasm_bindgen(unchecked_param_type = "(string | null)[]")] keys: JsValue,
+    ) -> Result<Item, JsValue> {
+        let keys: Vec<Option<String>> =
+            if keys.is_undefined() || keys.is_null() { Vec::new() } else { from_js("keys", keys)? };
         Ok(Item { m: ItemMachine::new(self.chain.clone(), ms(started_ms), holder, keys, item_rng()) })
     }
 
@@ -104,30 +114,57 @@ impl Engine {
         let view: ProviderView = from_js_state("view", view)?;
         let effect: Effect = from_js("effect", effect)?;
         if effect.provider >= self.chain.providers.len() {
-            return Err(js_error(EngineError::InvalidInput(format!("effect.provider {} out of range", effect.provider))));
+            return Err(js_error(EngineError::InvalidInput(format!(
+                "effect.provider {} out of range",
+                effect.provider
+            ))));
         }
         to_js(&record(&self.chain, &view, &effect, ms(now_ms)))
     }
 
     /// Breaker admission for provider `provider` alone (state inspection and tests).
     #[wasm_bindgen(unchecked_return_type = "Decided<Admission>")]
-    pub fn admit(&self, provider: usize, #[wasm_bindgen(unchecked_param_type = "BreakerRow")] row: JsValue, now_ms: f64, holder: &str) -> Result<JsValue, JsValue> {
-        let p = self.chain.providers.get(provider).ok_or_else(|| js_error(EngineError::InvalidInput(format!("provider {provider} out of range"))))?;
+    pub fn admit(
+        &self,
+        provider: usize,
+        #[wasm_bindgen(unchecked_param_type = "BreakerRow")] row: JsValue,
+        now_ms: f64,
+        holder: &str,
+    ) -> Result<JsValue, JsValue> {
+        let p = self
+            .chain
+            .providers
+            .get(provider)
+            .ok_or_else(|| js_error(EngineError::InvalidInput(format!("provider {provider} out of range"))))?;
         let row: BreakerRow = from_js_state("breaker row", row)?;
         to_js(&breaker::admit(&row, &p.breaker, ms(now_ms), holder))
     }
 
     /// What a provider's rows say now (Get Provider State): the gauge and live leases.
     #[wasm_bindgen(unchecked_return_type = "ProviderState")]
-    pub fn inspect(&self, #[wasm_bindgen(unchecked_param_type = "ProviderView")] view: JsValue, now_ms: f64) -> Result<JsValue, JsValue> {
+    pub fn inspect(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ProviderView")] view: JsValue,
+        now_ms: f64,
+    ) -> Result<JsValue, JsValue> {
         let view: ProviderView = from_js_state("provider view", view)?;
         to_js(&inspect::inspect(&view, ms(now_ms)))
     }
 
     /// Take a slot of provider `provider`'s rate gate.
     #[wasm_bindgen(js_name = gateTake, unchecked_return_type = "Take")]
-    pub fn gate_take(&self, provider: usize, #[wasm_bindgen(unchecked_param_type = "GateRow")] row: JsValue, now_ms: f64, max_wait_ms: f64) -> Result<JsValue, JsValue> {
-        let p = self.chain.providers.get(provider).ok_or_else(|| js_error(EngineError::InvalidInput(format!("provider {provider} out of range"))))?;
+    pub fn gate_take(
+        &self,
+        provider: usize,
+        #[wasm_bindgen(unchecked_param_type = "GateRow")] row: JsValue,
+        now_ms: f64,
+        max_wait_ms: f64,
+    ) -> Result<JsValue, JsValue> {
+        let p = self
+            .chain
+            .providers
+            .get(provider)
+            .ok_or_else(|| js_error(EngineError::InvalidInput(format!("provider {provider} out of range"))))?;
         let row: GateRow = from_js_state("gate row", row)?;
         to_js(&rate_gate::take(&row, p.rate_limit.as_ref(), ms(now_ms), ms(max_wait_ms)))
     }
@@ -143,14 +180,23 @@ pub struct Item {
 impl Item {
     /// The next step given the chain's rows read at `now_ms` (the store's clock).
     #[wasm_bindgen(unchecked_return_type = "Poll")]
-    pub fn poll(&mut self, now_ms: f64, #[wasm_bindgen(unchecked_param_type = "ProviderView[]")] views: JsValue) -> Result<JsValue, JsValue> {
+    pub fn poll(
+        &mut self,
+        now_ms: f64,
+        #[wasm_bindgen(unchecked_param_type = "ProviderView[]")] views: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let views: Vec<ProviderView> = from_js_state("views", views)?;
         to_js(&self.m.poll(ms(now_ms), &views).map_err(js_error)?)
     }
 
     /// The outcome of the call the last poll returned; gives the effect to record.
     #[wasm_bindgen(js_name = onOutcome, unchecked_return_type = "Effect")]
-    pub fn on_outcome(&mut self, now_ms: f64, #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue, credential_refreshed: bool) -> Result<JsValue, JsValue> {
+    pub fn on_outcome(
+        &mut self,
+        now_ms: f64,
+        #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
+        credential_refreshed: bool,
+    ) -> Result<JsValue, JsValue> {
         let outcome: Outcome = from_js("outcome", outcome)?;
         to_js(&self.m.on_outcome(ms(now_ms), &outcome, credential_refreshed).map_err(js_error)?)
     }
@@ -163,7 +209,11 @@ impl Item {
 
     /// Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
     #[wasm_bindgen(js_name = deferNow, unchecked_return_type = "Step")]
-    pub fn defer_now(&mut self, now_ms: f64, #[wasm_bindgen(unchecked_param_type = "Reason")] reason: JsValue) -> Result<JsValue, JsValue> {
+    pub fn defer_now(
+        &mut self,
+        now_ms: f64,
+        #[wasm_bindgen(unchecked_param_type = "Reason")] reason: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let reason: crate::reason::Reason = from_js("reason", reason)?;
         to_js(&self.m.defer_now(ms(now_ms), reason))
     }
@@ -189,7 +239,11 @@ impl Item {
 /// The delay before retry `n` (0-based) under a strategy; `prev_ms` for decorrelated.
 #[wasm_bindgen(js_name = backoffDelay)]
 pub fn backoff_delay(strategy: &str, base_ms: f64, cap_ms: f64, n: u32, prev_ms: f64) -> Result<f64, JsValue> {
-    let backoff = Backoff { strategy: Strategy::parse(strategy).map_err(js_error)?, base_ms: ms(base_ms).max(1), cap_ms: ms(cap_ms).max(1) };
+    let backoff = Backoff {
+        strategy: Strategy::parse(strategy).map_err(js_error)?,
+        base_ms: ms(base_ms).max(1),
+        cap_ms: ms(cap_ms).max(1),
+    };
     if backoff.cap_ms < backoff.base_ms {
         return Err(js_error(EngineError::config("cap_ms", "cap is below base")));
     }
@@ -202,14 +256,21 @@ pub fn backoff_delay(strategy: &str, base_ms: f64, cap_ms: f64, n: u32, prev_ms:
 
 /// The server's hint (Retry-After, RateLimit-Reset) for a response, or null.
 #[wasm_bindgen(js_name = serverHint, unchecked_return_type = "Hint | null")]
-pub fn server_hint(status: u16, #[wasm_bindgen(unchecked_param_type = "HintHeaders")] headers: JsValue, now_ms: f64) -> Result<JsValue, JsValue> {
+pub fn server_hint(
+    status: u16,
+    #[wasm_bindgen(unchecked_param_type = "HintHeaders")] headers: JsValue,
+    now_ms: f64,
+) -> Result<JsValue, JsValue> {
     let headers: HintHeaders = from_js("headers", headers)?;
     to_js(&hint(Some(status), &headers, ms(now_ms)))
 }
 
 /// Close a gate row until `until_ms` (null when it already was).
 #[wasm_bindgen(js_name = gateClose, unchecked_return_type = "GateRow | null")]
-pub fn gate_close(#[wasm_bindgen(unchecked_param_type = "GateRow")] row: JsValue, until_ms: f64) -> Result<JsValue, JsValue> {
+pub fn gate_close(
+    #[wasm_bindgen(unchecked_param_type = "GateRow")] row: JsValue,
+    until_ms: f64,
+) -> Result<JsValue, JsValue> {
     let row: GateRow = from_js_state("gate row", row)?;
     to_js(&rate_gate::close(&row, ms(until_ms)))
 }

@@ -12,7 +12,8 @@ use resilient_engine::rate_gate::{close, take, GateRow, RateLimit, Take};
 fn failure_rate_bucket_near_u64_max_does_not_overflow_the_window() {
     // Found: `b.start_ms + p.window_ms` overflowed (panic in debug, wrap in release).
     let policy = BreakerPolicy { trip: TripRule::FailureRate { rate: 0.5, min_calls: 2 }, ..Default::default() };
-    let row = BreakerRow { buckets: vec![Bucket { start_ms: u64::MAX - 5, calls: 3, failures: 3 }], ..Default::default() };
+    let row =
+        BreakerRow { buckets: vec![Bucket { start_ms: u64::MAX - 5, calls: 3, failures: 3 }], ..Default::default() };
     let decided = record(&row, &policy, 1_000, Health::Failure, "item-1", "HTTP 500");
     let next = decided.row.expect("a failure is recorded");
     // 3 stored failures + this one, 4 of 4 calls failed: the rule trips, as it would for sane rows.
@@ -54,7 +55,8 @@ fn a_reserved_gate_slot_does_not_outlast_a_closure_set_while_waiting_for_it() {
     let chain = Arc::new(cfg.validate().unwrap());
     let mut m = ItemMachine::new(chain, 0, "item".into(), vec![], Rng::seeded(1));
     // Another worker took the slot at 0: the next one is at 1000 ms.
-    let mut views = vec![ProviderView { gate: GateRow { tat_us: 1_000_000, ..Default::default() }, ..Default::default() }];
+    let mut views =
+        vec![ProviderView { gate: GateRow { tat_us: 1_000_000, ..Default::default() }, ..Default::default() }];
     let poll = m.poll(0, &views).unwrap();
     assert_eq!(poll.step, Step::Sleep { ms: 1_000, cause: WaitCause::RateGate });
     views[0].gate = poll.writes.unwrap().gate.unwrap();
@@ -88,7 +90,11 @@ fn trip_count_at_u64_max_saturates() {
 #[test]
 fn failure_rate_bucket_counts_at_u32_max_saturate() {
     // Found: `b.calls += 1` and `b.failures += 1` overflowed on the current bucket.
-    let policy = BreakerPolicy { trip: TripRule::FailureRate { rate: 0.5, min_calls: 2 }, window_ms: 10_000, ..Default::default() };
+    let policy = BreakerPolicy {
+        trip: TripRule::FailureRate { rate: 0.5, min_calls: 2 },
+        window_ms: 10_000,
+        ..Default::default()
+    };
     for (calls, failures) in [(u32::MAX, 0), (u32::MAX, u32::MAX)] {
         let row = BreakerRow { buckets: vec![Bucket { start_ms: 1_000, calls, failures }], ..Default::default() };
         let r = record(&row, &policy, 1_500, Health::Failure, "item-1", "500");

@@ -37,13 +37,15 @@ fn health() -> impl proptest::strategy::Strategy<Value = Health> {
 }
 
 fn any_policy() -> impl proptest::strategy::Strategy<Value = BreakerPolicy> {
-    (1u32..10, 1u64..100_000, 0u32..4, prop::bool::ANY, 1u32..20).prop_map(|(threshold, window_ms, k, rate, min_calls)| BreakerPolicy {
-        trip: if rate { TripRule::FailureRate { rate: 0.5, min_calls } } else { TripRule::Consecutive },
-        threshold,
-        window_ms,
-        half_open_probes: k,
-        ..Default::default()
-    })
+    (1u32..10, 1u64..100_000, 0u32..4, prop::bool::ANY, 1u32..20).prop_map(
+        |(threshold, window_ms, k, rate, min_calls)| BreakerPolicy {
+            trip: if rate { TripRule::FailureRate { rate: 0.5, min_calls } } else { TripRule::Consecutive },
+            threshold,
+            window_ms,
+            half_open_probes: k,
+            ..Default::default()
+        },
+    )
 }
 
 proptest! {
@@ -78,7 +80,7 @@ proptest! {
         let mut now = 1_000;
         let start = now;
         let mut k = 0;
-        let (end, _, m) = run_item(&chain, &mut store, &mut now, seed, "w", vec![], |_, _| {
+        let (end, _, m) = run_item(&chain, &mut store, &mut now, Job::new(seed, "w"), |_, _| {
             let s = answers[k % answers.len()]; k += 1;
             if s == 0 { Outcome::Error { code: "ETIMEDOUT".into() } } else { status(s) }
         }, 7);

@@ -158,7 +158,14 @@ fn seed001_always_500_provider_ten_jobs_cost_exactly_the_threshold() {
     let mut now = 1_000_000;
     let mut primary_calls = 0;
     for job in 0..10 {
-        let (end, calls, m) = run_item(&chain, &mut store, &mut now, job, "w", vec![], |i, _| status(if i == 0 { 500 } else { 200 }), 50);
+        let (end, calls, m) = run_item(
+            &chain,
+            &mut store,
+            &mut now,
+            Job::new(job, "w"),
+            |i, _| status(if i == 0 { 500 } else { 200 }),
+            50,
+        );
         primary_calls += calls.iter().filter(|(i, _)| *i == 0).count();
         assert_eq!(end, Step::Done { provider: 1, name: "fallback".into(), fallback: true });
         if job > 0 {
@@ -181,7 +188,14 @@ fn seed001_without_cooldown_the_same_ten_jobs_cost_fifty() {
     let mut now = 0;
     let mut primary_calls = 0;
     for job in 0..10 {
-        let (_, calls, _) = run_item(&chain, &mut store, &mut now, job, "w", vec![], |i, _| status(if i == 0 { 500 } else { 200 }), 10);
+        let (_, calls, _) = run_item(
+            &chain,
+            &mut store,
+            &mut now,
+            Job::new(job, "w"),
+            |i, _| status(if i == 0 { 500 } else { 200 }),
+            10,
+        );
         primary_calls += calls.iter().filter(|(i, _)| *i == 0).count();
     }
     assert_eq!(primary_calls, 50);
@@ -193,14 +207,14 @@ fn seed003_a_429_with_retry_after_is_honoured_and_a_422_is_never_retried() {
     let mut store = Store::new(1);
     let mut now = 0;
     let mut answers = vec![retry_after(429, "2"), status(200)].into_iter();
-    let (end, calls, m) = run_item(&chain, &mut store, &mut now, 1, "w", vec![], |_, _| answers.next().unwrap(), 0);
+    let (end, calls, m) = run_item(&chain, &mut store, &mut now, Job::new(1, "w"), |_, _| answers.next().unwrap(), 0);
     assert!(matches!(end, Step::Done { .. }));
     assert_eq!(calls[1].1 - calls[0].1, 2000, "the second call waited exactly Retry-After");
     assert_eq!(m.report().attempts[0].wait_cause, Some(WaitCause::RetryAfter));
     assert!(m.report().attempts[0].retry_after);
 
     let mut store = Store::new(1);
-    let (end, calls, _) = run_item(&chain, &mut store, &mut now, 2, "w", vec![], |_, _| status(422), 0);
+    let (end, calls, _) = run_item(&chain, &mut store, &mut now, Job::new(2, "w"), |_, _| status(422), 0);
     assert_eq!(end, Step::Fail { reason: Reason::NonRetryable });
     assert_eq!(calls.len(), 1);
     assert_eq!(store.views[0].breaker.version, 0, "and it never counted against the provider");
@@ -211,7 +225,14 @@ fn a_3600s_hint_gates_the_provider_for_3600s_without_sleeping() {
     let chain = chain(&["slow", "other"], |_| {});
     let mut store = Store::new(2);
     let mut now = 10_000;
-    let (end, calls, m) = run_item(&chain, &mut store, &mut now, 3, "w", vec![], |i, _| if i == 0 { retry_after(503, "3600") } else { status(503) }, 0);
+    let (end, calls, m) = run_item(
+        &chain,
+        &mut store,
+        &mut now,
+        Job::new(3, "w"),
+        |i, _| if i == 0 { retry_after(503, "3600") } else { status(503) },
+        0,
+    );
     assert_eq!(m.report().slept_ms, m.report().attempts.iter().map(|a| a.wait_ms).sum::<u64>());
     assert!(m.report().attempts.iter().all(|a| a.provider == 1 || a.wait_ms == 0), "never slept on the hint");
     assert_eq!(calls.iter().filter(|(i, _)| *i == 0).count(), 1);
@@ -221,7 +242,7 @@ fn a_3600s_hint_gates_the_provider_for_3600s_without_sleeping() {
         other => panic!("{other:?}"),
     }
     // A second item (another worker) does not call the gated provider at all.
-    let (_, calls2, m2) = run_item(&chain, &mut store, &mut now, 4, "w2", vec![], |_, _| status(200), 0);
+    let (_, calls2, m2) = run_item(&chain, &mut store, &mut now, Job::new(4, "w2"), |_, _| status(200), 0);
     assert!(calls2.iter().all(|(i, _)| *i == 1));
     assert_eq!(m2.report().skipped[0].reason, Reason::RateLimited);
 }
@@ -231,7 +252,7 @@ fn a_single_provider_with_a_long_hint_defers_no_earlier_than_the_hint() {
     let chain = chain(&["only"], |_| {});
     let mut store = Store::new(1);
     let mut now = 0;
-    let (end, _, _) = run_item(&chain, &mut store, &mut now, 5, "w", vec![], |_, _| retry_after(429, "3600"), 0);
+    let (end, _, _) = run_item(&chain, &mut store, &mut now, Job::new(5, "w"), |_, _| retry_after(429, "3600"), 0);
     match end {
         Step::Defer { retry_at_ms, reason } => {
             assert!(retry_at_ms >= 3_600_000);
@@ -246,10 +267,17 @@ fn post_is_retried_only_with_an_idempotency_key_and_always_the_same_key() {
     let chain = chain(&["pay"], |c| c.providers[0].method = "POST".into());
     let mut store = Store::new(1);
     let mut now = 0;
-    let (end, calls, _) = run_item(&chain, &mut store, &mut now, 6, "w", vec![None], |_, _| status(503), 0);
+    let (end, calls, _) =
+        run_item(&chain, &mut store, &mut now, Job::new(6, "w").keys(vec![None]), |_, _| status(503), 0);
     assert_eq!((calls.len(), end), (1, Step::Fail { reason: Reason::NonRetryable }));
 
-    let mut m = resilient_engine::step::ItemMachine::new(chain.clone(), 0, "w".into(), vec![Some("k-1".into())], resilient_engine::rng::Rng::seeded(1));
+    let mut m = resilient_engine::step::ItemMachine::new(
+        chain.clone(),
+        0,
+        "w".into(),
+        vec![Some("k-1".into())],
+        resilient_engine::rng::Rng::seeded(1),
+    );
     let mut keys = Vec::new();
     let mut now = 0;
     for _ in 0..3 {
@@ -271,10 +299,10 @@ fn deferred_items_do_not_all_wake_at_the_same_time() {
     let chain = chain(&["a"], |c| c.threshold = 1);
     let mut store = Store::new(1);
     let mut now = 0;
-    run_item(&chain, &mut store, &mut now, 7, "w", vec![], |_, _| status(503), 0);
+    run_item(&chain, &mut store, &mut now, Job::new(7, "w"), |_, _| status(503), 0);
     let mut wakes = std::collections::BTreeSet::new();
     for seed in 0..50 {
-        let (end, _, _) = run_item(&chain, &mut store, &mut now, 100 + seed, "w", vec![], |_, _| status(200), 0);
+        let (end, _, _) = run_item(&chain, &mut store, &mut now, Job::new(100 + seed, "w"), |_, _| status(200), 0);
         match end {
             Step::Defer { retry_at_ms, reason: Reason::CircuitOpen } => {
                 assert!(retry_at_ms >= store.views[0].breaker.open_until_ms);
@@ -291,7 +319,14 @@ fn a_network_error_retries_with_backoff_then_falls_to_the_next_provider() {
     let chain = chain(&["a", "b"], |_| {});
     let mut store = Store::new(2);
     let mut now = 0;
-    let (end, calls, m) = run_item(&chain, &mut store, &mut now, 8, "w", vec![], |i, _| if i == 0 { Outcome::Error { code: "ECONNRESET".into() } } else { status(200) }, 0);
+    let (end, calls, m) = run_item(
+        &chain,
+        &mut store,
+        &mut now,
+        Job::new(8, "w"),
+        |i, _| if i == 0 { Outcome::Error { code: "ECONNRESET".into() } } else { status(200) },
+        0,
+    );
     assert_eq!(calls.iter().filter(|(i, _)| *i == 0).count(), 3, "3 attempts per provider (seed 000)");
     assert_eq!(end, Step::Done { provider: 1, name: "b".into(), fallback: true });
     assert!(m.report().attempts.iter().take(2).all(|a| a.wait_cause == Some(WaitCause::Backoff)));

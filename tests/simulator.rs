@@ -10,7 +10,11 @@ fn scenario(name: &str) -> PathBuf {
 
 fn simulate(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_simulate")).args(args).output().expect("the simulate binary runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn json_of(file: &str) -> Value {
@@ -21,7 +25,12 @@ fn json_of(file: &str) -> Value {
 }
 
 fn policy<'a>(report: &'a Value, key: &str) -> &'a Value {
-    report["policies"].as_array().unwrap().iter().find(|p| p["policy"] == key).unwrap_or_else(|| panic!("no policy {key}"))
+    report["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["policy"] == key)
+        .unwrap_or_else(|| panic!("no policy {key}"))
 }
 
 #[test]
@@ -32,7 +41,10 @@ fn seed001_dead_primary_costs_this_product_3_requests_and_retry_on_fail_50() {
     assert_eq!(ours["requests"], 3, "threshold 3, then the primary is cooled down for every later job");
     assert_eq!(rof["requests"], 50, "10 jobs x 5 tries, no memory across jobs");
     assert_eq!(ours["fallback_requests"], 10);
-    assert_eq!((ours["done"].as_u64(), ours["done_by_fallback"].as_u64(), ours["lost"].as_u64()), (Some(10), Some(10), Some(0)));
+    assert_eq!(
+        (ours["done"].as_u64(), ours["done_by_fallback"].as_u64(), ours["lost"].as_u64()),
+        (Some(10), Some(10), Some(0))
+    );
     assert_eq!(ours["probes"], 0, "K = 0: no probe request 'just to check'");
     assert_eq!(policy(&r, "per_process_breakers")["requests"], 3, "one worker: per-process rows are the shared rows");
     assert_eq!(policy(&r, "jitter_only")["requests"], 30, "3 attempts per job without a breaker");
@@ -46,12 +58,20 @@ fn seed001_across_40_concurrent_workers_costs_at_most_threshold_plus_the_in_flig
     let r = json_of("seed001-fleet.json");
     let ours = policy(&r, "shared_store")["requests"].as_u64().unwrap();
     assert!((3..=3 + 5).contains(&ours), "threshold 3 + Max In Flight 5 bound the racing first calls: {ours}");
-    assert_eq!(policy(&r, "per_process_breakers")["requests"], 40 * 3, "each of 40 workers learns the outage on its own");
+    assert_eq!(
+        policy(&r, "per_process_breakers")["requests"],
+        40 * 3,
+        "each of 40 workers learns the outage on its own"
+    );
     assert_eq!(policy(&r, "retry_on_fail")["requests"], 400 * 5);
-    assert_eq!((policy(&r, "shared_store")["done"].as_u64(), policy(&r, "shared_store")["lost"].as_u64()), (Some(400), Some(0)));
+    assert_eq!(
+        (policy(&r, "shared_store")["done"].as_u64(), policy(&r, "shared_store")["lost"].as_u64()),
+        (Some(400), Some(0))
+    );
 
     // The control: without the cap all 40 first calls race past a breaker that has seen nothing yet.
-    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(scenario("seed001-fleet.json")).unwrap()).unwrap();
+    let mut file: Value =
+        serde_json::from_str(&std::fs::read_to_string(scenario("seed001-fleet.json")).unwrap()).unwrap();
     file.as_object_mut().unwrap().remove("in_flight_cap");
     let path = std::env::temp_dir().join(format!("seed001-fleet-nocap-{}.json", std::process::id()));
     std::fs::write(&path, file.to_string()).unwrap();
@@ -86,13 +106,31 @@ fn a_bad_scenario_file_names_the_field() {
     let dir = std::env::temp_dir().join(format!("simulate-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cases = [
-        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"outages": [{"from_s": 0, "status": "502"}]}}"#, "vendor.outages[0].status"),
-        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "engine": {"threshold": "3"}}"#, "engine.threshold"),
-        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "engine": {"threshold": 0}}"#, "engine.threshold"),
-        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"quota": {"requests": 5, "perod_ms": 10}}}"#, "vendor.quota.perod_ms"),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"outages": [{"from_s": 0, "status": "502"}]}}"#,
+            "vendor.outages[0].status",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "engine": {"threshold": "3"}}"#,
+            "engine.threshold",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "engine": {"threshold": 0}}"#,
+            "engine.threshold",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"quota": {"requests": 5, "perod_ms": 10}}}"#,
+            "vendor.quota.perod_ms",
+        ),
         (r#"{"workers": 1, "executions": {"queued": 1}, "vendor": {}}"#, "concurrency"),
-        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"ban": {"status": 403}}}"#, "vendor.ban"),
-        (r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "policies": ["shared_store", "yolo"]}"#, "policies[1]"),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"ban": {"status": 403}}}"#,
+            "vendor.ban",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "policies": ["shared_store", "yolo"]}"#,
+            "policies[1]",
+        ),
     ];
     for (i, (text, field)) in cases.iter().enumerate() {
         let file = dir.join(format!("bad{i}.json"));

@@ -90,7 +90,8 @@ fn scenarios() {
     if std::env::var("UPDATE_VECTORS").is_ok() {
         std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
     }
-    let expected: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&path).expect("run with UPDATE_VECTORS=1 once")).unwrap();
+    let expected: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("run with UPDATE_VECTORS=1 once")).unwrap();
     assert_eq!(got.len(), expected.len());
     for (g, e) in got.iter().zip(&expected) {
         assert_eq!(g, e, "scenario {}", e["name"]);

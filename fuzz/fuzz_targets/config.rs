@@ -8,13 +8,39 @@ use resilient_engine::config::ChainConfig;
 
 const DAY: u64 = 86_400_000;
 const TOP_FIELDS: &[&str] = &[
-    "providers", "strategy", "base_ms", "cap_ms", "max_attempts", "deadline_ms", "budget_ms", "retry_after_cap_ms",
-    "defer_spread_ms", "retry_statuses", "health_statuses", "trip_rule", "failure_rate", "min_calls", "threshold",
-    "window_ms", "open_ms", "open_growth", "open_max_ms", "half_open_probes", "successes_to_close",
+    "providers",
+    "strategy",
+    "base_ms",
+    "cap_ms",
+    "max_attempts",
+    "deadline_ms",
+    "budget_ms",
+    "retry_after_cap_ms",
+    "defer_spread_ms",
+    "retry_statuses",
+    "health_statuses",
+    "trip_rule",
+    "failure_rate",
+    "min_calls",
+    "threshold",
+    "window_ms",
+    "open_ms",
+    "open_growth",
+    "open_max_ms",
+    "half_open_probes",
+    "successes_to_close",
 ];
 const PROVIDER_FIELDS: &[&str] = &[
-    "name", "method", "max_attempts", "deadline_ms", "threshold", "open_ms", "rate_limit.requests", "rate_limit.period_ms",
-    "rate_limit.burst", "max_in_flight",
+    "name",
+    "method",
+    "max_attempts",
+    "deadline_ms",
+    "threshold",
+    "open_ms",
+    "rate_limit.requests",
+    "rate_limit.period_ms",
+    "rate_limit.burst",
+    "max_in_flight",
 ];
 
 fuzz_target!(|data: &[u8]| {
@@ -61,7 +87,10 @@ fuzz_target!(|data: &[u8]| {
         // The open window stays within its bounds for any streak.
         for streak in [0, 1, 2, 10, 63, 64, 1000, u32::MAX] {
             let w = br.open_window(streak);
-            assert!(w >= br.open_ms.min(br.open_max_ms) && w <= br.open_max_ms.max(br.open_ms), "{w} at streak {streak}: {br:?}");
+            assert!(
+                w >= br.open_ms.min(br.open_max_ms) && w <= br.open_max_ms.max(br.open_ms),
+                "{w} at streak {streak}: {br:?}"
+            );
         }
         if let Some(r) = p.rate_limit {
             assert!(r.requests >= 1 && r.period_ms >= 1 && r.burst >= 1);

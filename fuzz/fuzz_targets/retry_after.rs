@@ -6,7 +6,9 @@
 //! empty line is a missing header. The whole input is also tried as one header value.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use resilient_engine::retry_after::{hint, parse_reset, parse_retry_after, Hint, HintHeaders, HintSource, EPOCH_SECONDS_FLOOR, MAX_HINT_MS};
+use resilient_engine::retry_after::{
+    hint, parse_reset, parse_retry_after, Hint, HintHeaders, HintSource, EPOCH_SECONDS_FLOOR, MAX_HINT_MS,
+};
 use std::time::{Duration, UNIX_EPOCH};
 
 const MAX_HEADER_LEN: usize = 128;
@@ -27,7 +29,15 @@ fuzz_target!(|data: &[u8]| {
         x_ratelimit_remaining: field(),
     };
 
-    for v in [Some(text.to_string()), headers.retry_after.clone(), headers.ratelimit_reset.clone(), headers.x_ratelimit_reset.clone()].into_iter().flatten() {
+    for v in [
+        Some(text.to_string()),
+        headers.retry_after.clone(),
+        headers.ratelimit_reset.clone(),
+        headers.x_ratelimit_reset.clone(),
+    ]
+    .into_iter()
+    .flatten()
+    {
         check_retry_after(&v, now_ms);
         check_reset(&v, now_ms);
     }
@@ -89,7 +99,9 @@ fn check_hint(status: Option<u16>, h: &HintHeaders, now: u64) {
     let want = if let Some(d) = h.retry_after.as_deref().and_then(|v| parse_retry_after(v, now)) {
         Some(Hint { delay_ms: d, source: HintSource::RetryAfter })
     } else {
-        let exhausted = [&h.ratelimit_remaining, &h.x_ratelimit_remaining].iter().any(|v| v.as_deref().is_some_and(|s| s.trim() == "0"));
+        let exhausted = [&h.ratelimit_remaining, &h.x_ratelimit_remaining]
+            .iter()
+            .any(|v| v.as_deref().is_some_and(|s| s.trim() == "0"));
         let reset = h.ratelimit_reset.as_deref().or(h.x_ratelimit_reset.as_deref());
         (status == Some(429) || exhausted)
             .then(|| reset.and_then(|v| parse_reset(v, now)))
@@ -103,7 +115,8 @@ fn check_hint(status: Option<u16>, h: &HintHeaders, now: u64) {
 
 /// One instant in all three HTTP-date forms: each gives the same, exact wait.
 fn check_date_forms(data: &[u8], now: u64) {
-    let secs = data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3)) % END_OF_DATES_S;
+    let secs = data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+        % END_OF_DATES_S;
     let imf = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
     // "Sun, 06 Nov 1994 08:49:37 GMT"
     let (wd, day, mon, year, time) = (&imf[0..3], &imf[5..7], &imf[8..11], &imf[12..16], &imf[17..25]);

@@ -51,7 +51,10 @@ impl Knobs {
         let open_ms = 1 + self.open_ms as u64 % 86_400_000;
         BreakerPolicy {
             trip: if self.failure_rate {
-                TripRule::FailureRate { rate: (1 + self.rate as u32) as f64 / 256.0, min_calls: 1 + self.min_calls as u32 }
+                TripRule::FailureRate {
+                    rate: (1 + self.rate as u32) as f64 / 256.0,
+                    min_calls: 1 + self.min_calls as u32,
+                }
             } else {
                 TripRule::Consecutive
             },
@@ -82,7 +85,8 @@ impl Knobs {
 fuzz_target!(|data: &[u8]| {
     let mut views = serde_json::Deserializer::from_slice(data).into_iter::<ProviderView>();
     if let Some(Ok(view)) = views.next() {
-        let knobs = Knobs::arbitrary(&mut Unstructured::new(&data[views.byte_offset()..])).unwrap_or_else(|_| Knobs::default());
+        let knobs =
+            Knobs::arbitrary(&mut Unstructured::new(&data[views.byte_offset()..])).unwrap_or_else(|_| Knobs::default());
         check_view(&view, &knobs);
     } else {
         let mut u = Unstructured::new(data);
@@ -97,7 +101,8 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut rows = serde_json::Deserializer::from_slice(data).into_iter::<BreakerRow>();
     if let Some(Ok(row)) = rows.next() {
-        let knobs = Knobs::arbitrary(&mut Unstructured::new(&data[rows.byte_offset()..])).unwrap_or_else(|_| Knobs::default());
+        let knobs =
+            Knobs::arbitrary(&mut Unstructured::new(&data[rows.byte_offset()..])).unwrap_or_else(|_| Knobs::default());
         check_breaker(&row, &knobs);
     }
 });
@@ -133,7 +138,14 @@ fn wide32(u: &mut Unstructured) -> arbitrary::Result<u32> {
 
 fn leases(u: &mut Unstructured) -> arbitrary::Result<Vec<Lease>> {
     let n = u8::arbitrary(u)? % 5;
-    (0..n).map(|_| Ok(Lease { holder: ["a", "b", "c", "", "worker-1"][u8::arbitrary(u)? as usize % 5].into(), until_ms: wide(u)? })).collect()
+    (0..n)
+        .map(|_| {
+            Ok(Lease {
+                holder: ["a", "b", "c", "", "worker-1"][u8::arbitrary(u)? as usize % 5].into(),
+                until_ms: wide(u)?,
+            })
+        })
+        .collect()
 }
 
 fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
@@ -164,18 +176,30 @@ fn check_breaker(row: &BreakerRow, k: &Knobs) {
     let a = breaker::admit(row, &p, now, &holder);
     let still_open = row.phase == Phase::Open && now < row.open_until_ms;
     match &a.decision {
-        Admission::Skip { until_ms, .. } if still_open => assert_eq!(*until_ms, row.open_until_ms, "open: skip until it ends"),
+        Admission::Skip { until_ms, .. } if still_open => {
+            assert_eq!(*until_ms, row.open_until_ms, "open: skip until it ends")
+        }
         Admission::Skip { until_ms, .. } => {
             assert!(p.half_open_probes > 0 && *until_ms > now, "half-open busy until {until_ms}, now {now}: {row:?}");
         }
-        Admission::Call | Admission::Probe { .. } => assert!(!still_open, "admitted at {now} into a breaker open until {}", row.open_until_ms),
+        Admission::Call | Admission::Probe { .. } => {
+            assert!(!still_open, "admitted at {now} into a breaker open until {}", row.open_until_ms)
+        }
     }
     if let Admission::Probe { lease_until_ms } = a.decision {
         assert_eq!(lease_until_ms, now.saturating_add(p.probe_lease_ms));
         match &a.row {
             Some(next) => {
-                assert!(next.probes.iter().any(|l| l.holder == holder && l.until_ms == lease_until_ms), "probe lease missing");
-                assert!(next.probes.len() as u32 <= p.half_open_probes, "{} probes of {}", next.probes.len(), p.half_open_probes);
+                assert!(
+                    next.probes.iter().any(|l| l.holder == holder && l.until_ms == lease_until_ms),
+                    "probe lease missing"
+                );
+                assert!(
+                    next.probes.len() as u32 <= p.half_open_probes,
+                    "{} probes of {}",
+                    next.probes.len(),
+                    p.half_open_probes
+                );
                 assert_ne!(next.phase, Phase::Closed);
             }
             // Only at the very end of u64 is a lease born expired, equal to a dead one stored.
@@ -207,12 +231,20 @@ fn check_breaker(row: &BreakerRow, k: &Knobs) {
         }
     }
     if let (Some(next), TripRule::Consecutive) = (&r.row, p.trip) {
-        assert!(next.failures.len() <= row.failures.len().max(p.threshold as usize), "{} failures kept", next.failures.len());
+        assert!(
+            next.failures.len() <= row.failures.len().max(p.threshold as usize),
+            "{} failures kept",
+            next.failures.len()
+        );
     }
     match &r.row {
         Some(next) => {
             assert_eq!(next.version, row.version.wrapping_add(1), "record: version rises by one");
-            assert_ne!(&BreakerRow { version: row.version, ..next.clone() }, row, "record: a new version for no change");
+            assert_ne!(
+                &BreakerRow { version: row.version, ..next.clone() },
+                row,
+                "record: a new version for no change"
+            );
         }
         None => assert!(r.transition.is_none(), "record: a transition without a row"),
     }
@@ -226,12 +258,20 @@ fn check_breaker(row: &BreakerRow, k: &Knobs) {
 }
 
 fn check_gate(view: &ProviderView, k: &Knobs) {
-    let limit = RateLimit { requests: 1 + k.requests % 1_000_000, period_ms: 1 + k.period_ms as u64 % 86_400_000, burst: 1 + k.burst as u32 };
+    let limit = RateLimit {
+        requests: 1 + k.requests % 1_000_000,
+        period_ms: 1 + k.period_ms as u64 % 86_400_000,
+        burst: 1 + k.burst as u32,
+    };
     let now = k.now_ms;
     for l in [None, Some(&limit)] {
         let taken = rate_gate::take(&view.gate, l, now, k.max_wait_ms as u64);
         if !matches!(taken, Take::Wait { .. }) {
-            assert!(now >= view.gate.closed_until_ms, "a slot at {now} from a gate closed until {}", view.gate.closed_until_ms);
+            assert!(
+                now >= view.gate.closed_until_ms,
+                "a slot at {now} from a gate closed until {}",
+                view.gate.closed_until_ms
+            );
         }
         match &taken {
             Take::Now { row: Some(r) } | Take::Reserved { row: r, .. } => {
@@ -242,14 +282,21 @@ fn check_gate(view: &ProviderView, k: &Knobs) {
                 // One interval per slot: with no burst, a second slot at the same instant is
                 // not free (for any clock short of the end of u64 microseconds).
                 if limit.burst == 1 && now < u64::MAX / 2000 && r.tat_us < u64::MAX {
-                    assert!(!matches!(rate_gate::take(r, l, now, k.max_wait_ms as u64), Take::Now { .. }), "two free slots at {now}");
+                    assert!(
+                        !matches!(rate_gate::take(r, l, now, k.max_wait_ms as u64), Take::Now { .. }),
+                        "two free slots at {now}"
+                    );
                 }
             }
             Take::Now { row: None } => assert!(l.is_none()),
             Take::Wait { until_ms, .. } => assert!(*until_ms > now, "wait until {until_ms}, already {now}"),
         }
         if let Take::Reserved { at_ms, .. } = taken {
-            assert!(at_ms > now && at_ms - now <= k.max_wait_ms as u64, "reserved {at_ms} at {now}, reach {}", k.max_wait_ms);
+            assert!(
+                at_ms > now && at_ms - now <= k.max_wait_ms as u64,
+                "reserved {at_ms} at {now}, reach {}",
+                k.max_wait_ms
+            );
         }
     }
     match rate_gate::close(&view.gate, k.close_until_ms) {
@@ -269,7 +316,10 @@ fn check_in_flight(view: &ProviderView, k: &Knobs) {
         Acquire::Granted { row } => {
             assert_eq!(row.version, view.in_flight.version.wrapping_add(1), "acquire: version rises by one");
             assert!(row.leases.len() as u32 <= cap);
-            assert!(row.leases.iter().any(|l| l.holder == holder && l.until_ms == k.now_ms.saturating_add(k.probe_lease_ms as u64)));
+            assert!(row
+                .leases
+                .iter()
+                .any(|l| l.holder == holder && l.until_ms == k.now_ms.saturating_add(k.probe_lease_ms as u64)));
         }
         Acquire::Full { until_ms, .. } => {
             assert!(until_ms > k.now_ms, "full until {until_ms}, now {}", k.now_ms);

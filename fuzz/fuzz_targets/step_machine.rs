@@ -33,7 +33,8 @@ const METHODS: &[&str] = &["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPT
 const STRATEGIES: &[&str] = &["full_jitter", "equal_jitter", "decorrelated", "none"];
 const RETRY_SETS: &[&str] = &["408,425,429,500,502,503,504", "", "500-599", "429", "100-599", "408,500-599,404"];
 const HEALTH_SETS: &[&str] = &["408,500-599", "", "100-599", "429,503"];
-const STATUSES: &[u16] = &[200, 201, 204, 301, 304, 400, 401, 403, 404, 408, 409, 422, 425, 429, 500, 502, 503, 504, 599];
+const STATUSES: &[u16] =
+    &[200, 201, 204, 301, 304, 400, 401, 403, 404, 408, 409, 422, 425, 429, 500, 502, 503, 504, 599];
 
 #[derive(Debug, Arbitrary)]
 struct ProviderIn {
@@ -288,7 +289,9 @@ impl Store {
                 let i = p as usize % n;
                 let pr = &chain.providers[i];
                 if let Some(cap) = pr.max_in_flight {
-                    if let Acquire::Granted { row } = in_flight::acquire(&self.views[i].in_flight, cap, other, *now, pr.breaker.probe_lease_ms) {
+                    if let Acquire::Granted { row } =
+                        in_flight::acquire(&self.views[i].in_flight, cap, other, *now, pr.breaker.probe_lease_ms)
+                    {
                         self.apply(&Writes { provider: i, in_flight: Some(row), ..Default::default() });
                     }
                 }
@@ -326,7 +329,8 @@ fuzz_target!(|input: Input| {
     // Any clock up to about year 3000, including 0.
     let start = input.start % (1 << 45);
     let deadline = start + chain.budget_ms;
-    let keys: Vec<Option<String>> = input.config.providers[..n].iter().enumerate().map(|(i, p)| p.key.then(|| format!("key-{i}"))).collect();
+    let keys: Vec<Option<String>> =
+        input.config.providers[..n].iter().enumerate().map(|(i, p)| p.key.then(|| format!("key-{i}"))).collect();
     let mut m = ItemMachine::new(chain.clone(), start, "item".into(), keys.clone(), Rng::seeded(input.seed));
     let mut store = Store { views: vec![ProviderView::default(); n] };
     let mut now = start;
@@ -353,7 +357,10 @@ fuzz_target!(|input: Input| {
             Step::Call { provider, attempt, deadline_ms, idempotency_key, .. } => {
                 let p = &chain.providers[provider];
                 assert!(now < deadline, "a call at {now} after the budget ended at {deadline}");
-                assert!(deadline_ms >= 1 && deadline_ms <= p.deadline_ms && now + deadline_ms <= deadline, "deadline {deadline_ms}");
+                assert!(
+                    deadline_ms >= 1 && deadline_ms <= p.deadline_ms && now + deadline_ms <= deadline,
+                    "deadline {deadline_ms}"
+                );
                 assert_eq!(attempt, calls[provider] + 1, "attempt numbering");
                 assert!(attempt <= p.max_attempts, "attempt {attempt} of {}", p.max_attempts);
                 assert_eq!(idempotency_key, if p.unsafe_method { keys[provider].clone() } else { None });
@@ -364,7 +371,11 @@ fuzz_target!(|input: Input| {
                     "a call to provider {provider} at {now} while its breaker is open until {}",
                     v.breaker.open_until_ms
                 );
-                assert!(now >= v.gate.closed_until_ms, "a call to provider {provider} at {now} while its gate is closed until {}", v.gate.closed_until_ms);
+                assert!(
+                    now >= v.gate.closed_until_ms,
+                    "a call to provider {provider} at {now} while its gate is closed until {}",
+                    v.gate.closed_until_ms
+                );
                 if ev.lose_race && poll.writes.is_some() {
                     // The compare-and-set lost: nothing committed; read again and poll again
                     // (poll drops the call it had handed out).
@@ -386,19 +397,25 @@ fuzz_target!(|input: Input| {
                     (answer.outcome(now), ev.call_ms as u64)
                 };
                 now += took;
-                let effect = m.on_outcome(now, &outcome, ev.credential_refreshed).expect("the outcome of the outstanding call");
+                let effect =
+                    m.on_outcome(now, &outcome, ev.credential_refreshed).expect("the outcome of the outstanding call");
                 assert_eq!(effect.provider, provider);
                 let log = m.report().attempts.last().expect("the call is logged");
                 assert_eq!((log.provider, log.attempt), (provider, attempt));
                 if m.finished().is_none() && log.wait_cause.is_none() {
                     gave_up[provider] = true;
                 }
-                last_success = (matches!(outcome, Outcome::Status { status: 100..=399, .. }) && outcome.decisive_check().is_none()).then_some(provider);
+                last_success = (matches!(outcome, Outcome::Status { status: 100..=399, .. })
+                    && outcome.decisive_check().is_none())
+                .then_some(provider);
                 if let Some(w) = record(&chain, &store.views[provider], &effect, now).writes {
                     store.apply(&w);
                 }
                 // Its in-flight slot, if any, is back.
-                assert!(store.views[provider].in_flight.leases.iter().all(|l| l.holder != "item"), "in-flight slot kept");
+                assert!(
+                    store.views[provider].in_flight.leases.iter().all(|l| l.holder != "item"),
+                    "in-flight slot kept"
+                );
             }
             Step::Sleep { ms, cause } => {
                 assert!(ms > 0, "a zero sleep");

@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 fn main() {
     if std::env::args().any(|a| a == "--help" || a == "-h") {
-        println!("engine-demo: prints seed 003's delay schedule and seed 001's dead-provider count.\nUsage: engine-demo");
+        println!(
+            "engine-demo: prints seed 003's delay schedule and seed 001's dead-provider count.\nUsage: engine-demo"
+        );
         return;
     }
     let mut rng = Rng::from_entropy();
@@ -39,7 +41,10 @@ fn main() {
 
 fn dead_provider_requests(cooldown: bool) -> usize {
     let cfg = ChainConfig {
-        providers: vec![ProviderConfig { name: "primary".into(), ..Default::default() }, ProviderConfig { name: "fallback".into(), ..Default::default() }],
+        providers: vec![
+            ProviderConfig { name: "primary".into(), ..Default::default() },
+            ProviderConfig { name: "fallback".into(), ..Default::default() },
+        ],
         max_attempts: if cooldown { 3 } else { 5 },
         threshold: if cooldown { 3 } else { 10_000 },
         open_ms: 600_000,
@@ -61,7 +66,8 @@ fn dead_provider_requests(cooldown: bool) -> usize {
                     hits += (provider == 0) as usize;
                     let status = if provider == 0 { 500 } else { 200 };
                     now += 50;
-                    let effect = m.on_outcome(now, &Outcome::status(status, Default::default()), false).expect("pending call");
+                    let effect =
+                        m.on_outcome(now, &Outcome::status(status, Default::default()), false).expect("pending call");
                     if let Some(w) = record(&chain, &views[provider], &effect, now).writes {
                         apply(&mut views, w);
                     }

@@ -53,19 +53,35 @@ impl Store {
     }
 }
 
+/// Who runs an item: its jitter seed, the holder name its leases carry, its Idempotency-Keys.
+pub struct Job {
+    pub seed: u64,
+    pub holder: String,
+    pub keys: Vec<Option<String>>,
+}
+
+impl Job {
+    pub fn new(seed: u64, holder: &str) -> Self {
+        Job { seed, holder: holder.into(), keys: Vec::new() }
+    }
+
+    pub fn keys(mut self, keys: Vec<Option<String>>) -> Self {
+        self.keys = keys;
+        self
+    }
+}
+
 /// Runs one item to its end against `store`; `provider` answers each call. Time advances by
 /// each sleep and by `call_ms` per call. Returns the final step and the calls made (provider, t).
 pub fn run_item(
     chain: &Arc<Chain>,
     store: &mut Store,
     now: &mut u64,
-    seed: u64,
-    holder: &str,
-    keys: Vec<Option<String>>,
+    job: Job,
     mut provider: impl FnMut(usize, u64) -> Outcome,
     call_ms: u64,
 ) -> (Step, Vec<(usize, u64)>, ItemMachine) {
-    let mut m = ItemMachine::new(chain.clone(), *now, holder.into(), keys, Rng::seeded(seed));
+    let mut m = ItemMachine::new(chain.clone(), *now, job.holder, job.keys, Rng::seeded(job.seed));
     let mut calls = Vec::new();
     for _ in 0..10_000 {
         let poll = m.poll(*now, &store.views).unwrap();

@@ -7,7 +7,8 @@ use resilient_engine::outcome::Outcome;
 
 impl World<'_> {
     pub fn baseline_answered(&mut self, id: u32) {
-        let (tries_max, wait_ms, loop_ms) = (self.sc.retry_on_fail.tries, self.sc.retry_on_fail.wait_ms, self.sc.sleep_loop_ms);
+        let (tries_max, wait_ms, loop_ms) =
+            (self.sc.retry_on_fail.tries, self.sc.retry_on_fail.wait_ms, self.sc.sleep_loop_ms);
         let has_fallback = self.vendors.len() > 1;
         let item = self.item(id);
         let ok = matches!(item.answer.take(), Some(Outcome::Status { status, .. }) if status < 400);

@@ -40,7 +40,10 @@ impl<'a> Fields<'a> {
     pub fn opt_u64(&self, key: &'static str) -> Result<Option<u64>, String> {
         match self.raw(key) {
             None => Ok(None),
-            Some(v) => v.as_u64().map(Some).ok_or_else(|| format!("{}: expected a whole number >= 0, got {}", self.at(key), brief(v))),
+            Some(v) => v
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| format!("{}: expected a whole number >= 0, got {}", self.at(key), brief(v))),
         }
     }
 
@@ -55,7 +58,11 @@ impl<'a> Fields<'a> {
     pub fn opt_f64(&self, key: &'static str) -> Result<Option<f64>, String> {
         match self.raw(key) {
             None => Ok(None),
-            Some(v) => v.as_f64().filter(|x| x.is_finite()).map(Some).ok_or_else(|| format!("{}: expected a number, got {}", self.at(key), brief(v))),
+            Some(v) => v
+                .as_f64()
+                .filter(|x| x.is_finite())
+                .map(Some)
+                .ok_or_else(|| format!("{}: expected a number, got {}", self.at(key), brief(v))),
         }
     }
 
@@ -66,7 +73,9 @@ impl<'a> Fields<'a> {
     pub fn opt_str(&self, key: &'static str) -> Result<Option<&'a str>, String> {
         match self.raw(key) {
             None => Ok(None),
-            Some(v) => v.as_str().map(Some).ok_or_else(|| format!("{}: expected a string, got {}", self.at(key), brief(v))),
+            Some(v) => {
+                v.as_str().map(Some).ok_or_else(|| format!("{}: expected a string, got {}", self.at(key), brief(v)))
+            }
         }
     }
 
@@ -89,7 +98,9 @@ impl<'a> Fields<'a> {
     pub fn list(&self, key: &'static str) -> Result<Vec<(String, &'a Value)>, String> {
         match self.raw(key) {
             None => Ok(Vec::new()),
-            Some(Value::Array(items)) => Ok(items.iter().enumerate().map(|(i, v)| (format!("{}[{i}]", self.at(key)), v)).collect()),
+            Some(Value::Array(items)) => {
+                Ok(items.iter().enumerate().map(|(i, v)| (format!("{}[{i}]", self.at(key)), v)).collect())
+            }
             Some(v) => Err(format!("{}: expected a list [...], got {}", self.at(key), brief(v))),
         }
     }

@@ -11,7 +11,12 @@ pub struct Fleet {
 
 impl Fleet {
     pub fn new(workers: usize, concurrency: u32) -> Self {
-        Fleet { free: vec![concurrency; workers], total_free: workers as u64 * concurrency as u64, next: 0, queue: VecDeque::new() }
+        Fleet {
+            free: vec![concurrency; workers],
+            total_free: workers as u64 * concurrency as u64,
+            next: 0,
+            queue: VecDeque::new(),
+        }
     }
 
     /// A worker with a free slot, taken in turn (round robin), or `None` when all are busy.

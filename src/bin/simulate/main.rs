@@ -108,7 +108,11 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--svg" => svg = Some(value("--svg")?),
             "--json" => json = true,
             "--seed" => seed = Some(value("--seed")?.parse().map_err(|_| "--seed needs a whole number".to_string())?),
-            "--plot-s" => plot_s = Some(value("--plot-s")?.parse().map_err(|_| "--plot-s needs a whole number of seconds".to_string())?),
+            "--plot-s" => {
+                plot_s = Some(
+                    value("--plot-s")?.parse().map_err(|_| "--plot-s needs a whole number of seconds".to_string())?,
+                )
+            }
             s if s.starts_with('-') => return Err(format!("unknown option {s} (see --help)")),
             s if scenario.is_none() => scenario = Some(s.to_string()),
             s => return Err(format!("one scenario file at a time (got a second: {s})")),
@@ -143,10 +147,16 @@ fn main() -> ExitCode {
     let started = std::time::Instant::now();
     // Policies are independent worlds: run them in parallel, report in the scenario's order.
     let runs: Vec<world::Run> = std::thread::scope(|s| {
-        let handles: Vec<_> = sc.policies.iter().map(|&p| s.spawn({
-            let sc = &sc;
-            move || world::run(sc, p)
-        })).collect();
+        let handles: Vec<_> = sc
+            .policies
+            .iter()
+            .map(|&p| {
+                s.spawn({
+                    let sc = &sc;
+                    move || world::run(sc, p)
+                })
+            })
+            .collect();
         handles.into_iter().map(|h| h.join().expect("a policy's run panicked")).collect()
     });
     let rows: Vec<Row> = runs.iter().map(|r| Row::of(&sc, r)).collect();
@@ -176,8 +186,15 @@ fn main() -> ExitCode {
     } else {
         println!("{}\n", report::describe(&sc));
         print!("{}", report::table(&rows));
-        let ideal = if ideal_ms.is_finite() { format!("{:.1} s", ideal_ms / 1000.0) } else { "never (the vendor never recovers)".into() };
-        println!("\nideal last done (never calls into an outage, sends at the quota): {ideal}; simulated in {:.2} s", wall.as_secs_f64());
+        let ideal = if ideal_ms.is_finite() {
+            format!("{:.1} s", ideal_ms / 1000.0)
+        } else {
+            "never (the vendor never recovers)".into()
+        };
+        println!(
+            "\nideal last done (never calls into an outage, sends at the quota): {ideal}; simulated in {:.2} s",
+            wall.as_secs_f64()
+        );
         if !checks.is_empty() {
             println!("targets for this product (shared store):");
             for c in &checks {
@@ -190,7 +207,8 @@ fn main() -> ExitCode {
 
 /// Long enough to show this product's whole run and the others' recovery, at most the horizon.
 fn default_plot_s(sc: &Scenario, rows: &[Row], ideal_ms: f64) -> u64 {
-    let product = rows.iter().find(|r| r.key == policy::Policy::SharedStore.key()).and_then(|r| r.last_done_s).unwrap_or(0.0);
+    let product =
+        rows.iter().find(|r| r.key == policy::Policy::SharedStore.key()).and_then(|r| r.last_done_s).unwrap_or(0.0);
     let ideal = if ideal_ms.is_finite() { ideal_ms / 1000.0 } else { 0.0 };
     let s = (3.0 * ideal).max(1.3 * product).max(60.0).ceil() as u64;
     s.min(sc.horizon_ms / 1000).max(1)

@@ -19,7 +19,8 @@ pub enum Policy {
     SharedStore,
 }
 
-pub const ALL: [Policy; 5] = [Policy::RetryOnFail, Policy::SleepLoop, Policy::JitterOnly, Policy::PerProcess, Policy::SharedStore];
+pub const ALL: [Policy; 5] =
+    [Policy::RetryOnFail, Policy::SleepLoop, Policy::JitterOnly, Policy::PerProcess, Policy::SharedStore];
 
 impl Policy {
     pub fn key(self) -> &'static str {
@@ -38,7 +39,9 @@ impl Policy {
 
     pub fn label(self, sc: &Scenario) -> String {
         match self {
-            Policy::RetryOnFail => format!("n8n Retry On Fail ({} x {} ms)", sc.retry_on_fail.tries, sc.retry_on_fail.wait_ms),
+            Policy::RetryOnFail => {
+                format!("n8n Retry On Fail ({} x {} ms)", sc.retry_on_fail.tries, sc.retry_on_fail.wait_ms)
+            }
             Policy::SleepLoop => format!("retry forever, sleep({} ms)", sc.sleep_loop_ms),
             Policy::JitterOnly => "full jitter, no shared state".into(),
             Policy::PerProcess => "per-process breakers".into(),

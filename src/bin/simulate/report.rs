@@ -79,8 +79,21 @@ impl Row {
     }
 }
 
-const HEADERS: [&str; 13] =
-    ["policy", "requests", "fallback", "in outage", "probes", "peak/s after", "429s", "banned s", "last done s", "done", "lost", "deferred", "unfinished"];
+const HEADERS: [&str; 13] = [
+    "policy",
+    "requests",
+    "fallback",
+    "in outage",
+    "probes",
+    "peak/s after",
+    "429s",
+    "banned s",
+    "last done s",
+    "done",
+    "lost",
+    "deferred",
+    "unfinished",
+];
 
 pub fn table(rows: &[Row]) -> String {
     let cells: Vec<Vec<String>> = rows
@@ -103,7 +116,9 @@ pub fn table(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    let widths: Vec<usize> = (0..HEADERS.len()).map(|c| cells.iter().map(|r| r[c].len()).chain([HEADERS[c].len()]).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..HEADERS.len())
+        .map(|c| cells.iter().map(|r| r[c].len()).chain([HEADERS[c].len()]).max().unwrap_or(0))
+        .collect();
     let line = |r: &[String]| -> String {
         let mut s = format!("{:<w$}", r[0], w = widths[0]);
         for c in 1..r.len() {
@@ -131,7 +146,12 @@ pub fn describe(sc: &Scenario) -> String {
         parts.push(format!("quota {} per {} ms (429 + Retry-After above it)", q.requests, q.period_ms));
     }
     if let Some(b) = &v.ban {
-        parts.push(format!("over quota {} s in a row -> {} for {} s", b.over_quota_s, b.refusal.label(), b.for_ms / 1000));
+        parts.push(format!(
+            "over quota {} s in a row -> {} for {} s",
+            b.over_quota_s,
+            b.refusal.label(),
+            b.for_ms / 1000
+        ));
     }
     let e = &sc.executions;
     let mut load = Vec::new();
@@ -142,7 +162,9 @@ pub fn describe(sc: &Scenario) -> String {
         load.push(format!("{} arriving at {}/s from {} s", e.count, e.per_s, e.start_ms as f64 / 1000.0));
     }
     let fallback = match &sc.fallback {
-        Some(f) => format!("; fallback: latency {} ms{}", f.latency_ms, if f.outages.is_empty() { ", healthy" } else { "" }),
+        Some(f) => {
+            format!("; fallback: latency {} ms{}", f.latency_ms, if f.outages.is_empty() { ", healthy" } else { "" })
+        }
         None => String::new(),
     };
     format!(

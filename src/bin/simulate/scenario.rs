@@ -72,21 +72,29 @@ impl Scenario {
         f.opt_str("about")?;
         let seed = f.u64_or("seed", 1)?;
         let horizon_s = f.f64_or("horizon_s", 3600.0)?;
-        check(horizon_s > 0.0 && horizon_s <= 7.0 * 86_400.0, f.at("horizon_s"), || format!("must be in (0, 604800] seconds, got {horizon_s}"))?;
+        check(horizon_s > 0.0 && horizon_s <= 7.0 * 86_400.0, f.at("horizon_s"), || {
+            format!("must be in (0, 604800] seconds, got {horizon_s}")
+        })?;
         let plot_s = f.opt_u64("plot_s")?;
         check(plot_s != Some(0), f.at("plot_s"), || "must be at least 1".into())?;
         let workers = f.need_u64("workers")?;
         check((1..=10_000).contains(&workers), f.at("workers"), || format!("must be 1 to 10000, got {workers}"))?;
         let concurrency = f.need_u64("concurrency")?;
-        check((1..=10_000).contains(&concurrency), f.at("concurrency"), || format!("must be 1 to 10000, got {concurrency}"))?;
+        check((1..=10_000).contains(&concurrency), f.at("concurrency"), || {
+            format!("must be 1 to 10000, got {concurrency}")
+        })?;
         let executions = executions(&f.need_obj("executions")?)?;
         let vendor = vendor_spec(&f.need_obj("vendor")?)?;
         let fallback = f.opt_obj("fallback")?.map(|o| vendor_spec(&o)).transpose()?;
         let engine = engine(f.raw("engine"), &f.at("engine"))?;
         let soft_limit = f.f64_or("soft_limit", 0.8)?;
-        check(soft_limit > 0.0 && soft_limit <= 1.0, f.at("soft_limit"), || format!("a fraction of the vendor quota in (0, 1], got {soft_limit}"))?;
+        check(soft_limit > 0.0 && soft_limit <= 1.0, f.at("soft_limit"), || {
+            format!("a fraction of the vendor quota in (0, 1], got {soft_limit}")
+        })?;
         let in_flight_cap = f.opt_u64("in_flight_cap")?;
-        check(in_flight_cap.is_none_or(|c| (1..=100_000).contains(&c)), f.at("in_flight_cap"), || format!("must be 1 to 100000, got {}", in_flight_cap.unwrap_or(0)))?;
+        check(in_flight_cap.is_none_or(|c| (1..=100_000).contains(&c)), f.at("in_flight_cap"), || {
+            format!("must be 1 to 100000, got {}", in_flight_cap.unwrap_or(0))
+        })?;
         let in_flight_cap = in_flight_cap.map(|c| c as i64);
         let retry_on_fail = match f.opt_obj("retry_on_fail")? {
             None => RetryOnFail { tries: 5, wait_ms: 1000 },
@@ -114,7 +122,10 @@ impl Scenario {
                 for (path, p) in f.list("policies")? {
                     let key = p.as_str().ok_or_else(|| format!("{path}: expected a policy name, got {}", brief(p)))?;
                     let keys: Vec<&str> = policy::ALL.iter().map(|p| p.key()).collect();
-                    out.push(Policy::parse(key).ok_or_else(|| format!("{path}: unknown policy '{key}' (one of {})", keys.join(", ")))?);
+                    out.push(
+                        Policy::parse(key)
+                            .ok_or_else(|| format!("{path}: unknown policy '{key}' (one of {})", keys.join(", ")))?,
+                    );
                 }
                 check(!out.is_empty(), f.at("policies"), || "name at least one policy".into())?;
                 out
@@ -126,7 +137,9 @@ impl Scenario {
                 let mut out = Vec::new();
                 for (path, t) in f.list("targets")? {
                     let key = t.as_str().ok_or_else(|| format!("{path}: expected a target name, got {}", brief(t)))?;
-                    out.push(*targets::KEYS.iter().find(|k| **k == key).ok_or_else(|| format!("{path}: unknown target '{key}' (one of {})", targets::KEYS.join(", ")))?);
+                    out.push(*targets::KEYS.iter().find(|k| **k == key).ok_or_else(|| {
+                        format!("{path}: unknown target '{key}' (one of {})", targets::KEYS.join(", "))
+                    })?);
                 }
                 out
             }
@@ -153,7 +166,8 @@ impl Scenario {
         // Every policy's chain must validate: build them once here, where an error can name its field.
         for v in std::iter::once(&sc.vendor).chain(sc.fallback.as_ref()) {
             let mut cfg = sc.engine.clone();
-            cfg.providers = vec![ProviderConfig { name: "primary".into(), rate_limit: sc.soft_limit_of(v), ..Default::default() }];
+            cfg.providers =
+                vec![ProviderConfig { name: "primary".into(), rate_limit: sc.soft_limit_of(v), ..Default::default() }];
             cfg.validate().map_err(|e| engine_error("soft_limit", e))?;
         }
         Ok(sc)
@@ -175,7 +189,9 @@ fn executions(f: &Fields) -> Result<Executions, String> {
     f.done()?;
     check(queued + count >= 1, f.path().to_string(), || "give queued and/or count (at least one execution)".into())?;
     check(queued + count <= 10_000_000, f.path().to_string(), || "at most 10 000 000 executions".into())?;
-    check(count == 0 || per_s > 0.0, f.at("per_s"), || format!("an arrival rate > 0 per second is needed for count {count}"))?;
+    check(count == 0 || per_s > 0.0, f.at("per_s"), || {
+        format!("an arrival rate > 0 per second is needed for count {count}")
+    })?;
     check(start_s >= 0.0, f.at("start_s"), || format!("must be >= 0, got {start_s}"))?;
     Ok(Executions { queued: queued as u32, count: count as u32, per_s, start_ms: (start_s * 1000.0) as u64 })
 }
@@ -213,7 +229,9 @@ fn quota(f: &Fields) -> Result<Quota, String> {
     let requests = f.need_u64("requests")?;
     check((1..=1_000_000).contains(&requests), f.at("requests"), || format!("must be 1 to 1000000, got {requests}"))?;
     let period_ms = f.u64_or("period_ms", 1000)?;
-    check((1..=86_400_000).contains(&period_ms), f.at("period_ms"), || format!("must be 1 to 86400000 ms, got {period_ms}"))?;
+    check((1..=86_400_000).contains(&period_ms), f.at("period_ms"), || {
+        format!("must be 1 to 86400000 ms, got {period_ms}")
+    })?;
     let retry_after_s = f.opt_u64("retry_after_s")?;
     f.done()?;
     Ok(Quota { requests: requests as u32, period_ms, retry_after_s })
@@ -221,7 +239,9 @@ fn quota(f: &Fields) -> Result<Quota, String> {
 
 fn ban(f: &Fields) -> Result<Ban, String> {
     let over_quota_s = f.u64_or("over_quota_s", 3)?;
-    check((1..=3600).contains(&over_quota_s), f.at("over_quota_s"), || format!("must be 1 to 3600 seconds, got {over_quota_s}"))?;
+    check((1..=3600).contains(&over_quota_s), f.at("over_quota_s"), || {
+        format!("must be 1 to 3600 seconds, got {over_quota_s}")
+    })?;
     let for_s = f.f64_or("for_s", 600.0)?;
     check(for_s > 0.0, f.at("for_s"), || format!("must be > 0 seconds, got {for_s}"))?;
     let refusal = refusal(f)?;
@@ -243,17 +263,24 @@ fn refusal(f: &Fields) -> Result<Refusal, String> {
             check(!e.trim().is_empty(), f.at("error"), || "an error code such as ECONNREFUSED".into())?;
             Ok(Refusal::Error(e.trim().to_string()))
         }
-        _ => Err(format!("{}: give either status (e.g. 502) or error (e.g. \"ECONNREFUSED\"), not both or neither", f.path())),
+        _ => Err(format!(
+            "{}: give either status (e.g. 502) or error (e.g. \"ECONNREFUSED\"), not both or neither",
+            f.path()
+        )),
     }
 }
 
 /// The node-level engine settings (ChainConfig's fields); the simulator builds the providers.
 fn engine(v: Option<&Value>, path: &str) -> Result<ChainConfig, String> {
     let Some(v) = v else { return Ok(ChainConfig::default()) };
-    let Value::Object(map) = v else { return Err(format!("{path}: expected an object of node settings, got {}", brief(v))) };
+    let Value::Object(map) = v else {
+        return Err(format!("{path}: expected an object of node settings, got {}", brief(v)));
+    };
     for (k, val) in map {
         if k == "providers" {
-            return Err(format!("{path}.providers: the simulator builds the chain from vendor and fallback; leave it out"));
+            return Err(format!(
+                "{path}.providers: the simulator builds the chain from vendor and fallback; leave it out"
+            ));
         }
         // One field at a time, so the error names it even for a value of the wrong type.
         let one = Value::Object(Map::from_iter([(k.clone(), val.clone())]));

@@ -8,7 +8,8 @@ use crate::world::Run;
 use serde_json::{json, Value};
 
 /// The targets a scenario may hold this product to (`"targets"` in the file; default all).
-pub const KEYS: [&str; 7] = ["fewer_requests", "no_429", "no_ban", "loop_banned", "peak_under_soft_limit", "near_ideal", "none_lost"];
+pub const KEYS: [&str; 7] =
+    ["fewer_requests", "no_429", "no_ban", "loop_banned", "peak_under_soft_limit", "near_ideal", "none_lost"];
 
 pub struct Check {
     pub key: Option<&'static str>,
@@ -38,7 +39,8 @@ impl Check {
 
 pub fn checks(sc: &Scenario, runs: &[Run], rows: &[Row], ideal_ms: f64) -> Vec<Check> {
     let find = |p: Policy| runs.iter().position(|r| r.policy == p);
-    let (product, looped, rof, per_process) = (find(Policy::SharedStore), find(Policy::SleepLoop), find(Policy::RetryOnFail), find(Policy::PerProcess));
+    let (product, looped, rof, per_process) =
+        (find(Policy::SharedStore), find(Policy::SleepLoop), find(Policy::RetryOnFail), find(Policy::PerProcess));
     let mut out = Vec::new();
     let Some(pi) = product else { return out };
     // A check this scenario does not hold the product to is still printed, as a figure.
@@ -68,12 +70,24 @@ pub fn checks(sc: &Scenario, runs: &[Run], rows: &[Row], ideal_ms: f64) -> Vec<C
         ));
     }
     if v.quota.is_some() {
-        out.push(target("no_429", p.over_quota == 0, format!("over-quota (429) answers for this product: {} (target 0)", p.over_quota)));
+        out.push(target(
+            "no_429",
+            p.over_quota == 0,
+            format!("over-quota (429) answers for this product: {} (target 0)", p.over_quota),
+        ));
     }
     if v.ban.is_some() {
-        out.push(target("no_ban", p.banned_s == 0.0, format!("time banned for this product: {:.0} s (target 0)", p.banned_s)));
+        out.push(target(
+            "no_ban",
+            p.banned_s == 0.0,
+            format!("time banned for this product: {:.0} s (target 0)", p.banned_s),
+        ));
         if let Some(li) = looped {
-            out.push(target("loop_banned", rows[li].banned_s > 0.0, format!("the sleep loop gets banned: {:.0} s banned (expected > 0)", rows[li].banned_s)));
+            out.push(target(
+                "loop_banned",
+                rows[li].banned_s > 0.0,
+                format!("the sleep loop gets banned: {:.0} s banned (expected > 0)", rows[li].banned_s),
+            ));
         }
     }
     if let (Some(q), Some(limit), Some(peak)) = (&v.quota, sc.soft_limit_of(v), p.peak_window_after_recovery) {
@@ -81,21 +95,40 @@ pub fn checks(sc: &Scenario, runs: &[Run], rows: &[Row], ideal_ms: f64) -> Vec<C
         out.push(target(
             "peak_under_soft_limit",
             peak as i64 <= limit.requests,
-            format!("peak arrivals per {per} after recovery for this product: {peak} (target <= soft limit {}, quota {})", limit.requests, q.requests),
+            format!(
+                "peak arrivals per {per} after recovery for this product: {peak} (target <= soft limit {}, quota {})",
+                limit.requests, q.requests
+            ),
         ));
     }
     match (p.last_done_s, p.all_ended() && p.lost == 0) {
         (Some(done), true) if ideal_ms.is_finite() => {
             let ideal = ideal_ms / 1000.0;
-            out.push(target("near_ideal", done <= 1.5 * ideal, format!("last item done at {done:.1} s vs ideal {ideal:.1} s = {:.2}x (target <= 1.5x)", done / ideal)));
+            out.push(target(
+                "near_ideal",
+                done <= 1.5 * ideal,
+                format!("last item done at {done:.1} s vs ideal {ideal:.1} s = {:.2}x (target <= 1.5x)", done / ideal),
+            ));
         }
-        _ => out.push(target("near_ideal", false, "not every item was done by the horizon: no finish time to compare with the ideal".into())),
+        _ => out.push(target(
+            "near_ideal",
+            false,
+            "not every item was done by the horizon: no finish time to compare with the ideal".into(),
+        )),
     }
     out.push(target("none_lost", p.lost == 0, format!("items lost by this product: {} (target 0)", p.lost)));
     if let Some(ri) = rof {
-        out.push(Check::info(format!("requests at the primary: {} for this product vs {} for Retry On Fail", p.requests, rows[ri].requests)));
+        out.push(Check::info(format!(
+            "requests at the primary: {} for this product vs {} for Retry On Fail",
+            p.requests, rows[ri].requests
+        )));
         let during: usize = sc.executions.arrivals().filter(|&t| v.outage_at(t).is_some()).count();
-        out.push(Check::info(format!("Retry On Fail lost {} of {} executions ({} arrived during an outage window)", rows[ri].lost, sc.executions.total(), during)));
+        out.push(Check::info(format!(
+            "Retry On Fail lost {} of {} executions ({} arrived during an outage window)",
+            rows[ri].lost,
+            sc.executions.total(),
+            during
+        )));
     }
     if let Some(qi) = per_process {
         if rows[qi].probes > 0 || p.probes > 0 {

@@ -205,7 +205,9 @@ mod tests {
         }
         let r = v.answer(4002);
         assert_eq!(r.kind, OverQuota);
-        assert!(matches!(r.outcome, Outcome::Status { status: 429, ref headers, .. } if headers.retry_after.as_deref() == Some("1")));
+        assert!(
+            matches!(r.outcome, Outcome::Status { status: 429, ref headers, .. } if headers.retry_after.as_deref() == Some("1"))
+        );
         assert_eq!(v.bans, [(4002, 64_002)]);
         assert_eq!(v.answer(4003).kind, Banned);
         assert_eq!(v.answer(64_002).kind, Served, "a fresh window after the ban");

@@ -139,7 +139,13 @@ impl<'s> World<'s> {
             _ => {
                 let chain = self.chain.clone().expect("engine policies have a chain");
                 let holder = format!("e{exec}.{}", self.generation[exec as usize]);
-                Runner::Engine(Box::new(ItemMachine::new(chain, self.now, holder, vec![], Rng::seeded(self.rng.next_u64()))))
+                Runner::Engine(Box::new(ItemMachine::new(
+                    chain,
+                    self.now,
+                    holder,
+                    vec![],
+                    Rng::seeded(self.rng.next_u64()),
+                )))
             }
         };
         let item = Item { exec, worker, runner, answer: None };
