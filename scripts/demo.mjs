@@ -11,62 +11,105 @@ import { ROOT, n8nInstall, n8nInstance, outputs } from '../tests/e2e/n8n.mjs';
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
-  console.log('Usage: scripts/demo.sh [--editor] [--n8n 1|2]\n  --editor  start the n8n editor on http://127.0.0.1:5678 with the node and the demo workflow\n  --n8n N   n8n major version (2 = 2.41.1 on Node 24, default; 1 = 1.123.81 on Node 20)');
-  process.exit(0);
+	console.log(
+		'Usage: scripts/demo.sh [--editor] [--n8n 1|2]\n  --editor  start the n8n editor on http://127.0.0.1:5678 with the node and the demo workflow\n  --n8n N   n8n major version (2 = 2.41.1 on Node 24, default; 1 = 1.123.81 on Node 20)',
+	);
+	process.exit(0);
 }
 const major = Number(args[args.indexOf('--n8n') + 1] || 2) || 2;
 const providers = await startProviders(18700);
-const template = readFileSync(new URL('../n8n-node/examples/demo-workflow.json', import.meta.url), 'utf8');
-const wf = JSON.parse(template.replaceAll('http://127.0.0.1:18700', `http://127.0.0.1:${providers.port}`));
+const template = readFileSync(
+	new URL('../n8n-node/examples/demo-workflow.json', import.meta.url),
+	'utf8',
+);
+const wf = JSON.parse(
+	template.replaceAll('http://127.0.0.1:18700', `http://127.0.0.1:${providers.port}`),
+);
 const n8n = n8nInstance(n8nInstall(major));
 wf.nodes.find((n) => n.name === 'Resilient Provider Call').type = n8n.nodeType;
 n8n.importWorkflow(wf);
 
 if (args.includes('--editor')) {
-  const server = await n8n.start(5678);
-  console.log(`n8n editor: http://127.0.0.1:5678  (workflow "${wf.name}" imported; providers on 127.0.0.1:${providers.port}; Ctrl-C stops)`);
-  process.on('SIGINT', async () => { await server.stop(); process.exit(0); });
-  await new Promise(() => {});
+	const server = await n8n.start(5678);
+	console.log(
+		`n8n editor: http://127.0.0.1:5678  (workflow "${wf.name}" imported; providers on 127.0.0.1:${providers.port}; Ctrl-C stops)`,
+	);
+	process.on('SIGINT', async () => {
+		await server.stop();
+		process.exit(0);
+	});
+	await new Promise(() => {});
 }
 
 console.log(`Running "${wf.name}" in n8n ${major === 2 ? '2.41.1' : '1.123.81'} (10 items)...`);
 const { run, log } = await n8n.execute(wf.id);
 await providers.close();
-if (!run) { console.error(log.slice(-3000)); process.exit(1); }
+if (!run) {
+	console.error(log.slice(-3000));
+	process.exit(1);
+}
 const [ok, deferred, failed] = outputs(run, 'Resilient Provider Call');
 
 const names = { '/always500': 'down', '/flaky-ra': 'flaky', '/ok': 'healthy' };
 const atProvider = {};
 for (const a of providers.arrivals) {
-  const p = (atProvider[names[a.route]] ??= { requests: 0, statuses: {} });
-  p.requests++;
+	const p = (atProvider[names[a.route]] ??= { requests: 0, statuses: {} });
+	p.requests++;
 }
 const fromN8n = {};
 for (const item of [...ok, ...deferred, ...failed]) {
-  for (const at of item.json._resilience.attempts) {
-    const p = (fromN8n[at.name] ??= { requests: 0, statuses: {} });
-    p.requests++;
-    p.statuses[at.outcome] = (p.statuses[at.outcome] ?? 0) + 1;
-  }
+	for (const at of item.json._resilience.attempts) {
+		const p = (fromN8n[at.name] ??= { requests: 0, statuses: {} });
+		p.requests++;
+		p.statuses[at.outcome] = (p.statuses[at.outcome] ?? 0) + 1;
+	}
 }
 const served = {};
-for (const item of ok) served[item.json._resilience.provider] = (served[item.json._resilience.provider] ?? 0) + 1;
+for (const item of ok)
+	served[item.json._resilience.provider] = (served[item.json._resilience.provider] ?? 0) + 1;
 const skipped = {};
-for (const item of [...ok, ...deferred, ...failed]) for (const s of item.json._resilience.skipped) skipped[`${s.provider}:${s.reason}`] = (skipped[`${s.provider}:${s.reason}`] ?? 0) + 1;
+for (const item of [...ok, ...deferred, ...failed])
+	for (const s of item.json._resilience.skipped)
+		skipped[`${s.provider}:${s.reason}`] = (skipped[`${s.provider}:${s.reason}`] ?? 0) + 1;
 
-console.log('\nprovider   requests (provider log)   requests (n8n run data)   answers seen by n8n        items served');
+console.log(
+	'\nprovider   requests (provider log)   requests (n8n run data)   answers seen by n8n        items served',
+);
 let disagree = false;
 for (const name of ['down', 'flaky', 'healthy']) {
-  const a = atProvider[name]?.requests ?? 0;
-  const b = fromN8n[name]?.requests ?? 0;
-  disagree ||= a !== b;
-  const st = Object.entries(fromN8n[name]?.statuses ?? {}).map(([k, v]) => `${v}x ${k}`).join(', ') || '-';
-  console.log(`${name.padEnd(10)} ${String(a).padStart(8)} ${String(b).padStart(25)}   ${st.padEnd(26)} ${String(served[name] ?? 0).padStart(8)}`);
+	const a = atProvider[name]?.requests ?? 0;
+	const b = fromN8n[name]?.requests ?? 0;
+	disagree ||= a !== b;
+	const st =
+		Object.entries(fromN8n[name]?.statuses ?? {})
+			.map(([k, v]) => `${v}x ${k}`)
+			.join(', ') || '-';
+	console.log(
+		`${name.padEnd(10)} ${String(a).padStart(8)} ${String(b).padStart(25)}   ${st.padEnd(26)} ${String(served[name] ?? 0).padStart(8)}`,
+	);
 }
-console.log(`\noutputs: success ${ok.length}, deferred ${deferred.length}, failed ${failed.length}`);
-console.log(`skips: ${Object.entries(skipped).map(([k, v]) => `${v}x ${k}`).join(', ') || 'none'}`);
+console.log(
+	`\noutputs: success ${ok.length}, deferred ${deferred.length}, failed ${failed.length}`,
+);
+console.log(
+	`skips: ${
+		Object.entries(skipped)
+			.map(([k, v]) => `${v}x ${k}`)
+			.join(', ') || 'none'
+	}`,
+);
 const transitions = ok.flatMap((i) => i.json._resilience.transitions);
-console.log(`breaker transitions: ${transitions.map((t) => `${t.provider} ${t.from}->${t.to}`).join(', ') || 'none'}`);
-console.log('(without this node, n8n\'s Retry On Fail would send the down provider 10 items x its tries)');
-if (disagree) { console.error('\nFAIL: the providers\' logs disagree with n8n\'s run data'); process.exit(1); }
-if (ok.length + deferred.length + failed.length !== 10) { console.error('FAIL: an item was lost'); process.exit(1); }
+console.log(
+	`breaker transitions: ${transitions.map((t) => `${t.provider} ${t.from}->${t.to}`).join(', ') || 'none'}`,
+);
+console.log(
+	"(without this node, n8n's Retry On Fail would send the down provider 10 items x its tries)",
+);
+if (disagree) {
+	console.error("\nFAIL: the providers' logs disagree with n8n's run data");
+	process.exit(1);
+}
+if (ok.length + deferred.length + failed.length !== 10) {
+	console.error('FAIL: an item was lost');
+	process.exit(1);
+}

@@ -3,18 +3,19 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 export class ResilientProviderSecretsApi implements ICredentialType {
-  name = 'resilientProviderSecretsApi';
-  displayName = 'Resilient Provider Secrets';
-  documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-resilient-provider-call';
-  properties: INodeProperties[] = [
-    {
-      displayName: 'Secrets (JSON)',
-      name: 'secrets',
-      type: 'string',
-      typeOptions: { password: true, rows: 4 },
-      default: '',
-      placeholder: '{"openai": "Bearer sk-...", "anthropic": "sk-ant-..."}',
-      description: 'A JSON object: secret name -> header value. A provider with Secret Name "openai" sends that value in its Secret Header.',
-    },
-  ];
+	name = 'resilientProviderSecretsApi';
+	displayName = 'Resilient Provider Secrets';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-resilient-provider-call';
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Secrets (JSON)',
+			name: 'secrets',
+			type: 'string',
+			typeOptions: { password: true, rows: 4 },
+			default: '',
+			placeholder: '{"openai": "Bearer sk-...", "anthropic": "sk-ant-..."}',
+			description:
+				'A JSON object: secret name -> header value. A provider with Secret Name "openai" sends that value in its Secret Header.',
+		},
+	];
 }

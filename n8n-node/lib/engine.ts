@@ -11,15 +11,15 @@ export type * from '../../pkg/engine';
 let loaded: EngineModule | undefined;
 
 export function loadEngine(node: INode): EngineModule {
-  if (loaded) return loaded;
-  const file = path.join(__dirname, '..', 'engine', 'engine.js');
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    loaded = require(file) as EngineModule;
-    return loaded;
-  } catch (error) {
-    throw new NodeOperationError(node, 'The resilience engine (WebAssembly) could not be loaded', {
-      description: `Reinstall the package: ${file} or its engine_bg.wasm is missing or broken (${(error as Error).message})`,
-    });
-  }
+	if (loaded) return loaded;
+	const file = path.join(__dirname, '..', 'engine', 'engine.js');
+	try {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		loaded = require(file) as EngineModule;
+		return loaded;
+	} catch (error) {
+		throw new NodeOperationError(node, 'The resilience engine (WebAssembly) could not be loaded', {
+			description: `Reinstall the package: ${file} or its engine_bg.wasm is missing or broken (${(error as Error).message})`,
+		});
+	}
 }

@@ -5,53 +5,80 @@ import type { Engine } from './engine';
 import type { ItemPlan } from './params';
 import type { StateStore } from './store/types';
 
-export async function providerState(engine: Engine, store: StateStore, plan: ItemPlan, storeKind: string): Promise<INodeExecutionData[]> {
-  const names = plan.requests.map((r) => r.name);
-  const snap = await store.read(names);
-  const counters = await store.readCounters(names);
-  const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);
-  return names.map((name, i) => {
-    const s = engine.inspect(snap.views[i], snap.now);
-    const c = counters[name] ?? {};
-    const json: IDataObject = {
-      provider: name,
-      scope: plan.scope,
-      store: storeKind,
-      state: s.state,
-      state_gauge: s.state_gauge,
-      open_until: iso(s.open_until_ms),
-      trips: s.trips,
-      recent_failures: s.recent_failures,
-      last_failure: s.last_failure,
-      probes_in_flight: s.probes_in_flight,
-      gate_closed_until: iso(s.gate_closed_until_ms),
-      in_flight: s.in_flight,
-      counters: {
-        calls: c.calls ?? 0, failures: c.failures ?? 0, rejections: c.rejections ?? 0, transitions: c.transitions ?? 0,
-        retries: c.retries ?? 0, rate_limited_429: c.rate_limited_429 ?? 0, give_ups: c.give_ups ?? 0,
-      },
-    };
-    return { json, pairedItem: { item: 0 } };
-  });
+export async function providerState(
+	engine: Engine,
+	store: StateStore,
+	plan: ItemPlan,
+	storeKind: string,
+): Promise<INodeExecutionData[]> {
+	const names = plan.requests.map((r) => r.name);
+	const snap = await store.read(names);
+	const counters = await store.readCounters(names);
+	const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);
+	return names.map((name, i) => {
+		const s = engine.inspect(snap.views[i], snap.now);
+		const c = counters[name] ?? {};
+		const json: IDataObject = {
+			provider: name,
+			scope: plan.scope,
+			store: storeKind,
+			state: s.state,
+			state_gauge: s.state_gauge,
+			open_until: iso(s.open_until_ms),
+			trips: s.trips,
+			recent_failures: s.recent_failures,
+			last_failure: s.last_failure,
+			probes_in_flight: s.probes_in_flight,
+			gate_closed_until: iso(s.gate_closed_until_ms),
+			in_flight: s.in_flight,
+			counters: {
+				calls: c.calls ?? 0,
+				failures: c.failures ?? 0,
+				rejections: c.rejections ?? 0,
+				transitions: c.transitions ?? 0,
+				retries: c.retries ?? 0,
+				rate_limited_429: c.rate_limited_429 ?? 0,
+				give_ups: c.give_ups ?? 0,
+			},
+		};
+		return { json, pairedItem: { item: 0 } };
+	});
 }
 
-export async function resetProviders(ctx: IExecuteFunctions, store: StateStore, plan: ItemPlan): Promise<INodeExecutionData[]> {
-  const only = String(ctx.getNodeParameter('resetProviders', 0, '') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const names = plan.requests.map((r) => r.name).filter((n) => only.length === 0 || only.includes(n));
-  for (const n of names) await store.reset(n);
-  return names.map((provider) => ({ json: { provider, scope: plan.scope, reset: true }, pairedItem: { item: 0 } }));
+export async function resetProviders(
+	ctx: IExecuteFunctions,
+	store: StateStore,
+	plan: ItemPlan,
+): Promise<INodeExecutionData[]> {
+	const only = String(ctx.getNodeParameter('resetProviders', 0, '') ?? '')
+		.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean);
+	const names = plan.requests
+		.map((r) => r.name)
+		.filter((n) => only.length === 0 || only.includes(n));
+	for (const n of names) await store.reset(n);
+	return names.map((provider) => ({
+		json: { provider, scope: plan.scope, reset: true },
+		pairedItem: { item: 0 },
+	}));
 }
 
 /** Sum items' counters per scope and provider, with the transitions they caused. */
-export function addCounters(into: Map<string, Record<string, Record<string, number>>>, plan: ItemPlan, counters: Record<string, number>[], transitions: IDataObject[]) {
-  const scope = into.get(plan.scope) ?? {};
-  counters.forEach((c, i) => {
-    const p = (scope[plan.requests[i].name] ??= {});
-    for (const [k, v] of Object.entries(c)) p[k] = (p[k] ?? 0) + v;
-  });
-  for (const t of transitions) {
-    const p = (scope[String(t.provider)] ??= {});
-    p.transitions = (p.transitions ?? 0) + 1;
-  }
-  into.set(plan.scope, scope);
+export function addCounters(
+	into: Map<string, Record<string, Record<string, number>>>,
+	plan: ItemPlan,
+	counters: Record<string, number>[],
+	transitions: IDataObject[],
+) {
+	const scope = into.get(plan.scope) ?? {};
+	counters.forEach((c, i) => {
+		const p = (scope[plan.requests[i].name] ??= {});
+		for (const [k, v] of Object.entries(c)) p[k] = (p[k] ?? 0) + v;
+	});
+	for (const t of transitions) {
+		const p = (scope[String(t.provider)] ??= {});
+		p.transitions = (p.transitions ?? 0) + 1;
+	}
+	into.set(plan.scope, scope);
 }

@@ -5,171 +5,205 @@ import { IDataObject, IExecuteFunctions, NodeOperationError } from 'n8n-workflow
 import type { ChainConfig } from './engine';
 
 export interface ProviderRequest {
-  name: string;
-  method: string;
-  url: string;
-  qs: IDataObject;
-  headers: IDataObject;
-  body: unknown;
-  secretName: string;
-  secretHeader: string;
-  requiredPath: string;
+	name: string;
+	method: string;
+	url: string;
+	qs: IDataObject;
+	headers: IDataObject;
+	body: unknown;
+	secretName: string;
+	secretHeader: string;
+	requiredPath: string;
 }
 
 export interface ItemPlan {
-  config: ChainConfig;
-  requests: ProviderRequest[];
-  keys: (string | null)[];
-  scope: string;
-  onExhaustion: 'deferred' | 'default';
-  defaultValue: IDataObject;
+	config: ChainConfig;
+	requests: ProviderRequest[];
+	keys: (string | null)[];
+	scope: string;
+	onExhaustion: 'deferred' | 'default';
+	defaultValue: IDataObject;
 }
 
 const MAX_JSON = 1_000_000;
 
 export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
-  const node = ctx.getNode();
-  const fail = (message: string, description?: string): never => {
-    throw new NodeOperationError(node, message, { itemIndex: i, description });
-  };
-  const json = (field: string, raw: unknown, where: string, allowEmpty: boolean): unknown => {
-    if (raw === undefined || raw === null) return allowEmpty ? undefined : {};
-    if (typeof raw === 'object') return raw;
-    const text = String(raw).trim();
-    if (text === '') return allowEmpty ? undefined : {};
-    if (text.length > MAX_JSON) fail(`${where}: "${field}" is larger than 1 MB`);
-    try {
-      return JSON.parse(text);
-    } catch (e) {
-      return fail(`${where}: "${field}" is not valid JSON`, (e as Error).message);
-    }
-  };
-  const object = (field: string, raw: unknown, where: string): IDataObject => {
-    const v = json(field, raw, where, false);
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(`${where}: "${field}" must be a JSON object`);
-    return v as IDataObject;
-  };
+	const node = ctx.getNode();
+	const fail = (message: string, description?: string): never => {
+		throw new NodeOperationError(node, message, { itemIndex: i, description });
+	};
+	const json = (field: string, raw: unknown, where: string, allowEmpty: boolean): unknown => {
+		if (raw === undefined || raw === null) return allowEmpty ? undefined : {};
+		if (typeof raw === 'object') return raw;
+		const text = String(raw).trim();
+		if (text === '') return allowEmpty ? undefined : {};
+		if (text.length > MAX_JSON) fail(`${where}: "${field}" is larger than 1 MB`);
+		try {
+			return JSON.parse(text);
+		} catch (e) {
+			return fail(`${where}: "${field}" is not valid JSON`, (e as Error).message);
+		}
+	};
+	const object = (field: string, raw: unknown, where: string): IDataObject => {
+		const v = json(field, raw, where, false);
+		if (typeof v !== 'object' || v === null || Array.isArray(v))
+			fail(`${where}: "${field}" must be a JSON object`);
+		return v as IDataObject;
+	};
 
-  const list = (ctx.getNodeParameter('providers.provider', i, []) as IDataObject[]) ?? [];
-  if (list.length === 0) fail('Add at least one provider to the chain ("Providers")');
-  const retry = ctx.getNodeParameter('retryPolicy', i, {}) as IDataObject;
-  const breaker = ctx.getNodeParameter('breaker', i, {}) as IDataObject;
-  const scopeMode = ctx.getNodeParameter('stateScope', i, 'provider') as string;
-  const item = ctx.getInputData()[i]?.json ?? {};
+	const list = (ctx.getNodeParameter('providers.provider', i, []) as IDataObject[]) ?? [];
+	if (list.length === 0) fail('Add at least one provider to the chain ("Providers")');
+	const retry = ctx.getNodeParameter('retryPolicy', i, {}) as IDataObject;
+	const breaker = ctx.getNodeParameter('breaker', i, {}) as IDataObject;
+	const scopeMode = ctx.getNodeParameter('stateScope', i, 'provider') as string;
+	const item = ctx.getInputData()[i]?.json ?? {};
 
-  const requests: ProviderRequest[] = list.map((p, k) => {
-    const name = String(p.name ?? '').trim();
-    const where = `Provider "${name || `#${k + 1}`}" (providers[${k}])`;
-    const url = String(p.url ?? '').trim();
-    if (!/^https?:\/\/[^\s/]+/i.test(url)) fail(`${where}: "URL" must start with http:// or https://, got "${url.slice(0, 100)}"`);
-    const headers = object('Headers (JSON)', p.headersJson, where);
-    for (const [h, v] of Object.entries(headers)) {
-      if (String(v).length > 8192) fail(`${where}: header "${h.slice(0, 50)}" is longer than 8 KB`);
-    }
-    return {
-      name,
-      method: String(p.method ?? 'GET'),
-      url,
-      qs: object('Query (JSON)', p.queryJson, where),
-      headers,
-      body: json('Body (JSON)', p.bodyJson, where, true),
-      secretName: String(p.secretName ?? '').trim(),
-      secretHeader: String(p.secretHeader ?? 'Authorization').trim() || 'Authorization',
-      requiredPath: String(p.requiredPath ?? '').trim(),
-    };
-  });
+	const requests: ProviderRequest[] = list.map((p, k) => {
+		const name = String(p.name ?? '').trim();
+		const where = `Provider "${name || `#${k + 1}`}" (providers[${k}])`;
+		const url = String(p.url ?? '').trim();
+		if (!/^https?:\/\/[^\s/]+/i.test(url))
+			fail(`${where}: "URL" must start with http:// or https://, got "${url.slice(0, 100)}"`);
+		const headers = object('Headers (JSON)', p.headersJson, where);
+		for (const [h, v] of Object.entries(headers)) {
+			if (String(v).length > 8192) fail(`${where}: header "${h.slice(0, 50)}" is longer than 8 KB`);
+		}
+		return {
+			name,
+			method: String(p.method ?? 'GET'),
+			url,
+			qs: object('Query (JSON)', p.queryJson, where),
+			headers,
+			body: json('Body (JSON)', p.bodyJson, where, true),
+			secretName: String(p.secretName ?? '').trim(),
+			secretHeader: String(p.secretHeader ?? 'Authorization').trim() || 'Authorization',
+			requiredPath: String(p.requiredPath ?? '').trim(),
+		};
+	});
 
-  // Numbers: a value that is not a whole number (text, NaN, 1.5, 1e300) is an error naming the
-  // field, never a silent default; ranges are the engine's to check (it names the field too).
-  const num = (v: unknown, field: string, where: string, whole = true): number | undefined => {
-    if (v === undefined || v === '' || v === null) return undefined;
-    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-    if (!Number.isFinite(n) || (whole && !Number.isSafeInteger(n))) {
-      fail(`${where}: "${field}" must be ${whole ? 'a whole number' : 'a number'}, got ${JSON.stringify(String(v).slice(0, 50))}`);
-    }
-    return n;
-  };
-  const bool = (v: unknown, field: string): boolean | undefined => {
-    if (v === undefined || v === '' || v === null) return undefined;
-    if (typeof v !== 'boolean') fail(`Retry Policy: "${field}" must be true or false, got ${JSON.stringify(String(v).slice(0, 50))}`);
-    return v as boolean;
-  };
-  const text = (v: unknown): string | undefined => (v === undefined || v === null || v === '' ? undefined : String(v));
-  const config: ChainConfig = {
-    providers: list.map((p, k) => {
-      const where = `Provider "${requests[k].name || `#${k + 1}`}" (providers[${k}])`;
-      const optional = (field: string): number | null => num(p[field], field, where) || null; // 0 = node default
-      const requestsPerPeriod = num(p.rateLimitRequests, 'rateLimitRequests', where);
-      return {
-        name: requests[k].name,
-        method: requests[k].method,
-        max_attempts: optional('maxAttempts'),
-        deadline_ms: optional('deadlineMs'),
-        threshold: optional('threshold'),
-        open_ms: optional('openMs'),
-        rate_limit: requestsPerPeriod
-          ? { requests: requestsPerPeriod, period_ms: num(p.rateLimitPeriodMs, 'rateLimitPeriodMs', where) ?? 60000, burst: num(p.rateLimitBurst, 'rateLimitBurst', where) ?? 1 }
-          : null,
-        max_in_flight: optional('maxInFlight'),
-      };
-    }),
-  };
-  const set = <K extends keyof ChainConfig>(key: K, v: unknown) => {
-    if (v !== undefined && v !== '') (config as unknown as Record<string, unknown>)[key] = v;
-  };
-  const R = 'Retry Policy';
-  const B = 'Breaker';
-  set('strategy', text(retry.strategy));
-  set('base_ms', num(retry.baseMs, 'baseMs', R));
-  set('cap_ms', num(retry.capMs, 'capMs', R));
-  set('max_attempts', num(retry.maxAttempts, 'maxAttempts', R));
-  set('deadline_ms', num(retry.deadlineMs, 'deadlineMs', R));
-  set('budget_ms', num(retry.budgetMs, 'budgetMs', R));
-  set('retry_after_cap_ms', num(retry.retryAfterCapMs, 'retryAfterCapMs', R));
-  set('defer_spread_ms', num(retry.deferSpreadMs, 'deferSpreadMs', R));
-  set('retry_statuses', text(retry.retryStatuses));
-  set('health_statuses', text(retry.healthStatuses));
-  set('count_429', bool(retry.count429, 'count429'));
-  set('retry_unsafe_methods', bool(retry.retryUnsafeMethods, 'retryUnsafeMethods'));
-  set('trip_rule', text(breaker.tripRule));
-  set('threshold', num(breaker.threshold, 'threshold', B));
-  set('window_ms', num(breaker.windowMs, 'windowMs', B));
-  set('failure_rate', num(breaker.failureRate, 'failureRate', B, false));
-  set('min_calls', num(breaker.minCalls, 'minCalls', B));
-  set('open_ms', num(breaker.openMs, 'openMs', B));
-  set('open_growth', num(breaker.openGrowth, 'openGrowth', B, false));
-  set('open_max_ms', num(breaker.openMaxMs, 'openMaxMs', B));
-  set('half_open_probes', num(breaker.halfOpenProbes, 'halfOpenProbes', B));
-  set('successes_to_close', num(breaker.successesToClose, 'successesToClose', B));
+	// Numbers: a value that is not a whole number (text, NaN, 1.5, 1e300) is an error naming the
+	// field, never a silent default; ranges are the engine's to check (it names the field too).
+	const num = (v: unknown, field: string, where: string, whole = true): number | undefined => {
+		if (v === undefined || v === '' || v === null) return undefined;
+		const n =
+			typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+		if (!Number.isFinite(n) || (whole && !Number.isSafeInteger(n))) {
+			fail(
+				`${where}: "${field}" must be ${whole ? 'a whole number' : 'a number'}, got ${JSON.stringify(String(v).slice(0, 50))}`,
+			);
+		}
+		return n;
+	};
+	const bool = (v: unknown, field: string): boolean | undefined => {
+		if (v === undefined || v === '' || v === null) return undefined;
+		if (typeof v !== 'boolean')
+			fail(
+				`Retry Policy: "${field}" must be true or false, got ${JSON.stringify(String(v).slice(0, 50))}`,
+			);
+		return v as boolean;
+	};
+	const text = (v: unknown): string | undefined =>
+		v === undefined || v === null || v === '' ? undefined : String(v);
+	const config: ChainConfig = {
+		providers: list.map((p, k) => {
+			const where = `Provider "${requests[k].name || `#${k + 1}`}" (providers[${k}])`;
+			const optional = (field: string): number | null => num(p[field], field, where) || null; // 0 = node default
+			const requestsPerPeriod = num(p.rateLimitRequests, 'rateLimitRequests', where);
+			return {
+				name: requests[k].name,
+				method: requests[k].method,
+				max_attempts: optional('maxAttempts'),
+				deadline_ms: optional('deadlineMs'),
+				threshold: optional('threshold'),
+				open_ms: optional('openMs'),
+				rate_limit: requestsPerPeriod
+					? {
+							requests: requestsPerPeriod,
+							period_ms: num(p.rateLimitPeriodMs, 'rateLimitPeriodMs', where) ?? 60000,
+							burst: num(p.rateLimitBurst, 'rateLimitBurst', where) ?? 1,
+						}
+					: null,
+				max_in_flight: optional('maxInFlight'),
+			};
+		}),
+	};
+	const set = <K extends keyof ChainConfig>(key: K, v: unknown) => {
+		if (v !== undefined && v !== '') (config as unknown as Record<string, unknown>)[key] = v;
+	};
+	const R = 'Retry Policy';
+	const B = 'Breaker';
+	set('strategy', text(retry.strategy));
+	set('base_ms', num(retry.baseMs, 'baseMs', R));
+	set('cap_ms', num(retry.capMs, 'capMs', R));
+	set('max_attempts', num(retry.maxAttempts, 'maxAttempts', R));
+	set('deadline_ms', num(retry.deadlineMs, 'deadlineMs', R));
+	set('budget_ms', num(retry.budgetMs, 'budgetMs', R));
+	set('retry_after_cap_ms', num(retry.retryAfterCapMs, 'retryAfterCapMs', R));
+	set('defer_spread_ms', num(retry.deferSpreadMs, 'deferSpreadMs', R));
+	set('retry_statuses', text(retry.retryStatuses));
+	set('health_statuses', text(retry.healthStatuses));
+	set('count_429', bool(retry.count429, 'count429'));
+	set('retry_unsafe_methods', bool(retry.retryUnsafeMethods, 'retryUnsafeMethods'));
+	set('trip_rule', text(breaker.tripRule));
+	set('threshold', num(breaker.threshold, 'threshold', B));
+	set('window_ms', num(breaker.windowMs, 'windowMs', B));
+	set('failure_rate', num(breaker.failureRate, 'failureRate', B, false));
+	set('min_calls', num(breaker.minCalls, 'minCalls', B));
+	set('open_ms', num(breaker.openMs, 'openMs', B));
+	set('open_growth', num(breaker.openGrowth, 'openGrowth', B, false));
+	set('open_max_ms', num(breaker.openMaxMs, 'openMaxMs', B));
+	set('half_open_probes', num(breaker.halfOpenProbes, 'halfOpenProbes', B));
+	set('successes_to_close', num(breaker.successesToClose, 'successesToClose', B));
 
-  // Idempotency-Key for POST/PATCH: stable across re-runs of the same item (a deferred item
-  // re-queued later sends the same key), different per provider.
-  const addKey = bool(retry.addIdempotencyKey, 'addIdempotencyKey') !== false;
-  const keyBase = String(retry.idempotencyKey ?? '');
-  const keys = requests.map((r) => {
-    if (!addKey || (r.method !== 'POST' && r.method !== 'PATCH')) return null;
-    const basis = keyBase !== '' ? `${keyBase}:${r.name}` : `${JSON.stringify(item)}:${r.name}`;
-    return createHash('sha256').update(basis).digest('hex').slice(0, 32);
-  });
+	// Idempotency-Key for POST/PATCH: stable across re-runs of the same item (a deferred item
+	// re-queued later sends the same key), different per provider.
+	const addKey = bool(retry.addIdempotencyKey, 'addIdempotencyKey') !== false;
+	const keyBase = String(retry.idempotencyKey ?? '');
+	const keys = requests.map((r) => {
+		if (!addKey || (r.method !== 'POST' && r.method !== 'PATCH')) return null;
+		const basis = keyBase !== '' ? `${keyBase}:${r.name}` : `${JSON.stringify(item)}:${r.name}`;
+		return createHash('sha256').update(basis).digest('hex').slice(0, 32);
+	});
 
-  const onExhaustion = ctx.getNodeParameter('onExhaustion', i, 'deferred') as 'deferred' | 'default';
-  if (onExhaustion !== 'deferred' && onExhaustion !== 'default') fail(`Node: "On Exhaustion" must be deferred or default, got ${JSON.stringify(String(onExhaustion).slice(0, 50))}`);
-  if (scopeMode !== 'provider' && scopeMode !== 'workflow') fail(`Node: "State Scope" must be provider or workflow, got ${JSON.stringify(String(scopeMode).slice(0, 50))}`);
-  const defaultValue = onExhaustion === 'default' ? object('Default Value (JSON)', ctx.getNodeParameter('defaultValueJson', i, '{}'), 'Node') : {};
-  const scope = scopeMode === 'workflow' ? `wf:${ctx.getWorkflow().id ?? 'unsaved'}` : 'global';
-  return { config, requests, keys, scope, onExhaustion, defaultValue };
+	const onExhaustion = ctx.getNodeParameter('onExhaustion', i, 'deferred') as
+		'deferred' | 'default';
+	if (onExhaustion !== 'deferred' && onExhaustion !== 'default')
+		fail(
+			`Node: "On Exhaustion" must be deferred or default, got ${JSON.stringify(String(onExhaustion).slice(0, 50))}`,
+		);
+	if (scopeMode !== 'provider' && scopeMode !== 'workflow')
+		fail(
+			`Node: "State Scope" must be provider or workflow, got ${JSON.stringify(String(scopeMode).slice(0, 50))}`,
+		);
+	const defaultValue =
+		onExhaustion === 'default'
+			? object('Default Value (JSON)', ctx.getNodeParameter('defaultValueJson', i, '{}'), 'Node')
+			: {};
+	const scope = scopeMode === 'workflow' ? `wf:${ctx.getWorkflow().id ?? 'unsaved'}` : 'global';
+	return { config, requests, keys, scope, onExhaustion, defaultValue };
 }
 
 /** Turns the engine's `invalid_config` error into a message naming the provider, the field and
  * what is wrong with it (the message alone survives n8n's continue-on-fail). */
-export function configError(ctx: IExecuteFunctions, i: number, plan: Pick<ItemPlan, 'requests'>, error: Error & { code?: string; field?: string }): NodeOperationError {
-  const field = error.field ?? '';
-  const m = /^providers\[(\d+)\]\.(.+)$/.exec(field);
-  const where = m ? `Provider "${plan.requests[Number(m[1])]?.name || `#${Number(m[1]) + 1}`}" (providers[${m[1]}]) ` : '';
-  const at = field ? error.message.indexOf(`${field}: `) : -1;
-  const why = at >= 0 ? error.message.slice(at + field.length + 2) : error.message;
-  return new NodeOperationError(ctx.getNode(), `Invalid parameter: ${where}${m ? m[2] : field}: ${why}`.slice(0, 500), {
-    itemIndex: i,
-    description: `${m ? `providers[${m[1]}].${m[2]}` : field}: ${why}`.slice(0, 2000),
-  });
+export function configError(
+	ctx: IExecuteFunctions,
+	i: number,
+	plan: Pick<ItemPlan, 'requests'>,
+	error: Error & { code?: string; field?: string },
+): NodeOperationError {
+	const field = error.field ?? '';
+	const m = /^providers\[(\d+)\]\.(.+)$/.exec(field);
+	const where = m
+		? `Provider "${plan.requests[Number(m[1])]?.name || `#${Number(m[1]) + 1}`}" (providers[${m[1]}]) `
+		: '';
+	const at = field ? error.message.indexOf(`${field}: `) : -1;
+	const why = at >= 0 ? error.message.slice(at + field.length + 2) : error.message;
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Invalid parameter: ${where}${m ? m[2] : field}: ${why}`.slice(0, 500),
+		{
+			itemIndex: i,
+			description: `${m ? `providers[${m[1]}].${m[2]}` : field}: ${why}`.slice(0, 2000),
+		},
+	);
 }

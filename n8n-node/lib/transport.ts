@@ -6,70 +6,80 @@ import type { HintHeaders, Outcome } from './engine';
 import type { ProviderRequest } from './params';
 
 export interface CallResult {
-  outcome: Outcome;
-  body?: unknown;
-  ms: number;
+	outcome: Outcome;
+	body?: unknown;
+	ms: number;
 }
 
 export class Cancelled extends Error {
-  constructor() {
-    super('The execution was cancelled');
-  }
+	constructor() {
+		super('The execution was cancelled');
+	}
 }
 
-const HINT_HEADERS = ['retry-after', 'ratelimit-reset', 'x-ratelimit-reset', 'ratelimit-remaining', 'x-ratelimit-remaining'] as const;
+const HINT_HEADERS = [
+	'retry-after',
+	'ratelimit-reset',
+	'x-ratelimit-reset',
+	'ratelimit-remaining',
+	'x-ratelimit-remaining',
+] as const;
 
 export async function callProvider(
-  ctx: IExecuteFunctions,
-  req: ProviderRequest,
-  extraHeaders: IDataObject,
-  deadlineMs: number,
-  cancel: AbortSignal | undefined,
+	ctx: IExecuteFunctions,
+	req: ProviderRequest,
+	extraHeaders: IDataObject,
+	deadlineMs: number,
+	cancel: AbortSignal | undefined,
 ): Promise<CallResult> {
-  if (cancel?.aborted) throw new Cancelled();
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), deadlineMs);
-  const onCancel = () => controller.abort();
-  cancel?.addEventListener('abort', onCancel);
-  const started = Date.now();
-  try {
-    const res = (await ctx.helpers.httpRequest({
-      method: req.method as IHttpRequestMethods,
-      url: req.url,
-      qs: req.qs,
-      headers: { ...req.headers, ...extraHeaders },
-      body: req.body as IDataObject | undefined,
-      json: req.body !== undefined,
-      returnFullResponse: true,
-      ignoreHttpStatusErrors: true,
-      timeout: deadlineMs,
-      maxRedirects: 5,
-      abortSignal: controller.signal,
-    })) as { statusCode: number; headers: Record<string, unknown>; body: unknown };
-    const headers: HintHeaders = {};
-    for (const h of HINT_HEADERS) {
-      const v = res.headers?.[h];
-      if (v !== undefined) headers[h] = String(Array.isArray(v) ? v[0] : v);
-    }
-    return { outcome: { kind: 'status', status: res.statusCode, headers }, body: parseBody(res.body), ms: Date.now() - started };
-  } catch (error) {
-    if (cancel?.aborted) throw new Cancelled();
-    const code = controller.signal.aborted ? 'TIMEOUT' : errorCode(error);
-    return { outcome: { kind: 'error', code }, ms: Date.now() - started };
-  } finally {
-    clearTimeout(timer);
-    cancel?.removeEventListener('abort', onCancel);
-  }
+	if (cancel?.aborted) throw new Cancelled();
+	const controller = new AbortController();
+	const timer = setTimeout(() => controller.abort(), deadlineMs);
+	const onCancel = () => controller.abort();
+	cancel?.addEventListener('abort', onCancel);
+	const started = Date.now();
+	try {
+		const res = (await ctx.helpers.httpRequest({
+			method: req.method as IHttpRequestMethods,
+			url: req.url,
+			qs: req.qs,
+			headers: { ...req.headers, ...extraHeaders },
+			body: req.body as IDataObject | undefined,
+			json: req.body !== undefined,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: deadlineMs,
+			maxRedirects: 5,
+			abortSignal: controller.signal,
+		})) as { statusCode: number; headers: Record<string, unknown>; body: unknown };
+		const headers: HintHeaders = {};
+		for (const h of HINT_HEADERS) {
+			const v = res.headers?.[h];
+			if (v !== undefined) headers[h] = String(Array.isArray(v) ? v[0] : v);
+		}
+		return {
+			outcome: { kind: 'status', status: res.statusCode, headers },
+			body: parseBody(res.body),
+			ms: Date.now() - started,
+		};
+	} catch (error) {
+		if (cancel?.aborted) throw new Cancelled();
+		const code = controller.signal.aborted ? 'TIMEOUT' : errorCode(error);
+		return { outcome: { kind: 'error', code }, ms: Date.now() - started };
+	} finally {
+		clearTimeout(timer);
+		cancel?.removeEventListener('abort', onCancel);
+	}
 }
 
 function parseBody(body: unknown): unknown {
-  if (Buffer.isBuffer(body)) body = body.toString('utf8');
-  if (typeof body !== 'string') return body;
-  try {
-    return JSON.parse(body);
-  } catch {
-    return body;
-  }
+	if (Buffer.isBuffer(body)) body = body.toString('utf8');
+	if (typeof body !== 'string') return body;
+	try {
+		return JSON.parse(body);
+	} catch {
+		return body;
+	}
 }
 
 /** Node's error code (ECONNRESET, …) wherever n8n's helper or axios put it. A Node socket code
@@ -77,27 +87,35 @@ function parseBody(body: unknown): unknown {
  * reported by axios as ERR_BAD_RESPONSE "stream has been aborted" with no cause: that is the
  * peer resetting the connection, ECONNRESET, which is worth a retry. */
 function errorCode(error: unknown): string {
-  let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined;
-  let first: string | undefined;
-  let aborted = false;
-  for (let depth = 0; e && depth < 5; depth++) {
-    if (typeof e.code === 'string' && /^[A-Z_]+$/.test(e.code)) {
-      if (/^E[A-Z]+$/.test(e.code)) return e.code; // a socket/DNS code: ECONNRESET, ETIMEDOUT, …
-      first ??= e.code;
-    }
-    if (typeof e.message === 'string' && /\b(stream has been aborted|aborted|premature close)\b/i.test(e.message)) aborted = true;
-    e = e.cause as typeof e;
-  }
-  if (aborted && (first === undefined || first === 'ERR_BAD_RESPONSE' || first === 'ERR_STREAM_PREMATURE_CLOSE')) return 'ECONNRESET';
-  return first ?? 'EUNKNOWN';
+	let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined;
+	let first: string | undefined;
+	let aborted = false;
+	for (let depth = 0; e && depth < 5; depth++) {
+		if (typeof e.code === 'string' && /^[A-Z_]+$/.test(e.code)) {
+			if (/^E[A-Z]+$/.test(e.code)) return e.code; // a socket/DNS code: ECONNRESET, ETIMEDOUT, …
+			first ??= e.code;
+		}
+		if (
+			typeof e.message === 'string' &&
+			/\b(stream has been aborted|aborted|premature close)\b/i.test(e.message)
+		)
+			aborted = true;
+		e = e.cause as typeof e;
+	}
+	if (
+		aborted &&
+		(first === undefined || first === 'ERR_BAD_RESPONSE' || first === 'ERR_STREAM_PREMATURE_CLOSE')
+	)
+		return 'ECONNRESET';
+	return first ?? 'EUNKNOWN';
 }
 
 /** `a.b.0.c` must hold a non-empty value. */
 export function missingPath(body: unknown, path: string): boolean {
-  let v: unknown = body;
-  for (const part of path.split('.')) {
-    if (v === null || typeof v !== 'object') return true;
-    v = (v as Record<string, unknown>)[part];
-  }
-  return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+	let v: unknown = body;
+	for (const part of path.split('.')) {
+		if (v === null || typeof v !== 'object') return true;
+		v = (v as Record<string, unknown>)[part];
+	}
+	return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 }

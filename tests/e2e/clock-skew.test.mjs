@@ -19,68 +19,125 @@ const id = uid();
 const hits = () => providers.arrivals.filter((a) => a.route === '/always500' && a.id === id).length;
 
 before(async () => {
-  if (!existsSync(FAKETIME_LIB)) execFileSync('bash', ['-c', 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime'], { stdio: 'inherit' });
-  assert.ok(existsSync(FAKETIME_LIB), 'libfaketime is installed');
-  providers = await startProviders();
-  n8n = n8nInstance(n8nInstall(major));
-  n8n.importCredentials([{ id: 'skewRedisCred01', name: 'redis', type: 'redis', data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' } }]);
+	if (!existsSync(FAKETIME_LIB))
+		execFileSync('bash', ['-c', 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime'], {
+			stdio: 'inherit',
+		});
+	assert.ok(existsSync(FAKETIME_LIB), 'libfaketime is installed');
+	providers = await startProviders();
+	n8n = n8nInstance(n8nInstall(major));
+	n8n.importCredentials([
+		{
+			id: 'skewRedisCred01',
+			name: 'redis',
+			type: 'redis',
+			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
+		},
+	]);
 });
 after(async () => providers?.close());
 
 function workflow(pid = id, openMs = 20000) {
-  const wf = branchesWorkflow(`skew${uid()}`, n8n.nodeType, [{
-    name: 'chain', items: 1,
-    parameters: {
-      providers: { provider: [{ name: `skewed-${pid}`, url: `http://127.0.0.1:${providers.port}/always500?id=${pid}`, maxAttempts: 1 }] },
-      breaker: { threshold: 1, openMs },
-      stateStore: 'redis',
-    },
-  }]);
-  wf.nodes.find((n) => n.name === 'chain').credentials = { redis: { id: 'skewRedisCred01', name: 'redis' } };
-  // The process's own clock, as n8n itself sees it.
-  wf.nodes.push({ id: 'clock', name: 'clock', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [200, 400], parameters: { mode: 'raw', jsonOutput: '={{ JSON.stringify({ now: Date.now() }) }}' } });
-  wf.connections.Start.main[0].push({ node: 'clock', type: 'main', index: 0 });
-  return wf;
+	const wf = branchesWorkflow(`skew${uid()}`, n8n.nodeType, [
+		{
+			name: 'chain',
+			items: 1,
+			parameters: {
+				providers: {
+					provider: [
+						{
+							name: `skewed-${pid}`,
+							url: `http://127.0.0.1:${providers.port}/always500?id=${pid}`,
+							maxAttempts: 1,
+						},
+					],
+				},
+				breaker: { threshold: 1, openMs },
+				stateStore: 'redis',
+			},
+		},
+	]);
+	wf.nodes.find((n) => n.name === 'chain').credentials = {
+		redis: { id: 'skewRedisCred01', name: 'redis' },
+	};
+	// The process's own clock, as n8n itself sees it.
+	wf.nodes.push({
+		id: 'clock',
+		name: 'clock',
+		type: 'n8n-nodes-base.set',
+		typeVersion: 3.4,
+		position: [200, 400],
+		parameters: { mode: 'raw', jsonOutput: '={{ JSON.stringify({ now: Date.now() }) }}' },
+	});
+	wf.connections.Start.main[0].push({ node: 'clock', type: 'main', index: 0 });
+	return wf;
 }
 
 test('a 30 s skewed n8n process sees the breaker the others opened (store clock), a local-clock control does not', async () => {
-  const wf = workflow();
-  n8n.importWorkflow(wf);
-  const first = await n8n.execute(wf.id);
-  assert.equal(hits(), 1, `the first process tripped the breaker (open 20 s): ${JSON.stringify(first.run?.data?.resultData?.runData?.chain?.[0]?.data ?? first.log.slice(-1500))}`);
+	const wf = workflow();
+	n8n.importWorkflow(wf);
+	const first = await n8n.execute(wf.id);
+	assert.equal(
+		hits(),
+		1,
+		`the first process tripped the breaker (open 20 s): ${JSON.stringify(first.run?.data?.resultData?.runData?.chain?.[0]?.data ?? first.log.slice(-1500))}`,
+	);
 
-  const skewed = await n8n.execute(wf.id, { env: SKEW });
-  assert.ok(skewed.run, skewed.log.slice(-2000));
-  const offset = outputs(skewed.run, 'clock')[0][0].json.now - Date.now();
-  console.log(`skewed n8n process: Date.now() is ${offset} ms off`);
-  assert.ok(offset > 25_000 && offset < 40_000, `the process clock really is ~30 s ahead (${offset} ms)`);
-  assert.equal(hits(), 1, 'skewed process: zero requests while the breaker is open by the store clock');
-  const [, deferred] = outputs(skewed.run, 'chain');
-  assert.equal(deferred[0].json.reason, 'circuit_open');
-  void first;
+	const skewed = await n8n.execute(wf.id, { env: SKEW });
+	assert.ok(skewed.run, skewed.log.slice(-2000));
+	const offset = outputs(skewed.run, 'clock')[0][0].json.now - Date.now();
+	console.log(`skewed n8n process: Date.now() is ${offset} ms off`);
+	assert.ok(
+		offset > 25_000 && offset < 40_000,
+		`the process clock really is ~30 s ahead (${offset} ms)`,
+	);
+	assert.equal(
+		hits(),
+		1,
+		'skewed process: zero requests while the breaker is open by the store clock',
+	);
+	const [, deferred] = outputs(skewed.run, 'chain');
+	assert.equal(deferred[0].json.reason, 'circuit_open');
+	void first;
 
-  // Negative control: the same decision in the same skewed clock, taken with the worker's clock.
-  const out = execFileSync(process.execPath, [path.join(ROOT, 'tests/e2e/local-clock-control.mjs'), String(providers.port), id], { env: { ...process.env, ...SKEW, RPC_REDIS_PORT: String(REDIS_PORT) } }).toString();
-  await new Promise((r) => setTimeout(r, 200));
-  console.log(`negative control (worker clock): ${out.trim()}`);
-  assert.equal(hits(), 2, 'with its own clock the skewed worker probes 10 s early: the store clock is what keeps decisions equal');
+	// Negative control: the same decision in the same skewed clock, taken with the worker's clock.
+	const out = execFileSync(
+		process.execPath,
+		[path.join(ROOT, 'tests/e2e/local-clock-control.mjs'), String(providers.port), id],
+		{ env: { ...process.env, ...SKEW, RPC_REDIS_PORT: String(REDIS_PORT) } },
+	).toString();
+	await new Promise((r) => setTimeout(r, 200));
+	console.log(`negative control (worker clock): ${out.trim()}`);
+	assert.equal(
+		hits(),
+		2,
+		'with its own clock the skewed worker probes 10 s early: the store clock is what keeps decisions equal',
+	);
 });
 
 test('a process 30 s behind probes as soon as the store says the window ended, not 30 s later', async () => {
-  const pid = `${id}b`;
-  const calls = () => providers.arrivals.filter((a) => a.route === '/always500' && a.id === pid).length;
-  const wf = workflow(pid, 3000);
-  n8n.importWorkflow(wf);
-  const first = await n8n.execute(wf.id);
-  assert.equal(calls(), 1, `tripped: open for 3 s by the store clock: ${JSON.stringify(first.run?.data?.resultData?.runData?.chain?.[0]?.data ?? first.log.slice(-1500))}`);
-  await new Promise((r) => setTimeout(r, 3500));
-  const behind = await n8n.execute(wf.id, { env: BEHIND });
-  assert.ok(behind.run, behind.log.slice(-2000));
-  const offset = outputs(behind.run, 'clock')[0][0].json.now - Date.now();
-  console.log(`process behind: Date.now() is ${offset} ms off`);
-  assert.ok(offset < -25_000 && offset > -40_000, `the process clock really is ~30 s behind (${offset} ms)`);
-  // By its own clock the window would still have ~27 s to run; by the store's it is over.
-  assert.equal(calls(), 2, 'the process 30 s behind sent the half-open probe');
-  const meta = [...outputs(behind.run, 'chain').flat()][0].json._resilience;
-  assert.equal(meta.attempts[0].probe, true, JSON.stringify(meta));
+	const pid = `${id}b`;
+	const calls = () =>
+		providers.arrivals.filter((a) => a.route === '/always500' && a.id === pid).length;
+	const wf = workflow(pid, 3000);
+	n8n.importWorkflow(wf);
+	const first = await n8n.execute(wf.id);
+	assert.equal(
+		calls(),
+		1,
+		`tripped: open for 3 s by the store clock: ${JSON.stringify(first.run?.data?.resultData?.runData?.chain?.[0]?.data ?? first.log.slice(-1500))}`,
+	);
+	await new Promise((r) => setTimeout(r, 3500));
+	const behind = await n8n.execute(wf.id, { env: BEHIND });
+	assert.ok(behind.run, behind.log.slice(-2000));
+	const offset = outputs(behind.run, 'clock')[0][0].json.now - Date.now();
+	console.log(`process behind: Date.now() is ${offset} ms off`);
+	assert.ok(
+		offset < -25_000 && offset > -40_000,
+		`the process clock really is ~30 s behind (${offset} ms)`,
+	);
+	// By its own clock the window would still have ~27 s to run; by the store's it is over.
+	assert.equal(calls(), 2, 'the process 30 s behind sent the half-open probe');
+	const meta = [...outputs(behind.run, 'chain').flat()][0].json._resilience;
+	assert.equal(meta.attempts[0].probe, true, JSON.stringify(meta));
 });

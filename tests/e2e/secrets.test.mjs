@@ -29,155 +29,266 @@ const TABLE = `sec_${id}`;
 const MARKER = `marker-${id}`;
 let providers, base, n8n, run, log;
 
-const psql = (sql) => execFileSync('psql', ['-h', '127.0.0.1', '-p', String(PG_PORT), '-U', 'postgres', '-d', 'rpc', '-At', '-c', sql]).toString();
-const redisCli = (...args) => execFileSync('redis-cli', ['-p', String(REDIS_PORT), ...args]).toString();
+const psql = (sql) =>
+	execFileSync('psql', [
+		'-h',
+		'127.0.0.1',
+		'-p',
+		String(PG_PORT),
+		'-U',
+		'postgres',
+		'-d',
+		'rpc',
+		'-At',
+		'-c',
+		sql,
+	]).toString();
+const redisCli = (...args) =>
+	execFileSync('redis-cli', ['-p', String(REDIS_PORT), ...args]).toString();
 const leaks = (text) => NEEDLES.filter((n) => text.includes(n));
 
 const B = {};
 function branch(name, chain, extra = {}) {
-  B[name] = { name, chain, extra };
+	B[name] = { name, chain, extra };
 }
 // chain entries: [route with query, secretName, provider overrides]
 branch('reflects the key', [['/echo-auth', 'main']], { items: 2 });
 branch('reflects the token only', [['/echo-token', 'main']]);
-branch('500 with the key in body and headers, redis', [['/echo-auth-fail?status=500', 'main', { maxAttempts: 2 }], ['/echo-auth', 'other']], { store: 'redis', items: 3 });
-branch('500 with the key in body and headers, postgres', [['/echo-auth-fail?status=500', 'main', { maxAttempts: 2 }], ['/echo-auth', 'other']], { store: 'postgres', items: 3 });
+branch(
+	'500 with the key in body and headers, redis',
+	[
+		['/echo-auth-fail?status=500', 'main', { maxAttempts: 2 }],
+		['/echo-auth', 'other'],
+	],
+	{ store: 'redis', items: 3 },
+);
+branch(
+	'500 with the key in body and headers, postgres',
+	[
+		['/echo-auth-fail?status=500', 'main', { maxAttempts: 2 }],
+		['/echo-auth', 'other'],
+	],
+	{ store: 'postgres', items: 3 },
+);
 branch('401 with the key in the body', [['/echo-auth-fail?status=401', 'main']]);
-branch('429 with the key as Retry-After', [['/echo-auth-fail?status=429', 'other', { maxAttempts: 1 }]]);
+branch('429 with the key as Retry-After', [
+	['/echo-auth-fail?status=429', 'other', { maxAttempts: 1 }],
+]);
 branch('secret with CRLF (header injection)', [['/echo-auth', 'crlf']], { continueOnFail: true });
 branch('unknown secret name', [['/echo-auth', 'absent']], { continueOnFail: true });
 
 before(async () => {
-  providers = await startProviders();
-  base = `http://127.0.0.1:${providers.port}`;
-  n8n = n8nInstance(n8nInstall(major), { env: { N8N_LOG_LEVEL: 'debug' } });
-  n8n.importCredentials([
-    { id: 'secretsCred0001', name: 'canary secrets', type: 'resilientProviderSecretsApi', data: { secrets: JSON.stringify({ main: CANARY, other: CANARY2, crlf: CRLF }) } },
-    { id: 'secRedisCred001', name: 'redis', type: 'redis', data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' } },
-    { id: 'secPgCred000001', name: 'postgres', type: 'postgres', data: { host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres', password: '', ssl: 'disable' } },
-  ]);
-  rmSync(path.join(n8n.home, 'creds.json')); // the plain-text import file is ours, not n8n's
-  const branches = Object.values(B).map((b, k) => {
-    b.id = `${id}-${k}`;
-    const provider = b.chain.map(([route, secretName, over], j) => ({
-      name: `p${j}-${b.id}`, url: `${base}${route}${route.includes('?') ? '&' : '?'}id=${b.id}`, secretName, ...(over ?? {}),
-    }));
-    const store = b.extra.store;
-    return {
-      name: b.name,
-      items: b.extra.items ?? 1,
-      item: { marker: MARKER },
-      parameters: {
-        providers: { provider },
-        retryPolicy: { baseMs: 20, capMs: 50, deferSpreadMs: 0, budgetMs: 10000 },
-        breaker: { threshold: 1 },
-        ...(store ? { stateStore: store, storeOptions: store === 'redis' ? { keyPrefix: PREFIX } : { tableName: TABLE } } : {}),
-      },
-      nodeSettings: {
-        ...(b.extra.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
-        credentials: {
-          resilientProviderSecretsApi: { id: 'secretsCred0001', name: 'canary secrets' },
-          ...(store === 'redis' ? { redis: { id: 'secRedisCred001', name: 'redis' } } : {}),
-          ...(store === 'postgres' ? { postgres: { id: 'secPgCred000001', name: 'postgres' } } : {}),
-        },
-      },
-    };
-  });
-  const wf = branchesWorkflow(`secrets${uid()}`, n8n.nodeType, branches);
-  n8n.importWorkflow(wf);
-  const t0 = Date.now();
-  ({ run, log } = await n8n.execute(wf.id, { timeoutMs: 120_000 }));
-  run ??= debugRunData(log);
-  console.log(`n8n ${major}: ${branches.length} secret scenarios in one execution (${Date.now() - t0} ms)`);
-  assert.ok(run, `n8n produced run data: ${log.slice(-2000).split(TOKEN).join('<CANARY>')}`);
+	providers = await startProviders();
+	base = `http://127.0.0.1:${providers.port}`;
+	n8n = n8nInstance(n8nInstall(major), { env: { N8N_LOG_LEVEL: 'debug' } });
+	n8n.importCredentials([
+		{
+			id: 'secretsCred0001',
+			name: 'canary secrets',
+			type: 'resilientProviderSecretsApi',
+			data: { secrets: JSON.stringify({ main: CANARY, other: CANARY2, crlf: CRLF }) },
+		},
+		{
+			id: 'secRedisCred001',
+			name: 'redis',
+			type: 'redis',
+			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
+		},
+		{
+			id: 'secPgCred000001',
+			name: 'postgres',
+			type: 'postgres',
+			data: {
+				host: '127.0.0.1',
+				port: PG_PORT,
+				database: 'rpc',
+				user: 'postgres',
+				password: '',
+				ssl: 'disable',
+			},
+		},
+	]);
+	rmSync(path.join(n8n.home, 'creds.json')); // the plain-text import file is ours, not n8n's
+	const branches = Object.values(B).map((b, k) => {
+		b.id = `${id}-${k}`;
+		const provider = b.chain.map(([route, secretName, over], j) => ({
+			name: `p${j}-${b.id}`,
+			url: `${base}${route}${route.includes('?') ? '&' : '?'}id=${b.id}`,
+			secretName,
+			...(over ?? {}),
+		}));
+		const store = b.extra.store;
+		return {
+			name: b.name,
+			items: b.extra.items ?? 1,
+			item: { marker: MARKER },
+			parameters: {
+				providers: { provider },
+				retryPolicy: { baseMs: 20, capMs: 50, deferSpreadMs: 0, budgetMs: 10000 },
+				breaker: { threshold: 1 },
+				...(store
+					? {
+							stateStore: store,
+							storeOptions: store === 'redis' ? { keyPrefix: PREFIX } : { tableName: TABLE },
+						}
+					: {}),
+			},
+			nodeSettings: {
+				...(b.extra.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+				credentials: {
+					resilientProviderSecretsApi: { id: 'secretsCred0001', name: 'canary secrets' },
+					...(store === 'redis' ? { redis: { id: 'secRedisCred001', name: 'redis' } } : {}),
+					...(store === 'postgres'
+						? { postgres: { id: 'secPgCred000001', name: 'postgres' } }
+						: {}),
+				},
+			},
+		};
+	});
+	const wf = branchesWorkflow(`secrets${uid()}`, n8n.nodeType, branches);
+	n8n.importWorkflow(wf);
+	const t0 = Date.now();
+	({ run, log } = await n8n.execute(wf.id, { timeoutMs: 120_000 }));
+	run ??= debugRunData(log);
+	console.log(
+		`n8n ${major}: ${branches.length} secret scenarios in one execution (${Date.now() - t0} ms)`,
+	);
+	assert.ok(run, `n8n produced run data: ${log.slice(-2000).split(TOKEN).join('<CANARY>')}`);
 });
 after(async () => {
-  await providers?.close();
-  try { psql(`DROP TABLE IF EXISTS ${TABLE}, ${TABLE}_counters`); } catch { /* best effort */ }
+	await providers?.close();
+	try {
+		psql(`DROP TABLE IF EXISTS ${TABLE}, ${TABLE}_counters`);
+	} catch {
+		/* best effort */
+	}
 });
 
 /** At debug level n8n prints the run data through its logger: colour codes, a time stamp before
  * the opening brace and the caller's file after the closing one. */
 function debugRunData(text) {
-  const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
-  const open = /^[\d:.]+\s+\w+\s+\{$/m.exec(plain);
-  const end = plain.indexOf('\n} { "file": "base-command.js"', open?.index ?? 0);
-  if (!open || end < 0) return null;
-  return JSON.parse(plain.slice(plain.indexOf('{', open.index), end + 2));
+	const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
+	const open = /^[\d:.]+\s+\w+\s+\{$/m.exec(plain);
+	const end = plain.indexOf('\n} { "file": "base-command.js"', open?.index ?? 0);
+	if (!open || end < 0) return null;
+	return JSON.parse(plain.slice(plain.indexOf('{', open.index), end + 2));
 }
 
 const hitsOf = (name) => providers.arrivals.filter((a) => a.id === B[name].id);
 
 test('the providers did receive the canary keys (by hash); a secret with CR/LF is never sent', () => {
-  const echo = hitsOf('reflects the key');
-  assert.equal(echo.length, 2);
-  assert.ok(echo.every((a) => a.authHash === authHash(CANARY)), 'the exact canary arrived');
-  assert.ok(hitsOf('500 with the key in body and headers, redis').some((a) => a.route === '/echo-auth' && a.authHash === authHash(CANARY2)), 'the second secret reached the fallback');
-  assert.ok(hitsOf('429 with the key as Retry-After').every((a) => a.authHash === authHash(CANARY2)));
-  assert.equal(hitsOf('secret with CRLF (header injection)').length, 0, 'a header with CR/LF is refused before it leaves');
-  assert.equal(hitsOf('unknown secret name').length, 0);
+	const echo = hitsOf('reflects the key');
+	assert.equal(echo.length, 2);
+	assert.ok(
+		echo.every((a) => a.authHash === authHash(CANARY)),
+		'the exact canary arrived',
+	);
+	assert.ok(
+		hitsOf('500 with the key in body and headers, redis').some(
+			(a) => a.route === '/echo-auth' && a.authHash === authHash(CANARY2),
+		),
+		'the second secret reached the fallback',
+	);
+	assert.ok(
+		hitsOf('429 with the key as Retry-After').every((a) => a.authHash === authHash(CANARY2)),
+	);
+	assert.equal(
+		hitsOf('secret with CRLF (header injection)').length,
+		0,
+		'a header with CR/LF is refused before it leaves',
+	);
+	assert.equal(hitsOf('unknown secret name').length, 0);
 });
 
 test('outputs: the reflected key is replaced by ***, each scenario leaves where it should', () => {
-  const [ok] = outputs(run, 'reflects the key');
-  assert.deepEqual(ok.map((x) => x.json.you_sent), ['***', '***']);
-  assert.equal(outputs(run, 'reflects the token only')[0][0].json.nested[0].token, '***');
-  for (const s of ['redis', 'postgres']) {
-    const [served, deferred, failed] = outputs(run, `500 with the key in body and headers, ${s}`);
-    assert.equal(served.length + deferred.length + failed.length, 3);
-    assert.equal(served.length, 3, `${s}: the fallback served every item`);
-    assert.ok(served.every((x) => x.json.you_sent === '***'));
-    assert.ok(served[0].json._resilience.attempts.some((a) => a.outcome === '500'));
-  }
-  assert.equal(outputs(run, '401 with the key in the body')[2][0].json.reason, 'non_retryable');
-  const [, deferred429] = outputs(run, '429 with the key as Retry-After');
-  assert.equal(deferred429.length, 1);
-  assert.equal(deferred429[0].json._resilience.attempts[0].retry_after, false, 'a key is no Retry-After hint');
-  const [, , crlf] = outputs(run, 'secret with CRLF (header injection)');
-  assert.equal(crlf.length, 1);
-  assert.match(crlf[0].json.error, /Provider "p0-[^"]+": secret "crlf" holds a line break or control character, which a header cannot carry \(the value is not shown\)/);
-  const unknown = outputs(run, 'unknown secret name').flat();
-  assert.match(unknown[0].json.error, /secret "absent" is not in the Resilient Provider Secrets credential/);
+	const [ok] = outputs(run, 'reflects the key');
+	assert.deepEqual(
+		ok.map((x) => x.json.you_sent),
+		['***', '***'],
+	);
+	assert.equal(outputs(run, 'reflects the token only')[0][0].json.nested[0].token, '***');
+	for (const s of ['redis', 'postgres']) {
+		const [served, deferred, failed] = outputs(run, `500 with the key in body and headers, ${s}`);
+		assert.equal(served.length + deferred.length + failed.length, 3);
+		assert.equal(served.length, 3, `${s}: the fallback served every item`);
+		assert.ok(served.every((x) => x.json.you_sent === '***'));
+		assert.ok(served[0].json._resilience.attempts.some((a) => a.outcome === '500'));
+	}
+	assert.equal(outputs(run, '401 with the key in the body')[2][0].json.reason, 'non_retryable');
+	const [, deferred429] = outputs(run, '429 with the key as Retry-After');
+	assert.equal(deferred429.length, 1);
+	assert.equal(
+		deferred429[0].json._resilience.attempts[0].retry_after,
+		false,
+		'a key is no Retry-After hint',
+	);
+	const [, , crlf] = outputs(run, 'secret with CRLF (header injection)');
+	assert.equal(crlf.length, 1);
+	assert.match(
+		crlf[0].json.error,
+		/Provider "p0-[^"]+": secret "crlf" holds a line break or control character, which a header cannot carry \(the value is not shown\)/,
+	);
+	const unknown = outputs(run, 'unknown secret name').flat();
+	assert.match(
+		unknown[0].json.error,
+		/secret "absent" is not in the Resilient Provider Secrets credential/,
+	);
 });
 
 test('the canary is in no output item and no error message (the whole run data)', () => {
-  assert.deepEqual(leaks(JSON.stringify(run)), []);
+	assert.deepEqual(leaks(JSON.stringify(run)), []);
 });
 
 test("the canary is not in n8n's stdout/stderr (debug log level)", () => {
-  assert.ok(log.includes('resilient-provider-call attempt'), 'the node did log its attempts');
-  assert.deepEqual(leaks(log), []);
+	assert.ok(log.includes('resilient-provider-call attempt'), 'the node did log its attempts');
+	assert.deepEqual(leaks(log), []);
 });
 
 test("the canary is not in any file of n8n's user folder, which holds the saved execution", () => {
-  const files = [];
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && statSync(p).size < 512 * 1024 * 1024) files.push(p);
-    }
-  };
-  walk(n8n.home);
-  const db = files.filter((f) => /database\.sqlite/.test(f));
-  assert.ok(db.length, `n8n's SQLite database is there: ${files.map((f) => path.relative(n8n.home, f))}`);
-  const dbText = db.map((f) => readFileSync(f).toString('latin1')).join('\n');
-  assert.ok(dbText.includes(MARKER), 'control: the execution data (with the items\' marker) was saved in the database');
-  const found = files.flatMap((f) => leaks(readFileSync(f).toString('latin1')).map((n) => `${path.relative(n8n.home, f)}: ${n.slice(0, 12)}`));
-  assert.deepEqual(found, []);
-  console.log(`searched ${files.length} files of n8n's user folder (${db.map((f) => `${path.basename(f)} ${statSync(f).size} B`).join(', ')})`);
+	const files = [];
+	const walk = (dir) => {
+		for (const e of readdirSync(dir, { withFileTypes: true })) {
+			const p = path.join(dir, e.name);
+			if (e.isDirectory()) walk(p);
+			else if (e.isFile() && statSync(p).size < 512 * 1024 * 1024) files.push(p);
+		}
+	};
+	walk(n8n.home);
+	const db = files.filter((f) => /database\.sqlite/.test(f));
+	assert.ok(
+		db.length,
+		`n8n's SQLite database is there: ${files.map((f) => path.relative(n8n.home, f))}`,
+	);
+	const dbText = db.map((f) => readFileSync(f).toString('latin1')).join('\n');
+	assert.ok(
+		dbText.includes(MARKER),
+		"control: the execution data (with the items' marker) was saved in the database",
+	);
+	const found = files.flatMap((f) =>
+		leaks(readFileSync(f).toString('latin1')).map(
+			(n) => `${path.relative(n8n.home, f)}: ${n.slice(0, 12)}`,
+		),
+	);
+	assert.deepEqual(found, []);
+	console.log(
+		`searched ${files.length} files of n8n's user folder (${db.map((f) => `${path.basename(f)} ${statSync(f).size} B`).join(', ')})`,
+	);
 });
 
 test('the canary is not in the Redis keys or values, nor in the Postgres rows', () => {
-  const keys = redisCli('--scan', '--pattern', `${PREFIX}*`).split('\n').filter(Boolean);
-  assert.ok(keys.length >= 1, 'control: the Redis store wrote rows');
-  let text = keys.join('\n');
-  for (const k of keys) text += '\n' + (redisCli('TYPE', k).trim() === 'hash' ? redisCli('HGETALL', k) : redisCli('GET', k));
-  assert.match(text, /open/, 'control: a tripped breaker row is stored');
-  assert.deepEqual(leaks(text), []);
-  assert.deepEqual(leaks(redisCli('--scan')), [], 'no key anywhere in Redis holds it');
-  const rows = psql(`SELECT t::text FROM ${TABLE} t UNION ALL SELECT c::text FROM ${TABLE}_counters c`);
-  assert.match(rows, /open/, 'control: the Postgres store wrote rows');
-  assert.deepEqual(leaks(rows), []);
-  redisCli('DEL', ...keys);
+	const keys = redisCli('--scan', '--pattern', `${PREFIX}*`).split('\n').filter(Boolean);
+	assert.ok(keys.length >= 1, 'control: the Redis store wrote rows');
+	let text = keys.join('\n');
+	for (const k of keys)
+		text +=
+			'\n' + (redisCli('TYPE', k).trim() === 'hash' ? redisCli('HGETALL', k) : redisCli('GET', k));
+	assert.match(text, /open/, 'control: a tripped breaker row is stored');
+	assert.deepEqual(leaks(text), []);
+	assert.deepEqual(leaks(redisCli('--scan')), [], 'no key anywhere in Redis holds it');
+	const rows = psql(
+		`SELECT t::text FROM ${TABLE} t UNION ALL SELECT c::text FROM ${TABLE}_counters c`,
+	);
+	assert.match(rows, /open/, 'control: the Postgres store wrote rows');
+	assert.deepEqual(leaks(rows), []);
+	redisCli('DEL', ...keys);
 });

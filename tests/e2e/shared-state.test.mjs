@@ -10,74 +10,137 @@ import { n8nInstall, n8nInstance, uid } from './n8n.mjs';
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
 const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
-let providers, servers = [];
+let providers,
+	servers = [];
 const id = uid();
-const hits = (route, store) => providers.arrivals.filter((a) => a.route === route && a.id === `${id}-${store}`).length;
+const hits = (route, store) =>
+	providers.arrivals.filter((a) => a.route === route && a.id === `${id}-${store}`).length;
 
 const creds = [
-  { id: 'rpcRedisCred01', name: 'test redis', type: 'redis', data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' } },
-  { id: 'rpcPgCred01', name: 'test postgres', type: 'postgres', data: { host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres', password: '', ssl: 'disable', maxConnections: 10 } },
+	{
+		id: 'rpcRedisCred01',
+		name: 'test redis',
+		type: 'redis',
+		data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
+	},
+	{
+		id: 'rpcPgCred01',
+		name: 'test postgres',
+		type: 'postgres',
+		data: {
+			host: '127.0.0.1',
+			port: PG_PORT,
+			database: 'rpc',
+			user: 'postgres',
+			password: '',
+			ssl: 'disable',
+			maxConnections: 10,
+		},
+	},
 ];
 
 function workflow(store, nodeType, port) {
-  const base = `http://127.0.0.1:${port}`;
-  const cred = store === 'redis' ? { redis: { id: 'rpcRedisCred01', name: 'test redis' } } : { postgres: { id: 'rpcPgCred01', name: 'test postgres' } };
-  return {
-    id: `shared${store}${id}`.slice(0, 21), name: `shared ${store}`, active: false, settings: { executionOrder: 'v1' },
-    nodes: [
-      { id: 'w', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: `shared-${store}-${id}`, responseMode: 'lastNode', options: {} } },
-      { id: 'c', name: 'Chain', type: nodeType, typeVersion: 1, position: [300, 0], credentials: cred, parameters: {
-        providers: { provider: [
-          { name: `dead-${id}`, url: `${base}/always500?id=${id}-${store}`, maxAttempts: 1 },
-          { name: `alive-${id}`, url: `${base}/ok?id=${id}-${store}&name=alive` } ] },
-        breaker: { threshold: 3, openMs: 600000 },
-        stateStore: store,
-      } },
-    ],
-    connections: { Webhook: { main: [[{ node: 'Chain', type: 'main', index: 0 }]] } },
-  };
+	const base = `http://127.0.0.1:${port}`;
+	const cred =
+		store === 'redis'
+			? { redis: { id: 'rpcRedisCred01', name: 'test redis' } }
+			: { postgres: { id: 'rpcPgCred01', name: 'test postgres' } };
+	return {
+		id: `shared${store}${id}`.slice(0, 21),
+		name: `shared ${store}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'w',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: {
+					httpMethod: 'POST',
+					path: `shared-${store}-${id}`,
+					responseMode: 'lastNode',
+					options: {},
+				},
+			},
+			{
+				id: 'c',
+				name: 'Chain',
+				type: nodeType,
+				typeVersion: 1,
+				position: [300, 0],
+				credentials: cred,
+				parameters: {
+					providers: {
+						provider: [
+							{ name: `dead-${id}`, url: `${base}/always500?id=${id}-${store}`, maxAttempts: 1 },
+							{ name: `alive-${id}`, url: `${base}/ok?id=${id}-${store}&name=alive` },
+						],
+					},
+					breaker: { threshold: 3, openMs: 600000 },
+					stateStore: store,
+				},
+			},
+		],
+		connections: { Webhook: { main: [[{ node: 'Chain', type: 'main', index: 0 }]] } },
+	};
 }
 
 async function post(port, path) {
-  for (let i = 0; i < 60; i++) {
-    const r = await fetch(`http://127.0.0.1:${port}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    if (r.status !== 404) return r;
-    await new Promise((res) => setTimeout(res, 500));
-  }
-  throw new Error('webhook never registered');
+	for (let i = 0; i < 60; i++) {
+		const r = await fetch(`http://127.0.0.1:${port}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: '{}',
+		});
+		if (r.status !== 404) return r;
+		await new Promise((res) => setTimeout(res, 500));
+	}
+	throw new Error('webhook never registered');
 }
 
 before(async () => {
-  providers = await startProviders();
-  const install = n8nInstall(major);
-  const ports = [21000 + Math.floor(Math.random() * 4000), 26000 + Math.floor(Math.random() * 4000)];
-  servers = await Promise.all(ports.map(async (port) => {
-    const n8n = n8nInstance(install);
-    n8n.importCredentials(creds);
-    for (const store of ['redis', 'postgres']) {
-      const wf = workflow(store, n8n.nodeType, providers.port);
-      n8n.importWorkflow(wf);
-      n8n.activate(wf.id);
-    }
-    const server = await n8n.start(port);
-    return { port, server };
-  }));
+	providers = await startProviders();
+	const install = n8nInstall(major);
+	const ports = [
+		21000 + Math.floor(Math.random() * 4000),
+		26000 + Math.floor(Math.random() * 4000),
+	];
+	servers = await Promise.all(
+		ports.map(async (port) => {
+			const n8n = n8nInstance(install);
+			n8n.importCredentials(creds);
+			for (const store of ['redis', 'postgres']) {
+				const wf = workflow(store, n8n.nodeType, providers.port);
+				n8n.importWorkflow(wf);
+				n8n.activate(wf.id);
+			}
+			const server = await n8n.start(port);
+			return { port, server };
+		}),
+	);
 });
 after(async () => {
-  await Promise.all(servers.map((s) => s.server.stop()));
-  await providers?.close();
+	await Promise.all(servers.map((s) => s.server.stop()));
+	await providers?.close();
 });
 
 for (const store of ['redis', 'postgres']) {
-  test(`${store}: the second n8n sends the tripped provider zero requests`, async () => {
-    const [a, b] = servers;
-    const path = `shared-${store}-${id}`;
-    for (let k = 0; k < 3; k++) assert.equal((await post(a.port, path)).status, 200);
-    assert.equal(hits('/always500', store), 3, 'n8n A tripped the breaker');
-    const before = hits('/always500', store);
-    const served = [];
-    for (let k = 0; k < 5; k++) served.push((await (await post(b.port, path)).json()).served_by);
-    assert.deepEqual(served, Array(5).fill('alive'));
-    assert.equal(hits('/always500', store) - before, 0, 'n8n B: zero requests to the open provider');
-  });
+	test(`${store}: the second n8n sends the tripped provider zero requests`, async () => {
+		const [a, b] = servers;
+		const path = `shared-${store}-${id}`;
+		for (let k = 0; k < 3; k++) assert.equal((await post(a.port, path)).status, 200);
+		assert.equal(hits('/always500', store), 3, 'n8n A tripped the breaker');
+		const before = hits('/always500', store);
+		const served = [];
+		for (let k = 0; k < 5; k++) served.push((await (await post(b.port, path)).json()).served_by);
+		assert.deepEqual(served, Array(5).fill('alive'));
+		assert.equal(
+			hits('/always500', store) - before,
+			0,
+			'n8n B: zero requests to the open provider',
+		);
+	});
 }

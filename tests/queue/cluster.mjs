@@ -9,7 +9,11 @@ const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
 const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
 
 function psql(sql) {
-  execFileSync('psql', ['-h', '127.0.0.1', '-p', String(PG_PORT), '-U', 'postgres', '-d', 'postgres', '-qc', sql], { stdio: ['ignore', 'pipe', 'pipe'] });
+	execFileSync(
+		'psql',
+		['-h', '127.0.0.1', '-p', String(PG_PORT), '-U', 'postgres', '-d', 'postgres', '-qc', sql],
+		{ stdio: ['ignore', 'pipe', 'pipe'] },
+	);
 }
 
 /**
@@ -17,96 +21,170 @@ function psql(sql) {
  * to make a POST request?" once it is registered, and "… is not registered." before.
  */
 async function webhooksRegistered(port, workflows) {
-  for (const wf of workflows) {
-    for (const n of wf.nodes.filter((x) => x.type === 'n8n-nodes-base.webhook')) {
-      const method = n.parameters.httpMethod ?? 'GET';
-      const r = await fetch(`http://127.0.0.1:${port}/webhook/${n.parameters.path}`, { method: 'GET' }).catch(() => null);
-      const text = r ? await r.text() : '';
-      if (method === 'GET' ? r?.status !== 200 : !/Did you mean/.test(text)) return false;
-    }
-  }
-  return true;
+	for (const wf of workflows) {
+		for (const n of wf.nodes.filter((x) => x.type === 'n8n-nodes-base.webhook')) {
+			const method = n.parameters.httpMethod ?? 'GET';
+			const r = await fetch(`http://127.0.0.1:${port}/webhook/${n.parameters.path}`, {
+				method: 'GET',
+			}).catch(() => null);
+			const text = r ? await r.text() : '';
+			if (method === 'GET' ? r?.status !== 200 : !/Did you mean/.test(text)) return false;
+		}
+	}
+	return true;
 }
 
 function readyWorkflow(id) {
-  return {
-    id: `ready${id}`.slice(0, 16), name: 'ready', active: false, settings: { executionOrder: 'v1' },
-    nodes: [{ id: randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(),
-      parameters: { httpMethod: 'GET', path: `ready-${id}`, responseMode: 'onReceived', options: {} } }],
-    connections: {},
-  };
+	return {
+		id: `ready${id}`.slice(0, 16),
+		name: 'ready',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: {
+					httpMethod: 'GET',
+					path: `ready-${id}`,
+					responseMode: 'onReceived',
+					options: {},
+				},
+			},
+		],
+		connections: {},
+	};
 }
 
-export async function startCluster(install, { workers = 3, concurrency = 4, port = 20000 + Math.floor(Math.random() * 9000) } = {}) {
-  const id = uid();
-  const db = `n8n_queue_${id}`;
-  psql(`CREATE DATABASE ${db}`);
-  const n8n = n8nInstance(install, {
-    env: {
-      DB_TYPE: 'postgresdb', DB_POSTGRESDB_HOST: '127.0.0.1', DB_POSTGRESDB_PORT: String(PG_PORT),
-      DB_POSTGRESDB_DATABASE: db, DB_POSTGRESDB_USER: 'postgres', DB_POSTGRESDB_PASSWORD: '',
-      EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_HOST: '127.0.0.1', QUEUE_BULL_REDIS_PORT: String(REDIS_PORT),
-      QUEUE_BULL_PREFIX: `bull${id}`,
-      // A SIGKILLed worker's jobs are noticed within seconds, not the default half minute.
-      QUEUE_WORKER_LOCK_DURATION: '5000', QUEUE_WORKER_LOCK_RENEW_TIME: '2000', QUEUE_WORKER_STALLED_INTERVAL: '5000',
-      QUEUE_WORKER_MAX_STALLED_COUNT: '3',
-      // The workflows tag requests with {{ $env.RPC_WORKER }}.
-      N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',
-      // Less bookkeeping per execution on 2 cores: keep failed executions only.
-      EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none', EXECUTIONS_DATA_SAVE_ON_PROGRESS: 'false',
-      N8N_RUNNERS_ENABLED: 'false',
-    },
-  });
-  const procs = [];
-  const spawnN8n = (name, args, env = {}) => {
-    const child = spawn(install.nodeBin, [install.n8nBin, ...args], { env: { ...n8n.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const p = { name, child, log: '' };
-    child.stdout.on('data', (d) => (p.log += d));
-    child.stderr.on('data', (d) => (p.log += d));
-    procs.push(p);
-    return p;
-  };
-  return {
-    n8n, install, port, db, procs,
-    workers: () => procs.filter((p) => p.name.startsWith('w')),
-    /** Import and switch on workflows first (webhooks register at start), then start. */
-    async start(workflows, creds = []) {
-      if (creds.length) n8n.importCredentials(creds);
-      // Webhooks register a while after the REST API is up: a workflow of our own tells when.
-      const ready = readyWorkflow(id);
-      for (const wf of [...workflows, ready]) { n8n.importWorkflow(wf); n8n.activate(wf.id); }
-      const main = spawnN8n('main', ['start'], { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_RUNNERS_BROKER_PORT: String(port + 11) });
-      for (let k = 1; k <= workers; k++) spawnN8n(`w${k}`, ['worker', `--concurrency=${concurrency}`], { RPC_WORKER: `w${k}`, N8N_RUNNERS_BROKER_PORT: String(port + 11 + k), QUEUE_HEALTH_CHECK_PORT: String(port + 20 + k) });
-      const deadline = Date.now() + 180_000;
-      for (;;) {
-        const dead = procs.find((p) => p.child.exitCode !== null);
-        if (dead) throw new Error(`n8n ${dead.name} exited: ${dead.log.slice(-3000)}`);
-        const up = await fetch(`http://127.0.0.1:${port}/rest/settings`).then((r) => r.ok, () => false);
-        // A worker is ready once it says so on its log (both majors print "n8n worker is now ready").
-        const hooked = up && (await webhooksRegistered(port, [...workflows, ready]));
-        if (hooked && this.workers().every((w) => /worker is now ready|Worker started|ready/i.test(w.log))) break;
-        if (Date.now() > deadline) throw new Error(`queue mode did not come up in 180 s: ${procs.map((p) => `${p.name}: ${p.log.slice(-800)}`).join('\n')}`);
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    },
-    async post(path, body) {
-      const r = await fetch(`http://127.0.0.1:${port}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
-      await r.arrayBuffer();
-      return r.status;
-    },
-    kill(name) {
-      const p = procs.find((q) => q.name === name);
-      p.child.kill('SIGKILL');
-      return p;
-    },
-    async stop() {
-      await Promise.all(procs.map((p) => new Promise((resolve) => {
-        if (p.child.exitCode !== null || p.child.signalCode) return resolve();
-        p.child.on('exit', resolve);
-        p.child.kill('SIGTERM');
-        setTimeout(() => p.child.kill('SIGKILL'), 10_000).unref();
-      })));
-      try { psql(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`); } catch { /* best effort */ }
-    },
-  };
+export async function startCluster(
+	install,
+	{ workers = 3, concurrency = 4, port = 20000 + Math.floor(Math.random() * 9000) } = {},
+) {
+	const id = uid();
+	const db = `n8n_queue_${id}`;
+	psql(`CREATE DATABASE ${db}`);
+	const n8n = n8nInstance(install, {
+		env: {
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: '127.0.0.1',
+			DB_POSTGRESDB_PORT: String(PG_PORT),
+			DB_POSTGRESDB_DATABASE: db,
+			DB_POSTGRESDB_USER: 'postgres',
+			DB_POSTGRESDB_PASSWORD: '',
+			EXECUTIONS_MODE: 'queue',
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: String(REDIS_PORT),
+			QUEUE_BULL_PREFIX: `bull${id}`,
+			// A SIGKILLed worker's jobs are noticed within seconds, not the default half minute.
+			QUEUE_WORKER_LOCK_DURATION: '5000',
+			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
+			QUEUE_WORKER_STALLED_INTERVAL: '5000',
+			QUEUE_WORKER_MAX_STALLED_COUNT: '3',
+			// The workflows tag requests with {{ $env.RPC_WORKER }}.
+			N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',
+			// Less bookkeeping per execution on 2 cores: keep failed executions only.
+			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
+			EXECUTIONS_DATA_SAVE_ON_PROGRESS: 'false',
+			N8N_RUNNERS_ENABLED: 'false',
+		},
+	});
+	const procs = [];
+	const spawnN8n = (name, args, env = {}) => {
+		const child = spawn(install.nodeBin, [install.n8nBin, ...args], {
+			env: { ...n8n.env, ...env },
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		const p = { name, child, log: '' };
+		child.stdout.on('data', (d) => (p.log += d));
+		child.stderr.on('data', (d) => (p.log += d));
+		procs.push(p);
+		return p;
+	};
+	return {
+		n8n,
+		install,
+		port,
+		db,
+		procs,
+		workers: () => procs.filter((p) => p.name.startsWith('w')),
+		/** Import and switch on workflows first (webhooks register at start), then start. */
+		async start(workflows, creds = []) {
+			if (creds.length) n8n.importCredentials(creds);
+			// Webhooks register a while after the REST API is up: a workflow of our own tells when.
+			const ready = readyWorkflow(id);
+			for (const wf of [...workflows, ready]) {
+				n8n.importWorkflow(wf);
+				n8n.activate(wf.id);
+			}
+			const main = spawnN8n('main', ['start'], {
+				N8N_PORT: String(port),
+				N8N_LISTEN_ADDRESS: '127.0.0.1',
+				N8N_RUNNERS_BROKER_PORT: String(port + 11),
+			});
+			for (let k = 1; k <= workers; k++)
+				spawnN8n(`w${k}`, ['worker', `--concurrency=${concurrency}`], {
+					RPC_WORKER: `w${k}`,
+					N8N_RUNNERS_BROKER_PORT: String(port + 11 + k),
+					QUEUE_HEALTH_CHECK_PORT: String(port + 20 + k),
+				});
+			const deadline = Date.now() + 180_000;
+			for (;;) {
+				const dead = procs.find((p) => p.child.exitCode !== null);
+				if (dead) throw new Error(`n8n ${dead.name} exited: ${dead.log.slice(-3000)}`);
+				const up = await fetch(`http://127.0.0.1:${port}/rest/settings`).then(
+					(r) => r.ok,
+					() => false,
+				);
+				// A worker is ready once it says so on its log (both majors print "n8n worker is now ready").
+				const hooked = up && (await webhooksRegistered(port, [...workflows, ready]));
+				if (
+					hooked &&
+					this.workers().every((w) => /worker is now ready|Worker started|ready/i.test(w.log))
+				)
+					break;
+				if (Date.now() > deadline)
+					throw new Error(
+						`queue mode did not come up in 180 s: ${procs.map((p) => `${p.name}: ${p.log.slice(-800)}`).join('\n')}`,
+					);
+				await new Promise((r) => setTimeout(r, 500));
+			}
+		},
+		async post(path, body) {
+			const r = await fetch(`http://127.0.0.1:${port}/webhook/${path}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+				signal: AbortSignal.timeout(30_000),
+			});
+			await r.arrayBuffer();
+			return r.status;
+		},
+		kill(name) {
+			const p = procs.find((q) => q.name === name);
+			p.child.kill('SIGKILL');
+			return p;
+		},
+		async stop() {
+			await Promise.all(
+				procs.map(
+					(p) =>
+						new Promise((resolve) => {
+							if (p.child.exitCode !== null || p.child.signalCode) return resolve();
+							p.child.on('exit', resolve);
+							p.child.kill('SIGTERM');
+							setTimeout(() => p.child.kill('SIGKILL'), 10_000).unref();
+						}),
+				),
+			);
+			try {
+				psql(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+			} catch {
+				/* best effort */
+			}
+		},
+	};
 }

@@ -18,46 +18,77 @@ const scenario = JSON.parse(readFileSync(file, 'utf8'));
 let real, sim, rows;
 
 before(async () => {
-  execFileSync('cargo', ['build', '--quiet', '--release', '--locked', '--bin', 'simulate'], { cwd: ROOT, stdio: 'inherit' });
-  sim = JSON.parse(execFileSync(path.join(ROOT, 'target/release/simulate'), [file, '--json']).toString());
-  real = await queueRun(scenario, { policies: scenario.policies, major, kill: true, log: (l) => console.log(l) });
-  rows = compare(real, sim, scenario.policies);
-  console.log(table(rows));
-  console.log('crash:', JSON.stringify(real.results.shared_store.crash), 'breaker:', JSON.stringify(real.results.shared_store.breaker));
-  console.log('executions per worker:', JSON.stringify(real.results.shared_store.workers));
+	execFileSync('cargo', ['build', '--quiet', '--release', '--locked', '--bin', 'simulate'], {
+		cwd: ROOT,
+		stdio: 'inherit',
+	});
+	sim = JSON.parse(
+		execFileSync(path.join(ROOT, 'target/release/simulate'), [file, '--json']).toString(),
+	);
+	real = await queueRun(scenario, {
+		policies: scenario.policies,
+		major,
+		kill: true,
+		log: (l) => console.log(l),
+	});
+	rows = compare(real, sim, scenario.policies);
+	console.log(table(rows));
+	console.log(
+		'crash:',
+		JSON.stringify(real.results.shared_store.crash),
+		'breaker:',
+		JSON.stringify(real.results.shared_store.breaker),
+	);
+	console.log('executions per worker:', JSON.stringify(real.results.shared_store.workers));
 });
 
 test('executions are spread over the three workers', () => {
-  const per = real.results.retry_on_fail.workers;
-  assert.deepEqual(Object.keys(per), ['w1', 'w2', 'w3'], JSON.stringify(per));
-  for (const n of Object.values(per)) assert.ok(n >= 3, `every worker ran executions: ${JSON.stringify(per)}`);
+	const per = real.results.retry_on_fail.workers;
+	assert.deepEqual(Object.keys(per), ['w1', 'w2', 'w3'], JSON.stringify(per));
+	for (const n of Object.values(per))
+		assert.ok(n >= 3, `every worker ran executions: ${JSON.stringify(per)}`);
 });
 
 test('a worker SIGKILLed holding the probe lease: another worker probes after the lease, the breaker closes', () => {
-  const c = real.results.shared_store.crash;
-  assert.ok(c.happened, 'the probe after the blip was held and its worker killed');
-  assert.notEqual(c.next_probe_worker, c.killed, 'the next probe comes from a live worker');
-  // Lease = max(2 x deadline, deadline + 5 s) = 7 s with the scenario's 2 s deadline.
-  const gap = c.next_probe_at_s - c.probe_at_s;
-  assert.ok(gap >= 6.5 && gap < 20, `next probe ${gap.toFixed(1)} s after the lost one (lease 7 s)`);
-  assert.equal(c.next_probe_status, 200);
-  const b = real.results.shared_store.breaker;
-  assert.equal(b.phase, 'closed', `the breaker did not stick in half-open: ${JSON.stringify(b)}`);
-  assert.equal(b.probes_held, 0);
-  assert.equal(c.other_execs_not_done, 0, 'no execution of a live worker was disturbed');
+	const c = real.results.shared_store.crash;
+	assert.ok(c.happened, 'the probe after the blip was held and its worker killed');
+	assert.notEqual(c.next_probe_worker, c.killed, 'the next probe comes from a live worker');
+	// Lease = max(2 x deadline, deadline + 5 s) = 7 s with the scenario's 2 s deadline.
+	const gap = c.next_probe_at_s - c.probe_at_s;
+	assert.ok(
+		gap >= 6.5 && gap < 20,
+		`next probe ${gap.toFixed(1)} s after the lost one (lease 7 s)`,
+	);
+	assert.equal(c.next_probe_status, 200);
+	const b = real.results.shared_store.breaker;
+	assert.equal(b.phase, 'closed', `the breaker did not stick in half-open: ${JSON.stringify(b)}`);
+	assert.equal(b.probes_held, 0);
+	assert.equal(c.other_execs_not_done, 0, 'no execution of a live worker was disturbed');
 });
 
-test('this product: no 429, no ban; only the killed worker\'s executions fail (n8n drops a dead worker\'s jobs)', () => {
-  const p = real.results.shared_store;
-  assert.equal(p.figures.done + p.figures.lost, p.figures.total, `every execution ended: ${JSON.stringify(p.figures)} ${JSON.stringify(p.statuses)}`);
-  for (const why of Object.keys(p.lost_errors ?? {})) assert.match(why, /failed to be processed too many times/, `a failure other than the crash: ${why}`);
-  assert.ok(p.figures.lost <= scenario.concurrency, 'at most the killed worker\'s slots');
-  assert.equal(p.figures.over_quota_429, 0);
-  assert.equal(p.figures.banned_s, 0);
-  assert.ok(real.results.retry_on_fail.figures.lost > 0, 'n8n Retry On Fail loses executions that overlap the blip');
+test("this product: no 429, no ban; only the killed worker's executions fail (n8n drops a dead worker's jobs)", () => {
+	const p = real.results.shared_store;
+	assert.equal(
+		p.figures.done + p.figures.lost,
+		p.figures.total,
+		`every execution ended: ${JSON.stringify(p.figures)} ${JSON.stringify(p.statuses)}`,
+	);
+	for (const why of Object.keys(p.lost_errors ?? {}))
+		assert.match(
+			why,
+			/failed to be processed too many times/,
+			`a failure other than the crash: ${why}`,
+		);
+	assert.ok(p.figures.lost <= scenario.concurrency, "at most the killed worker's slots");
+	assert.equal(p.figures.over_quota_429, 0);
+	assert.equal(p.figures.banned_s, 0);
+	assert.ok(
+		real.results.retry_on_fail.figures.lost > 0,
+		'n8n Retry On Fail loses executions that overlap the blip',
+	);
 });
 
-test('the simulator predicted Retry On Fail\'s requests within 20%', () => {
-  const r = rows.find((x) => x.policy === 'retry_on_fail');
-  assert.ok(r.agree, table(rows));
+test("the simulator predicted Retry On Fail's requests within 20%", () => {
+	const r = rows.find((x) => x.policy === 'retry_on_fail');
+	assert.ok(r.agree, table(rows));
 });

@@ -10,8 +10,12 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const engine = require(path.join(ROOT, 'dist/engine/engine.js'));
 export const { runItem } = require(path.join(ROOT, 'dist/lib/runItem.js'));
 export const { MemoryStore } = require(path.join(ROOT, 'dist/lib/store/memory.js'));
-export const { RedisStore, redisClient, closeRedisClients } = require(path.join(ROOT, 'dist/lib/store/redis.js'));
-export const { PostgresStore, postgresPool, closePostgresPools } = require(path.join(ROOT, 'dist/lib/store/postgres.js'));
+export const { RedisStore, redisClient, closeRedisClients } = require(
+	path.join(ROOT, 'dist/lib/store/redis.js'),
+);
+export const { PostgresStore, postgresPool, closePostgresPools } = require(
+	path.join(ROOT, 'dist/lib/store/postgres.js'),
+);
 export const { FailoverStore } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
 export const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
 export const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
@@ -19,42 +23,103 @@ export const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
 export const quietLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
 export async function fetchCall(req, headers, deadlineMs) {
-  const started = Date.now();
-  const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(), deadlineMs);
-  try {
-    const res = await fetch(req.url, { method: req.method, headers, body: req.body === undefined ? undefined : JSON.stringify(req.body), signal: ctl.signal });
-    const text = await res.text();
-    const h = {};
-    for (const k of ['retry-after', 'ratelimit-reset', 'x-ratelimit-reset', 'ratelimit-remaining', 'x-ratelimit-remaining']) if (res.headers.get(k) !== null) h[k] = res.headers.get(k);
-    let body = text;
-    try { body = JSON.parse(text); } catch { /* text */ }
-    return { outcome: { kind: 'status', status: res.status, headers: h }, body, ms: Date.now() - started };
-  } catch (e) {
-    return { outcome: { kind: 'error', code: ctl.signal.aborted ? 'TIMEOUT' : (e.cause?.code ?? 'EUNKNOWN') }, ms: Date.now() - started };
-  } finally {
-    clearTimeout(timer);
-  }
+	const started = Date.now();
+	const ctl = new AbortController();
+	const timer = setTimeout(() => ctl.abort(), deadlineMs);
+	try {
+		const res = await fetch(req.url, {
+			method: req.method,
+			headers,
+			body: req.body === undefined ? undefined : JSON.stringify(req.body),
+			signal: ctl.signal,
+		});
+		const text = await res.text();
+		const h = {};
+		for (const k of [
+			'retry-after',
+			'ratelimit-reset',
+			'x-ratelimit-reset',
+			'ratelimit-remaining',
+			'x-ratelimit-remaining',
+		])
+			if (res.headers.get(k) !== null) h[k] = res.headers.get(k);
+		let body = text;
+		try {
+			body = JSON.parse(text);
+		} catch {
+			/* text */
+		}
+		return {
+			outcome: { kind: 'status', status: res.status, headers: h },
+			body,
+			ms: Date.now() - started,
+		};
+	} catch (e) {
+		return {
+			outcome: {
+				kind: 'error',
+				code: ctl.signal.aborted ? 'TIMEOUT' : (e.cause?.code ?? 'EUNKNOWN'),
+			},
+			ms: Date.now() - started,
+		};
+	} finally {
+		clearTimeout(timer);
+	}
 }
 
 /** A plan as readItemPlan makes it, for a chain of {name, url} providers. */
 export function plan(providers, config = {}, scope = 'test') {
-  return {
-    config: { providers: providers.map((p) => ({ name: p.name, method: p.method ?? 'GET', ...(p.config ?? {}) })), ...config },
-    requests: providers.map((p) => ({ name: p.name, method: p.method ?? 'GET', url: p.url, qs: {}, headers: {}, body: undefined, secretName: '', secretHeader: 'Authorization', requiredPath: '' })),
-    keys: providers.map(() => null),
-    scope,
-    onExhaustion: 'deferred',
-    defaultValue: {},
-  };
+	return {
+		config: {
+			providers: providers.map((p) => ({
+				name: p.name,
+				method: p.method ?? 'GET',
+				...(p.config ?? {}),
+			})),
+			...config,
+		},
+		requests: providers.map((p) => ({
+			name: p.name,
+			method: p.method ?? 'GET',
+			url: p.url,
+			qs: {},
+			headers: {},
+			body: undefined,
+			secretName: '',
+			secretHeader: 'Authorization',
+			requiredPath: '',
+		})),
+		keys: providers.map(() => null),
+		scope,
+		onExhaustion: 'deferred',
+		defaultValue: {},
+	};
 }
 
 export function runOne(store, p, eng, correlationId = 'c', opts = {}) {
-  return runItem({ call: fetchCall, logger: quietLogger, engine: eng, store: new FailoverStore(store, p.scope, opts.timeoutMs ?? 2000, opts.failOpen ?? true, quietLogger), plan: p, secrets: {}, correlationId });
+	return runItem({
+		call: fetchCall,
+		logger: quietLogger,
+		engine: eng,
+		store: new FailoverStore(
+			store,
+			p.scope,
+			opts.timeoutMs ?? 2000,
+			opts.failOpen ?? true,
+			quietLogger,
+		),
+		plan: p,
+		secrets: {},
+		correlationId,
+	});
 }
 
 export const stores = {
-  memory: (scope) => new MemoryStore(scope, new Map()),
-  redis: (scope) => new RedisStore(redisClient({ host: '127.0.0.1', port: REDIS_PORT }), scope),
-  postgres: (scope) => new PostgresStore(postgresPool({ host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres' }), scope),
+	memory: (scope) => new MemoryStore(scope, new Map()),
+	redis: (scope) => new RedisStore(redisClient({ host: '127.0.0.1', port: REDIS_PORT }), scope),
+	postgres: (scope) =>
+		new PostgresStore(
+			postgresPool({ host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres' }),
+			scope,
+		),
 };

@@ -7,67 +7,78 @@ import { MemoryStore } from './memory';
 import type { Snapshot, StateStore } from './types';
 
 export class StoreUnavailable extends Error {
-  constructor(cause: string) {
-    super(`state store unavailable: ${cause}`);
-  }
+	constructor(cause: string) {
+		super(`state store unavailable: ${cause}`);
+	}
 }
 
 let lastWarning = 0;
 
 export class FailoverStore implements StateStore {
-  /** Set once this item fell back to memory (fail-open). */
-  degraded: string | undefined;
-  private readonly memory: MemoryStore;
+	/** Set once this item fell back to memory (fail-open). */
+	degraded: string | undefined;
+	private readonly memory: MemoryStore;
 
-  constructor(private readonly shared: StateStore, scope: string, private readonly timeoutMs: number, private readonly failOpen: boolean, private readonly logger?: Logger) {
-    this.memory = new MemoryStore(`fallback:${scope}`);
-  }
+	constructor(
+		private readonly shared: StateStore,
+		scope: string,
+		private readonly timeoutMs: number,
+		private readonly failOpen: boolean,
+		private readonly logger?: Logger,
+	) {
+		this.memory = new MemoryStore(`fallback:${scope}`);
+	}
 
-  private async guard<T>(op: (s: StateStore) => Promise<T>): Promise<T> {
-    if (this.degraded) return op(this.memory);
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        op(this.shared),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-        }),
-      ]);
-    } catch (error) {
-      return this.fallBack((error as Error).message, op);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+	private async guard<T>(op: (s: StateStore) => Promise<T>): Promise<T> {
+		if (this.degraded) return op(this.memory);
+		let timer: NodeJS.Timeout | undefined;
+		try {
+			return await Promise.race([
+				op(this.shared),
+				new Promise<never>((_, reject) => {
+					timer = setTimeout(
+						() => reject(new Error(`no answer within ${this.timeoutMs} ms`)),
+						this.timeoutMs,
+					);
+				}),
+			]);
+		} catch (error) {
+			return this.fallBack((error as Error).message, op);
+		} finally {
+			clearTimeout(timer);
+		}
+	}
 
-  /** Also used by the caller when compare-and-set retries run out. */
-  async fallBack<T>(cause: string, op: (s: StateStore) => Promise<T>): Promise<T> {
-    if (!this.failOpen) throw new StoreUnavailable(cause);
-    this.degraded = cause;
-    if (Date.now() - lastWarning > 60_000) {
-      lastWarning = Date.now();
-      this.logger?.warn(`resilient-provider-call: state store unavailable (${cause}); failing open to this process's memory`);
-    }
-    return op(this.memory);
-  }
+	/** Also used by the caller when compare-and-set retries run out. */
+	async fallBack<T>(cause: string, op: (s: StateStore) => Promise<T>): Promise<T> {
+		if (!this.failOpen) throw new StoreUnavailable(cause);
+		this.degraded = cause;
+		if (Date.now() - lastWarning > 60_000) {
+			lastWarning = Date.now();
+			this.logger?.warn(
+				`resilient-provider-call: state store unavailable (${cause}); failing open to this process's memory`,
+			);
+		}
+		return op(this.memory);
+	}
 
-  read(keys: string[]): Promise<Snapshot> {
-    return this.guard((s) => s.read(keys));
-  }
-  write(keys: string[], writes: Writes): Promise<boolean> {
-    return this.guard((s) => s.write(keys, writes));
-  }
-  /** The store's clock as of its last answer: local arithmetic, so no timeout to guard. */
-  now(): Promise<number> {
-    return (this.degraded ? this.memory : this.shared).now();
-  }
-  reset(key: string): Promise<void> {
-    return this.guard((s) => s.reset(key));
-  }
-  addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
-    return this.guard((s) => s.addCounters(deltas));
-  }
-  readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
-    return this.guard((s) => s.readCounters(keys));
-  }
+	read(keys: string[]): Promise<Snapshot> {
+		return this.guard((s) => s.read(keys));
+	}
+	write(keys: string[], writes: Writes): Promise<boolean> {
+		return this.guard((s) => s.write(keys, writes));
+	}
+	/** The store's clock as of its last answer: local arithmetic, so no timeout to guard. */
+	now(): Promise<number> {
+		return (this.degraded ? this.memory : this.shared).now();
+	}
+	reset(key: string): Promise<void> {
+		return this.guard((s) => s.reset(key));
+	}
+	addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
+		return this.guard((s) => s.addCounters(deltas));
+	}
+	readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
+		return this.guard((s) => s.readCounters(keys));
+	}
 }

@@ -7,56 +7,102 @@ import { RedisStore, redisClient } from './redis';
 import type { StateStore } from './types';
 
 export interface StoreSettings {
-  kind: 'memory' | 'redis' | 'postgres';
-  prefix: string;
-  cluster: boolean;
-  table: string;
-  timeoutMs: number;
-  failOpen: boolean;
+	kind: 'memory' | 'redis' | 'postgres';
+	prefix: string;
+	cluster: boolean;
+	table: string;
+	timeoutMs: number;
+	failOpen: boolean;
 }
 
 export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
-  const kind = ctx.getNodeParameter('stateStore', 0, 'memory') as StoreSettings['kind'];
-  const o = ctx.getNodeParameter('storeOptions', 0, {}) as Record<string, unknown>;
-  const s: StoreSettings = {
-    kind,
-    prefix: String(o.keyPrefix ?? 'rpc:'),
-    cluster: o.redisCluster === true,
-    table: String(o.tableName ?? 'resilient_provider_state'),
-    timeoutMs: Number(o.operationTimeoutMs ?? 2000),
-    failOpen: (o.onStoreFailure ?? 'failOpen') === 'failOpen',
-  };
-  const node = ctx.getNode();
-  if (!['memory', 'redis', 'postgres'].includes(s.kind)) throw new NodeOperationError(node, `Node: "State Store" must be memory, redis or postgres, got ${JSON.stringify(String(s.kind).slice(0, 50))}`);
-  if (!/^[A-Za-z0-9_:.-]{0,64}$/.test(s.prefix)) throw new NodeOperationError(node, `Store Options: "Key Prefix" may hold only letters, digits and _ : . - (64 at most), got "${s.prefix.slice(0, 80)}"`);
-  if (!validTableName(s.table)) throw new NodeOperationError(node, `Store Options: "Table Name" must be a lower-case SQL identifier ([a-z_][a-z0-9_]*), got "${s.table.slice(0, 80)}"`);
-  if (!(s.timeoutMs >= 10 && s.timeoutMs <= 60_000)) throw new NodeOperationError(node, `Store Options: "Operation Timeout (ms)" must be between 10 and 60000, got ${s.timeoutMs}`);
-  return s;
+	const kind = ctx.getNodeParameter('stateStore', 0, 'memory') as StoreSettings['kind'];
+	const o = ctx.getNodeParameter('storeOptions', 0, {}) as Record<string, unknown>;
+	const s: StoreSettings = {
+		kind,
+		prefix: String(o.keyPrefix ?? 'rpc:'),
+		cluster: o.redisCluster === true,
+		table: String(o.tableName ?? 'resilient_provider_state'),
+		timeoutMs: Number(o.operationTimeoutMs ?? 2000),
+		failOpen: (o.onStoreFailure ?? 'failOpen') === 'failOpen',
+	};
+	const node = ctx.getNode();
+	if (!['memory', 'redis', 'postgres'].includes(s.kind))
+		throw new NodeOperationError(
+			node,
+			`Node: "State Store" must be memory, redis or postgres, got ${JSON.stringify(String(s.kind).slice(0, 50))}`,
+		);
+	if (!/^[A-Za-z0-9_:.-]{0,64}$/.test(s.prefix))
+		throw new NodeOperationError(
+			node,
+			`Store Options: "Key Prefix" may hold only letters, digits and _ : . - (64 at most), got "${s.prefix.slice(0, 80)}"`,
+		);
+	if (!validTableName(s.table))
+		throw new NodeOperationError(
+			node,
+			`Store Options: "Table Name" must be a lower-case SQL identifier ([a-z_][a-z0-9_]*), got "${s.table.slice(0, 80)}"`,
+		);
+	if (!(s.timeoutMs >= 10 && s.timeoutMs <= 60_000))
+		throw new NodeOperationError(
+			node,
+			`Store Options: "Operation Timeout (ms)" must be between 10 and 60000, got ${s.timeoutMs}`,
+		);
+	return s;
 }
 
 /** The shared store behind this execution (pooled per credential), or null for memory. */
-export async function sharedStore(ctx: IExecuteFunctions, s: StoreSettings): Promise<((scope: string) => StateStore) | null> {
-  if (s.kind === 'redis') {
-    const c = await ctx.getCredentials('redis');
-    if (s.cluster && Number(c.database ?? 0) !== 0) throw new NodeOperationError(ctx.getNode(), 'Redis Cluster has only database 0: set the credential\'s Database Number to 0');
-    const client = redisClient({
-      host: String(c.host), port: Number(c.port ?? 6379), database: Number(c.database ?? 0), user: c.user ? String(c.user) : undefined,
-      password: c.password ? String(c.password) : undefined, ssl: c.ssl === true, disableTlsVerification: c.disableTlsVerification === true, cluster: s.cluster,
-    });
-    return (scope) => new RedisStore(client, scope, s.prefix);
-  }
-  if (s.kind === 'postgres') {
-    const c = await ctx.getCredentials('postgres');
-    const pool = postgresPool({
-      host: String(c.host), port: Number(c.port ?? 5432), database: String(c.database), user: String(c.user), password: c.password ? String(c.password) : undefined,
-      ssl: (c.ssl as 'disable' | 'allow' | 'require') ?? 'disable', allowUnauthorizedCerts: c.allowUnauthorizedCerts === true, maxConnections: Number(c.maxConnections ?? 10),
-    });
-    return (scope) => new PostgresStore(pool, scope, s.table);
-  }
-  return null;
+export async function sharedStore(
+	ctx: IExecuteFunctions,
+	s: StoreSettings,
+): Promise<((scope: string) => StateStore) | null> {
+	if (s.kind === 'redis') {
+		const c = await ctx.getCredentials('redis');
+		if (s.cluster && Number(c.database ?? 0) !== 0)
+			throw new NodeOperationError(
+				ctx.getNode(),
+				"Redis Cluster has only database 0: set the credential's Database Number to 0",
+			);
+		const client = redisClient({
+			host: String(c.host),
+			port: Number(c.port ?? 6379),
+			database: Number(c.database ?? 0),
+			user: c.user ? String(c.user) : undefined,
+			password: c.password ? String(c.password) : undefined,
+			ssl: c.ssl === true,
+			disableTlsVerification: c.disableTlsVerification === true,
+			cluster: s.cluster,
+		});
+		return (scope) => new RedisStore(client, scope, s.prefix);
+	}
+	if (s.kind === 'postgres') {
+		const c = await ctx.getCredentials('postgres');
+		const pool = postgresPool({
+			host: String(c.host),
+			port: Number(c.port ?? 5432),
+			database: String(c.database),
+			user: String(c.user),
+			password: c.password ? String(c.password) : undefined,
+			ssl: (c.ssl as 'disable' | 'allow' | 'require') ?? 'disable',
+			allowUnauthorizedCerts: c.allowUnauthorizedCerts === true,
+			maxConnections: Number(c.maxConnections ?? 10),
+		});
+		return (scope) => new PostgresStore(pool, scope, s.table);
+	}
+	return null;
 }
 
 /** A fresh guard per item: fail-open degrades only the items that met the failure. */
-export function itemStore(shared: ((scope: string) => StateStore) | null, scope: string, s: StoreSettings, logger: IExecuteFunctions['logger']): FailoverStore {
-  return new FailoverStore(shared ? shared(scope) : new MemoryStore(scope), scope, s.timeoutMs, s.failOpen, logger);
+export function itemStore(
+	shared: ((scope: string) => StateStore) | null,
+	scope: string,
+	s: StoreSettings,
+	logger: IExecuteFunctions['logger'],
+): FailoverStore {
+	return new FailoverStore(
+		shared ? shared(scope) : new MemoryStore(scope),
+		scope,
+		s.timeoutMs,
+		s.failOpen,
+		logger,
+	);
 }

@@ -8,14 +8,14 @@ import { rowsOf } from './rowCodec';
 import type { Snapshot, StateStore } from './types';
 
 export interface PostgresOptions {
-  host: string;
-  port: number;
-  database: string;
-  user: string;
-  password?: string;
-  ssl?: 'disable' | 'allow' | 'require';
-  allowUnauthorizedCerts?: boolean;
-  maxConnections?: number;
+	host: string;
+	port: number;
+	database: string;
+	user: string;
+	password?: string;
+	ssl?: 'disable' | 'allow' | 'require';
+	allowUnauthorizedCerts?: boolean;
+	maxConnections?: number;
 }
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -24,120 +24,161 @@ const pools = new Map<string, Pool>();
 let created = new WeakMap<Pool, Set<string>>();
 
 export function validTableName(name: string): boolean {
-  return IDENT.test(name);
+	return IDENT.test(name);
 }
 
 export function postgresPool(o: PostgresOptions): Pool {
-  const id = JSON.stringify([o.host, o.port, o.database, o.user, o.password ?? '', o.ssl ?? 'disable']);
-  let p = pools.get(id);
-  if (p) return p;
-  p = new Pool({
-    host: o.host, port: o.port, database: o.database, user: o.user, password: o.password || undefined,
-    ssl: o.ssl && o.ssl !== 'disable' ? { rejectUnauthorized: !o.allowUnauthorizedCerts } : undefined,
-    max: Math.min(o.maxConnections ?? 10, 10),
-    connectionTimeoutMillis: 2000,
-    idleTimeoutMillis: 30_000,
-  });
-  p.on('error', () => undefined); // idle-client errors surface on the next query instead
-  pools.set(id, p);
-  return p;
+	const id = JSON.stringify([
+		o.host,
+		o.port,
+		o.database,
+		o.user,
+		o.password ?? '',
+		o.ssl ?? 'disable',
+	]);
+	let p = pools.get(id);
+	if (p) return p;
+	p = new Pool({
+		host: o.host,
+		port: o.port,
+		database: o.database,
+		user: o.user,
+		password: o.password || undefined,
+		ssl:
+			o.ssl && o.ssl !== 'disable' ? { rejectUnauthorized: !o.allowUnauthorizedCerts } : undefined,
+		max: Math.min(o.maxConnections ?? 10, 10),
+		connectionTimeoutMillis: 2000,
+		idleTimeoutMillis: 30_000,
+	});
+	p.on('error', () => undefined); // idle-client errors surface on the next query instead
+	pools.set(id, p);
+	return p;
 }
 
 export async function closePostgresPools(): Promise<void> {
-  await Promise.all([...pools.values()].map((p) => p.end().catch(() => undefined)));
-  pools.clear();
-  created = new WeakMap();
+	await Promise.all([...pools.values()].map((p) => p.end().catch(() => undefined)));
+	pools.clear();
+	created = new WeakMap();
 }
 
 export class PostgresStore implements StateStore {
-  private offset = 0;
-  constructor(private readonly pool: Pool, private readonly scope: string, private readonly table = 'resilient_provider_state') {
-    if (!validTableName(table)) throw new Error(`table name "${table.slice(0, 80)}" must match ${IDENT}`);
-  }
+	private offset = 0;
+	constructor(
+		private readonly pool: Pool,
+		private readonly scope: string,
+		private readonly table = 'resilient_provider_state',
+	) {
+		if (!validTableName(table))
+			throw new Error(`table name "${table.slice(0, 80)}" must match ${IDENT}`);
+	}
 
-  private async ensureTable(): Promise<void> {
-    let tables = created.get(this.pool);
-    if (!tables) created.set(this.pool, (tables = new Set()));
-    if (tables.has(this.table)) return;
-    await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
+	private async ensureTable(): Promise<void> {
+		let tables = created.get(this.pool);
+		if (!tables) created.set(this.pool, (tables = new Set()));
+		if (tables.has(this.table)) return;
+		await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
       scope text NOT NULL, provider text NOT NULL, kind text NOT NULL,
       version bigint NOT NULL, data jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
       PRIMARY KEY (scope, provider, kind))`);
-    await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table}_counters (
+		await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table}_counters (
       scope text NOT NULL, provider text NOT NULL, name text NOT NULL, value bigint NOT NULL,
       PRIMARY KEY (scope, provider, name))`);
-    tables.add(this.table);
-  }
+		tables.add(this.table);
+	}
 
-  async read(keys: string[]): Promise<Snapshot> {
-    await this.ensureTable();
-    const res = await this.pool.query(
-      `SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS now, s.provider, s.kind, s.data
+	async read(keys: string[]): Promise<Snapshot> {
+		await this.ensureTable();
+		const res = await this.pool.query(
+			`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS now, s.provider, s.kind, s.data
          FROM (SELECT 1) one LEFT JOIN ${this.table} s ON s.scope = $1 AND s.provider = ANY($2::text[])`,
-      [this.scope, keys],
-    );
-    const now = Math.floor(Number(res.rows[0].now));
-    this.offset = now - Date.now();
-    const views: Record<string, Record<string, unknown>> = Object.fromEntries(keys.map((k) => [k, {}]));
-    for (const r of res.rows) if (r.provider !== null) views[r.provider][r.kind] = r.data;
-    return { now, views: keys.map((k) => views[k] as ProviderView) };
-  }
+			[this.scope, keys],
+		);
+		const now = Math.floor(Number(res.rows[0].now));
+		this.offset = now - Date.now();
+		const views: Record<string, Record<string, unknown>> = Object.fromEntries(
+			keys.map((k) => [k, {}]),
+		);
+		for (const r of res.rows) if (r.provider !== null) views[r.provider][r.kind] = r.data;
+		return { now, views: keys.map((k) => views[k] as ProviderView) };
+	}
 
-  async write(keys: string[], writes: Writes): Promise<boolean> {
-    await this.ensureTable();
-    const provider = keys[writes.provider];
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      for (const { kind, expected, row } of rowsOf(writes)) {
-        const res = expected === 0
-          ? await client.query(`INSERT INTO ${this.table} (scope, provider, kind, version, data) VALUES ($1, $2, $3, $4, $5)
+	async write(keys: string[], writes: Writes): Promise<boolean> {
+		await this.ensureTable();
+		const provider = keys[writes.provider];
+		const client = await this.pool.connect();
+		try {
+			await client.query('BEGIN');
+			for (const { kind, expected, row } of rowsOf(writes)) {
+				const res =
+					expected === 0
+						? await client.query(
+								`INSERT INTO ${this.table} (scope, provider, kind, version, data) VALUES ($1, $2, $3, $4, $5)
               ON CONFLICT (scope, provider, kind) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = clock_timestamp()
-              WHERE ${this.table}.version = 0`, [this.scope, provider, kind, row.version, JSON.stringify(row)])
-          : await client.query(`UPDATE ${this.table} SET version = $4, data = $5, updated_at = clock_timestamp()
-              WHERE scope = $1 AND provider = $2 AND kind = $3 AND version = $6`, [this.scope, provider, kind, row.version, JSON.stringify(row), expected]);
-        if (res.rowCount !== 1) {
-          await client.query('ROLLBACK');
-          return false;
-        }
-      }
-      await client.query('COMMIT');
-      return true;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
-  }
+              WHERE ${this.table}.version = 0`,
+								[this.scope, provider, kind, row.version, JSON.stringify(row)],
+							)
+						: await client.query(
+								`UPDATE ${this.table} SET version = $4, data = $5, updated_at = clock_timestamp()
+              WHERE scope = $1 AND provider = $2 AND kind = $3 AND version = $6`,
+								[this.scope, provider, kind, row.version, JSON.stringify(row), expected],
+							);
+				if (res.rowCount !== 1) {
+					await client.query('ROLLBACK');
+					return false;
+				}
+			}
+			await client.query('COMMIT');
+			return true;
+		} catch (e) {
+			await client.query('ROLLBACK').catch(() => undefined);
+			throw e;
+		} finally {
+			client.release();
+		}
+	}
 
-  async now(): Promise<number> {
-    return Date.now() + this.offset;
-  }
+	async now(): Promise<number> {
+		return Date.now() + this.offset;
+	}
 
-  async reset(key: string): Promise<void> {
-    await this.ensureTable();
-    await this.pool.query(`DELETE FROM ${this.table} WHERE scope = $1 AND provider = $2`, [this.scope, key]);
-    await this.pool.query(`DELETE FROM ${this.table}_counters WHERE scope = $1 AND provider = $2`, [this.scope, key]);
-  }
+	async reset(key: string): Promise<void> {
+		await this.ensureTable();
+		await this.pool.query(`DELETE FROM ${this.table} WHERE scope = $1 AND provider = $2`, [
+			this.scope,
+			key,
+		]);
+		await this.pool.query(`DELETE FROM ${this.table}_counters WHERE scope = $1 AND provider = $2`, [
+			this.scope,
+			key,
+		]);
+	}
 
-  async addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
-    const rows = Object.entries(deltas).flatMap(([p, d]) => Object.entries(d).filter(([, v]) => v).map(([n, v]) => [p, n, v] as const));
-    if (!rows.length) return;
-    await this.ensureTable();
-    await this.pool.query(
-      `INSERT INTO ${this.table}_counters (scope, provider, name, value)
+	async addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
+		const rows = Object.entries(deltas).flatMap(([p, d]) =>
+			Object.entries(d)
+				.filter(([, v]) => v)
+				.map(([n, v]) => [p, n, v] as const),
+		);
+		if (!rows.length) return;
+		await this.ensureTable();
+		await this.pool.query(
+			`INSERT INTO ${this.table}_counters (scope, provider, name, value)
          SELECT $1, p, n, v FROM unnest($2::text[], $3::text[], $4::bigint[]) AS t(p, n, v)
        ON CONFLICT (scope, provider, name) DO UPDATE SET value = ${this.table}_counters.value + EXCLUDED.value`,
-      [this.scope, rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])],
-    );
-  }
+			[this.scope, rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])],
+		);
+	}
 
-  async readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
-    await this.ensureTable();
-    const res = await this.pool.query(`SELECT provider, name, value FROM ${this.table}_counters WHERE scope = $1 AND provider = ANY($2::text[])`, [this.scope, keys]);
-    const out: Record<string, Record<string, number>> = Object.fromEntries(keys.map((k) => [k, {}]));
-    for (const r of res.rows) out[r.provider][r.name] = Number(r.value);
-    return out;
-  }
+	async readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
+		await this.ensureTable();
+		const res = await this.pool.query(
+			`SELECT provider, name, value FROM ${this.table}_counters WHERE scope = $1 AND provider = ANY($2::text[])`,
+			[this.scope, keys],
+		);
+		const out: Record<string, Record<string, number>> = Object.fromEntries(
+			keys.map((k) => [k, {}]),
+		);
+		for (const r of res.rows) out[r.provider][r.name] = Number(r.value);
+		return out;
+	}
 }

@@ -28,114 +28,149 @@ for i, k in ipairs(KEYS) do redis.call('SET', k, ARGV[2 * i + 1], 'PX', ARGV[1])
 return 1`;
 
 type Client = (Redis | Cluster) & {
-  rpcRead(numKeys: number, ...args: string[]): Promise<(string | null | false)[]>;
-  rpcCas(numKeys: number, ...args: string[]): Promise<number>;
+	rpcRead(numKeys: number, ...args: string[]): Promise<(string | null | false)[]>;
+	rpcCas(numKeys: number, ...args: string[]): Promise<number>;
 };
 
 export interface RedisOptions {
-  host: string;
-  port: number;
-  database?: number;
-  user?: string;
-  password?: string;
-  ssl?: boolean;
-  disableTlsVerification?: boolean;
-  /** Treat host:port as the seed of a Redis Cluster (database must be 0). */
-  cluster?: boolean;
-  prefix?: string;
-  /** Rows of idle providers expire after this long. */
-  ttlMs?: number;
+	host: string;
+	port: number;
+	database?: number;
+	user?: string;
+	password?: string;
+	ssl?: boolean;
+	disableTlsVerification?: boolean;
+	/** Treat host:port as the seed of a Redis Cluster (database must be 0). */
+	cluster?: boolean;
+	prefix?: string;
+	/** Rows of idle providers expire after this long. */
+	ttlMs?: number;
 }
 
 const clients = new Map<string, Client>();
 
 /** One pooled client per credential, reused across items and executions. */
 export function redisClient(o: RedisOptions): Client {
-  const id = JSON.stringify([o.host, o.port, o.database ?? 0, o.user ?? '', o.password ?? '', !!o.ssl, !!o.cluster]);
-  let c = clients.get(id);
-  if (c) return c;
-  const tls = o.ssl ? { rejectUnauthorized: !o.disableTlsVerification } : undefined;
-  const common = { username: o.user || undefined, password: o.password || undefined, tls, maxRetriesPerRequest: 1, connectTimeout: 2000 };
-  const client = o.cluster
-    ? new Cluster([{ host: o.host, port: o.port }], { redisOptions: common })
-    : new Redis({ host: o.host, port: o.port, db: o.database ?? 0, ...common });
-  client.on('error', () => undefined); // surfaced per operation; never an unhandled event
-  client.defineCommand('rpcRead', { lua: READ });
-  client.defineCommand('rpcCas', { lua: CAS });
-  c = client as Client;
-  clients.set(id, c);
-  return c;
+	const id = JSON.stringify([
+		o.host,
+		o.port,
+		o.database ?? 0,
+		o.user ?? '',
+		o.password ?? '',
+		!!o.ssl,
+		!!o.cluster,
+	]);
+	let c = clients.get(id);
+	if (c) return c;
+	const tls = o.ssl ? { rejectUnauthorized: !o.disableTlsVerification } : undefined;
+	const common = {
+		username: o.user || undefined,
+		password: o.password || undefined,
+		tls,
+		maxRetriesPerRequest: 1,
+		connectTimeout: 2000,
+	};
+	const client = o.cluster
+		? new Cluster([{ host: o.host, port: o.port }], { redisOptions: common })
+		: new Redis({ host: o.host, port: o.port, db: o.database ?? 0, ...common });
+	client.on('error', () => undefined); // surfaced per operation; never an unhandled event
+	client.defineCommand('rpcRead', { lua: READ });
+	client.defineCommand('rpcCas', { lua: CAS });
+	c = client as Client;
+	clients.set(id, c);
+	return c;
 }
 
 export async function closeRedisClients(): Promise<void> {
-  await Promise.all([...clients.values()].map((c) => c.quit().catch(() => c.disconnect())));
-  clients.clear();
+	await Promise.all([...clients.values()].map((c) => c.quit().catch(() => c.disconnect())));
+	clients.clear();
 }
 
 export class RedisStore implements StateStore {
-  private offset = 0; // store clock minus local clock, refreshed on every read
-  constructor(private readonly client: Client, private readonly scope: string, private readonly prefix = 'rpc:', private readonly ttlMs = 7 * 24 * 3600_000) {}
+	private offset = 0; // store clock minus local clock, refreshed on every read
+	constructor(
+		private readonly client: Client,
+		private readonly scope: string,
+		private readonly prefix = 'rpc:',
+		private readonly ttlMs = 7 * 24 * 3600_000,
+	) {}
 
-  key(provider: string, kind: string): string {
-    // Braces would move the hash tag: the scope is escaped so user text cannot escape its slot.
-    return `${this.prefix}{${escapeTag(this.scope)}}:${escapeName(provider)}:${kind}`;
-  }
+	key(provider: string, kind: string): string {
+		// Braces would move the hash tag: the scope is escaped so user text cannot escape its slot.
+		return `${this.prefix}{${escapeTag(this.scope)}}:${escapeName(provider)}:${kind}`;
+	}
 
-  async read(keys: string[]): Promise<Snapshot> {
-    const redisKeys = keys.flatMap((k) => KINDS.map((kind) => this.key(k, kind)));
-    const res = await this.client.rpcRead(redisKeys.length, ...redisKeys);
-    const now = Number(res[0]) * 1000 + Math.floor(Number(res[1]) / 1000);
-    this.offset = now - Date.now();
-    const views: ProviderView[] = keys.map((_, i) => {
-      const v: Record<string, unknown> = {};
-      KINDS.forEach((kind, j) => {
-        const raw = res[2 + i * KINDS.length + j];
-        if (raw) v[kind] = decode(raw as string);
-      });
-      return v as ProviderView;
-    });
-    return { now, views };
-  }
+	async read(keys: string[]): Promise<Snapshot> {
+		const redisKeys = keys.flatMap((k) => KINDS.map((kind) => this.key(k, kind)));
+		const res = await this.client.rpcRead(redisKeys.length, ...redisKeys);
+		const now = Number(res[0]) * 1000 + Math.floor(Number(res[1]) / 1000);
+		this.offset = now - Date.now();
+		const views: ProviderView[] = keys.map((_, i) => {
+			const v: Record<string, unknown> = {};
+			KINDS.forEach((kind, j) => {
+				const raw = res[2 + i * KINDS.length + j];
+				if (raw) v[kind] = decode(raw as string);
+			});
+			return v as ProviderView;
+		});
+		return { now, views };
+	}
 
-  async write(keys: string[], writes: Writes): Promise<boolean> {
-    const rows = rowsOf(writes);
-    const redisKeys = rows.map((r) => this.key(keys[writes.provider], r.kind));
-    const args = [String(this.ttlMs), ...rows.flatMap((r) => [String(r.expected), encode(r.row)])];
-    return (await this.client.rpcCas(redisKeys.length, ...redisKeys, ...args)) === 1;
-  }
+	async write(keys: string[], writes: Writes): Promise<boolean> {
+		const rows = rowsOf(writes);
+		const redisKeys = rows.map((r) => this.key(keys[writes.provider], r.kind));
+		const args = [String(this.ttlMs), ...rows.flatMap((r) => [String(r.expected), encode(r.row)])];
+		return (await this.client.rpcCas(redisKeys.length, ...redisKeys, ...args)) === 1;
+	}
 
-  async now(): Promise<number> {
-    return Date.now() + this.offset;
-  }
+	async now(): Promise<number> {
+		return Date.now() + this.offset;
+	}
 
-  async reset(key: string): Promise<void> {
-    await this.client.del(...KINDS.map((kind) => this.key(key, kind)), this.key(key, 'counters'));
-  }
+	async reset(key: string): Promise<void> {
+		await this.client.del(...KINDS.map((kind) => this.key(key, kind)), this.key(key, 'counters'));
+	}
 
-  async addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
-    const m = this.client.multi(); // one round trip; one slot thanks to the scope's hash tag
-    let n = 0;
-    for (const [provider, d] of Object.entries(deltas)) {
-      for (const [name, v] of Object.entries(d)) if (v) { m.hincrby(this.key(provider, 'counters'), name, v); n++; }
-    }
-    if (n) await m.exec();
-  }
+	async addCounters(deltas: Record<string, Record<string, number>>): Promise<void> {
+		const m = this.client.multi(); // one round trip; one slot thanks to the scope's hash tag
+		let n = 0;
+		for (const [provider, d] of Object.entries(deltas)) {
+			for (const [name, v] of Object.entries(d))
+				if (v) {
+					m.hincrby(this.key(provider, 'counters'), name, v);
+					n++;
+				}
+		}
+		if (n) await m.exec();
+	}
 
-  async readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
-    const m = this.client.multi();
-    for (const k of keys) m.hgetall(this.key(k, 'counters'));
-    const res = (await m.exec()) ?? [];
-    return Object.fromEntries(keys.map((k, i) => [k, Object.fromEntries(Object.entries((res[i]?.[1] ?? {}) as Record<string, string>).map(([n, v]) => [n, Number(v)]))]));
-  }
+	async readCounters(keys: string[]): Promise<Record<string, Record<string, number>>> {
+		const m = this.client.multi();
+		for (const k of keys) m.hgetall(this.key(k, 'counters'));
+		const res = (await m.exec()) ?? [];
+		return Object.fromEntries(
+			keys.map((k, i) => [
+				k,
+				Object.fromEntries(
+					Object.entries((res[i]?.[1] ?? {}) as Record<string, string>).map(([n, v]) => [
+						n,
+						Number(v),
+					]),
+				),
+			]),
+		);
+	}
 }
 
 /** `{`, `}` would change the Cluster hash tag; `:` separates key parts; keep both out. The code
  * is prefix-free, so two names never share a key: `%hh` below U+0100, `%uhhhh` above (a bare
  * `%2028` for U+2028 would equal a space followed by "28"). */
 function escapeTag(s: string): string {
-  return s.replace(/[{}:%\r\n*\s]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x100 ? `%${code.toString(16).padStart(2, '0')}` : `%u${code.toString(16).padStart(4, '0')}`;
-  });
+	return s.replace(/[{}:%\r\n*\s]/g, (c) => {
+		const code = c.charCodeAt(0);
+		return code < 0x100
+			? `%${code.toString(16).padStart(2, '0')}`
+			: `%u${code.toString(16).padStart(4, '0')}`;
+	});
 }
 const escapeName = escapeTag;
