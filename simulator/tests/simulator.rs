@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn scenario(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(name)
 }
 
 fn simulate(args: &[&str]) -> (bool, String, String) {
