@@ -4,6 +4,8 @@
 //! for a seed. Prints a table per policy (or JSON) and can draw arrivals per second as an SVG.
 mod agenda;
 mod baseline;
+mod checks;
+mod engine_chain;
 mod engine_item;
 mod fields;
 mod fleet;
@@ -13,7 +15,7 @@ mod policy;
 mod report;
 mod scenario;
 mod tally;
-mod targets;
+mod target;
 mod vendor;
 mod world;
 
@@ -161,7 +163,7 @@ fn main() -> ExitCode {
     });
     let rows: Vec<Row> = runs.iter().map(|r| Row::of(&sc, r)).collect();
     let ideal_ms = ideal::last_done_ms(&sc);
-    let checks = targets::checks(&sc, &runs, &rows, ideal_ms);
+    let checks = checks::all(&sc, &runs, &rows, ideal_ms);
     let wall = started.elapsed();
 
     if let Some(path) = &args.svg {
@@ -180,7 +182,7 @@ fn main() -> ExitCode {
             "executions": sc.executions.total(),
             "ideal_last_done_s": ideal_ms.is_finite().then_some(ideal_ms / 1000.0),
             "policies": rows.iter().map(Row::json).collect::<Vec<_>>(),
-            "targets": checks.iter().map(targets::Check::json).collect::<Vec<_>>(),
+            "targets": checks.iter().map(checks::Check::json).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&out).expect("plain JSON"));
     } else {

@@ -1,8 +1,7 @@
 //! The policies compared side by side: two baselines without the engine, and the engine run
 //! three ways (no breaker and no shared state; per-process rows; one shared set of rows).
-use crate::scenario::Scenario;
-use resilient_engine::config::{Chain, ProviderConfig, RateLimitConfig};
-use std::sync::Arc;
+//! Names only: a scenario lists them, so this module depends on nothing else of the simulator
+//! (their labels are in `report`, their engine chains in `engine_chain`).
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Policy {
@@ -37,48 +36,8 @@ impl Policy {
         ALL.into_iter().find(|p| p.key() == s)
     }
 
-    pub fn label(self, sc: &Scenario) -> String {
-        match self {
-            Policy::RetryOnFail => {
-                format!("n8n Retry On Fail ({} x {} ms)", sc.retry_on_fail.tries, sc.retry_on_fail.wait_ms)
-            }
-            Policy::SleepLoop => format!("retry forever, sleep({} ms)", sc.sleep_loop_ms),
-            Policy::JitterOnly => "full jitter, no shared state".into(),
-            Policy::PerProcess => "per-process breakers".into(),
-            Policy::SharedStore => "this product (shared store)".into(),
-        }
-    }
-
     /// Whether every worker shares one set of rows (the shared store).
     pub fn shared(self) -> bool {
         self == Policy::SharedStore
     }
-
-    /// The engine chain this policy runs on; `None` for the baselines without the engine.
-    pub fn chain(self, sc: &Scenario) -> Option<Arc<Chain>> {
-        let mut cfg = sc.engine.clone();
-        match self {
-            Policy::RetryOnFail | Policy::SleepLoop => return None,
-            Policy::JitterOnly => {
-                // A breaker that never trips: 10 000 failures within 1 ms.
-                cfg.trip_rule = "consecutive".into();
-                cfg.threshold = 10_000;
-                cfg.window_ms = 1;
-            }
-            Policy::PerProcess | Policy::SharedStore => {}
-        }
-        let limited = self != Policy::JitterOnly;
-        let mut primary = provider("primary", limited.then(|| sc.soft_limit_of(&sc.vendor)).flatten());
-        primary.max_in_flight = if limited { sc.in_flight_cap } else { None };
-        let mut providers = vec![primary];
-        if let Some(fb) = &sc.fallback {
-            providers.push(provider("fallback", limited.then(|| sc.soft_limit_of(fb)).flatten()));
-        }
-        cfg.providers = providers;
-        Some(Arc::new(cfg.validate().expect("the scenario's engine settings were validated on load")))
-    }
-}
-
-fn provider(name: &str, rate_limit: Option<RateLimitConfig>) -> ProviderConfig {
-    ProviderConfig { name: name.into(), rate_limit, ..Default::default() }
 }

@@ -1,5 +1,6 @@
 //! The comparison table: one row per policy, as text or as JSON (a later run in real n8n is
 //! compared against the JSON).
+use crate::policy::Policy;
 use crate::scenario::Scenario;
 use crate::world::Run;
 use serde_json::{json, Value};
@@ -33,7 +34,7 @@ impl Row {
         let recovered = recovered_ms < sc.horizon_ms;
         Row {
             key: run.policy.key(),
-            label: run.policy.label(sc),
+            label: label(run.policy, sc),
             requests: t.requests[0],
             fallback_requests: t.requests[1],
             in_outage: t.in_outage,
@@ -76,6 +77,19 @@ impl Row {
             "deferred_at_end": self.deferred_at_end,
             "unfinished": self.unfinished,
         })
+    }
+}
+
+/// A policy's name in the table, with the scenario's settings for the baselines.
+fn label(policy: Policy, sc: &Scenario) -> String {
+    match policy {
+        Policy::RetryOnFail => {
+            format!("n8n Retry On Fail ({} x {} ms)", sc.retry_on_fail.tries, sc.retry_on_fail.wait_ms)
+        }
+        Policy::SleepLoop => format!("retry forever, sleep({} ms)", sc.sleep_loop_ms),
+        Policy::JitterOnly => "full jitter, no shared state".into(),
+        Policy::PerProcess => "per-process breakers".into(),
+        Policy::SharedStore => "this product (shared store)".into(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! engine's node settings and the policies to compare. `simulate --help` documents the format.
 use crate::fields::{brief, check, Fields};
 use crate::policy::{self, Policy};
-use crate::targets;
+use crate::target;
 use crate::vendor::{Ban, Outage, Quota, Refusal, VendorSpec};
 use resilient_engine::config::{ChainConfig, ProviderConfig, RateLimitConfig};
 use resilient_engine::EngineError;
@@ -27,7 +27,7 @@ pub struct Scenario {
     pub retry_on_fail: RetryOnFail,
     pub sleep_loop_ms: u64,
     pub policies: Vec<Policy>,
-    /// Keys of `targets::KEYS` this scenario holds the product to.
+    /// Keys of `target::KEYS` this scenario holds the product to.
     pub targets: Vec<&'static str>,
 }
 
@@ -132,13 +132,13 @@ impl Scenario {
             }
         };
         let targets = match f.raw("targets") {
-            None => targets::KEYS.to_vec(),
+            None => target::KEYS.to_vec(),
             Some(_) => {
                 let mut out = Vec::new();
                 for (path, t) in f.list("targets")? {
                     let key = t.as_str().ok_or_else(|| format!("{path}: expected a target name, got {}", brief(t)))?;
-                    out.push(*targets::KEYS.iter().find(|k| **k == key).ok_or_else(|| {
-                        format!("{path}: unknown target '{key}' (one of {})", targets::KEYS.join(", "))
+                    out.push(*target::KEYS.iter().find(|k| **k == key).ok_or_else(|| {
+                        format!("{path}: unknown target '{key}' (one of {})", target::KEYS.join(", "))
                     })?);
                 }
                 out

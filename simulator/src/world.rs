@@ -1,6 +1,7 @@
 //! One policy's run in virtual time: executions arrive, workers take them into slots, items
 //! call the vendors, sleep, finish, fail or are deferred and re-submitted at their `retry_at`.
 use crate::agenda::{Agenda, Event};
+use crate::engine_chain;
 use crate::fleet::Fleet;
 use crate::policy::Policy;
 use crate::scenario::Scenario;
@@ -102,7 +103,7 @@ impl<'s> World<'s> {
         if let Some(fb) = &sc.fallback {
             vendors.push(Vendor::new(fb, Rng::seeded(rng.next_u64())));
         }
-        let chain = policy.chain(sc);
+        let chain = engine_chain::of(policy, sc);
         let sets = if policy.shared() { 1 } else { sc.workers };
         let providers = vendors.len();
         World {

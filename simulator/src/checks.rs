@@ -7,10 +7,6 @@ use crate::scenario::Scenario;
 use crate::world::Run;
 use serde_json::{json, Value};
 
-/// The targets a scenario may hold this product to (`"targets"` in the file; default all).
-pub const KEYS: [&str; 7] =
-    ["fewer_requests", "no_429", "no_ban", "loop_banned", "peak_under_soft_limit", "near_ideal", "none_lost"];
-
 pub struct Check {
     pub key: Option<&'static str>,
     /// `None`: a figure to read, not a target (or not one of this scenario's targets).
@@ -37,7 +33,8 @@ impl Check {
     }
 }
 
-pub fn checks(sc: &Scenario, runs: &[Run], rows: &[Row], ideal_ms: f64) -> Vec<Check> {
+/// Every check of the product's run, in order: the scenario's targets, then figures to read.
+pub fn all(sc: &Scenario, runs: &[Run], rows: &[Row], ideal_ms: f64) -> Vec<Check> {
     let find = |p: Policy| runs.iter().position(|r| r.policy == p);
     let (product, looped, rof, per_process) =
         (find(Policy::SharedStore), find(Policy::SleepLoop), find(Policy::RetryOnFail), find(Policy::PerProcess));

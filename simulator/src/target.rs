@@ -1,0 +1,6 @@
+//! The names of the targets a scenario may hold this product to (`"targets"` in the file).
+//! Apart from `checks`, which evaluates them, so a scenario can name them without a cycle.
+
+/// Every target, in the order they are checked; a scenario without `"targets"` holds all.
+pub const KEYS: [&str; 7] =
+    ["fewer_requests", "no_429", "no_ban", "loop_banned", "peak_under_soft_limit", "near_ideal", "none_lost"];
