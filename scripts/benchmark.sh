@@ -10,7 +10,7 @@ major=2
 [ "${1:-}" = "--n8n" ] && major="${2:-2}"
 mkdir -p docs/plots
 log "building the simulator"
-cargo build --release --quiet --locked --bin simulate
+cargo build --release --quiet --locked -p resilient-simulator
 for s in seed000-vendor-blip seed001-dead-provider seed001-fleet seed003-rate-limited probe-storm queue-compressed; do
   log "simulator: scenarios/$s.json"
   target/release/simulate "scenarios/$s.json" --svg "docs/plots/$s.svg"

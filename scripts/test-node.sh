@@ -9,7 +9,7 @@ for major in 2 1; do
   N8N_MAJOR=$major node --test --test-concurrency=1 tests/e2e/*.test.mjs >&2 || die "end-to-end tests failed on n8n $major"
 done
 # Queue mode (1 main + 3 workers, Postgres, Bull on Redis): ~3 minutes per major.
-cargo build --release --quiet --locked --bin simulate
+cargo build --release --quiet --locked -p resilient-simulator
 bash scripts/lib/services.sh start
 for major in 2 1; do
   log "queue mode in n8n $major: smoke run of scenarios/queue-smoke.json, a worker SIGKILLed holding the probe"

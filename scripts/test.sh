@@ -6,8 +6,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$ROOT"
 
 log "1/5 Rust engine tests"
-cargo test --quiet --locked 2>&1 | grep -E '^(test result|failures|---- |thread)|panicked' >&2 || true
-cargo test --quiet --locked >/dev/null 2>&1 || die "cargo test failed (run: cargo test)"
+cargo test --workspace --quiet --locked 2>&1 | grep -E '^(test result|failures|---- |thread)|panicked' >&2 || true
+cargo test --workspace --quiet --locked >/dev/null 2>&1 || die "cargo test failed (run: cargo test --workspace)"
+node scripts/check-module-cycles.mjs >&2 || die "a module cycle in the engine or the simulator (see above)"
 bash scripts/fuzz-smoke.sh || die "fuzz smoke failed (the long run: scripts/fuzz.sh)"
 
 log "2/5 WASM build"

@@ -1,5 +1,5 @@
 // The figures of one queue-mode run, computed from the vendor's arrival log the way the
-// simulator's tally computes them (src/bin/simulate/tally.rs), so the two tables compare.
+// simulator's tally computes them (simulator/src/tally.rs), so the two tables compare.
 export function tally(vendor, scenario, { total, lost, unfinished }) {
 	const outages = (scenario.vendor.outages ?? []).map((o) => [
 		o.from_s * 1000,

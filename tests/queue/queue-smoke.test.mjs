@@ -18,10 +18,14 @@ const scenario = JSON.parse(readFileSync(file, 'utf8'));
 let real, sim, rows;
 
 before(async () => {
-	execFileSync('cargo', ['build', '--quiet', '--release', '--locked', '--bin', 'simulate'], {
-		cwd: ROOT,
-		stdio: 'inherit',
-	});
+	execFileSync(
+		'cargo',
+		['build', '--quiet', '--release', '--locked', '-p', 'resilient-simulator'],
+		{
+			cwd: ROOT,
+			stdio: 'inherit',
+		},
+	);
 	sim = JSON.parse(
 		execFileSync(path.join(ROOT, 'target/release/simulate'), [file, '--json']).toString(),
 	);

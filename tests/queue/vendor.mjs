@@ -1,5 +1,5 @@
 // The scripted vendor of a simulator scenario, as a real loopback HTTP server: the same rules as
-// src/bin/simulate/vendor.rs (banned? -> in an outage? -> over the quota? -> served), on the
+// simulator/src/vendor.rs (banned? -> in an outage? -> over the quota? -> served), on the
 // wall clock from `begin()`. Every arrival is logged with its time, the worker it came from
 // (`x-worker`, set by the workflow from the worker's env) and what it was answered.
 //   /api?exec=<n>   the vendor;   /done?exec=<n>&policy=<p>   an execution finished (not counted)
