@@ -5,33 +5,31 @@
 use crate::world::{End, Runner, World};
 use resilient_engine::outcome::Outcome;
 
-impl World<'_> {
-    pub fn baseline_answered(&mut self, id: u32) {
-        let (tries_max, wait_ms, loop_ms) =
-            (self.sc.retry_on_fail.tries, self.sc.retry_on_fail.wait_ms, self.sc.sleep_loop_ms);
-        let has_fallback = self.vendors.len() > 1;
-        let item = self.item(id);
-        let ok = matches!(item.answer.take(), Some(Outcome::Status { status, .. }) if status < 400);
-        match &mut item.runner {
-            Runner::RetryOnFail { provider, .. } if ok => {
-                let by_fallback = *provider > 0;
-                self.finish(id, End::Done { by_fallback });
-            }
-            Runner::SleepLoop if ok => self.finish(id, End::Done { by_fallback: false }),
-            Runner::RetryOnFail { provider, tries } => {
-                *tries += 1;
-                if *tries < tries_max {
-                    self.sleep(id, wait_ms);
-                } else if *provider == 0 && has_fallback {
-                    *provider = 1;
-                    *tries = 0;
-                    self.send(id, 1, None);
-                } else {
-                    self.finish(id, End::Lost);
-                }
-            }
-            Runner::SleepLoop => self.sleep(id, loop_ms),
-            Runner::Engine(_) => unreachable!("a baseline item"),
+/// A baseline item's answer came back: done, wait and try again, the fallback, or lost.
+pub fn answered(w: &mut World, id: u32) {
+    let (tries_max, wait_ms, loop_ms) = (w.sc.retry_on_fail.tries, w.sc.retry_on_fail.wait_ms, w.sc.sleep_loop_ms);
+    let has_fallback = w.vendors.len() > 1;
+    let item = w.item(id);
+    let ok = matches!(item.answer.take(), Some(Outcome::Status { status, .. }) if status < 400);
+    match &mut item.runner {
+        Runner::RetryOnFail { provider, .. } if ok => {
+            let by_fallback = *provider > 0;
+            w.finish(id, End::Done { by_fallback });
         }
+        Runner::SleepLoop if ok => w.finish(id, End::Done { by_fallback: false }),
+        Runner::RetryOnFail { provider, tries } => {
+            *tries += 1;
+            if *tries < tries_max {
+                w.sleep(id, wait_ms);
+            } else if *provider == 0 && has_fallback {
+                *provider = 1;
+                *tries = 0;
+                w.send(id, 1, None);
+            } else {
+                w.finish(id, End::Lost);
+            }
+        }
+        Runner::SleepLoop => w.sleep(id, loop_ms),
+        Runner::Engine(_) => unreachable!("a baseline item"),
     }
 }

@@ -3,8 +3,8 @@
 //! item within 1.5x of the ideal, nothing lost; plus figures worth reading next to them.
 use crate::policy::Policy;
 use crate::report::Row;
+use crate::run::Run;
 use crate::scenario::Scenario;
-use crate::world::Run;
 use serde_json::{json, Value};
 
 pub struct Check {

@@ -4,43 +4,43 @@ use crate::world::{apply, End, Runner, World};
 use resilient_engine::record::record;
 use resilient_engine::step::Step;
 
-impl World<'_> {
-    pub fn step_engine(&mut self, id: u32) {
-        let now = self.now;
-        let worker = self.item(id).worker;
-        let scope = self.scope(worker);
-        let item = self.items[id as usize].as_mut().expect("a live item");
-        let Runner::Engine(machine) = &mut item.runner else { unreachable!("an engine item") };
-        let views = &mut self.rows[scope];
-        let poll = machine.poll(now, views).expect("views match the chain");
-        if let Some(w) = &poll.writes {
-            apply(views, w);
-        }
-        match poll.step {
-            Step::Call { provider, deadline_ms, probe, .. } => {
-                self.tally.probes += (probe && provider == 0) as u64;
-                self.send(id, provider, Some(deadline_ms));
-            }
-            Step::Sleep { ms, .. } => self.sleep(id, ms),
-            Step::Done { fallback, .. } => self.finish(id, End::Done { by_fallback: fallback }),
-            Step::Defer { retry_at_ms, .. } => self.finish(id, End::Deferred { retry_at_ms }),
-            Step::Fail { .. } => self.finish(id, End::Lost),
-        }
+/// Poll the item's step machine against its rows and carry out the step.
+pub fn step(w: &mut World, id: u32) {
+    let now = w.now;
+    let worker = w.item(id).worker;
+    let scope = w.scope(worker);
+    let item = w.items[id as usize].as_mut().expect("a live item");
+    let Runner::Engine(machine) = &mut item.runner else { unreachable!("an engine item") };
+    let views = &mut w.rows[scope];
+    let poll = machine.poll(now, views).expect("views match the chain");
+    if let Some(writes) = &poll.writes {
+        apply(views, writes);
     }
+    match poll.step {
+        Step::Call { provider, deadline_ms, probe, .. } => {
+            w.tally.probes += (probe && provider == 0) as u64;
+            w.send(id, provider, Some(deadline_ms));
+        }
+        Step::Sleep { ms, .. } => w.sleep(id, ms),
+        Step::Done { fallback, .. } => w.finish(id, End::Done { by_fallback: fallback }),
+        Step::Defer { retry_at_ms, .. } => w.finish(id, End::Deferred { retry_at_ms }),
+        Step::Fail { .. } => w.finish(id, End::Lost),
+    }
+}
 
-    pub fn engine_answered(&mut self, id: u32) {
-        let now = self.now;
-        let chain = self.chain.clone().expect("engine policies have a chain");
-        let worker = self.item(id).worker;
-        let scope = self.scope(worker);
-        let item = self.items[id as usize].as_mut().expect("a live item");
-        let outcome = item.answer.take().expect("an answer was due");
-        let Runner::Engine(machine) = &mut item.runner else { unreachable!("an engine item") };
-        let effect = machine.on_outcome(now, &outcome, false).expect("a call was outstanding");
-        let views = &mut self.rows[scope];
-        if let Some(w) = record(&chain, &views[effect.provider], &effect, now).writes {
-            apply(views, &w);
-        }
-        self.step_engine(id);
+/// The item's answer came back: `on_outcome`, `record` into the rows, then the next step.
+pub fn answered(w: &mut World, id: u32) {
+    let now = w.now;
+    let chain = w.chain.clone().expect("engine policies have a chain");
+    let worker = w.item(id).worker;
+    let scope = w.scope(worker);
+    let item = w.items[id as usize].as_mut().expect("a live item");
+    let outcome = item.answer.take().expect("an answer was due");
+    let Runner::Engine(machine) = &mut item.runner else { unreachable!("an engine item") };
+    let effect = machine.on_outcome(now, &outcome, false).expect("a call was outstanding");
+    let views = &mut w.rows[scope];
+    if let Some(writes) = record(&chain, &views[effect.provider], &effect, now).writes {
+        apply(views, &writes);
     }
+    step(w, id);
 }

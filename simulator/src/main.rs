@@ -13,6 +13,7 @@ mod ideal;
 mod plot;
 mod policy;
 mod report;
+mod run;
 mod scenario;
 mod tally;
 mod target;
@@ -148,14 +149,14 @@ fn main() -> ExitCode {
     }
     let started = std::time::Instant::now();
     // Policies are independent worlds: run them in parallel, report in the scenario's order.
-    let runs: Vec<world::Run> = std::thread::scope(|s| {
+    let runs: Vec<run::Run> = std::thread::scope(|s| {
         let handles: Vec<_> = sc
             .policies
             .iter()
             .map(|&p| {
                 s.spawn({
                     let sc = &sc;
-                    move || world::run(sc, p)
+                    move || run::run(sc, p)
                 })
             })
             .collect();

@@ -1,8 +1,8 @@
 //! A hand-written SVG: arrivals per second at the primary over time, one polyline per policy,
 //! outage windows shaded, the vendor's quota and the soft limit as dashed lines.
 use crate::report::Row;
+use crate::run::Run;
 use crate::scenario::Scenario;
-use crate::world::Run;
 use std::fmt::Write;
 
 const W: f64 = 1250.0;

@@ -1,8 +1,8 @@
 //! The comparison table: one row per policy, as text or as JSON (a later run in real n8n is
 //! compared against the JSON).
 use crate::policy::Policy;
+use crate::run::Run;
 use crate::scenario::Scenario;
-use crate::world::Run;
 use serde_json::{json, Value};
 
 pub struct Row {

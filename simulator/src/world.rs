@@ -1,5 +1,6 @@
-//! One policy's run in virtual time: executions arrive, workers take them into slots, items
-//! call the vendors, sleep, finish, fail or are deferred and re-submitted at their `retry_at`.
+//! The state of one policy's run in virtual time (the clock, the agenda, vendors, fleet, items in
+//! slots, provider rows, tally) and what an item can do in it: call a vendor, sleep, leave its
+//! slot. What drives the items is in `run`, `engine_item` and `baseline`, which depend on this.
 use crate::agenda::{Agenda, Event};
 use crate::engine_chain;
 use crate::fleet::Fleet;
@@ -57,47 +58,8 @@ pub struct World<'s> {
     pub deferred_now: u64,
 }
 
-/// What a finished run hands to the report.
-pub struct Run {
-    pub policy: Policy,
-    pub tally: Tally,
-    pub banned_ms: u64,
-    /// The bans of the primary, (from, until) in ms.
-    pub bans: Vec<(u64, u64)>,
-    pub deferred_at_end: u64,
-    pub unfinished: u64,
-}
-
-pub fn run(sc: &Scenario, policy: Policy) -> Run {
-    let mut w = World::new(sc, policy);
-    for (exec, t) in sc.executions.arrivals().enumerate() {
-        w.agenda.at(t, Event::Arrive(exec as u32));
-    }
-    while let Some((t, event)) = w.agenda.next() {
-        if t > sc.horizon_ms {
-            break;
-        }
-        w.now = t;
-        match event {
-            Event::Arrive(exec) => w.fleet.queue.push_back(exec),
-            Event::Resubmit(exec) => {
-                w.deferred_now -= 1;
-                w.fleet.queue.push_back(exec);
-            }
-            Event::Wake(id) => w.resume(id),
-            Event::Answer(id) => w.answered(id),
-        }
-        w.dispatch();
-    }
-    let banned_ms = w.vendors.iter().map(|v| v.banned_ms(sc.horizon_ms)).sum();
-    let t = &w.tally;
-    let unfinished = sc.executions.total() as u64 - t.done - t.lost - w.deferred_now;
-    let bans = w.vendors[0].bans.clone();
-    Run { policy, banned_ms, bans, deferred_at_end: w.deferred_now, unfinished, tally: w.tally }
-}
-
 impl<'s> World<'s> {
-    fn new(sc: &'s Scenario, policy: Policy) -> Self {
+    pub fn new(sc: &'s Scenario, policy: Policy) -> Self {
         let mut rng = Rng::seeded(sc.seed);
         let mut vendors = vec![Vendor::new(&sc.vendor, Rng::seeded(rng.next_u64()))];
         if let Some(fb) = &sc.fallback {
@@ -124,16 +86,8 @@ impl<'s> World<'s> {
         }
     }
 
-    /// Give queued executions to free slots until one or the other runs out.
-    fn dispatch(&mut self) {
-        while !self.fleet.queue.is_empty() {
-            let Some(worker) = self.fleet.take_slot() else { return };
-            let exec = self.fleet.queue.pop_front().expect("not empty");
-            self.start(exec, worker);
-        }
-    }
-
-    fn start(&mut self, exec: u32, worker: usize) {
+    /// Execution `exec` takes a slot on `worker`: a new item with the policy's runner; its id.
+    pub fn start(&mut self, exec: u32, worker: usize) -> u32 {
         let runner = match self.policy {
             Policy::RetryOnFail => Runner::RetryOnFail { provider: 0, tries: 0 },
             Policy::SleepLoop => Runner::SleepLoop,
@@ -150,7 +104,7 @@ impl<'s> World<'s> {
             }
         };
         let item = Item { exec, worker, runner, answer: None };
-        let id = match self.free_items.pop() {
+        match self.free_items.pop() {
             Some(id) => {
                 self.items[id as usize] = Some(item);
                 id
@@ -159,25 +113,6 @@ impl<'s> World<'s> {
                 self.items.push(Some(item));
                 (self.items.len() - 1) as u32
             }
-        };
-        match self.policy {
-            Policy::RetryOnFail | Policy::SleepLoop => self.send(id, 0, None),
-            _ => self.step_engine(id),
-        }
-    }
-
-    fn resume(&mut self, id: u32) {
-        match self.item(id).runner {
-            Runner::Engine(_) => self.step_engine(id),
-            Runner::RetryOnFail { provider, .. } => self.send(id, provider, None),
-            Runner::SleepLoop => self.send(id, 0, None),
-        }
-    }
-
-    fn answered(&mut self, id: u32) {
-        match self.item(id).runner {
-            Runner::Engine(_) => self.engine_answered(id),
-            _ => self.baseline_answered(id),
         }
     }
 
