@@ -271,7 +271,7 @@ function moduleEdges(modules) {
 			if (!segs) continue;
 			const to = resolve(segs);
 			if (to === mod.key || out.has(to)) continue;
-			out.set(to, `${path.relative(ROOT, mod.file)}:${r.line}`);
+			out.set(to, `${path.relative(process.cwd(), mod.file)}:${r.line}`);
 		}
 		edges.set(mod.key, out);
 	}
@@ -370,7 +370,7 @@ for (const dir of crateDirs()) {
 		const modules = moduleTree(root);
 		const edges = moduleEdges(modules);
 		const count = [...edges.values()].reduce((s, m) => s + m.size, 0);
-		const label = path.relative(ROOT, root);
+		const label = path.relative(process.cwd(), root);
 		if (printEdges)
 			for (const [from, out] of edges)
 				console.log(
