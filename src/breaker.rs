@@ -53,23 +53,6 @@ pub struct BreakerPolicy {
     pub probe_answer_ms: u64,
 }
 
-impl Default for BreakerPolicy {
-    fn default() -> Self {
-        BreakerPolicy {
-            trip: TripRule::Consecutive,
-            threshold: 5,
-            window_ms: 60_000,
-            open_ms: 30_000,
-            open_growth: 2.0,
-            open_max_ms: 600_000,
-            half_open_probes: 1,
-            successes_to_close: 1,
-            probe_lease_ms: 15_000,
-            probe_answer_ms: 10_000,
-        }
-    }
-}
-
 impl BreakerPolicy {
     /// Open window after `streak` re-trips without a clean close: grows, capped.
     pub fn open_window(&self, streak: u32) -> u64 {

@@ -12,6 +12,9 @@ pub enum EngineError {
     /// A call into the engine that does not fit its current step (e.g. an outcome with no call).
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// A guard's ticket that does not belong to this chain and scope, or has expired.
+    #[error("invalid ticket: {0}")]
+    InvalidTicket(String),
 }
 
 impl EngineError {
@@ -20,6 +23,7 @@ impl EngineError {
             EngineError::InvalidConfig { .. } => "invalid_config",
             EngineError::CorruptState(_) => "corrupt_state",
             EngineError::InvalidInput(_) => "invalid_input",
+            EngineError::InvalidTicket(_) => "invalid_ticket",
         }
     }
 

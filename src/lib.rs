@@ -4,7 +4,8 @@
 //! One module per decision: [`outcome`] (retry? counts against health?), [`backoff`] (delay
 //! schedule), [`retry_after`] (server hints), [`breaker`] (provider health), [`rate_gate`] and
 //! [`in_flight`] (shared pacing), [`chain`] (which provider next), [`step`] (one item's steps),
-//! [`record`] (an outcome's effect on shared rows).
+//! [`record`] (an outcome's effect on shared rows), [`row_text`] (rows as stores hold them),
+//! [`session`] (an item through the two-call boundary), [`ticket`] (the guard's check and report).
 pub mod backoff;
 pub mod breaker;
 pub mod chain;
@@ -13,14 +14,19 @@ pub mod error;
 pub mod in_flight;
 pub mod inspect;
 pub mod lease;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod node_constants;
 pub mod outcome;
 pub mod rate_gate;
 pub mod reason;
 pub mod record;
 pub mod retry_after;
 pub mod rng;
+pub mod row_text;
+pub mod session;
 pub mod status_set;
 pub mod step;
+pub mod ticket;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

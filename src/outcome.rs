@@ -47,6 +47,7 @@ pub const TRANSIENT_ERRORS: &[&str] =
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+/// Defaults: the table in `config` (`ChainConfig::default`).
 pub struct RetryRules {
     /// Statuses worth another try. Default: 408, 425, 429, 500, 502, 503, 504 (seed 003).
     pub retry_statuses: StatusSet,
@@ -56,17 +57,6 @@ pub struct RetryRules {
     pub count_429: bool,
     /// Retry POST/PATCH without an Idempotency-Key (only for documented-idempotent endpoints).
     pub retry_unsafe_methods: bool,
-}
-
-impl Default for RetryRules {
-    fn default() -> Self {
-        RetryRules {
-            retry_statuses: "408,425,429,500,502,503,504".parse().expect("static"),
-            health_statuses: "408,500-599".parse().expect("static"),
-            count_429: false,
-            retry_unsafe_methods: false,
-        }
-    }
 }
 
 /// Facts about the call that the outcome alone does not carry.

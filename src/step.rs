@@ -162,6 +162,14 @@ impl ItemMachine {
         }
     }
 
+    /// A machine for one call admitted elsewhere (a guard's ticket, around another node's call):
+    /// its outcome is classified and recorded exactly as in a chain.
+    pub fn admitted(chain: Arc<Chain>, now: u64, holder: String, provider: usize, probe: bool, rng: Rng) -> Self {
+        let mut m = ItemMachine::new(chain, now, holder, Vec::new(), rng);
+        m.pending = Some(Pending { provider, probe });
+        m
+    }
+
     /// The final step once the item is done, deferred or failed (no shared state needed).
     pub fn finished(&self) -> Option<&Step> {
         self.finished.as_ref()
@@ -193,6 +201,11 @@ impl ItemMachine {
 
     pub fn holder(&self) -> &str {
         &self.holder
+    }
+
+    /// When the item's current wait ends (0 or past: nothing to wait for).
+    pub fn wake_at(&self) -> u64 {
+        self.sleep_until_ms
     }
 
     fn remaining(&self, now: u64) -> u64 {

@@ -1,18 +1,17 @@
-//! The WASM boundary: thin and typed. Plain objects in and out through serde-wasm-bindgen; the
-//! TypeScript shapes are declared below so the node gets a real `.d.ts`. Errors are JS `Error`s
-//! with a stable `code` (and `field` for configuration errors).
-use crate::backoff::{Backoff, Strategy};
-use crate::breaker::{self, BreakerRow};
-use crate::chain::ProviderView;
+//! The WASM boundary: narrow and typed. Objects cross as JSON text (serde_json here, the
+//! engine's one serialisation format, and V8's `JSON.parse` there); row texts cross as the
+//! stores hold them. An item costs two crossings per attempt: `poll` and `outcome`. The
+//! TypeScript shapes are declared in `wasm_types.d.ts`. Errors are JS `Error`s with a stable
+//! `code` (and `field` for configuration errors).
 use crate::config::{Chain, ChainConfig};
 use crate::error::EngineError;
 use crate::inspect;
 use crate::outcome::Outcome;
-use crate::rate_gate::{self, GateRow};
-use crate::record::record;
-use crate::retry_after::{hint, HintHeaders};
+use crate::reason::Reason;
 use crate::rng::Rng;
-use crate::step::{Effect, ItemMachine};
+use crate::row_text;
+use crate::session::Session;
+use crate::ticket::{self, Ticket};
 use serde::{de::DeserializeOwned, Serialize};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -26,18 +25,12 @@ thread_local! {
     static PROCESS_RNG: RefCell<Option<Rng>> = const { RefCell::new(None) };
 }
 
-fn item_rng() -> Rng {
+fn draw_rng() -> Rng {
     PROCESS_RNG.with(|r| {
         let mut r = r.borrow_mut();
         let rng = r.get_or_insert_with(Rng::from_entropy);
         Rng::seeded(rng.next_u64())
     })
-}
-
-/// Make the process's jitter deterministic (tests and the simulator only).
-#[wasm_bindgen(js_name = seedRandom)]
-pub fn seed_random(seed: f64) {
-    PROCESS_RNG.with(|r| *r.borrow_mut() = Some(Rng::seeded(seed as u64)));
 }
 
 fn js_error(e: EngineError) -> JsValue {
@@ -49,17 +42,19 @@ fn js_error(e: EngineError) -> JsValue {
     err.into()
 }
 
-fn from_js<T: DeserializeOwned>(what: &str, v: JsValue) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(v).map_err(|e| js_error(EngineError::InvalidInput(format!("{what}: {e}"))))
-}
-
-fn from_js_state<T: DeserializeOwned>(what: &str, v: JsValue) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(v).map_err(|e| js_error(EngineError::CorruptState(format!("{what}: {e}"))))
+/// A JS value in, through its JSON text; `bad` says which error a refusal is.
+fn from_js<T: DeserializeOwned>(v: &JsValue, bad: impl Fn(String) -> EngineError) -> Result<T, JsValue> {
+    let text: String = js_sys::JSON::stringify(v).map(String::from).unwrap_or_else(|_| "null".into());
+    serde_json::from_str(&text).map_err(|e| js_error(bad(e.to_string())))
 }
 
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| js_error(EngineError::InvalidInput(format!("output: {e}"))))
+    let text = serde_json::to_string(v).map_err(|e| js_error(EngineError::InvalidInput(format!("output: {e}"))))?;
+    js_sys::JSON::parse(&text)
+}
+
+fn done<T: Serialize>(r: Result<T, EngineError>) -> Result<JsValue, JsValue> {
+    to_js(&r.map_err(js_error)?)
 }
 
 fn ms(v: f64) -> u64 {
@@ -80,18 +75,12 @@ pub struct Engine {
 impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "ChainConfig")] config: JsValue) -> Result<Engine, JsValue> {
-        let raw: ChainConfig = serde_wasm_bindgen::from_value(config)
-            .map_err(|e| js_error(EngineError::config("config", e.to_string())))?;
+        let raw: ChainConfig = from_js(&config, |e| EngineError::config("config", e))?;
         Ok(Engine { chain: Arc::new(raw.validate().map_err(js_error)?) })
     }
 
-    /// The validated chain with every default filled in.
-    #[wasm_bindgen(unchecked_return_type = "ResolvedChain")]
-    pub fn resolved(&self) -> Result<JsValue, JsValue> {
-        to_js(&*self.chain)
-    }
-
-    /// Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's Idempotency-Key.
+    /// Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's
+    /// Idempotency-Key (used only where the provider's method needs one).
     pub fn item(
         &self,
         started_ms: f64,
@@ -99,178 +88,111 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "(string | null)[]")] keys: JsValue,
     ) -> Result<Item, JsValue> {
         let keys: Vec<Option<String>> =
-            if keys.is_undefined() || keys.is_null() { Vec::new() } else { from_js("keys", keys)? };
-        Ok(Item { m: ItemMachine::new(self.chain.clone(), ms(started_ms), holder, keys, item_rng()) })
+            if keys.is_undefined() || keys.is_null() { Vec::new() } else { from_js(&keys, EngineError::InvalidInput)? };
+        Ok(Item { s: Session::new(self.chain.clone(), ms(started_ms), holder, keys, draw_rng()) })
     }
 
-    /// Apply an outcome's effect to the provider's rows; re-run on fresh rows after a lost race.
-    #[wasm_bindgen(unchecked_return_type = "Recorded")]
-    pub fn record(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "ProviderView")] view: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Effect")] effect: JsValue,
-        now_ms: f64,
-    ) -> Result<JsValue, JsValue> {
-        let view: ProviderView = from_js_state("view", view)?;
-        let effect: Effect = from_js("effect", effect)?;
-        if effect.provider >= self.chain.providers.len() {
-            return Err(js_error(EngineError::InvalidInput(format!(
-                "effect.provider {} out of range",
-                effect.provider
-            ))));
-        }
-        to_js(&record(&self.chain, &view, &effect, ms(now_ms)))
-    }
-
-    /// Breaker admission for provider `provider` alone (state inspection and tests).
-    #[wasm_bindgen(unchecked_return_type = "Decided<Admission>")]
-    pub fn admit(
-        &self,
-        provider: usize,
-        #[wasm_bindgen(unchecked_param_type = "BreakerRow")] row: JsValue,
-        now_ms: f64,
-        holder: &str,
-    ) -> Result<JsValue, JsValue> {
-        let p = self
-            .chain
-            .providers
-            .get(provider)
-            .ok_or_else(|| js_error(EngineError::InvalidInput(format!("provider {provider} out of range"))))?;
-        let row: BreakerRow = from_js_state("breaker row", row)?;
-        to_js(&breaker::admit(&row, &p.breaker, ms(now_ms), holder))
-    }
-
-    /// What a provider's rows say now (Get Provider State): the gauge and live leases.
+    /// What one provider's row texts say now (Get Provider State): the gauge and live leases.
     #[wasm_bindgen(unchecked_return_type = "ProviderState")]
-    pub fn inspect(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "ProviderView")] view: JsValue,
-        now_ms: f64,
-    ) -> Result<JsValue, JsValue> {
-        let view: ProviderView = from_js_state("provider view", view)?;
-        to_js(&inspect::inspect(&view, ms(now_ms)))
+    pub fn inspect(&self, rows: Vec<String>, now_ms: f64) -> Result<JsValue, JsValue> {
+        done(row_text::view(&rows).map(|v| inspect::inspect(&v, ms(now_ms))))
     }
 
-    /// Take a slot of provider `provider`'s rate gate.
-    #[wasm_bindgen(js_name = gateTake, unchecked_return_type = "Take")]
-    pub fn gate_take(
+    /// Guard, first half: which provider may be called now, without calling. `lease` names the
+    /// ticket's leases fleet-wide; `scope` is the store scope the ticket is valid in.
+    #[wasm_bindgen(unchecked_return_type = "Checked")]
+    pub fn check(&self, now_ms: f64, rows: Vec<String>, lease: String, scope: String) -> Result<JsValue, JsValue> {
+        done(ticket::check(&self.chain, ms(now_ms), &rows, lease, scope, draw_rng()))
+    }
+
+    /// Guard, second half: record the outcome of the call a ticket admitted, on the provider's
+    /// row texts; pure, so after a lost race report again on fresh rows.
+    #[wasm_bindgen(unchecked_return_type = "Reported")]
+    pub fn report(
         &self,
-        provider: usize,
-        #[wasm_bindgen(unchecked_param_type = "GateRow")] row: JsValue,
         now_ms: f64,
-        max_wait_ms: f64,
+        #[wasm_bindgen(unchecked_param_type = "Ticket")] ticket: JsValue,
+        scope: String,
+        #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
+        rows: Vec<String>,
     ) -> Result<JsValue, JsValue> {
-        let p = self
-            .chain
-            .providers
-            .get(provider)
-            .ok_or_else(|| js_error(EngineError::InvalidInput(format!("provider {provider} out of range"))))?;
-        let row: GateRow = from_js_state("gate row", row)?;
-        to_js(&rate_gate::take(&row, p.rate_limit.as_ref(), ms(now_ms), ms(max_wait_ms)))
+        let ticket: Ticket = from_js(&ticket, EngineError::InvalidTicket)?;
+        let outcome: Outcome = from_js(&outcome, EngineError::InvalidInput)?;
+        done(ticket::report(&self.chain, &ticket, &scope, ms(now_ms), &outcome, &rows))
     }
 }
 
-/// One item's step machine.
+/// One item's session: `poll`, call, `outcome`, until it ends.
 #[wasm_bindgen]
 pub struct Item {
-    m: ItemMachine,
+    s: Session,
 }
 
 #[wasm_bindgen]
 impl Item {
-    /// The next step given the chain's rows read at `now_ms` (the store's clock).
-    #[wasm_bindgen(unchecked_return_type = "Poll")]
-    pub fn poll(
-        &mut self,
-        now_ms: f64,
-        #[wasm_bindgen(unchecked_param_type = "ProviderView[]")] views: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let views: Vec<ProviderView> = from_js_state("views", views)?;
-        to_js(&self.m.poll(ms(now_ms), &views).map_err(js_error)?)
+    /// The next step from the chain's row texts (`ROW_KINDS` per provider, "" for a fresh row)
+    /// read at `now_ms` (the store's clock).
+    #[wasm_bindgen(unchecked_return_type = "Polled")]
+    pub fn poll(&mut self, now_ms: f64, rows: Vec<String>) -> Result<JsValue, JsValue> {
+        done(self.s.poll(ms(now_ms), &rows))
     }
 
-    /// The outcome of the call the last poll returned; gives the effect to record.
-    #[wasm_bindgen(js_name = onOutcome, unchecked_return_type = "Effect")]
-    pub fn on_outcome(
+    /// The outcome of the call the last poll returned: rows to write, the attempt's log line,
+    /// the wait before the next poll, and the item's end if it ended.
+    #[wasm_bindgen(unchecked_return_type = "Recorded")]
+    pub fn outcome(
         &mut self,
         now_ms: f64,
         #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
-        credential_refreshed: bool,
     ) -> Result<JsValue, JsValue> {
-        let outcome: Outcome = from_js("outcome", outcome)?;
-        to_js(&self.m.on_outcome(ms(now_ms), &outcome, credential_refreshed).map_err(js_error)?)
+        let outcome: Outcome = from_js(&outcome, EngineError::InvalidInput)?;
+        done(self.s.outcome(ms(now_ms), &outcome))
     }
 
-    /// The final step if the item already ended (e.g. right after a successful outcome), else null.
-    #[wasm_bindgen(unchecked_return_type = "Step | null")]
-    pub fn finished(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.m.finished())
+    /// After a lost race: the last outcome on the provider's fresh row texts.
+    #[wasm_bindgen(unchecked_return_type = "Recorded")]
+    pub fn rerecord(&mut self, now_ms: f64, rows: Vec<String>) -> Result<JsValue, JsValue> {
+        done(self.s.rerecord(ms(now_ms), &rows))
     }
 
-    /// Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
-    #[wasm_bindgen(js_name = deferNow, unchecked_return_type = "Step")]
+    /// Hand the item back now (e.g. `store_unavailable` when failing closed).
+    #[wasm_bindgen(js_name = deferNow, unchecked_return_type = "End")]
     pub fn defer_now(
         &mut self,
         now_ms: f64,
         #[wasm_bindgen(unchecked_param_type = "Reason")] reason: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let reason: crate::reason::Reason = from_js("reason", reason)?;
-        to_js(&self.m.defer_now(ms(now_ms), reason))
-    }
-
-    /// This item's contribution to each provider's counters (index = provider).
-    #[wasm_bindgen(unchecked_return_type = "Counters[]")]
-    pub fn counters(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.m.counters())
-    }
-
-    #[wasm_bindgen(unchecked_return_type = "Report")]
-    pub fn report(&self) -> Result<JsValue, JsValue> {
-        to_js(self.m.report())
-    }
-
-    /// The latest attempt alone, for the per-attempt log line (the whole report is built once, at the end).
-    #[wasm_bindgen(js_name = lastAttempt, unchecked_return_type = "AttemptLog | null")]
-    pub fn last_attempt(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.m.report().attempts.last())
+        let reason: Reason = from_js(&reason, EngineError::InvalidInput)?;
+        to_js(&self.s.defer_now(ms(now_ms), reason))
     }
 }
 
-/// The delay before retry `n` (0-based) under a strategy; `prev_ms` for decorrelated.
-#[wasm_bindgen(js_name = backoffDelay)]
-pub fn backoff_delay(strategy: &str, base_ms: f64, cap_ms: f64, n: u32, prev_ms: f64) -> Result<f64, JsValue> {
-    let backoff = Backoff {
-        strategy: Strategy::parse(strategy).map_err(js_error)?,
-        base_ms: ms(base_ms).max(1),
-        cap_ms: ms(cap_ms).max(1),
-    };
-    if backoff.cap_ms < backoff.base_ms {
-        return Err(js_error(EngineError::config("cap_ms", "cap is below base")));
+/// Exports for tests only (`--features replay`, built into target/pkg-replay): deterministic
+/// jitter for the shared vectors, and single decisions to compare with the Rust engine.
+#[cfg(feature = "replay")]
+mod replay {
+    use super::*;
+    use crate::backoff::{Backoff, Strategy};
+    use crate::retry_after::{hint, HintHeaders};
+
+    #[wasm_bindgen(js_name = seedRandom)]
+    pub fn seed_random(seed: f64) {
+        PROCESS_RNG.with(|r| *r.borrow_mut() = Some(Rng::seeded(seed as u64)));
     }
-    Ok(PROCESS_RNG.with(|r| {
-        let mut r = r.borrow_mut();
-        let rng = r.get_or_insert_with(Rng::from_entropy);
-        backoff.delay(n, ms(prev_ms), rng) as f64
-    }))
-}
 
-/// The server's hint (Retry-After, RateLimit-Reset) for a response, or null.
-#[wasm_bindgen(js_name = serverHint, unchecked_return_type = "Hint | null")]
-pub fn server_hint(
-    status: u16,
-    #[wasm_bindgen(unchecked_param_type = "HintHeaders")] headers: JsValue,
-    now_ms: f64,
-) -> Result<JsValue, JsValue> {
-    let headers: HintHeaders = from_js("headers", headers)?;
-    to_js(&hint(Some(status), &headers, ms(now_ms)))
-}
+    #[wasm_bindgen(js_name = backoffDelay)]
+    pub fn backoff_delay(strategy: &str, base_ms: f64, cap_ms: f64, n: u32, prev_ms: f64) -> Result<f64, JsValue> {
+        let strategy = Strategy::parse(strategy).map_err(js_error)?;
+        let backoff = Backoff { strategy, base_ms: ms(base_ms).max(1), cap_ms: ms(cap_ms).max(1) };
+        Ok(PROCESS_RNG.with(|r| {
+            let mut r = r.borrow_mut();
+            backoff.delay(n, ms(prev_ms), r.get_or_insert_with(Rng::from_entropy)) as f64
+        }))
+    }
 
-/// Close a gate row until `until_ms` (null when it already was).
-#[wasm_bindgen(js_name = gateClose, unchecked_return_type = "GateRow | null")]
-pub fn gate_close(
-    #[wasm_bindgen(unchecked_param_type = "GateRow")] row: JsValue,
-    until_ms: f64,
-) -> Result<JsValue, JsValue> {
-    let row: GateRow = from_js_state("gate row", row)?;
-    to_js(&rate_gate::close(&row, ms(until_ms)))
+    #[wasm_bindgen(js_name = serverHint)]
+    pub fn server_hint(status: u16, headers: JsValue, now_ms: f64) -> Result<JsValue, JsValue> {
+        let headers: HintHeaders = from_js(&headers, EngineError::InvalidInput)?;
+        to_js(&hint(Some(status), &headers, ms(now_ms)))
+    }
 }

@@ -24,41 +24,14 @@ export interface ChainConfig {
   threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
   open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;
 }
-export interface BreakerPolicy {
-  trip: { rule: "consecutive" } | { rule: "failure_rate"; rate: number; min_calls: number };
-  threshold: number; window_ms: number; open_ms: number; open_growth: number; open_max_ms: number;
-  half_open_probes: number; successes_to_close: number; probe_lease_ms: number; probe_answer_ms: number;
-}
-export interface ResolvedProvider {
-  name: string; unsafe_method: boolean; max_attempts: number; deadline_ms: number;
-  breaker: BreakerPolicy; rate_limit: { requests: number; period_ms: number; burst: number } | null;
-  max_in_flight: number | null;
-}
-export interface ResolvedChain {
-  providers: ResolvedProvider[];
-  backoff: { strategy: string; base_ms: number; cap_ms: number };
-  budget_ms: number; retry_after_cap_ms: number; defer_spread_ms: number;
-  rules: { retry_statuses: string; health_statuses: string; count_429: boolean; retry_unsafe_methods: boolean };
-}
-
-export interface Lease { holder: string; until_ms: number }
-export interface BreakerRow {
-  phase: Phase; failures: number[]; buckets: { start_ms: number; calls: number; failures: number }[];
-  open_until_ms: number; streak: number; trips: number; probes: Lease[]; successes: number;
-  last_failure: string | null; version: number;
-}
-export interface GateRow { tat_us: number; closed_until_ms: number; version: number }
-export interface InFlightRow { leases: Lease[]; version: number }
-/** A provider's rows as read from the store; missing rows may be left out (fresh). */
-export interface ProviderView { breaker?: BreakerRow; gate?: GateRow; in_flight?: InFlightRow }
 export interface ProviderState {
   state: Phase; state_gauge: 0 | 1 | 2; open_until_ms: number | null; trips: number; recent_failures: number;
   last_failure: string | null; probes_in_flight: number; gate_closed_until_ms: number | null; in_flight: number;
 }
-/** New rows to write atomically; each has `version` = stored version + 1. */
-export interface Writes {
-  provider: number; breaker: BreakerRow | null; gate: GateRow | null; in_flight: InFlightRow | null;
-}
+/** One row to write, as text: replace the stored row iff its version is still `expected`. */
+export interface RowWrite { kind: "breaker" | "gate" | "in_flight"; expected: number; version: number; json: string }
+/** Rows of provider `provider` to write atomically. */
+export interface RowWrites { provider: number; rows: RowWrite[] }
 export interface Transition { from: Phase; to: Phase; at_ms: number }
 
 export type Step =
@@ -67,31 +40,35 @@ export type Step =
   | { kind: "done"; provider: number; name: string; fallback: boolean }
   | { kind: "defer"; retry_at_ms: number; reason: Reason }
   | { kind: "fail"; reason: Reason };
-export interface Poll { step: Step; writes: Writes | null; transition: Transition | null }
+export type FinalStep = Extract<Step, { kind: "done" | "defer" | "fail" }>;
+/** How an item ended: its final step, what it went through, its counters (index = provider). */
+export interface End { step: FinalStep; report: Report; counters: Counters[] }
+/** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`. */
+export interface Polled { step: Step; writes: RowWrites | null; transition: Transition | null; end: End | null }
+/** `outcome` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows), log
+ * `attempt`, then finish with `end` or wait `sleep_ms` and poll. */
+export interface Recorded {
+  writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog | null; sleep_ms: number; end: End | null;
+}
+
+/** The guard's ticket: plain data that travels in an n8n item. */
+export interface Ticket {
+  provider: number; name: string; probe: boolean; lease: string; scope: string; issued_ms: number; expires_ms: number;
+}
+export type Decision =
+  | { kind: "go"; provider: number; name: string; ticket: Ticket }
+  | { kind: "defer"; retry_at_ms: number; reason: Reason }
+  | { kind: "fail"; reason: Reason };
+export interface Checked { decision: Decision; writes: RowWrites | null; transition: Transition | null; skipped: Skip[] }
+export interface Reported { writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog }
 
 export interface HintHeaders {
   "retry-after"?: string; "ratelimit-reset"?: string; "x-ratelimit-reset"?: string;
   "ratelimit-remaining"?: string; "x-ratelimit-remaining"?: string;
 }
-export interface Hint { delay_ms: number; source: "retry_after" | "rate_limit_reset" }
 export type Outcome =
   | { kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null }
   | { kind: "error"; code: string };
-export interface Effect {
-  provider: number; health: Health; holder: string; label: string;
-  gate_close_until_ms: number | null; release_in_flight: boolean;
-}
-export interface Recorded { writes: Writes | null; transition: Transition | null }
-
-export type Admission =
-  | { kind: "call" } | { kind: "probe"; lease_until_ms: number }
-  | { kind: "skip"; until_ms: number; reason: Reason };
-export interface Decided<T> { decision: T; row: BreakerRow | null; transition: Transition | null }
-export type Take =
-  | { kind: "now"; row: GateRow | null }
-  | { kind: "reserved"; at_ms: number; row: GateRow }
-  | { kind: "wait"; until_ms: number; reason: Reason };
-
 export interface AttemptLog {
   provider: number; name: string; attempt: number; outcome: string; probe: boolean;
   wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean; health: Health;

@@ -1,13 +1,12 @@
 //! Shared test vectors: the same data files drive these native tests and the Node tests against
 //! the compiled pkg/, and both must produce identical outputs.
-mod common;
-use common::Store;
 use resilient_engine::config::ChainConfig;
 use resilient_engine::outcome::Outcome;
-use resilient_engine::record::record;
 use resilient_engine::retry_after::{hint, HintHeaders};
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Step};
+use resilient_engine::row_text::{RowWrites, ROW_KINDS};
+use resilient_engine::session::Session;
+use resilient_engine::step::Step;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -40,46 +39,68 @@ fn ceilings() {
     }
 }
 
-/// Runs one scenario exactly as tests/node/vectors.test.mjs does.
+/// Row texts as Redis keeps them (`<version>|<json>`), written only if versions still match.
+struct TextStore {
+    rows: Vec<String>,
+}
+
+impl TextStore {
+    fn write(&mut self, w: &Option<RowWrites>) {
+        let Some(w) = w else { return };
+        for r in &w.rows {
+            let k = ROW_KINDS.iter().position(|k| *k == r.kind).unwrap();
+            let slot = &mut self.rows[w.provider * ROW_KINDS.len() + k];
+            let stored: u64 = slot.split_once('|').map_or(0, |(v, _)| v.parse().unwrap());
+            assert_eq!(stored, r.expected, "a write expects the stored version");
+            assert_eq!(r.version, r.expected + 1, "version rises by one");
+            *slot = format!("{}|{}", r.version, r.json);
+        }
+    }
+}
+
+/// Runs one scenario exactly as tests/engine-wasm/vectors.test.mjs does, through the session's
+/// two calls (poll, outcome) on row texts.
 fn run_scenario(case: &Value) -> Value {
     let cfg: ChainConfig = serde_json::from_value(case["config"].clone()).unwrap();
     let chain = Arc::new(cfg.validate().unwrap());
     let answers: Vec<Vec<Outcome>> = serde_json::from_value(case["answers"].clone()).unwrap();
     let mut process = Rng::seeded(case["seed"].as_u64().unwrap());
-    let mut store = Store::new(chain.providers.len());
+    let mut store = TextStore { rows: vec![String::new(); chain.providers.len() * ROW_KINDS.len()] };
     let mut turn = vec![0usize; answers.len()];
     let mut now = case["start_ms"].as_u64().unwrap();
     let call_ms = case["call_ms"].as_u64().unwrap();
     let mut jobs = Vec::new();
     for job in 0..case["jobs"].as_u64().unwrap() {
-        let mut m = ItemMachine::new(chain.clone(), now, format!("job{job}"), vec![], Rng::seeded(process.next_u64()));
+        let mut s = Session::new(chain.clone(), now, format!("job{job}"), vec![], Rng::seeded(process.next_u64()));
         let mut trace = Vec::new();
-        loop {
-            let poll = m.poll(now, &store.views).unwrap();
-            if let Some(w) = &poll.writes {
-                store.apply(w);
+        let end = loop {
+            let poll = s.poll(now, &store.rows).unwrap();
+            store.write(&poll.writes);
+            trace.push(json!({ "t": now, "poll": poll }));
+            if let Some(end) = poll.end {
+                break end;
             }
-            trace.push(json!({ "t": now, "step": poll.step, "transition": poll.transition }));
             match poll.step {
                 Step::Call { provider, .. } => {
                     let outcome = answers[provider][turn[provider] % answers[provider].len()].clone();
                     turn[provider] += 1;
                     now += call_ms;
-                    let effect = m.on_outcome(now, &outcome, false).unwrap();
-                    let rec = record(&chain, &store.views[provider], &effect, now);
-                    if let Some(w) = &rec.writes {
-                        store.apply(w);
+                    let rec = s.outcome(now, &outcome).unwrap();
+                    store.write(&rec.writes);
+                    trace.push(json!({ "t": now, "recorded": rec }));
+                    if let Some(end) = rec.end {
+                        break end;
                     }
-                    trace.push(json!({ "t": now, "effect": effect, "transition": rec.transition }));
+                    now += rec.sleep_ms;
                 }
                 Step::Sleep { ms, .. } => now += ms,
-                _ => break,
+                other => panic!("a final step without an end: {other:?}"),
             }
-        }
-        jobs.push(json!({ "trace": trace, "report": m.report() }));
+        };
+        jobs.push(json!({ "trace": trace, "end": end }));
         now += case["gap_ms"].as_u64().unwrap_or(0);
     }
-    json!({ "name": case["name"], "jobs": jobs, "views": store.views })
+    json!({ "name": case["name"], "jobs": jobs, "rows": store.rows })
 }
 
 #[test]

@@ -1,0 +1,147 @@
+//! Rows as the stores hold them: text. A store hands each row over as it keeps it (Redis:
+//! `<version>|<json>`; Postgres: `data::text`, the JSON alone) and writes back the text this
+//! module returns, comparing versions only. No store and no TypeScript reads a row's fields.
+use crate::breaker::BreakerRow;
+use crate::chain::{ProviderView, Writes};
+use crate::error::EngineError;
+use crate::in_flight::InFlightRow;
+use crate::rate_gate::GateRow;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
+pub const ROW_KINDS: [&str; 3] = ["breaker", "gate", "in_flight"];
+
+/// One row to write: replace the stored row iff its version is still `expected`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RowWrite {
+    pub kind: &'static str,
+    pub expected: u64,
+    pub version: u64,
+    /// The row as JSON text (its `version` inside equals `version`).
+    pub json: String,
+}
+
+/// The rows to write for one provider, atomically.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RowWrites {
+    pub provider: usize,
+    pub rows: Vec<RowWrite>,
+}
+
+fn decode<T: DeserializeOwned + Default>(
+    kind: &str,
+    text: &str,
+    version: impl Fn(&mut T, u64),
+) -> Result<T, EngineError> {
+    if text.is_empty() {
+        return Ok(T::default());
+    }
+    // `<version>|<json>` (Redis) or the JSON alone (Postgres, memory).
+    let (prefix, json) = match text.split_once('|') {
+        Some((v, json)) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => (Some(v), json),
+        _ => (None, text),
+    };
+    let mut row: T = serde_json::from_str(json).map_err(|e| EngineError::CorruptState(format!("{kind} row: {e}")))?;
+    if let Some(v) = prefix {
+        let v = v.parse().map_err(|_| EngineError::CorruptState(format!("{kind} row: version {v} out of range")))?;
+        version(&mut row, v); // the store compares this one: it is the truth
+    }
+    Ok(row)
+}
+
+/// One provider's view from its row texts (`ROW_KINDS` order).
+pub fn view(rows: &[impl AsRef<str>]) -> Result<ProviderView, EngineError> {
+    if rows.len() != ROW_KINDS.len() {
+        return Err(EngineError::InvalidInput(format!(
+            "{} row texts for a provider of {}",
+            rows.len(),
+            ROW_KINDS.len()
+        )));
+    }
+    Ok(ProviderView {
+        breaker: decode("breaker", rows[0].as_ref(), |r: &mut BreakerRow, v| r.version = v)?,
+        gate: decode("gate", rows[1].as_ref(), |r: &mut GateRow, v| r.version = v)?,
+        in_flight: decode("in_flight", rows[2].as_ref(), |r: &mut InFlightRow, v| r.version = v)?,
+    })
+}
+
+/// Every provider's view from the flat list a store read (`ROW_KINDS.len()` texts a provider).
+pub fn views(rows: &[impl AsRef<str>], providers: usize) -> Result<Vec<ProviderView>, EngineError> {
+    if rows.len() != providers * ROW_KINDS.len() {
+        return Err(EngineError::InvalidInput(format!(
+            "{} row texts for a chain of {providers} providers ({} each)",
+            rows.len(),
+            ROW_KINDS.len()
+        )));
+    }
+    rows.chunks(ROW_KINDS.len()).map(view).collect()
+}
+
+fn row<T: Serialize>(kind: &'static str, row: &T, version: u64) -> RowWrite {
+    let json = serde_json::to_string(row).expect("rows serialize");
+    RowWrite { kind, expected: version.wrapping_sub(1), version, json }
+}
+
+/// The texts to write for a set of new rows.
+pub fn writes(w: &Writes) -> RowWrites {
+    let mut rows = Vec::with_capacity(3);
+    if let Some(b) = &w.breaker {
+        rows.push(row(ROW_KINDS[0], b, b.version));
+    }
+    if let Some(g) = &w.gate {
+        rows.push(row(ROW_KINDS[1], g, g.version));
+    }
+    if let Some(f) = &w.in_flight {
+        rows.push(row(ROW_KINDS[2], f, f.version));
+    }
+    RowWrites { provider: w.provider, rows }
+}
+
+/// Apply new rows to a view, as the store will once it accepts them.
+pub fn apply(view: &mut ProviderView, w: &Writes) {
+    if let Some(b) = &w.breaker {
+        view.breaker = b.clone();
+    }
+    if let Some(g) = &w.gate {
+        view.gate = g.clone();
+    }
+    if let Some(f) = &w.in_flight {
+        view.in_flight = f.clone();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::breaker::Phase;
+
+    #[test]
+    fn both_store_forms_decode_and_the_prefix_version_wins() {
+        let json = r#"{"phase":"open","open_until_ms":5,"version":3}"#;
+        let redis = format!("7|{json}");
+        let v = view(&[redis.as_str(), "", ""]).unwrap();
+        assert_eq!((v.breaker.phase, v.breaker.version), (Phase::Open, 7));
+        let v = view(&[json, "", ""]).unwrap();
+        assert_eq!(v.breaker.version, 3);
+        assert_eq!(view(&["", "", ""]).unwrap(), ProviderView::default());
+    }
+
+    #[test]
+    fn garbage_is_corrupt_state_not_a_panic() {
+        for bad in ["{", "x|{}", "99999999999999999999999|{}", r#"{"phase":"sideways"}"#] {
+            let e = view(&[bad, "", ""]).unwrap_err();
+            assert_eq!(e.code(), "corrupt_state", "{bad}");
+        }
+        assert_eq!(views(&["", ""], 1).unwrap_err().code(), "invalid_input");
+    }
+
+    #[test]
+    fn a_write_round_trips_and_expects_the_version_before_it() {
+        let b = BreakerRow { phase: Phase::Open, version: 4, ..Default::default() };
+        let w = writes(&Writes { provider: 1, breaker: Some(b.clone()), ..Default::default() });
+        assert_eq!((w.provider, w.rows.len(), w.rows[0].expected, w.rows[0].version), (1, 1, 3, 4));
+        let text = format!("{}|{}", w.rows[0].version, w.rows[0].json);
+        assert_eq!(view(&[text.as_str(), "", ""]).unwrap().breaker, b);
+    }
+}

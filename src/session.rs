@@ -1,0 +1,140 @@
+//! One item driven through the narrow boundary: two calls per attempt. `poll` decides the next
+//! step from the rows just read; `outcome` takes the call's outcome and gives back, together,
+//! the rows to write, the attempt's log line, how long to wait before the next poll, and the
+//! item's end if it ended. The outcome's effect stays here: after a lost compare-and-set race
+//! the caller hands in fresh rows (`rerecord`) and gets new writes, nothing else.
+use crate::breaker::Transition;
+use crate::chain::ProviderView;
+use crate::config::Chain;
+use crate::error::EngineError;
+use crate::outcome::Outcome;
+use crate::reason::Reason;
+use crate::record::record;
+use crate::rng::Rng;
+use crate::row_text::{self, RowWrites};
+use crate::step::{AttemptLog, Counters, Effect, ItemMachine, Report, Step};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// How an item ended, with everything its metadata and the counters need.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct End {
+    pub step: Step,
+    pub report: Report,
+    /// This item's contribution to each provider's counters (index = provider).
+    pub counters: Vec<Counters>,
+}
+
+/// The answer to `poll`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Polled {
+    /// `call` or `sleep` (a reserved rate-gate slot); a final step comes as `end`.
+    pub step: Step,
+    /// Write these first; if the store refuses them, read again and poll again.
+    pub writes: Option<RowWrites>,
+    pub transition: Option<Transition>,
+    pub end: Option<End>,
+}
+
+/// The answer to `outcome` (and to `rerecord` after a lost race).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recorded {
+    pub writes: Option<RowWrites>,
+    pub transition: Option<Transition>,
+    pub attempt: Option<AttemptLog>,
+    /// Wait this long before the next poll (0: poll at once). Meaningless once `end` is set.
+    pub sleep_ms: u64,
+    pub end: Option<End>,
+}
+
+pub struct Session {
+    chain: Arc<Chain>,
+    machine: ItemMachine,
+    /// The rows as last read, plus what this item wrote since.
+    views: Vec<ProviderView>,
+    /// The last outcome's effect, kept for a re-record on fresh rows.
+    effect: Option<Effect>,
+    /// When the last outcome was seen (the effect is recorded as of then).
+    effect_at: u64,
+}
+
+impl Session {
+    pub fn new(chain: Arc<Chain>, started_ms: u64, holder: String, keys: Vec<Option<String>>, rng: Rng) -> Self {
+        let n = chain.providers.len();
+        Session {
+            machine: ItemMachine::new(chain.clone(), started_ms, holder, keys, rng),
+            chain,
+            views: vec![ProviderView::default(); n],
+            effect: None,
+            effect_at: 0,
+        }
+    }
+
+    fn end(&self) -> Option<End> {
+        self.machine.finished().map(|step| End {
+            step: step.clone(),
+            report: self.machine.report().clone(),
+            counters: self.machine.counters(),
+        })
+    }
+
+    /// The next step from the chain's row texts read at `now` (the store's clock).
+    pub fn poll(&mut self, now: u64, rows: &[impl AsRef<str>]) -> Result<Polled, EngineError> {
+        self.views = row_text::views(rows, self.chain.providers.len())?;
+        self.effect = None;
+        let poll = self.machine.poll(now, &self.views)?;
+        if let Some(w) = &poll.writes {
+            row_text::apply(&mut self.views[w.provider], w);
+        }
+        Ok(Polled {
+            writes: poll.writes.as_ref().map(row_text::writes),
+            transition: poll.transition,
+            end: self.end(),
+            step: poll.step,
+        })
+    }
+
+    /// The outcome of the call the last poll returned.
+    pub fn outcome(&mut self, now: u64, outcome: &Outcome) -> Result<Recorded, EngineError> {
+        let effect = self.machine.on_outcome(now, outcome, false)?;
+        let attempt = self.machine.report().attempts.last().cloned();
+        let mut out = self.record(effect, now);
+        out.attempt = attempt;
+        Ok(out)
+    }
+
+    /// The last outcome again, on the provider's fresh row texts after a lost race.
+    pub fn rerecord(&mut self, now: u64, rows: &[impl AsRef<str>]) -> Result<Recorded, EngineError> {
+        let effect = self.effect.take().ok_or_else(|| {
+            EngineError::InvalidInput("nothing to record again: no outcome since the last poll".into())
+        })?;
+        self.views[effect.provider] = row_text::view(rows)?;
+        Ok(self.record(effect, now.max(self.effect_at)))
+    }
+
+    fn record(&mut self, effect: Effect, now: u64) -> Recorded {
+        let rec = record(&self.chain, &self.views[effect.provider], &effect, now);
+        if let Some(w) = &rec.writes {
+            row_text::apply(&mut self.views[effect.provider], w);
+        }
+        self.effect = Some(effect);
+        self.effect_at = now;
+        Recorded {
+            writes: rec.writes.as_ref().map(row_text::writes),
+            transition: rec.transition,
+            attempt: None,
+            sleep_ms: self.machine.wake_at().saturating_sub(now),
+            end: self.end(),
+        }
+    }
+
+    /// Hand the item back now (the store is unavailable and the node fails closed).
+    pub fn defer_now(&mut self, now: u64, reason: Reason) -> End {
+        self.machine.defer_now(now, reason);
+        self.end().expect("deferred items have ended")
+    }
+
+    pub fn machine(&self) -> &ItemMachine {
+        &self.machine
+    }
+}

@@ -1,0 +1,190 @@
+//! The guard's two entries, around a call this engine does not make (another n8n node's):
+//! `check` decides which provider may be called now, without calling, and hands out a ticket;
+//! `report` records that call's outcome with the same decision as a chain and frees its leases.
+//! The ticket is plain data that can travel in an n8n item; it names its chain and scope so a
+//! ticket from elsewhere is refused rather than counted.
+use crate::breaker::Transition;
+use crate::chain::Skip;
+use crate::config::Chain;
+use crate::error::EngineError;
+use crate::outcome::Outcome;
+use crate::reason::Reason;
+use crate::record::record;
+use crate::rng::Rng;
+use crate::row_text::{self, RowWrites};
+use crate::step::{AttemptLog, ItemMachine, Step};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ticket {
+    pub provider: usize,
+    pub name: String,
+    /// The call is the half-open probe: its outcome decides the breaker.
+    pub probe: bool,
+    /// The lease id: the holder named in the probe and in-flight leases.
+    pub lease: String,
+    pub scope: String,
+    pub issued_ms: u64,
+    /// The leases end then; a later report is refused (the slot may be someone else's).
+    pub expires_ms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Decision {
+    Go { provider: usize, name: String, ticket: Ticket },
+    Defer { retry_at_ms: u64, reason: Reason },
+    Fail { reason: Reason },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Checked {
+    pub decision: Decision,
+    /// Write these first (probe lease, gate slot, in-flight lease); on a lost race, check again.
+    pub writes: Option<RowWrites>,
+    pub transition: Option<Transition>,
+    pub skipped: Vec<Skip>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reported {
+    pub writes: Option<RowWrites>,
+    pub transition: Option<Transition>,
+    pub attempt: AttemptLog,
+}
+
+/// Which provider may be called now, from the chain's row texts read at `now`.
+pub fn check(
+    chain: &Arc<Chain>,
+    now: u64,
+    rows: &[impl AsRef<str>],
+    lease: String,
+    scope: String,
+    rng: Rng,
+) -> Result<Checked, EngineError> {
+    let views = row_text::views(rows, chain.providers.len())?;
+    let mut m = ItemMachine::new(chain.clone(), now, lease.clone(), Vec::new(), rng);
+    let poll = m.poll(now, &views)?;
+    let skipped = m.report().skipped.clone();
+    let (decision, writes) = match poll.step {
+        Step::Call { provider, name, probe, .. } => {
+            let expires_ms = now.saturating_add(chain.providers[provider].breaker.probe_lease_ms);
+            let ticket = Ticket { provider, name: name.clone(), probe, lease, scope, issued_ms: now, expires_ms };
+            (Decision::Go { provider, name, ticket }, poll.writes)
+        }
+        // A gate slot further off: the caller cannot sleep towards it, so it is not taken.
+        Step::Sleep { ms, .. } => (Decision::Defer { retry_at_ms: now + ms, reason: Reason::RateLimited }, None),
+        Step::Defer { retry_at_ms, reason } => (Decision::Defer { retry_at_ms, reason }, None),
+        Step::Fail { reason } => (Decision::Fail { reason }, None),
+        Step::Done { .. } => unreachable!("nothing was called"),
+    };
+    Ok(Checked { decision, writes: writes.as_ref().map(row_text::writes), transition: poll.transition, skipped })
+}
+
+/// Record the outcome of a call a ticket admitted, on the provider's row texts read at `now`.
+/// Pure: after a lost race, report again on fresh rows.
+pub fn report(
+    chain: &Arc<Chain>,
+    ticket: &Ticket,
+    scope: &str,
+    now: u64,
+    outcome: &Outcome,
+    rows: &[impl AsRef<str>],
+) -> Result<Reported, EngineError> {
+    let belongs = chain.providers.get(ticket.provider).is_some_and(|p| p.name == ticket.name);
+    if !belongs || ticket.scope != scope {
+        return Err(EngineError::InvalidTicket(format!(
+            "provider '{}' in scope '{}' is not provider {} of this chain in scope '{scope}'",
+            ticket.name, ticket.scope, ticket.provider
+        )));
+    }
+    if now > ticket.expires_ms {
+        return Err(EngineError::InvalidTicket(format!(
+            "expired {} ms ago: its leases have ended",
+            now - ticket.expires_ms
+        )));
+    }
+    let view = row_text::view(rows)?;
+    let mut m = ItemMachine::admitted(
+        chain.clone(),
+        now,
+        ticket.lease.clone(),
+        ticket.provider,
+        ticket.probe,
+        Rng::seeded(now),
+    );
+    let effect = m.on_outcome(now, outcome, false)?;
+    let rec = record(chain, &view, &effect, now);
+    let attempt = m.report().attempts.last().cloned().expect("an outcome logs its attempt");
+    Ok(Reported { writes: rec.writes.as_ref().map(row_text::writes), transition: rec.transition, attempt })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ChainConfig, ProviderConfig};
+
+    fn chain(threshold: i64) -> Arc<Chain> {
+        let cfg = ChainConfig {
+            providers: vec![
+                ProviderConfig { name: "a".into(), max_in_flight: Some(2), ..Default::default() },
+                ProviderConfig { name: "b".into(), ..Default::default() },
+            ],
+            threshold,
+            ..Default::default()
+        };
+        Arc::new(cfg.validate().unwrap())
+    }
+
+    /// A store of row texts, as Redis holds them.
+    fn store_rows(rows: &mut [String], w: &Option<RowWrites>) {
+        if let Some(w) = w {
+            for r in &w.rows {
+                let k = row_text::ROW_KINDS.iter().position(|k| *k == r.kind).unwrap();
+                rows[w.provider * 3 + k] = format!("{}|{}", r.version, r.json);
+            }
+        }
+    }
+
+    #[test]
+    fn a_dead_provider_reported_through_tickets_opens_and_the_next_check_goes_to_the_fallback() {
+        let chain = chain(2);
+        let mut rows = vec![String::new(); 6];
+        for t in 0..2 {
+            let c = check(&chain, 1000 + t, &rows, format!("lease{t}"), "global".into(), Rng::seeded(t)).unwrap();
+            let Decision::Go { provider: 0, ticket, .. } = c.decision else { panic!("{c:?}") };
+            store_rows(&mut rows, &c.writes);
+            let r = report(&chain, &ticket, "global", 1001 + t, &Outcome::status(500, Default::default()), &rows[0..3])
+                .unwrap();
+            assert!(r.writes.as_ref().unwrap().rows.iter().any(|w| w.kind == "in_flight"), "the lease is released");
+            store_rows(
+                &mut rows,
+                &r.writes.map(|mut w| {
+                    w.provider = 0;
+                    w
+                }),
+            );
+        }
+        let c = check(&chain, 1010, &rows, "lease3".into(), "global".into(), Rng::seeded(3)).unwrap();
+        assert!(matches!(c.decision, Decision::Go { provider: 1, .. }), "{c:?}");
+        assert_eq!(c.skipped[0].reason, Reason::CircuitOpen);
+    }
+
+    #[test]
+    fn a_foreign_or_expired_ticket_is_refused_and_counts_nothing() {
+        let chain = chain(5);
+        let rows = vec![String::new(); 6];
+        let c = check(&chain, 0, &rows, "l".into(), "global".into(), Rng::seeded(1)).unwrap();
+        let Decision::Go { ticket, .. } = c.decision else { panic!() };
+        let ok = Outcome::status(200, Default::default());
+        let e = report(&chain, &ticket, "wf:7", 1, &ok, &rows[0..3]).unwrap_err();
+        assert_eq!(e.code(), "invalid_ticket");
+        let other = Ticket { name: "zzz".into(), ..ticket.clone() };
+        assert_eq!(report(&chain, &other, "global", 1, &ok, &rows[0..3]).unwrap_err().code(), "invalid_ticket");
+        let late = ticket.expires_ms + 1;
+        assert_eq!(report(&chain, &ticket, "global", late, &ok, &rows[0..3]).unwrap_err().code(), "invalid_ticket");
+        let json = serde_json::to_string(&ticket).unwrap();
+        assert_eq!(serde_json::from_str::<Ticket>(&json).unwrap(), ticket, "a ticket travels as plain data");
+    }
+}
