@@ -18,7 +18,7 @@ import {
 	postgresPool,
 	REDIS_PORT,
 	PG_PORT,
-} from '../tests/stores/harness.mjs';
+} from '../tests/support/store-harness.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const instant = (status) => async () => ({

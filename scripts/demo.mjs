@@ -6,8 +6,8 @@
 //   node scripts/demo.mjs            run the demo
 //   node scripts/demo.mjs --editor   start the n8n editor on 127.0.0.1:5678 with it imported
 import { readFileSync } from 'node:fs';
-import { startProviders } from '../tests/e2e/providers.mjs';
-import { ROOT, n8nInstall, n8nInstance, outputs } from '../tests/e2e/n8n.mjs';
+import { startProviders } from '../tests/support/providers.mjs';
+import { ROOT, n8nInstall, n8nInstance, outputs } from '../tests/support/n8n.mjs';
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {

@@ -14,14 +14,14 @@ log "2/5 WASM build"
 bash scripts/build-wasm.sh
 
 log "3/5 engine vectors through pkg/ in Node 20 and Node 24"
-node --test tests/node/*.test.mjs >&2 || die "Node 20 engine tests failed"
+node --test tests/engine-wasm/*.test.mjs >&2 || die "Node 20 engine tests failed"
 n8n2=$(bash scripts/lib/n8n-install.sh 2)
-( source "$n8n2/env.sh" && node --version >&2 && node --test tests/node/*.test.mjs >&2 ) || die "Node 24 engine tests failed"
+( source "$n8n2/env.sh" && node --version >&2 && node --test tests/engine-wasm/*.test.mjs >&2 ) || die "Node 24 engine tests failed"
 
 log "4/5 state stores against real Redis and Postgres"
 bash scripts/build-node.sh
 bash scripts/lib/services.sh start
-node --test tests/node-unit/*.test.mjs >&2 || die "node unit tests failed"
+node --test tests/node-units/*.test.mjs >&2 || die "node unit tests failed"
 node --test --test-concurrency=1 tests/stores/*.test.mjs >&2 || die "store tests failed"
 
 log "5/5 the node in real n8n"

@@ -9,8 +9,8 @@
 // branch does not continue on error: the execution itself must fail with a NodeOperationError.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startProviders } from './providers.mjs';
-import { n8nInstall, n8nInstance, branchesWorkflow, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, branchesWorkflow, uid } from '../support/n8n.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 let providers, base, run, log;

@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startProviders, authHash } from './providers.mjs';
-import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from './n8n.mjs';
+import { startProviders, authHash } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);

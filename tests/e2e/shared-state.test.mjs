@@ -4,8 +4,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startProviders } from './providers.mjs';
-import { n8nInstall, n8nInstance, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);

@@ -6,8 +6,15 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startProviders } from '../e2e/providers.mjs';
-import { engine, plan, runOne, RedisStore, redisClient, closeRedisClients } from './harness.mjs';
+import { startProviders } from '../support/providers.mjs';
+import {
+	engine,
+	plan,
+	runOne,
+	RedisStore,
+	redisClient,
+	closeRedisClients,
+} from '../support/store-harness.mjs';
 
 const base = 18100 + Math.floor(Math.random() * 800);
 const ports = [base, base + 1, base + 2];

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startProviders } from '../e2e/providers.mjs';
+import { startProviders } from '../support/providers.mjs';
 import {
 	ROOT,
 	engine,
@@ -22,7 +22,7 @@ import {
 	closeRedisClients,
 	closePostgresPools,
 	postgresPool,
-} from './harness.mjs';
+} from '../support/store-harness.mjs';
 
 const require = createRequire(path.join(ROOT, 'package.json'));
 const Redis = require('ioredis');

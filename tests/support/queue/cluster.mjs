@@ -3,7 +3,7 @@
 // Each worker gets RPC_WORKER=w<k> in its env so a workflow can tag its requests with it.
 import { spawn, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { n8nInstance, uid } from '../e2e/n8n.mjs';
+import { n8nInstance, uid } from '../n8n.mjs';
 
 const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
 const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);

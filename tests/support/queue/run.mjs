@@ -5,7 +5,7 @@ import pg from 'pg';
 import Redis from 'ioredis';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { n8nInstall, uid } from '../e2e/n8n.mjs';
+import { n8nInstall, uid } from '../n8n.mjs';
 import { startVendor } from './vendor.mjs';
 import { startCluster } from './cluster.mjs';
 import { workflow } from './workflows.mjs';
