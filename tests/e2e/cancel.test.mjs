@@ -73,8 +73,8 @@ before(async () => {
 	};
 	n8n.importWorkflow(wf);
 	n8n.activate(wf.id);
-	port = 30000 + Math.floor(Math.random() * 5000);
-	server = await n8n.start(port);
+	server = await n8n.start();
+	port = server.port;
 	const setup = await rest('POST', '/owner/setup', {
 		email: 'owner@example.com',
 		firstName: 'E2e',

@@ -135,8 +135,8 @@ test('seed 001 across 10 executions of one long-running n8n: still 3 in total', 
 	};
 	n8n.importWorkflow(wf);
 	n8n.activate(wf.id);
-	const port = 20000 + Math.floor(Math.random() * 20000);
-	const server = await n8n.start(port);
+	const server = await n8n.start();
+	const { port } = server;
 	try {
 		const served = [];
 		for (let k = 0; k < 10; k++) {
