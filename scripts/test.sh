@@ -23,9 +23,11 @@ cargo clippy --workspace --all-targets --locked --quiet -- -D warnings >&2 \
 log "2/8 Rust tests"
 cargo_log=$(mktemp)
 at_exit "rm -f '$cargo_log'"
-# Run once; on success show the per-binary results, on failure everything cargo said.
-if cargo test --workspace --locked --quiet >"$cargo_log" 2>&1; then
-  grep -E '^test result' "$cargo_log" >&2
+# Run once; on success one line per test binary, on failure everything cargo said.
+if cargo test --workspace --locked >"$cargo_log" 2>&1; then
+  awk '/^ +(Running|Doc-tests) /{ sub(/^ +(Running (unittests )?)?/, ""); sub(/ \(.*/, ""); name = $0 }
+       /^test result: /{ sub(/^test result: /, ""); sub(/; 0 measured;.*finished/, ", finished"); printf "  %-30s %s\n", name, $0 }' \
+    "$cargo_log" >&2
 else
   cat "$cargo_log" >&2
   die "cargo test failed (above)"
