@@ -34,11 +34,12 @@ else
 fi
 bash scripts/fuzz-smoke.sh || die "fuzz smoke failed (the long run: scripts/fuzz.sh)"
 
-log "3/8 WASM build and the node package"
+log "3/8 WASM build, the node package; n8n, Redis and Postgres installed (cached)"
 bash scripts/build-wasm.sh
 bash scripts/build-node.sh
 n8n2=$(bash scripts/lib/n8n-install.sh 2)
 bash scripts/lib/n8n-install.sh 1 >/dev/null
+bash scripts/lib/services.sh install
 
 log "4/8 the test command beside servers on the default ports"
 step node --test tests/test-command/*.test.mjs >&2 || die "the test command does not cope with taken default ports"

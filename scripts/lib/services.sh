@@ -4,6 +4,7 @@
 #   eval "$(services.sh start)"       starts both; prints the exports RPC_SERVICES_DIR,
 #                                     RPC_REDIS_PORT, RPC_PG_PORT, RPC_PG_BIN
 #   services.sh stop <run dir>        stops the servers of that run and removes its directory
+#   services.sh install               only installs what is missing
 # Installs redis-server / postgresql / faketime from Debian if missing. Scripts that start
 # servers stop them with a trap: scripts/lib/run-services.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -79,5 +80,6 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
-  *) die "usage: services.sh start | stop <run dir>" ;;
+  install) install_missing ;;
+  *) die "usage: services.sh start | stop <run dir> | install" ;;
 esac

@@ -55,7 +55,7 @@ function run(cmd, args, opts = {}) {
 		child.on('exit', (code, signal) => resolve({ code, signal, out })),
 	);
 	const line = async (re) => {
-		for (let i = 0; i < 1200; i++) {
+		for (let i = 0; i < 2400; i++) {
 			const m = out.match(re);
 			if (m) return m;
 			if (child.exitCode !== null) break;
