@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { queueRun } from '../tests/queue/run.mjs';
-import { compare, table, svg } from '../tests/queue/report.mjs';
+import { queueRun } from '../tests/support/queue/run.mjs';
+import { compare, table, svg } from '../tests/support/queue/report.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);

@@ -3,7 +3,7 @@
 // real item loop and stores, against local Redis and Postgres, with 1, 8 and 40 concurrent
 // callers; and round trips and writes per call in the healthy steady state. The provider call
 // itself is stubbed to an instant answer so the figures are the state path alone.
-// Needs: scripts/build-node.sh and scripts/lib/services.sh start.
+// Needs: scripts/build-node.sh and eval "$(bash scripts/lib/services.sh start)" (Redis and Postgres).
 import { execFileSync } from 'node:child_process';
 import {
 	engine,
@@ -18,7 +18,7 @@ import {
 	postgresPool,
 	REDIS_PORT,
 	PG_PORT,
-} from '../tests/stores/harness.mjs';
+} from '../tests/support/store-harness.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const instant = (status) => async () => ({

@@ -5,6 +5,8 @@
 #      Redis store, Postgres database), every policy, beside the simulator's prediction.
 #   bash scripts/benchmark.sh [--n8n 1|2]
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+source "$ROOT/scripts/lib/cleanup.sh"
+source "$ROOT/scripts/lib/run-services.sh"
 cd "$ROOT"
 major=2
 [ "${1:-}" = "--n8n" ] && major="${2:-2}"
@@ -17,7 +19,7 @@ for s in seed000-vendor-blip seed001-dead-provider seed001-fleet seed003-rate-li
   echo
 done
 bash scripts/build-node.sh
-bash scripts/lib/services.sh start
+services_up # its own Redis and Postgres on free ports, stopped at the end
 bash scripts/lib/n8n-install.sh "$major" >/dev/null
 log "real run in n8n $major queue mode: scenarios/queue-compressed.json"
 node scripts/bench-queue.mjs scenarios/queue-compressed.json --n8n "$major" \

@@ -4,20 +4,21 @@
 // provider received, taken from the providers' own request logs. Exits non-zero when those
 // logs disagree with n8n's run data.
 //   node scripts/demo.mjs            run the demo
-//   node scripts/demo.mjs --editor   start the n8n editor on 127.0.0.1:5678 with it imported
+//   node scripts/demo.mjs --editor   start the n8n editor (127.0.0.1:5678 when free) with it imported
 import { readFileSync } from 'node:fs';
-import { startProviders } from '../tests/e2e/providers.mjs';
-import { ROOT, n8nInstall, n8nInstance, outputs } from '../tests/e2e/n8n.mjs';
+import net from 'node:net';
+import { startProviders } from '../tests/support/providers.mjs';
+import { ROOT, n8nInstall, n8nInstance, outputs } from '../tests/support/n8n.mjs';
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
 	console.log(
-		'Usage: scripts/demo.sh [--editor] [--n8n 1|2]\n  --editor  start the n8n editor on http://127.0.0.1:5678 with the node and the demo workflow\n  --n8n N   n8n major version (2 = 2.41.1 on Node 24, default; 1 = 1.123.81 on Node 20)',
+		'Usage: scripts/demo.sh [--editor] [--n8n 1|2]\n  --editor  start the n8n editor (http://127.0.0.1:5678, or a free port when taken) with the node and the demo workflow\n  --n8n N   n8n major version (2 = 2.41.1 on Node 24, default; 1 = 1.123.81 on Node 20)',
 	);
 	process.exit(0);
 }
 const major = Number(args[args.indexOf('--n8n') + 1] || 2) || 2;
-const providers = await startProviders(18700);
+const providers = await startProviders(); // a free port, written into the workflow below
 const template = readFileSync(
 	new URL('../n8n-node/examples/demo-workflow.json', import.meta.url),
 	'utf8',
@@ -30,9 +31,10 @@ wf.nodes.find((n) => n.name === 'Resilient Provider Call').type = n8n.nodeType;
 n8n.importWorkflow(wf);
 
 if (args.includes('--editor')) {
-	const server = await n8n.start(5678);
+	// The editor's usual address when free; beside another n8n, a free port (printed).
+	const server = await n8n.start((await isFree(5678)) ? 5678 : undefined);
 	console.log(
-		`n8n editor: http://127.0.0.1:5678  (workflow "${wf.name}" imported; providers on 127.0.0.1:${providers.port}; Ctrl-C stops)`,
+		`n8n editor: http://127.0.0.1:${server.port}  (workflow "${wf.name}" imported; providers on 127.0.0.1:${providers.port}; Ctrl-C stops)`,
 	);
 	process.on('SIGINT', async () => {
 		await server.stop();
@@ -112,4 +114,11 @@ if (disagree) {
 if (ok.length + deferred.length + failed.length !== 10) {
 	console.error('FAIL: an item was lost');
 	process.exit(1);
+}
+
+function isFree(port) {
+	return new Promise((resolve) => {
+		const probe = net.createServer().once('error', () => resolve(false));
+		probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+	});
 }

@@ -3,8 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startProviders } from './providers.mjs';
-import { n8nInstall, n8nInstance, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const HINT_S = 12;
@@ -73,8 +73,8 @@ before(async () => {
 	};
 	n8n.importWorkflow(wf);
 	n8n.activate(wf.id);
-	port = 30000 + Math.floor(Math.random() * 5000);
-	server = await n8n.start(port);
+	server = await n8n.start();
+	port = server.port;
 	const setup = await rest('POST', '/owner/setup', {
 		email: 'owner@example.com',
 		firstName: 'E2e',

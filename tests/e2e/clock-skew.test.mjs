@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startProviders } from './providers.mjs';
-import { ROOT, n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { ROOT, n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
+import { REDIS_PORT } from '../support/services.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
-const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
 const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const SKEW = { LD_PRELOAD: FAKETIME_LIB, FAKETIME: '+30s', FAKETIME_DONT_FAKE_MONOTONIC: '1' };
 const BEHIND = { ...SKEW, FAKETIME: '-30s' };

@@ -3,8 +3,8 @@
 // one `n8n execute`; every count is taken at the provider.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startProviders } from './providers.mjs';
-import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 let providers, n8n, run, base;

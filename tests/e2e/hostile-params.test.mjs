@@ -9,8 +9,9 @@
 // branch does not continue on error: the execution itself must fail with a NodeOperationError.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startProviders } from './providers.mjs';
-import { n8nInstall, n8nInstance, branchesWorkflow, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, branchesWorkflow, uid } from '../support/n8n.mjs';
+import { REDIS_PORT, PG_PORT } from '../support/services.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 let providers, base, run, log;
@@ -304,7 +305,7 @@ before(async () => {
 			id: 'hpRedisCred001',
 			name: 'redis',
 			type: 'redis',
-			data: { host: '127.0.0.1', port: 16379, database: 0, password: '' },
+			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
 		},
 		{
 			id: 'hpPgCred000001',
@@ -312,7 +313,7 @@ before(async () => {
 			type: 'postgres',
 			data: {
 				host: '127.0.0.1',
-				port: 15432,
+				port: PG_PORT,
 				database: 'rpc',
 				user: 'postgres',
 				password: '',

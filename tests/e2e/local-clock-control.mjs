@@ -9,7 +9,7 @@ import {
 	redisClient,
 	closeRedisClients,
 	REDIS_PORT,
-} from '../stores/harness.mjs';
+} from '../support/store-harness.mjs';
 void createRequire;
 
 class LocalClockRedisStore extends RedisStore {

@@ -8,8 +8,8 @@
 // deferred/failed item, no item overstays its budget. Reproduce with NEVER_LOSE_SEED=<seed>.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startProviders } from './providers.mjs';
-import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const SEED = Number(process.env.NEVER_LOSE_SEED ?? Math.floor(Math.random() * 2 ** 31));

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { startProviders } from './providers.mjs';
-import { ROOT, n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { ROOT, n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const PKG = 'n8n-nodes-resilient-provider-call';

@@ -11,12 +11,11 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startProviders, authHash } from './providers.mjs';
-import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from './n8n.mjs';
+import { startProviders, authHash } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
+import { REDIS_PORT, PG_PORT } from '../support/services.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
-const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
-const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
 const id = uid();
 const TOKEN = `sk-canary-${uid()}${uid()}`;
 const CANARY = `Bearer ${TOKEN}`;

@@ -4,8 +4,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startProviders } from './providers.mjs';
-import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 let providers, base, install;
@@ -135,8 +135,8 @@ test('seed 001 across 10 executions of one long-running n8n: still 3 in total', 
 	};
 	n8n.importWorkflow(wf);
 	n8n.activate(wf.id);
-	const port = 20000 + Math.floor(Math.random() * 20000);
-	const server = await n8n.start(port);
+	const server = await n8n.start();
+	const { port } = server;
 	try {
 		const served = [];
 		for (let k = 0; k < 10; k++) {

@@ -4,12 +4,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startProviders } from './providers.mjs';
-import { n8nInstall, n8nInstance, uid } from './n8n.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
+import { REDIS_PORT, PG_PORT } from '../support/services.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
-const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
-const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
 let providers,
 	servers = [];
 const id = uid();
@@ -104,12 +103,8 @@ async function post(port, path) {
 before(async () => {
 	providers = await startProviders();
 	const install = n8nInstall(major);
-	const ports = [
-		21000 + Math.floor(Math.random() * 4000),
-		26000 + Math.floor(Math.random() * 4000),
-	];
 	servers = await Promise.all(
-		ports.map(async (port) => {
+		[0, 1].map(async () => {
 			const n8n = n8nInstance(install);
 			n8n.importCredentials(creds);
 			for (const store of ['redis', 'postgres']) {
@@ -117,8 +112,8 @@ before(async () => {
 				n8n.importWorkflow(wf);
 				n8n.activate(wf.id);
 			}
-			const server = await n8n.start(port);
-			return { port, server };
+			const server = await n8n.start();
+			return { port: server.port, server };
 		}),
 	);
 });

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT } from '../e2e/n8n.mjs';
-import { queueRun } from './run.mjs';
-import { compare, table } from './report.mjs';
+import { ROOT } from '../support/n8n.mjs';
+import { queueRun } from '../support/queue/run.mjs';
+import { compare, table } from '../support/queue/report.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const file = path.join(ROOT, 'scenarios/queue-smoke.json');

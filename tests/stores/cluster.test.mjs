@@ -6,11 +6,22 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startProviders } from '../e2e/providers.mjs';
-import { engine, plan, runOne, RedisStore, redisClient, closeRedisClients } from './harness.mjs';
+import { startProviders } from '../support/providers.mjs';
+import { freePorts } from '../support/ports.mjs';
+import {
+	engine,
+	plan,
+	runOne,
+	RedisStore,
+	redisClient,
+	closeRedisClients,
+} from '../support/store-harness.mjs';
 
-const base = 18100 + Math.floor(Math.random() * 800);
-const ports = [base, base + 1, base + 2];
+// Each master needs a client port and a cluster bus port (by default port + 10000, which may be
+// taken or beyond 65535): all six chosen free.
+const chosen = await freePorts(6);
+const ports = chosen.slice(0, 3);
+const busPorts = chosen.slice(3);
 const children = [];
 let providers;
 const cli = (port, ...args) =>
@@ -20,7 +31,7 @@ const cli = (port, ...args) =>
 
 before(async () => {
 	providers = await startProviders();
-	for (const port of ports) {
+	for (const [k, port] of ports.entries()) {
 		const dir = mkdtempSync(path.join(tmpdir(), `rpc-cluster-${port}-`));
 		children.push(
 			spawn(
@@ -30,6 +41,8 @@ before(async () => {
 					'127.0.0.1',
 					'--port',
 					String(port),
+					'--cluster-port',
+					String(busPorts[k]),
 					'--cluster-enabled',
 					'yes',
 					'--cluster-config-file',

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, chownSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startProviders } from '../e2e/providers.mjs';
+import { startProviders } from '../support/providers.mjs';
 import {
 	ROOT,
 	engine,
@@ -22,7 +21,10 @@ import {
 	closeRedisClients,
 	closePostgresPools,
 	postgresPool,
-} from './harness.mjs';
+	REDIS_PORT,
+	PG_PORT,
+} from '../support/store-harness.mjs';
+import { freePort } from '../support/ports.mjs';
 
 const require = createRequire(path.join(ROOT, 'package.json'));
 const Redis = require('ioredis');
@@ -53,15 +55,14 @@ after(async () => {
 test('redis steady state: one round trip and no write per healthy call', async () => {
 	// A throwaway server: the shared one's commandstats also count everyone else's commands.
 	const r = await ownRedis();
-	const REDIS_PORT = r.port;
 	const id = uid();
 	const store = new RedisStore(redisClient({ host: '127.0.0.1', port: r.port }), `h-${id}`);
 	const p = plan([{ name: `ok-${id}`, url: `${base}/ok?id=${id}` }], {}, `h-${id}`);
 	const eng = new engine.Engine(p.config);
 	await runOne(store, p, eng, 'warm'); // loads the scripts
-	const before = cmdstat(REDIS_PORT);
+	const before = cmdstat(r.port);
 	for (let i = 0; i < 100; i++) await runOne(store, p, eng, `i${i}`);
-	const after = cmdstat(REDIS_PORT);
+	const after = cmdstat(r.port);
 	const delta = (k) => (after[k] ?? 0) - (before[k] ?? 0);
 	console.log(
 		`redis, 100 healthy calls: evalsha ${delta('evalsha')}, eval ${delta('eval')}, get ${delta('get')}, set ${delta('set')}`,
@@ -96,7 +97,7 @@ test('postgres steady state: no write per healthy call', async () => {
 	await runOne(store, p, eng, 'heal');
 	const pool = postgresPool({
 		host: '127.0.0.1',
-		port: Number(process.env.RPC_PG_PORT ?? 15432),
+		port: PG_PORT,
 		database: 'rpc',
 		user: 'postgres',
 	});
@@ -115,7 +116,7 @@ test('postgres steady state: no write per healthy call', async () => {
 });
 
 async function ownRedis() {
-	const port = 17000 + Math.floor(Math.random() * 2000);
+	const port = await freePort();
 	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-redis-'));
 	const start = () =>
 		spawn(
@@ -213,16 +214,6 @@ for (const failOpen of [true, false]) {
 
 // ---- Postgres: a throwaway cluster (initdb as the postgres user, a free loopback port) ----
 const PG_BIN = process.env.RPC_PG_BIN ?? '/usr/lib/postgresql/15/bin';
-const freePort = () =>
-	new Promise((resolve, reject) => {
-		const srv = net
-			.createServer()
-			.once('error', reject)
-			.listen(0, '127.0.0.1', () => {
-				const { port } = srv.address();
-				srv.close(() => resolve(port));
-			});
-	});
 
 async function ownPostgres() {
 	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-pg-'));
@@ -431,7 +422,7 @@ const hostileStores = {
 		const key = store.key(provider, 'breaker');
 		const own = new Redis({
 			host: '127.0.0.1',
-			port: Number(process.env.RPC_REDIS_PORT ?? 16379),
+			port: REDIS_PORT,
 			lazyConnect: true,
 		});
 		await own.connect();
@@ -448,7 +439,7 @@ const hostileStores = {
 		const store = stores.postgres(scope);
 		const own = new pg.Client({
 			host: '127.0.0.1',
-			port: Number(process.env.RPC_PG_PORT ?? 15432),
+			port: PG_PORT,
 			database: 'rpc',
 			user: 'postgres',
 		});

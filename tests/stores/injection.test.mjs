@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { startProviders } from '../e2e/providers.mjs';
+import { startProviders } from '../support/providers.mjs';
 import {
 	ROOT,
 	engine,
@@ -24,7 +24,7 @@ import {
 	closePostgresPools,
 	REDIS_PORT,
 	PG_PORT,
-} from './harness.mjs';
+} from '../support/store-harness.mjs';
 
 const require = createRequire(import.meta.url);
 const { storeSettings } = require(path.join(ROOT, 'dist/lib/store/open.js'));

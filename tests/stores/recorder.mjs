@@ -12,7 +12,7 @@ import {
 	runOne,
 	closeRedisClients,
 	closePostgresPools,
-} from './harness.mjs';
+} from '../support/store-harness.mjs';
 
 const { addCounters } = createRequire(import.meta.url)(path.join(ROOT, 'dist/lib/operations.js'));
 

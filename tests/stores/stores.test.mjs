@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { startProviders } from '../e2e/providers.mjs';
+import { startProviders } from '../support/providers.mjs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import {
@@ -16,7 +16,7 @@ import {
 	closePostgresPools,
 	REDIS_PORT,
 	PG_PORT,
-} from './harness.mjs';
+} from '../support/store-harness.mjs';
 
 // The node's own counter aggregation (one addCounters per scope per execution).
 const { addCounters } = createRequire(import.meta.url)(path.join(ROOT, 'dist/lib/operations.js'));

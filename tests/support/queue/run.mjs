@@ -5,14 +5,13 @@ import pg from 'pg';
 import Redis from 'ioredis';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { n8nInstall, uid } from '../e2e/n8n.mjs';
+import { n8nInstall, uid } from '../n8n.mjs';
+import { REDIS_PORT, PG_PORT } from '../services.mjs';
 import { startVendor } from './vendor.mjs';
 import { startCluster } from './cluster.mjs';
 import { workflow } from './workflows.mjs';
 import { tally, spread, perSecond } from './metrics.mjs';
 
-const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
-const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const LOST = ['error', 'crashed', 'canceled'];
 

@@ -5,9 +5,26 @@ import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePorts } from './ports.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const VERSIONS = { 2: '2.41.1', 1: '1.123.81' };
+
+/**
+ * Ports for one n8n process, all chosen free: its HTTP server (N8N_PORT, default 5678), its task
+ * broker (N8N_RUNNERS_BROKER_PORT, default 5679; n8n 2 opens it in every process that runs
+ * workflows, `execute` and `worker` included) and a worker's health server (QUEUE_HEALTH_CHECK_PORT,
+ * default 5678, only when QUEUE_HEALTH_CHECK_ACTIVE). Two n8n processes on one host collide on
+ * the defaults, and so does a test beside a user's own n8n.
+ */
+export async function n8nPorts(port) {
+	const [main, broker, health] = await freePorts(3);
+	return {
+		N8N_PORT: String(port ?? main),
+		N8N_RUNNERS_BROKER_PORT: String(broker),
+		QUEUE_HEALTH_CHECK_PORT: String(health),
+	};
+}
 
 /** Install (or find) n8n <major>; returns how to run it. */
 export function n8nInstall(major) {
@@ -76,12 +93,13 @@ export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env
 		 * `n8n execute`; resolves { run, log } with run = the JSON run data. Asynchronous on purpose:
 		 * the loopback providers live in this process and must keep answering meanwhile.
 		 */
-		execute(id, { timeoutMs = 300_000, env = {} } = {}) {
+		async execute(id, { timeoutMs = 300_000, env = {} } = {}) {
+			const ports = await n8nPorts();
 			return new Promise((resolve, reject) => {
 				const child = spawn(
 					install.nodeBin,
 					[install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'],
-					{ env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+					{ env: { ...baseEnv, ...ports, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
 				);
 				let out = '';
 				child.stdout.on('data', (d) => (out += d));
@@ -104,15 +122,15 @@ export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env
 			if (install.major === 2) cli(['publish:workflow', `--id=${id}`]);
 			else cli(['update:workflow', `--id=${id}`, '--active=true']);
 		},
-		/** `n8n start` on a free port; resolves once the REST API answers. */
-		async start(port) {
+		/**
+		 * `n8n start` on `port` (default: a free one); resolves once the REST API answers, with
+		 * the port it listens on.
+		 */
+		async start(wanted) {
+			const ports = await n8nPorts(wanted);
+			const port = Number(ports.N8N_PORT);
 			const child = spawn(install.nodeBin, [install.n8nBin, 'start'], {
-				env: {
-					...baseEnv,
-					N8N_PORT: String(port),
-					N8N_LISTEN_ADDRESS: '127.0.0.1',
-					N8N_RUNNERS_BROKER_PORT: String(port + 11),
-				},
+				env: { ...baseEnv, ...ports, N8N_LISTEN_ADDRESS: '127.0.0.1' },
 				stdio: ['ignore', 'pipe', 'pipe'],
 			});
 			let log = '';
@@ -132,6 +150,7 @@ export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env
 				await new Promise((r) => setTimeout(r, 500));
 			}
 			return {
+				port,
 				child,
 				log: () => log,
 				stop: () =>

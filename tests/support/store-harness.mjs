@@ -1,5 +1,5 @@
 // Store tests drive the node's real item loop (dist/lib/runItem.js) and its real stores against
-// real Redis and Postgres servers (scripts/lib/services.sh) and loopback providers; HTTP goes
+// real Redis and Postgres servers (scripts/lib/services.sh, ports in tests/support/services.mjs) and loopback providers; HTTP goes
 // through Node's fetch here instead of n8n's helper (the node's HTTP path is tested in tests/e2e).
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +17,7 @@ export const { PostgresStore, postgresPool, closePostgresPools } = require(
 	path.join(ROOT, 'dist/lib/store/postgres.js'),
 );
 export const { FailoverStore } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
-export const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
-export const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
+export { REDIS_PORT, PG_PORT } from './services.mjs';
 
 export const quietLogger = { info() {}, warn() {}, error() {}, debug() {} };
 

@@ -3,10 +3,8 @@
 // Each worker gets RPC_WORKER=w<k> in its env so a workflow can tag its requests with it.
 import { spawn, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { n8nInstance, uid } from '../e2e/n8n.mjs';
-
-const REDIS_PORT = Number(process.env.RPC_REDIS_PORT ?? 16379);
-const PG_PORT = Number(process.env.RPC_PG_PORT ?? 15432);
+import { n8nInstance, n8nPorts, uid } from '../n8n.mjs';
+import { REDIS_PORT, PG_PORT } from '../services.mjs';
 
 function psql(sql) {
 	execFileSync(
@@ -60,10 +58,11 @@ function readyWorkflow(id) {
 	};
 }
 
-export async function startCluster(
-	install,
-	{ workers = 3, concurrency = 4, port = 20000 + Math.floor(Math.random() * 9000) } = {},
-) {
+export async function startCluster(install, { workers = 3, concurrency = 4, port: wanted } = {}) {
+	// Every process's listeners on free ports (main: HTTP and task broker; workers: task broker
+	// and health server), none on n8n's defaults.
+	const mainPorts = await n8nPorts(wanted);
+	const port = Number(mainPorts.N8N_PORT);
 	const id = uid();
 	const db = `n8n_queue_${id}`;
 	psql(`CREATE DATABASE ${db}`);
@@ -120,16 +119,11 @@ export async function startCluster(
 				n8n.importWorkflow(wf);
 				n8n.activate(wf.id);
 			}
-			const main = spawnN8n('main', ['start'], {
-				N8N_PORT: String(port),
-				N8N_LISTEN_ADDRESS: '127.0.0.1',
-				N8N_RUNNERS_BROKER_PORT: String(port + 11),
-			});
+			const main = spawnN8n('main', ['start'], { ...mainPorts, N8N_LISTEN_ADDRESS: '127.0.0.1' });
 			for (let k = 1; k <= workers; k++)
 				spawnN8n(`w${k}`, ['worker', `--concurrency=${concurrency}`], {
+					...(await n8nPorts()),
 					RPC_WORKER: `w${k}`,
-					N8N_RUNNERS_BROKER_PORT: String(port + 11 + k),
-					QUEUE_HEALTH_CHECK_PORT: String(port + 20 + k),
 				});
 			const deadline = Date.now() + 180_000;
 			for (;;) {
