@@ -26,41 +26,14 @@ export interface ChainConfig {
     threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
     open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;
 }
-export interface BreakerPolicy {
-    trip: { rule: "consecutive" } | { rule: "failure_rate"; rate: number; min_calls: number };
-    threshold: number; window_ms: number; open_ms: number; open_growth: number; open_max_ms: number;
-    half_open_probes: number; successes_to_close: number; probe_lease_ms: number; probe_answer_ms: number;
-}
-export interface ResolvedProvider {
-    name: string; unsafe_method: boolean; max_attempts: number; deadline_ms: number;
-    breaker: BreakerPolicy; rate_limit: { requests: number; period_ms: number; burst: number } | null;
-    max_in_flight: number | null;
-}
-export interface ResolvedChain {
-    providers: ResolvedProvider[];
-    backoff: { strategy: string; base_ms: number; cap_ms: number };
-    budget_ms: number; retry_after_cap_ms: number; defer_spread_ms: number;
-    rules: { retry_statuses: string; health_statuses: string; count_429: boolean; retry_unsafe_methods: boolean };
-}
-
-export interface Lease { holder: string; until_ms: number }
-export interface BreakerRow {
-    phase: Phase; failures: number[]; buckets: { start_ms: number; calls: number; failures: number }[];
-    open_until_ms: number; streak: number; trips: number; probes: Lease[]; successes: number;
-    last_failure: string | null; version: number;
-}
-export interface GateRow { tat_us: number; closed_until_ms: number; version: number }
-export interface InFlightRow { leases: Lease[]; version: number }
-/** A provider's rows as read from the store; missing rows may be left out (fresh). */
-export interface ProviderView { breaker?: BreakerRow; gate?: GateRow; in_flight?: InFlightRow }
 export interface ProviderState {
     state: Phase; state_gauge: 0 | 1 | 2; open_until_ms: number | null; trips: number; recent_failures: number;
     last_failure: string | null; probes_in_flight: number; gate_closed_until_ms: number | null; in_flight: number;
 }
-/** New rows to write atomically; each has `version` = stored version + 1. */
-export interface Writes {
-    provider: number; breaker: BreakerRow | null; gate: GateRow | null; in_flight: InFlightRow | null;
-}
+/** One row to write, as text: replace the stored row iff its version is still `expected`. */
+export interface RowWrite { kind: "breaker" | "gate" | "in_flight"; expected: number; version: number; json: string }
+/** Rows of provider `provider` to write atomically. */
+export interface RowWrites { provider: number; rows: RowWrite[] }
 export interface Transition { from: Phase; to: Phase; at_ms: number }
 
 export type Step =
@@ -69,31 +42,35 @@ export type Step =
 | { kind: "done"; provider: number; name: string; fallback: boolean }
 | { kind: "defer"; retry_at_ms: number; reason: Reason }
 | { kind: "fail"; reason: Reason };
-export interface Poll { step: Step; writes: Writes | null; transition: Transition | null }
+export type FinalStep = Extract<Step, { kind: "done" | "defer" | "fail" }>;
+/** How an item ended: its final step, what it went through, its counters (index = provider). */
+export interface End { step: FinalStep; report: Report; counters: Counters[] }
+/** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`. */
+export interface Polled { step: Step; writes: RowWrites | null; transition: Transition | null; end: End | null }
+/** `outcome` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows), log
+ * `attempt`, then finish with `end` or wait `sleep_ms` and poll. */
+export interface Recorded {
+    writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog | null; sleep_ms: number; end: End | null;
+}
+
+/** The guard's ticket: plain data that travels in an n8n item. */
+export interface Ticket {
+    provider: number; name: string; probe: boolean; lease: string; scope: string; issued_ms: number; expires_ms: number;
+}
+export type Decision =
+| { kind: "go"; provider: number; name: string; ticket: Ticket }
+| { kind: "defer"; retry_at_ms: number; reason: Reason }
+| { kind: "fail"; reason: Reason };
+export interface Checked { decision: Decision; writes: RowWrites | null; transition: Transition | null; skipped: Skip[] }
+export interface Reported { writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog }
 
 export interface HintHeaders {
     "retry-after"?: string; "ratelimit-reset"?: string; "x-ratelimit-reset"?: string;
     "ratelimit-remaining"?: string; "x-ratelimit-remaining"?: string;
 }
-export interface Hint { delay_ms: number; source: "retry_after" | "rate_limit_reset" }
 export type Outcome =
 | { kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null }
 | { kind: "error"; code: string };
-export interface Effect {
-    provider: number; health: Health; holder: string; label: string;
-    gate_close_until_ms: number | null; release_in_flight: boolean;
-}
-export interface Recorded { writes: Writes | null; transition: Transition | null }
-
-export type Admission =
-| { kind: "call" } | { kind: "probe"; lease_until_ms: number }
-| { kind: "skip"; until_ms: number; reason: Reason };
-export interface Decided<T> { decision: T; row: BreakerRow | null; transition: Transition | null }
-export type Take =
-| { kind: "now"; row: GateRow | null }
-| { kind: "reserved"; at_ms: number; row: GateRow }
-| { kind: "wait"; until_ms: number; reason: Reason };
-
 export interface AttemptLog {
     provider: number; name: string; attempt: number; outcome: string; probe: boolean;
     wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean; health: Health;
@@ -113,82 +90,50 @@ export class Engine {
     free(): void;
     [Symbol.dispose](): void;
     /**
-     * Breaker admission for provider `provider` alone (state inspection and tests).
+     * Guard, first half: which provider may be called now, without calling. `lease` names the
+     * ticket's leases fleet-wide; `scope` is the store scope the ticket is valid in.
      */
-    admit(provider: number, row: BreakerRow, now_ms: number, holder: string): Decided<Admission>;
+    check(now_ms: number, rows: string[], lease: string, scope: string): Checked;
     /**
-     * Take a slot of provider `provider`'s rate gate.
+     * What one provider's row texts say now (Get Provider State): the gauge and live leases.
      */
-    gateTake(provider: number, row: GateRow, now_ms: number, max_wait_ms: number): Take;
+    inspect(rows: string[], now_ms: number): ProviderState;
     /**
-     * What a provider's rows say now (Get Provider State): the gauge and live leases.
-     */
-    inspect(view: ProviderView, now_ms: number): ProviderState;
-    /**
-     * Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's Idempotency-Key.
+     * Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's
+     * Idempotency-Key (used only where the provider's method needs one).
      */
     item(started_ms: number, holder: string, keys: (string | null)[]): Item;
     constructor(config: ChainConfig);
     /**
-     * Apply an outcome's effect to the provider's rows; re-run on fresh rows after a lost race.
+     * Guard, second half: record the outcome of the call a ticket admitted, on the provider's
+     * row texts; pure, so after a lost race report again on fresh rows.
      */
-    record(view: ProviderView, effect: Effect, now_ms: number): Recorded;
-    /**
-     * The validated chain with every default filled in.
-     */
-    resolved(): ResolvedChain;
+    report(now_ms: number, ticket: Ticket, scope: string, outcome: Outcome, rows: string[]): Reported;
 }
 
 /**
- * One item's step machine.
+ * One item's session: `poll`, call, `outcome`, until it ends.
  */
 export class Item {
     private constructor();
     free(): void;
     [Symbol.dispose](): void;
     /**
-     * This item's contribution to each provider's counters (index = provider).
+     * Hand the item back now (e.g. `store_unavailable` when failing closed).
      */
-    counters(): Counters[];
+    deferNow(now_ms: number, reason: Reason): End;
     /**
-     * Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
+     * The outcome of the call the last poll returned: rows to write, the attempt's log line,
+     * the wait before the next poll, and the item's end if it ended.
      */
-    deferNow(now_ms: number, reason: Reason): Step;
+    outcome(now_ms: number, outcome: Outcome): Recorded;
     /**
-     * The final step if the item already ended (e.g. right after a successful outcome), else null.
+     * The next step from the chain's row texts (`ROW_KINDS` per provider, "" for a fresh row)
+     * read at `now_ms` (the store's clock).
      */
-    finished(): Step | null;
+    poll(now_ms: number, rows: string[]): Polled;
     /**
-     * The latest attempt alone, for the per-attempt log line (the whole report is built once, at the end).
+     * After a lost race: the last outcome on the provider's fresh row texts.
      */
-    lastAttempt(): AttemptLog | null;
-    /**
-     * The outcome of the call the last poll returned; gives the effect to record.
-     */
-    onOutcome(now_ms: number, outcome: Outcome, credential_refreshed: boolean): Effect;
-    /**
-     * The next step given the chain's rows read at `now_ms` (the store's clock).
-     */
-    poll(now_ms: number, views: ProviderView[]): Poll;
-    report(): Report;
+    rerecord(now_ms: number, rows: string[]): Recorded;
 }
-
-/**
- * The delay before retry `n` (0-based) under a strategy; `prev_ms` for decorrelated.
- */
-export function backoffDelay(strategy: string, base_ms: number, cap_ms: number, n: number, prev_ms: number): number;
-
-/**
- * Close a gate row until `until_ms` (null when it already was).
- */
-export function gateClose(row: GateRow, until_ms: number): GateRow | null;
-
-/**
- * Make the process's jitter deterministic (tests and the simulator only).
- */
-export function seedRandom(seed: number): void;
-
-/**
- * The server's hint (Retry-After, RateLimit-Reset) for a response, or null.
- */
-export function serverHint(status: number, headers: HintHeaders, now_ms: number): Hint | null;

@@ -15,54 +15,55 @@ class Engine {
         wasm.__wbg_engine_free(ptr, 0);
     }
     /**
-     * Breaker admission for provider `provider` alone (state inspection and tests).
-     * @param {number} provider
-     * @param {BreakerRow} row
+     * Guard, first half: which provider may be called now, without calling. `lease` names the
+     * ticket's leases fleet-wide; `scope` is the store scope the ticket is valid in.
      * @param {number} now_ms
-     * @param {string} holder
-     * @returns {Decided<Admission>}
+     * @param {string[]} rows
+     * @param {string} lease
+     * @param {string} scope
+     * @returns {Checked}
      */
-    admit(provider, row, now_ms, holder) {
-        const val2 = +provider;
-        const val3 = +now_ms;
-        const ptr0 = passStringToWasm0(holder, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.engine_admit(this.__wbg_ptr, val2, row, val3, ptr0, len0);
+    check(now_ms, rows, lease, scope) {
+        const val4 = +now_ms;
+        let ptr0, len0, ptr1, len1, ptr2, len2;
+        try {
+            ptr0 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(lease, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = passStringToWasm0(scope, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__externref_drop_slice(ptr0, len0); wasm.__wbindgen_free(ptr0, len0 * 4, 4); }
+            throw e;
+        }
+        const ret = wasm.engine_check(this.__wbg_ptr, val4, ptr0, len0, ptr1, len1, ptr2, len2);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * Take a slot of provider `provider`'s rate gate.
-     * @param {number} provider
-     * @param {GateRow} row
-     * @param {number} now_ms
-     * @param {number} max_wait_ms
-     * @returns {Take}
-     */
-    gateTake(provider, row, now_ms, max_wait_ms) {
-        const ret = wasm.engine_gateTake(this.__wbg_ptr, provider, row, now_ms, max_wait_ms);
-        if (ret[2]) {
-            throw takeFromExternrefTable0(ret[1]);
-        }
-        return takeFromExternrefTable0(ret[0]);
-    }
-    /**
-     * What a provider's rows say now (Get Provider State): the gauge and live leases.
-     * @param {ProviderView} view
+     * What one provider's row texts say now (Get Provider State): the gauge and live leases.
+     * @param {string[]} rows
      * @param {number} now_ms
      * @returns {ProviderState}
      */
-    inspect(view, now_ms) {
-        const ret = wasm.engine_inspect(this.__wbg_ptr, view, now_ms);
+    inspect(rows, now_ms) {
+        const val2 = +now_ms;
+        const ptr0 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.engine_inspect(this.__wbg_ptr, ptr0, len0, val2);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's Idempotency-Key.
+     * Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's
+     * Idempotency-Key (used only where the provider's method needs one).
      * @param {number} started_ms
      * @param {string} holder
      * @param {(string | null)[]} keys
@@ -91,25 +92,29 @@ class Engine {
         return this;
     }
     /**
-     * Apply an outcome's effect to the provider's rows; re-run on fresh rows after a lost race.
-     * @param {ProviderView} view
-     * @param {Effect} effect
+     * Guard, second half: record the outcome of the call a ticket admitted, on the provider's
+     * row texts; pure, so after a lost race report again on fresh rows.
      * @param {number} now_ms
-     * @returns {Recorded}
+     * @param {Ticket} ticket
+     * @param {string} scope
+     * @param {Outcome} outcome
+     * @param {string[]} rows
+     * @returns {Reported}
      */
-    record(view, effect, now_ms) {
-        const ret = wasm.engine_record(this.__wbg_ptr, view, effect, now_ms);
-        if (ret[2]) {
-            throw takeFromExternrefTable0(ret[1]);
+    report(now_ms, ticket, scope, outcome, rows) {
+        const val3 = +now_ms;
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(scope, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__externref_drop_slice(ptr1, len1); wasm.__wbindgen_free(ptr1, len1 * 4, 4); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
         }
-        return takeFromExternrefTable0(ret[0]);
-    }
-    /**
-     * The validated chain with every default filled in.
-     * @returns {ResolvedChain}
-     */
-    resolved() {
-        const ret = wasm.engine_resolved(this.__wbg_ptr);
+        const ret = wasm.engine_report(this.__wbg_ptr, val3, ticket, ptr0, len0, outcome, ptr1, len1);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
@@ -120,7 +125,7 @@ if (Symbol.dispose) Engine.prototype[Symbol.dispose] = Engine.prototype.free;
 exports.Engine = Engine;
 
 /**
- * One item's step machine.
+ * One item's session: `poll`, call, `outcome`, until it ends.
  */
 class Item {
     static __wrap(ptr) {
@@ -140,21 +145,10 @@ class Item {
         wasm.__wbg_item_free(ptr, 0);
     }
     /**
-     * This item's contribution to each provider's counters (index = provider).
-     * @returns {Counters[]}
-     */
-    counters() {
-        const ret = wasm.item_counters(this.__wbg_ptr);
-        if (ret[2]) {
-            throw takeFromExternrefTable0(ret[1]);
-        }
-        return takeFromExternrefTable0(ret[0]);
-    }
-    /**
-     * Defer the item now (e.g. `store_unavailable` when failing closed); gives the final step.
+     * Hand the item back now (e.g. `store_unavailable` when failing closed).
      * @param {number} now_ms
      * @param {Reason} reason
-     * @returns {Step}
+     * @returns {End}
      */
     deferNow(now_ms, reason) {
         const ret = wasm.item_deferNow(this.__wbg_ptr, now_ms, reason);
@@ -164,59 +158,47 @@ class Item {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * The final step if the item already ended (e.g. right after a successful outcome), else null.
-     * @returns {Step | null}
-     */
-    finished() {
-        const ret = wasm.item_finished(this.__wbg_ptr);
-        if (ret[2]) {
-            throw takeFromExternrefTable0(ret[1]);
-        }
-        return takeFromExternrefTable0(ret[0]);
-    }
-    /**
-     * The latest attempt alone, for the per-attempt log line (the whole report is built once, at the end).
-     * @returns {AttemptLog | null}
-     */
-    lastAttempt() {
-        const ret = wasm.item_lastAttempt(this.__wbg_ptr);
-        if (ret[2]) {
-            throw takeFromExternrefTable0(ret[1]);
-        }
-        return takeFromExternrefTable0(ret[0]);
-    }
-    /**
-     * The outcome of the call the last poll returned; gives the effect to record.
+     * The outcome of the call the last poll returned: rows to write, the attempt's log line,
+     * the wait before the next poll, and the item's end if it ended.
      * @param {number} now_ms
      * @param {Outcome} outcome
-     * @param {boolean} credential_refreshed
-     * @returns {Effect}
+     * @returns {Recorded}
      */
-    onOutcome(now_ms, outcome, credential_refreshed) {
-        const ret = wasm.item_onOutcome(this.__wbg_ptr, now_ms, outcome, credential_refreshed);
+    outcome(now_ms, outcome) {
+        const ret = wasm.item_outcome(this.__wbg_ptr, now_ms, outcome);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * The next step given the chain's rows read at `now_ms` (the store's clock).
+     * The next step from the chain's row texts (`ROW_KINDS` per provider, "" for a fresh row)
+     * read at `now_ms` (the store's clock).
      * @param {number} now_ms
-     * @param {ProviderView[]} views
-     * @returns {Poll}
+     * @param {string[]} rows
+     * @returns {Polled}
      */
-    poll(now_ms, views) {
-        const ret = wasm.item_poll(this.__wbg_ptr, now_ms, views);
+    poll(now_ms, rows) {
+        const val2 = +now_ms;
+        const ptr0 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.item_poll(this.__wbg_ptr, val2, ptr0, len0);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * @returns {Report}
+     * After a lost race: the last outcome on the provider's fresh row texts.
+     * @param {number} now_ms
+     * @param {string[]} rows
+     * @returns {Recorded}
      */
-    report() {
-        const ret = wasm.item_report(this.__wbg_ptr);
+    rerecord(now_ms, rows) {
+        const val2 = +now_ms;
+        const ptr0 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.item_rerecord(this.__wbg_ptr, val2, ptr0, len0);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
@@ -225,148 +207,16 @@ class Item {
 }
 if (Symbol.dispose) Item.prototype[Symbol.dispose] = Item.prototype.free;
 exports.Item = Item;
-
-/**
- * The delay before retry `n` (0-based) under a strategy; `prev_ms` for decorrelated.
- * @param {string} strategy
- * @param {number} base_ms
- * @param {number} cap_ms
- * @param {number} n
- * @param {number} prev_ms
- * @returns {number}
- */
-function backoffDelay(strategy, base_ms, cap_ms, n, prev_ms) {
-    const val2 = +base_ms;
-    const val3 = +cap_ms;
-    const val4 = +n;
-    const val5 = +prev_ms;
-    const ptr0 = passStringToWasm0(strategy, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.backoffDelay(ptr0, len0, val2, val3, val4, val5);
-    if (ret[2]) {
-        throw takeFromExternrefTable0(ret[1]);
-    }
-    return ret[0];
-}
-exports.backoffDelay = backoffDelay;
-
-/**
- * Close a gate row until `until_ms` (null when it already was).
- * @param {GateRow} row
- * @param {number} until_ms
- * @returns {GateRow | null}
- */
-function gateClose(row, until_ms) {
-    const ret = wasm.gateClose(row, until_ms);
-    if (ret[2]) {
-        throw takeFromExternrefTable0(ret[1]);
-    }
-    return takeFromExternrefTable0(ret[0]);
-}
-exports.gateClose = gateClose;
-
-/**
- * Make the process's jitter deterministic (tests and the simulator only).
- * @param {number} seed
- */
-function seedRandom(seed) {
-    wasm.seedRandom(seed);
-}
-exports.seedRandom = seedRandom;
-
-/**
- * The server's hint (Retry-After, RateLimit-Reset) for a response, or null.
- * @param {number} status
- * @param {HintHeaders} headers
- * @param {number} now_ms
- * @returns {Hint | null}
- */
-function serverHint(status, headers, now_ms) {
-    const ret = wasm.serverHint(status, headers, now_ms);
-    if (ret[2]) {
-        throw takeFromExternrefTable0(ret[1]);
-    }
-    return takeFromExternrefTable0(ret[0]);
-}
-exports.serverHint = serverHint;
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
-        __wbg_Error_208446807d0d1e30: function(arg0, arg1) {
-            const ret = Error(getStringFromWasm0(arg0, arg1));
-            return ret;
-        },
-        __wbg_Number_ff192a72a0dcdf6d: function(arg0) {
-            const ret = Number(arg0);
-            return ret;
-        },
-        __wbg_String_8564e559799eccda: function(arg0, arg1) {
-            const ret = String(arg1);
-            const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            const len1 = WASM_VECTOR_LEN;
-            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
-            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
-        },
-        __wbg___wbindgen_bigint_get_as_i64_11da4b52cd0aedef: function(arg0, arg1) {
-            const v = arg1;
-            const ret = typeof(v) === 'bigint' ? v : undefined;
-            getDataViewMemory0().setBigInt64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? BigInt(0) : ret, true);
-            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
-        },
-        __wbg___wbindgen_boolean_get_4f1baf9a00be3c74: function(arg0) {
-            const v = arg0;
-            const ret = typeof(v) === 'boolean' ? v : undefined;
-            return isLikeNone(ret) ? 0xFFFFFF : ret ? 1 : 0;
-        },
-        __wbg___wbindgen_debug_string_f249a2a76caa9a55: function(arg0, arg1) {
-            const ret = debugString(arg1);
-            const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            const len1 = WASM_VECTOR_LEN;
-            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
-            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
-        },
-        __wbg___wbindgen_in_3f58a9d3b3a7eed2: function(arg0, arg1) {
-            const ret = arg0 in arg1;
-            return ret;
-        },
-        __wbg___wbindgen_is_bigint_5fa10641e039d3ef: function(arg0) {
-            const ret = typeof(arg0) === 'bigint';
-            return ret;
-        },
-        __wbg___wbindgen_is_function_741ff2bb612836f5: function(arg0) {
-            const ret = typeof(arg0) === 'function';
-            return ret;
-        },
         __wbg___wbindgen_is_null_c22311b1cc228e3a: function(arg0) {
             const ret = arg0 === null;
-            return ret;
-        },
-        __wbg___wbindgen_is_object_8b968c3ab8e96595: function(arg0) {
-            const val = arg0;
-            const ret = typeof(val) === 'object' && val !== null;
-            return ret;
-        },
-        __wbg___wbindgen_is_string_fc456fee5d3317de: function(arg0) {
-            const ret = typeof(arg0) === 'string';
             return ret;
         },
         __wbg___wbindgen_is_undefined_be5b34249ff1fc15: function(arg0) {
             const ret = arg0 === undefined;
             return ret;
-        },
-        __wbg___wbindgen_jsval_eq_38d7bfbe4cc84039: function(arg0, arg1) {
-            const ret = arg0 === arg1;
-            return ret;
-        },
-        __wbg___wbindgen_jsval_loose_eq_b2f214e2e4b30e36: function(arg0, arg1) {
-            const ret = arg0 == arg1;
-            return ret;
-        },
-        __wbg___wbindgen_number_get_934b640d0889af78: function(arg0, arg1) {
-            const obj = arg1;
-            const ret = typeof(obj) === 'number' ? obj : undefined;
-            getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
-            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
         __wbg___wbindgen_string_get_7ce8eee7fd327545: function(arg0, arg1) {
             const obj = arg1;
@@ -379,146 +229,28 @@ function __wbg_get_imports() {
         __wbg___wbindgen_throw_4c88d8bf264fd984: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        __wbg_call_40b008ba32f73991: function() { return handleError(function (arg0, arg1) {
-            const ret = arg0.call(arg1);
-            return ret;
-        }, arguments); },
-        __wbg_done_57e08d0be6e30c02: function(arg0) {
-            const ret = arg0.done;
-            return ret;
-        },
-        __wbg_entries_7bb1459bd9b5c2b9: function(arg0) {
-            const ret = Object.entries(arg0);
-            return ret;
-        },
         __wbg_getRandomValues_5d8c030b527203a6: function() { return handleError(function (arg0, arg1) {
             globalThis.crypto.getRandomValues(getArrayU8FromWasm0(arg0, arg1));
         }, arguments); },
-        __wbg_get_635eea311fa1a291: function() { return handleError(function (arg0, arg1) {
-            const ret = Reflect.get(arg0, arg1);
-            return ret;
-        }, arguments); },
-        __wbg_get_d7176cfb76d71114: function(arg0, arg1) {
-            const ret = arg0[arg1 >>> 0];
-            return ret;
-        },
-        __wbg_get_unchecked_e6325ad374eff861: function(arg0, arg1) {
-            const ret = arg0[arg1 >>> 0];
-            return ret;
-        },
-        __wbg_get_with_ref_key_fc601247060b7204: function(arg0, arg1) {
-            const ret = arg0[arg1];
-            return ret;
-        },
-        __wbg_instanceof_ArrayBuffer_12cdaa4161423e6b: function(arg0) {
-            let result;
-            try {
-                result = arg0 instanceof ArrayBuffer;
-            } catch (_) {
-                result = false;
-            }
-            const ret = result;
-            return ret;
-        },
-        __wbg_instanceof_Map_0b4fc8b62e73f163: function(arg0) {
-            let result;
-            try {
-                result = arg0 instanceof Map;
-            } catch (_) {
-                result = false;
-            }
-            const ret = result;
-            return ret;
-        },
-        __wbg_instanceof_Uint8Array_d7aeb0dcb3108fea: function(arg0) {
-            let result;
-            try {
-                result = arg0 instanceof Uint8Array;
-            } catch (_) {
-                result = false;
-            }
-            const ret = result;
-            return ret;
-        },
-        __wbg_isArray_bcf1376d0d732d08: function(arg0) {
-            const ret = Array.isArray(arg0);
-            return ret;
-        },
-        __wbg_isSafeInteger_1a35ba4d31e71d38: function(arg0) {
-            const ret = Number.isSafeInteger(arg0);
-            return ret;
-        },
-        __wbg_iterator_e4c5e8f68ada7b58: function() {
-            const ret = Symbol.iterator;
-            return ret;
-        },
-        __wbg_length_186163212ffe79c3: function(arg0) {
-            const ret = arg0.length;
-            return ret;
-        },
-        __wbg_length_b03a0fabb109b1e9: function(arg0) {
-            const ret = arg0.length;
-            return ret;
-        },
-        __wbg_new_13de428334042d26: function(arg0) {
-            const ret = new Uint8Array(arg0);
-            return ret;
-        },
-        __wbg_new_37eb45aaf5eeb820: function() {
-            const ret = new Array();
-            return ret;
-        },
         __wbg_new_787b9fb330d55d78: function(arg0, arg1) {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        __wbg_new_cd4348290afae586: function() {
-            const ret = new Object();
-            return ret;
-        },
-        __wbg_next_178c1651c11432b3: function(arg0) {
-            const ret = arg0.next;
-            return ret;
-        },
-        __wbg_next_af5ac6a08bb0a717: function() { return handleError(function (arg0) {
-            const ret = arg0.next();
+        __wbg_parse_c3f72b5a24f83c01: function() { return handleError(function (arg0, arg1) {
+            const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        __wbg_prototypesetcall_13162965d1fe7aa3: function(arg0, arg1, arg2) {
-            Uint8Array.prototype.set.call(getArrayU8FromWasm0(arg0, arg1), arg2);
-        },
         __wbg_set_2793479888329cb6: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
         }, arguments); },
-        __wbg_set_d2d33b52458e984a: function(arg0, arg1, arg2) {
-            arg0[arg1 >>> 0] = arg2;
-        },
-        __wbg_set_e4b9a833d288759a: function(arg0, arg1, arg2) {
-            arg0[arg1] = arg2;
-        },
-        __wbg_value_e0f328965e184931: function(arg0) {
-            const ret = arg0.value;
+        __wbg_stringify_0a0fbf2ef722380a: function() { return handleError(function (arg0) {
+            const ret = JSON.stringify(arg0);
             return ret;
-        },
-        __wbindgen_generic_0000000000000001: function(arg0) {
-            // Cast intrinsic for `F64 -> Externref`.
-            const ret = arg0;
-            return ret;
-        },
-        __wbindgen_generic_0000000000000002: function(arg0) {
-            // Cast intrinsic for `I64 -> Externref`.
-            const ret = arg0;
-            return ret;
-        },
-        __wbindgen_generic_0000000000000003: function(arg0, arg1) {
+        }, arguments); },
+        __wbindgen_generic_0000000000000001: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
-            return ret;
-        },
-        __wbindgen_generic_0000000000000004: function(arg0) {
-            // Cast intrinsic for `U64 -> Externref`.
-            const ret = BigInt.asUintN(64, arg0);
             return ret;
         },
         __wbindgen_init_externref_table: function() {
@@ -547,64 +279,6 @@ function addToExternrefTable0(obj) {
     const idx = wasm.__externref_table_alloc();
     wasm.__wbindgen_externrefs.set(idx, obj);
     return idx;
-}
-
-function debugString(val) {
-    switch (typeof val) {
-        // primitive types
-        case 'number':
-        case 'boolean':
-        case 'undefined':
-        return `${val}`;
-        case 'string':
-        return JSON.stringify(val);
-        case 'bigint':
-        return `${val}n`;
-        case 'symbol':
-        return val.description !== undefined
-            ? `Symbol(${val.description})`
-            : 'Symbol';
-        case 'function':
-        return typeof val.name === 'string' && val.name !== ''
-            ? `Function(${val.name})`
-            : 'Function';
-        case 'object': {
-            if (val === null) {
-                return 'null';
-            }
-            // objects
-            if (Array.isArray(val)) {
-                return '[' + Array.from(val, debugString).join(', ') + ']';
-            }
-            // errors
-            if (val instanceof Error) {
-                return `${val.name}: ${val.message}\n${val.stack}`;
-            }
-
-            const toStringOutput = toString.call(val);
-            // Test for built-in
-            const className = /\[object ([^\]]+)\]/.exec(toStringOutput)?.[1];
-
-            // Failed to match the standard '[object ClassName]'
-            if (className === undefined) {
-                return toStringOutput;
-            }
-            if (className === 'Object') {
-                // we're a user defined class or Object
-                // JSON.stringify avoids problems with cycles, and is generally much
-                // easier than looping through ownProperties of `val`.
-                try {
-                    return 'Object(' + JSON.stringify(val) + ')';
-                } catch (_) {
-                    return 'Object';
-                }
-            }
-            // TODO we could test for more things here, like `Set`s and `Map`s.
-            return className;
-        }
-        // Per MDN: 'This list of values is exhaustive.'
-        // https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Operators/typeof#description
-    }
 }
 
 function getArrayU8FromWasm0(ptr, len) {
@@ -644,6 +318,16 @@ function handleError(f, args) {
 
 function isLikeNone(x) {
     return x === undefined || x === null;
+}
+
+function passArrayJsValueToWasm0(array, malloc) {
+    const ptr = malloc(array.length * 4, 4) >>> 0;
+    for (let i = 0; i < array.length; i++) {
+        const add = addToExternrefTable0(array[i]);
+        getDataViewMemory0().setUint32(ptr + 4 * i, add, true);
+    }
+    WASM_VECTOR_LEN = array.length;
+    return ptr;
 }
 
 function passStringToWasm0(arg, malloc, realloc) {

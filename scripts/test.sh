@@ -35,7 +35,7 @@ fi
 bash scripts/fuzz-smoke.sh || die "fuzz smoke failed (the long run: scripts/fuzz.sh)"
 
 log "3/8 WASM build, the node package; n8n, Redis and Postgres installed (cached)"
-bash scripts/build-wasm.sh
+bash scripts/build-wasm.sh --replay
 bash scripts/build-node.sh
 n8n2=$(bash scripts/lib/n8n-install.sh 2)
 bash scripts/lib/n8n-install.sh 1 >/dev/null

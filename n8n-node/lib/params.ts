@@ -155,15 +155,15 @@ export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
 	set('half_open_probes', num(breaker.halfOpenProbes, 'halfOpenProbes', B));
 	set('successes_to_close', num(breaker.successesToClose, 'successesToClose', B));
 
-	// Idempotency-Key for POST/PATCH: stable across re-runs of the same item (a deferred item
-	// re-queued later sends the same key), different per provider.
+	// Idempotency-Key per provider: stable across re-runs of the same item (a deferred item
+	// re-queued later sends the same key), different per provider. Which methods send it is the
+	// engine's rule (POST and PATCH), so every provider gets one.
 	const addKey = bool(retry.addIdempotencyKey, 'addIdempotencyKey') !== false;
 	const keyBase = String(retry.idempotencyKey ?? '');
-	const keys = requests.map((r) => {
-		if (!addKey || (r.method !== 'POST' && r.method !== 'PATCH')) return null;
-		const basis = keyBase !== '' ? `${keyBase}:${r.name}` : `${JSON.stringify(item)}:${r.name}`;
-		return createHash('sha256').update(basis).digest('hex').slice(0, 32);
-	});
+	const basis = addKey ? (keyBase !== '' ? keyBase : JSON.stringify(item)) : '';
+	const keys = requests.map((r) =>
+		addKey ? createHash('sha256').update(`${basis}:${r.name}`).digest('hex').slice(0, 32) : null,
+	);
 
 	const onExhaustion = ctx.getNodeParameter('onExhaustion', i, 'deferred') as
 		'deferred' | 'default';

@@ -1,27 +1,30 @@
-// Drives one item through the engine's step machine: read rows, poll, write, call, record.
-// All decisions come from the engine; this file only moves bytes between it, the store and HTTP.
+// Drives one item through the engine: read rows, poll, write, call, report the outcome, write.
+// Two engine calls per attempt (poll, outcome); all decisions come from the engine. This file
+// moves row texts between the engine and the store, and bytes between the engine and HTTP.
 import type { IDataObject, Logger } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 import type {
+	AttemptLog,
 	Counters,
-	Effect,
+	End,
 	Engine,
+	FinalStep,
 	Item,
 	Outcome,
-	ProviderView,
+	Recorded,
+	RowWrites,
 	Step,
 	Transition,
 } from './engine';
-import type { ItemPlan } from './params';
+import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
 import { Cancelled, missingPath, type CallResult } from './transport';
-import type { ProviderRequest } from './params';
 
 /** Lost compare-and-set races tolerated per write before giving up (bounded: no livelock). */
 const MAX_RACES = 20;
 
 export interface ItemResult {
-	end: Extract<Step, { kind: 'done' | 'defer' | 'fail' }>;
+	end: FinalStep;
 	/** The serving provider's response body (done only). */
 	body?: unknown;
 	attempts: IDataObject[];
@@ -58,7 +61,26 @@ export interface ItemContext {
 export async function runItem(c: ItemContext): Promise<ItemResult> {
 	const { engine, store, plan } = c;
 	const keys = plan.requests.map((r) => r.name);
+	const started = Date.now();
 	const transitions: IDataObject[] = [];
+	const lost = { n: 0 };
+	let body: unknown;
+	const finish = (end: End): ItemResult => ({
+		end: end.step,
+		body: end.step.kind === 'done' ? body : undefined,
+		attempts: end.report.attempts as unknown as IDataObject[],
+		skipped: end.report.skipped.map((s) => ({
+			provider: plan.requests[s.provider].name,
+			reason: s.reason,
+			until: new Date(s.until_ms).toISOString(),
+		})),
+		transitions,
+		sleptMs: end.report.slept_ms,
+		totalMs: Date.now() - started,
+		storeFallback: store.degraded,
+		casRetries: lost.n,
+		counters: end.counters,
+	});
 	const noteTransition = (provider: number, t: Transition | null) => {
 		if (t)
 			transitions.push({
@@ -68,39 +90,13 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 				at: new Date(t.at_ms).toISOString(),
 			});
 	};
-	const started = Date.now();
 	let item: Item | undefined;
-	let body: unknown;
-	const lost = { n: 0 };
-	const finish = (end: ItemResult['end']): ItemResult => {
-		const report = item!.report();
-		return {
-			end,
-			body: end.kind === 'done' ? body : undefined,
-			attempts: report.attempts.map((a) => ({ ...a })) as unknown as IDataObject[],
-			skipped: report.skipped.map((s) => ({
-				provider: plan.requests[s.provider].name,
-				reason: s.reason,
-				until: new Date(s.until_ms).toISOString(),
-			})),
-			transitions,
-			sleptMs: report.slept_ms,
-			totalMs: Date.now() - started,
-			storeFallback: store.degraded,
-			casRetries: lost.n,
-			counters: item!.counters(),
-		};
-	};
 	try {
-		item = engine.item(
-			await store.now(),
-			`${c.correlationId}:${Math.random().toString(36).slice(2, 10)}`,
-			plan.keys,
-		);
+		item = engine.item(await store.now(), `${c.correlationId}:${randomTag()}`, plan.keys);
 		for (let races = 0; ;) {
 			const snap = await store.read(keys);
-			const poll = item.poll(snap.now, snap.views);
-			if (poll.writes && !(await store.write(keys, poll.writes))) {
+			const poll = item.poll(snap.now, snap.rows);
+			if (poll.writes && !(await store.write(keys[poll.writes.provider], poll.writes.rows))) {
 				lost.n++;
 				if (++races > MAX_RACES)
 					await store.fallBack(
@@ -110,20 +106,14 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 				continue; // nothing committed: re-read and poll again
 			}
 			races = 0;
-			if (poll.writes) {
-				noteTransition(poll.writes.provider, poll.transition);
-				// Keep the snapshot current with what we just wrote, so recording the outcome against
-				// it does not lose a compare-and-set race to ourselves.
-				const v = snap.views[poll.writes.provider] as Record<string, unknown>;
-				for (const kind of ['breaker', 'gate', 'in_flight'] as const)
-					if (poll.writes[kind]) v[kind] = poll.writes[kind];
-			}
+			if (poll.writes) noteTransition(poll.writes.provider, poll.transition);
+			if (poll.end) return finish(poll.end);
 			const step = poll.step;
 			if (step.kind === 'sleep') {
 				await cancellableSleep(step.ms, c.cancel);
 				continue;
 			}
-			if (step.kind !== 'call') return finish(step);
+			if (step.kind !== 'call') throw new Error(`engine returned ${step.kind} without an end`);
 			const req = plan.requests[step.provider];
 			const headers: IDataObject = {};
 			if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
@@ -140,41 +130,40 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			}
 			// The last answer's body: when the engine says `done`, it is the one that served.
 			body = result.body;
-			const effect = item.onOutcome(await store.now(), outcome, false);
-			logAttempt(c, step, outcome, item.lastAttempt());
-			await recordEffect(c, keys, effect, snap.views[step.provider], noteTransition, lost);
-			const end = item.finished();
-			if (end) return finish(end as ItemResult['end']); // done: no need to read the rows again
+			const rec = item.outcome(await store.now(), outcome);
+			logAttempt(c, step, outcome, rec.attempt);
+			await commitRecord(c, keys, item, rec, noteTransition, lost);
+			if (rec.end) return finish(rec.end);
+			if (rec.sleep_ms > 0) await cancellableSleep(rec.sleep_ms, c.cancel);
 		}
 	} catch (error) {
 		if (error instanceof StoreUnavailable && item)
-			return finish(item.deferNow(Date.now(), 'store_unavailable') as ItemResult['end']);
+			return finish(item.deferNow(await store.now(), 'store_unavailable'));
 		throw error;
 	} finally {
 		item?.free();
 	}
 }
 
-/** Apply an outcome to the provider's rows. First against the rows read for the call (in the
- * healthy steady state nothing changes, so nothing is read or written again), then re-read on
- * a lost race. When the races run out: fail closed (throws StoreUnavailable) or fail open, and
- * then the outcome is recorded in this process's memory, as after a store timeout. */
-async function recordEffect(
+/** Write what an outcome did to the provider's rows. On a lost race, the engine records the
+ * same outcome again on fresh rows. When the races run out: fail closed (throws
+ * StoreUnavailable) or fail open, and then the outcome is recorded in this process's memory,
+ * as after a store timeout. */
+async function commitRecord(
 	c: ItemContext,
 	keys: string[],
-	effect: Effect,
-	seen: ProviderView,
+	item: Item,
+	first: Recorded,
 	note: (p: number, t: Transition | null) => void,
 	lost: { n: number },
 ) {
-	const one = [keys[effect.provider]];
-	let view = seen;
-	let now = await c.store.now();
+	let rec = first;
 	for (let races = 0; ;) {
-		const rec = c.engine.record(view, effect, now);
-		if (!rec.writes) return; // unchanged: nothing to write
-		if (await c.store.write(one, { ...rec.writes, provider: 0 })) {
-			note(effect.provider, rec.transition);
+		const writes: RowWrites | null = rec.writes;
+		if (!writes) return; // unchanged: nothing to write
+		const key = keys[writes.provider];
+		if (await c.store.write(key, writes.rows)) {
+			note(writes.provider, rec.transition);
 			return;
 		}
 		lost.n++;
@@ -186,10 +175,13 @@ async function recordEffect(
 			);
 			races = 0; // fail-open: the next rounds read and write this process's memory
 		}
-		const snap = await c.store.read(one);
-		view = snap.views[0];
-		now = snap.now;
+		const snap = await c.store.read([key]);
+		rec = item.rerecord(snap.now, snap.rows);
 	}
+}
+
+function randomTag(): string {
+	return Math.random().toString(36).slice(2, 10);
 }
 
 async function cancellableSleep(ms: number, cancel?: AbortSignal) {
@@ -212,7 +204,7 @@ function logAttempt(
 	c: ItemContext,
 	step: Extract<Step, { kind: 'call' }>,
 	outcome: Outcome,
-	log: { wait_ms: number; retry_after: boolean } | null,
+	log: AttemptLog | null,
 ) {
 	const req = c.plan.requests[step.provider];
 	let url = req.url;

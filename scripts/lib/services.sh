@@ -31,6 +31,7 @@ start() {
   local run pgbin redis_port pg_port
   pgbin=$(pg_bin)
   run=$(mktemp -d "${TMPDIR:-/tmp}/rpc-services.XXXXXX")
+  chmod 755 "$run" # mktemp makes it 0700: the postgres user must reach $run/pg
   touch "$run/$MARK"
   # Half-started is stopped too: a failed start leaves nothing running.
   trap 'stop "$run"' EXIT

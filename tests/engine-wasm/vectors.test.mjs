@@ -1,12 +1,25 @@
-// The shared vectors through the compiled pkg/ in Node: outputs must equal the Rust engine's.
+// The shared vectors through the compiled engine in Node: outputs must equal the Rust engine's.
+// The replay build (target/pkg-replay: pkg/'s engine plus seedRandom and single decisions) runs
+// the vectors; what the package ships (pkg/) is checked to export nothing but the boundary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const engine = require('../../pkg/engine.js');
+const engine = require('../../target/pkg-replay/engine.js');
+const shipped = require('../../pkg/engine.js');
 const vec = (name) => JSON.parse(readFileSync(new URL(`../vectors/${name}`, import.meta.url)));
+
+test('the shipped engine exports the boundary and nothing test-only', () => {
+	assert.deepEqual(Object.keys(shipped).sort(), ['Engine', 'Item']);
+	const methods = (cls) =>
+		Object.getOwnPropertyNames(cls.prototype)
+			.filter((m) => m !== 'constructor' && m !== 'free' && !m.startsWith('__'))
+			.sort();
+	assert.deepEqual(methods(shipped.Engine), ['check', 'inspect', 'item', 'report']);
+	assert.deepEqual(methods(shipped.Item), ['deferNow', 'outcome', 'poll', 'rerecord']);
+});
 
 test('Retry-After and RateLimit-Reset vectors', () => {
 	const v = vec('hints.json');
@@ -24,13 +37,16 @@ test('seed 003 ceilings', () => {
 	}
 });
 
-function apply(views, w) {
-	const v = views[w.provider];
-	for (const k of ['breaker', 'gate', 'in_flight']) {
-		if (w[k]) {
-			if (v[k]) assert.equal(w[k].version, v[k].version + 1, `${k} version rises by one`);
-			v[k] = w[k];
-		}
+/** Row texts as Redis keeps them, written only if versions still match (as tests/vectors.rs). */
+const KINDS = ['breaker', 'gate', 'in_flight'];
+function write(rows, w) {
+	if (!w) return;
+	for (const r of w.rows) {
+		const i = w.provider * KINDS.length + KINDS.indexOf(r.kind);
+		const stored = rows[i] ? Number(rows[i].slice(0, rows[i].indexOf('|'))) : 0;
+		assert.equal(stored, r.expected, 'a write expects the stored version');
+		assert.equal(r.version, r.expected + 1, 'version rises by one');
+		rows[i] = `${r.version}|${r.json}`;
 	}
 }
 
@@ -40,36 +56,40 @@ test('step-machine scenarios are identical to the Rust engine', () => {
 	cases.forEach((c, idx) => {
 		engine.seedRandom(c.seed);
 		const eng = new engine.Engine(c.config);
-		const n = c.config.providers.length;
-		const views = Array.from({ length: n }, () => ({}));
-		const turn = new Array(n).fill(0);
+		const rows = new Array(c.config.providers.length * KINDS.length).fill('');
+		const turn = new Array(c.config.providers.length).fill(0);
 		let now = c.start_ms;
 		const jobs = [];
 		for (let job = 0; job < c.jobs; job++) {
 			const item = eng.item(now, `job${job}`, []);
 			const trace = [];
+			let end;
 			for (;;) {
-				const poll = item.poll(now, views);
-				if (poll.writes) apply(views, poll.writes);
-				trace.push({ t: now, step: poll.step, transition: poll.transition });
+				const poll = item.poll(now, rows);
+				write(rows, poll.writes);
+				trace.push({ t: now, poll });
+				if ((end = poll.end)) break;
 				if (poll.step.kind === 'call') {
 					const p = poll.step.provider;
 					const outcome = c.answers[p][turn[p]++ % c.answers[p].length];
 					now += c.call_ms;
-					const effect = item.onOutcome(now, outcome, false);
-					const rec = eng.record(views[p], effect, now);
-					if (rec.writes) apply(views, rec.writes);
-					trace.push({ t: now, effect, transition: rec.transition });
-				} else if (poll.step.kind === 'sleep') {
-					now += poll.step.ms;
-				} else break;
+					const recorded = item.outcome(now, outcome);
+					write(rows, recorded.writes);
+					trace.push({ t: now, recorded });
+					if ((end = recorded.end)) break;
+					now += recorded.sleep_ms;
+				} else now += poll.step.ms;
 			}
-			jobs.push({ trace, report: item.report() });
+			jobs.push({ trace, end });
 			now += c.gap_ms ?? 0;
 			item.free();
 		}
 		const want = expected[idx];
-		assert.deepEqual(JSON.parse(JSON.stringify(jobs)), want.jobs, `scenario ${c.name}`);
+		assert.deepEqual(
+			JSON.parse(JSON.stringify({ jobs, rows })),
+			{ jobs: want.jobs, rows: want.rows },
+			`scenario ${c.name}`,
+		);
 		eng.free();
 	});
 });
@@ -86,23 +106,61 @@ test('invalid configuration is a JS Error with a stable code and the field', () 
 	];
 	for (const [cfg, field] of bad) {
 		assert.throws(
-			() => new engine.Engine(cfg),
+			() => new shipped.Engine(cfg),
 			(e) => e instanceof Error && e.code === 'invalid_config' && e.field === field,
 			field,
 		);
 	}
 });
 
-test('a corrupt state row is an error, not a crash', () => {
-	const eng = new engine.Engine({ providers: [{ name: 'a' }] });
+test('a corrupt state row is an error, not a crash; an outcome without a call is refused', () => {
+	const eng = new shipped.Engine({ providers: [{ name: 'a' }] });
 	const item = eng.item(0, 'h', []);
+	for (const bad of ['{"phase":"sideways"}', '7|{', 'x|{}']) {
+		assert.throws(
+			() => item.poll(0, [bad, '', '']),
+			(e) => e.code === 'corrupt_state',
+			bad,
+		);
+	}
 	assert.throws(
-		() => item.poll(0, [{ breaker: { phase: 'sideways' } }]),
-		(e) => e.code === 'corrupt_state',
+		() => item.poll(0, ['', '']),
+		(e) => e.code === 'invalid_input',
 	);
 	assert.throws(
-		() => item.onOutcome(0, { kind: 'status', status: 200 }, false),
+		() => item.outcome(0, { kind: 'status', status: 200 }),
 		(e) => e.code === 'invalid_input',
+	);
+	assert.throws(
+		() => item.rerecord(0, ['', '', '']),
+		(e) => e.code === 'invalid_input',
+	);
+});
+
+test('guard tickets: check hands one out, report records it, a foreign one is refused', () => {
+	const eng = new shipped.Engine({ providers: [{ name: 'a' }, { name: 'b' }], threshold: 1 });
+	const rows = new Array(6).fill('');
+	const checked = eng.check(1000, rows, 'lease-1', 'global');
+	assert.equal(checked.decision.kind, 'go');
+	const ticket = JSON.parse(JSON.stringify(checked.decision.ticket)); // it travels as plain data
+	assert.deepEqual(
+		[ticket.provider, ticket.name, ticket.lease, ticket.scope],
+		[0, 'a', 'lease-1', 'global'],
+	);
+	const reported = eng.report(
+		1001,
+		ticket,
+		'global',
+		{ kind: 'status', status: 500 },
+		rows.slice(0, 3),
+	);
+	assert.equal(reported.transition.to, 'open');
+	assert.equal(reported.attempt.health, 'failure');
+	write(rows, { provider: 0, rows: reported.writes.rows });
+	assert.equal(eng.check(1002, rows, 'lease-2', 'global').decision.name, 'b');
+	assert.throws(
+		() => eng.report(1001, ticket, 'wf:9', { kind: 'status', status: 200 }, rows.slice(0, 3)),
+		(e) => e.code === 'invalid_ticket',
 	);
 });
 

@@ -23,6 +23,7 @@ import {
 	postgresPool,
 	REDIS_PORT,
 	PG_PORT,
+	stateOf,
 } from '../support/store-harness.mjs';
 import { freePort } from '../support/ports.mjs';
 
@@ -503,13 +504,13 @@ for (const kind of ['redis', 'postgres']) {
 				t0 = Date.now();
 				const b = await runOne(hs2, rec, eng2, 'record', { failOpen });
 				const bMs = Date.now() - t0;
-				const memory = (await new MemoryStore(`fallback:${scope2}`).read([name2])).views[0];
-				const shared = (await h2.store.read([name2])).views[0];
+				const memory = stateOf(await new MemoryStore(`fallback:${scope2}`).read([name2]));
+				const shared = stateOf(await h2.store.read([name2]));
 				await h2.close();
 
 				console.log(
 					`${kind} ${mode}, hostile writer: probe admission ${a.casRetries} CAS lost of ${hs.writes} attempts on the shared store in ${aMs} ms -> ${kindOf(a)} (${a.storeFallback ?? 'no fallback'}), ${aCalls} call; ` +
-						`recording ${b.casRetries} CAS lost of ${hs2.writes} in ${bMs} ms -> ${kindOf(b)}; failures in memory ${memory.breaker?.failures.length ?? 0}, in the store ${shared.breaker.failures.length}`,
+						`recording ${b.casRetries} CAS lost of ${hs2.writes} in ${bMs} ms -> ${kindOf(b)}; failures in memory ${memory.recent_failures}, in the store ${shared.recent_failures}`,
 				);
 				for (const [r, writes, ms] of [
 					[a, hs.writes, aMs],
@@ -535,7 +536,7 @@ for (const kind of ['redis', 'postgres']) {
 					assert.equal(b.end.kind, 'defer');
 					assert.notEqual(b.end.reason, 'store_unavailable');
 					assert.equal(
-						memory.breaker?.failures.length,
+						memory.recent_failures,
 						1,
 						"failing open, the failure is recorded in this process's memory",
 					);
@@ -543,10 +544,10 @@ for (const kind of ['redis', 'postgres']) {
 					assert.deepEqual([a.end.kind, a.end.reason], ['defer', 'store_unavailable']);
 					assert.equal(aCalls, 0, 'failing closed, no call without the probe lease');
 					assert.deepEqual([b.end.kind, b.end.reason], ['defer', 'store_unavailable']);
-					assert.equal(memory.breaker, undefined);
+					assert.equal(memory.recent_failures, 0, 'failing closed, nothing recorded in memory');
 				}
 				assert.equal(
-					shared.breaker.failures.length,
+					shared.recent_failures,
 					1,
 					"the hostile writer kept the row's content: the lost item wrote nothing",
 				);

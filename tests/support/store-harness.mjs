@@ -17,7 +17,8 @@ export const { PostgresStore, postgresPool, closePostgresPools } = require(
 	path.join(ROOT, 'dist/lib/store/postgres.js'),
 );
 export const { FailoverStore } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
-export { REDIS_PORT, PG_PORT } from './services.mjs';
+import { REDIS_PORT, PG_PORT } from './services.mjs';
+export { REDIS_PORT, PG_PORT };
 
 export const quietLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
@@ -122,3 +123,10 @@ export const stores = {
 			scope,
 		),
 };
+
+const inspector = new engine.Engine({ providers: [{ name: 'inspector' }] });
+/** What the engine reads in provider `i`'s rows of a snapshot (state, trips, recent_failures …):
+ * tests ask the engine, as Get Provider State does, rather than parse rows. */
+export function stateOf(snap, i = 0) {
+	return inspector.inspect(snap.rows.slice(i * 3, i * 3 + 3), snap.now);
+}

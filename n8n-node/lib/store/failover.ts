@@ -2,7 +2,7 @@
 // losing compare-and-set races: fail open (carry on with this process's memory, mark the item)
 // or fail closed (the caller defers the item with reason `store_unavailable`). Never crash.
 import type { Logger } from 'n8n-workflow';
-import type { Writes } from '../engine';
+import type { RowWrite } from '../engine';
 import { MemoryStore } from './memory';
 import type { Snapshot, StateStore } from './types';
 
@@ -65,8 +65,8 @@ export class FailoverStore implements StateStore {
 	read(keys: string[]): Promise<Snapshot> {
 		return this.guard((s) => s.read(keys));
 	}
-	write(keys: string[], writes: Writes): Promise<boolean> {
-		return this.guard((s) => s.write(keys, writes));
+	write(key: string, rows: RowWrite[]): Promise<boolean> {
+		return this.guard((s) => s.write(key, rows));
 	}
 	/** The store's clock as of its last answer: local arithmetic, so no timeout to guard. */
 	now(): Promise<number> {

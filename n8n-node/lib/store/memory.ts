@@ -1,9 +1,9 @@
 // In-memory store: shared by every execution in this n8n process, not across queue-mode workers.
-import type { ProviderView, Writes } from '../engine';
-import { KINDS, rowsOf } from './rowCodec';
+import type { RowWrite } from '../engine';
+import { KINDS } from './rowCodec';
 import type { Snapshot, StateStore } from './types';
 
-type Rows = Record<string, { version: number }>;
+type Rows = Partial<Record<string, { version: number; json: string }>>;
 
 /** The rows of this process, keyed by scope and provider. */
 const processRows = new Map<string, Rows>();
@@ -20,19 +20,20 @@ export class MemoryStore implements StateStore {
 	}
 
 	async read(keys: string[]): Promise<Snapshot> {
-		return {
-			now: Date.now(),
-			views: keys.map((k) => ({ ...(this.rows.get(this.key(k)) ?? {}) }) as ProviderView),
-		};
+		const rows: string[] = [];
+		for (const k of keys) {
+			const stored = this.rows.get(this.key(k));
+			for (const kind of KINDS) rows.push(stored?.[kind]?.json ?? '');
+		}
+		return { now: Date.now(), rows };
 	}
 
-	async write(keys: string[], writes: Writes): Promise<boolean> {
-		const key = this.key(keys[writes.provider]);
+	async write(provider: string, writes: RowWrite[]): Promise<boolean> {
+		const key = this.key(provider);
 		const current = this.rows.get(key) ?? {};
-		const rows = rowsOf(writes);
-		if (rows.some((r) => (current[r.kind]?.version ?? 0) !== r.expected)) return false;
+		if (writes.some((w) => (current[w.kind]?.version ?? 0) !== w.expected)) return false;
 		const updated = { ...current };
-		for (const r of rows) updated[r.kind] = r.row;
+		for (const w of writes) updated[w.kind] = { version: w.version, json: w.json };
 		this.rows.set(key, updated);
 		return true;
 	}
@@ -60,5 +61,3 @@ export class MemoryStore implements StateStore {
 		);
 	}
 }
-
-export { KINDS };

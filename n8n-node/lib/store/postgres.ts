@@ -3,8 +3,8 @@
 // not contend on the breaker row. Compare-and-set is `UPDATE … WHERE version = $n` (or an insert
 // for a new row). Time is clock_timestamp(), not now() (frozen at transaction start).
 import { Pool } from 'pg';
-import type { ProviderView, Writes } from '../engine';
-import { rowsOf } from './rowCodec';
+import type { RowWrite } from '../engine';
+import { KINDS } from './rowCodec';
 import type { Snapshot, StateStore } from './types';
 
 export interface PostgresOptions {
@@ -88,39 +88,41 @@ export class PostgresStore implements StateStore {
 
 	async read(keys: string[]): Promise<Snapshot> {
 		await this.ensureTable();
+		// data::text: the engine reads the row text as stored (its version is inside).
 		const res = await this.pool.query(
-			`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS now, s.provider, s.kind, s.data
+			`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS now, s.provider, s.kind, s.data::text AS data
          FROM (SELECT 1) one LEFT JOIN ${this.table} s ON s.scope = $1 AND s.provider = ANY($2::text[])`,
 			[this.scope, keys],
 		);
 		const now = Math.floor(Number(res.rows[0].now));
 		this.offset = now - Date.now();
-		const views: Record<string, Record<string, unknown>> = Object.fromEntries(
-			keys.map((k) => [k, {}]),
-		);
-		for (const r of res.rows) if (r.provider !== null) views[r.provider][r.kind] = r.data;
-		return { now, views: keys.map((k) => views[k] as ProviderView) };
+		const rows = new Array<string>(keys.length * KINDS.length).fill('');
+		const at = new Map(keys.map((k, i) => [k, i * KINDS.length]));
+		for (const r of res.rows) {
+			const kind = (KINDS as readonly string[]).indexOf(r.kind);
+			if (r.provider !== null && kind >= 0) rows[at.get(r.provider)! + kind] = r.data;
+		}
+		return { now, rows };
 	}
 
-	async write(keys: string[], writes: Writes): Promise<boolean> {
+	async write(provider: string, writes: RowWrite[]): Promise<boolean> {
 		await this.ensureTable();
-		const provider = keys[writes.provider];
 		const client = await this.pool.connect();
 		try {
 			await client.query('BEGIN');
-			for (const { kind, expected, row } of rowsOf(writes)) {
+			for (const { kind, expected, version, json } of writes) {
 				const res =
 					expected === 0
 						? await client.query(
-								`INSERT INTO ${this.table} (scope, provider, kind, version, data) VALUES ($1, $2, $3, $4, $5)
+								`INSERT INTO ${this.table} (scope, provider, kind, version, data) VALUES ($1, $2, $3, $4, $5::jsonb)
               ON CONFLICT (scope, provider, kind) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = clock_timestamp()
               WHERE ${this.table}.version = 0`,
-								[this.scope, provider, kind, row.version, JSON.stringify(row)],
+								[this.scope, provider, kind, version, json],
 							)
 						: await client.query(
-								`UPDATE ${this.table} SET version = $4, data = $5, updated_at = clock_timestamp()
+								`UPDATE ${this.table} SET version = $4, data = $5::jsonb, updated_at = clock_timestamp()
               WHERE scope = $1 AND provider = $2 AND kind = $3 AND version = $6`,
-								[this.scope, provider, kind, row.version, JSON.stringify(row), expected],
+								[this.scope, provider, kind, version, json, expected],
 							);
 				if (res.rowCount !== 1) {
 					await client.query('ROLLBACK');

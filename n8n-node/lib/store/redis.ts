@@ -6,8 +6,8 @@
 // both scripts stay single-slot. Breaker, gate and in-flight rows are separate keys so ordinary
 // calls do not contend on the breaker row.
 import Redis, { Cluster } from 'ioredis';
-import type { ProviderView, Writes } from '../engine';
-import { KINDS, decode, encode, rowsOf } from './rowCodec';
+import type { RowWrite } from '../engine';
+import { KINDS, versioned } from './rowCodec';
 import type { Snapshot, StateStore } from './types';
 
 const READ = `
@@ -105,21 +105,14 @@ export class RedisStore implements StateStore {
 		const res = await this.client.rpcRead(redisKeys.length, ...redisKeys);
 		const now = Number(res[0]) * 1000 + Math.floor(Number(res[1]) / 1000);
 		this.offset = now - Date.now();
-		const views: ProviderView[] = keys.map((_, i) => {
-			const v: Record<string, unknown> = {};
-			KINDS.forEach((kind, j) => {
-				const raw = res[2 + i * KINDS.length + j];
-				if (raw) v[kind] = decode(raw as string);
-			});
-			return v as ProviderView;
-		});
-		return { now, views };
+		const rows = new Array<string>(redisKeys.length);
+		for (let i = 0; i < redisKeys.length; i++) rows[i] = (res[i + 2] as string) || '';
+		return { now, rows };
 	}
 
-	async write(keys: string[], writes: Writes): Promise<boolean> {
-		const rows = rowsOf(writes);
-		const redisKeys = rows.map((r) => this.key(keys[writes.provider], r.kind));
-		const args = [String(this.ttlMs), ...rows.flatMap((r) => [String(r.expected), encode(r.row)])];
+	async write(provider: string, writes: RowWrite[]): Promise<boolean> {
+		const redisKeys = writes.map((w) => this.key(provider, w.kind));
+		const args = [String(this.ttlMs), ...writes.flatMap((w) => [String(w.expected), versioned(w)])];
 		return (await this.client.rpcCas(redisKeys.length, ...redisKeys, ...args)) === 1;
 	}
 

@@ -1,18 +1,20 @@
-// A state store is policy-free: it reads rows, and writes back the rows the engine computed,
-// atomically (compare-and-set on `version`). Time is the store's clock, so workers agree.
-import type { ProviderView, Writes } from '../engine';
+// A state store is policy-free: it hands the engine the row texts it holds and writes back the
+// texts the engine returns, atomically, comparing versions only (compare-and-set). It never
+// reads a row's fields. Time is the store's clock, so workers agree.
+import type { RowWrite } from '../engine';
 
 export interface Snapshot {
 	/** The store's clock, ms since the epoch. */
 	now: number;
-	views: ProviderView[];
+	/** `ROW_KINDS.length` row texts per key, in key order; '' for a row not written yet. */
+	rows: string[];
 }
 
 export interface StateStore {
-	/** One round trip: the rows of these providers and the store's time. */
+	/** One round trip: the row texts of these providers and the store's time. */
 	read(keys: string[]): Promise<Snapshot>;
-	/** Write `writes` for `keys[writes.provider]` iff stored versions are still the previous ones. */
-	write(keys: string[], writes: Writes): Promise<boolean>;
+	/** Write `rows` of provider `key` iff each stored version still equals its `expected`. */
+	write(key: string, rows: RowWrite[]): Promise<boolean>;
 	/** The store's clock alone. */
 	now(): Promise<number>;
 	/** Forget a provider's rows and counters (Reset Provider). */
