@@ -162,6 +162,28 @@ fn count(field: &str, v: i64, min: i64, max: i64) -> Result<u32, EngineError> {
     Ok(v as u32)
 }
 
+/// A number for an error message, to 3 decimals. Formatting an f64 with `{}` would pull core's
+/// float printing (~20 KB) into the WASM engine for two messages.
+fn decimal(v: f64) -> String {
+    if !v.is_finite() || v.abs() >= 1e15 {
+        return if v.is_nan() {
+            "NaN".into()
+        } else if v > 0.0 {
+            "a huge number".into()
+        } else {
+            "a huge negative number".into()
+        };
+    }
+    let milli = (v.abs() * 1000.0).round() as u64;
+    let (int, frac) = (milli / 1000, milli % 1000);
+    let sign = if v < 0.0 && milli > 0 { "-" } else { "" };
+    if frac == 0 {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{}", format!("{frac:03}").trim_end_matches('0'))
+    }
+}
+
 fn statuses(field: &str, v: &str) -> Result<StatusSet, EngineError> {
     v.parse().map_err(|e| EngineError::config(field, e))
 }
@@ -180,7 +202,7 @@ impl ChainConfig {
                 if !(self.failure_rate > 0.0 && self.failure_rate <= 1.0) {
                     return Err(EngineError::config(
                         "failure_rate",
-                        format!("must be in (0, 1], got {}", self.failure_rate),
+                        format!("must be in (0, 1], got {}", decimal(self.failure_rate)),
                     ));
                 }
                 TripRule::FailureRate {
@@ -198,7 +220,7 @@ impl ChainConfig {
         if !(self.open_growth >= 1.0 && self.open_growth <= 100.0) {
             return Err(EngineError::config(
                 "open_growth",
-                format!("must be between 1 and 100, got {}", self.open_growth),
+                format!("must be between 1 and 100, got {}", decimal(self.open_growth)),
             ));
         }
         let open_ms = ms("open_ms", self.open_ms, 1, DAY)?;
@@ -299,5 +321,17 @@ impl ProviderConfig {
             rate_limit,
             max_in_flight: self.max_in_flight.map(|v| count(&f("max_in_flight"), v, 1, 100_000)).transpose()?,
         })
+    }
+}
+
+#[cfg(test)]
+mod decimal_tests {
+    #[test]
+    fn numbers_in_messages_read_as_written() {
+        for (v, text) in
+            [(0.5, "0.5"), (2.0, "2"), (-3.25, "-3.25"), (1.0005, "1.001"), (f64::NAN, "NaN"), (1e300, "a huge number")]
+        {
+            assert_eq!(super::decimal(v), text);
+        }
     }
 }

@@ -30,6 +30,8 @@ pub mod ticket;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
+#[cfg(target_arch = "wasm32")]
+mod wasm_input;
 
 pub use config::{Chain, ChainConfig};
 pub use error::EngineError;

@@ -6,12 +6,12 @@
 use crate::config::{Chain, ChainConfig};
 use crate::error::EngineError;
 use crate::inspect;
-use crate::outcome::Outcome;
 use crate::reason::Reason;
 use crate::rng::Rng;
 use crate::row_text;
 use crate::session::Session;
 use crate::ticket::{self, Ticket};
+use crate::wasm_input;
 use serde::{de::DeserializeOwned, Serialize};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -87,8 +87,7 @@ impl Engine {
         holder: String,
         #[wasm_bindgen(unchecked_param_type = "(string | null)[]")] keys: JsValue,
     ) -> Result<Item, JsValue> {
-        let keys: Vec<Option<String>> =
-            if keys.is_undefined() || keys.is_null() { Vec::new() } else { from_js(&keys, EngineError::InvalidInput)? };
+        let keys = wasm_input::keys(&keys).map_err(js_error)?;
         Ok(Item { s: Session::new(self.chain.clone(), ms(started_ms), holder, keys, draw_rng()) })
     }
 
@@ -117,7 +116,7 @@ impl Engine {
         rows: Vec<String>,
     ) -> Result<JsValue, JsValue> {
         let ticket: Ticket = from_js(&ticket, EngineError::InvalidTicket)?;
-        let outcome: Outcome = from_js(&outcome, EngineError::InvalidInput)?;
+        let outcome = wasm_input::outcome(&outcome).map_err(js_error)?;
         done(ticket::report(&self.chain, &ticket, &scope, ms(now_ms), &outcome, &rows))
     }
 }
@@ -145,7 +144,7 @@ impl Item {
         now_ms: f64,
         #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let outcome: Outcome = from_js(&outcome, EngineError::InvalidInput)?;
+        let outcome = wasm_input::outcome(&outcome).map_err(js_error)?;
         done(self.s.outcome(ms(now_ms), &outcome))
     }
 

@@ -1,0 +1,73 @@
+//! Reading the boundary's small inputs (an outcome, Idempotency-Keys) straight from JS values.
+//! serde would buffer an internally tagged enum (`kind`) through its generic content type, about
+//! 20 KB of the WASM engine for one small object; these readers are a few hundred bytes.
+use crate::error::EngineError;
+use crate::outcome::Outcome;
+use crate::retry_after::HintHeaders;
+use wasm_bindgen::JsValue;
+
+fn field(v: &JsValue, name: &str) -> JsValue {
+    js_sys::Reflect::get(v, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn bad(what: String) -> EngineError {
+    EngineError::InvalidInput(what)
+}
+
+/// A string field, absent (undefined or null) as `None`; anything else is refused.
+fn text(v: &JsValue, name: &str) -> Result<Option<String>, EngineError> {
+    let f = field(v, name);
+    if f.is_undefined() || f.is_null() {
+        return Ok(None);
+    }
+    f.as_string().map(Some).ok_or_else(|| bad(format!("outcome.{name} must be a string")))
+}
+
+/// `{ kind: "status", status, headers?, failed_check? }` or `{ kind: "error", code }`.
+pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
+    if !v.is_object() {
+        return Err(bad("outcome must be an object".into()));
+    }
+    match text(v, "kind")?.as_deref() {
+        Some("status") => {
+            let status = field(v, "status").as_f64().filter(|s| s.fract() == 0.0 && (0.0..=999.0).contains(s));
+            let status = status.ok_or_else(|| bad("outcome.status must be a whole number from 0 to 999".into()))?;
+            let h = field(v, "headers");
+            let headers = if h.is_object() {
+                let get = |name| text(&h, name);
+                HintHeaders {
+                    retry_after: get("retry-after")?,
+                    ratelimit_reset: get("ratelimit-reset")?,
+                    x_ratelimit_reset: get("x-ratelimit-reset")?,
+                    ratelimit_remaining: get("ratelimit-remaining")?,
+                    x_ratelimit_remaining: get("x-ratelimit-remaining")?,
+                }
+            } else {
+                HintHeaders::default()
+            };
+            Ok(Outcome::Status { status: status as u16, headers, failed_check: text(v, "failed_check")? })
+        }
+        Some("error") => {
+            Ok(Outcome::Error { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })
+        }
+        other => Err(bad(format!("outcome.kind must be status or error, got {other:?}"))),
+    }
+}
+
+/// `(string | null)[]`, or nothing.
+pub fn keys(v: &JsValue) -> Result<Vec<Option<String>>, EngineError> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Vec::new());
+    }
+    if !js_sys::Array::is_array(v) {
+        return Err(bad("keys must be an array".into()));
+    }
+    js_sys::Array::from(v)
+        .iter()
+        .map(|k| match k.as_string() {
+            Some(s) => Ok(Some(s)),
+            None if k.is_null() || k.is_undefined() => Ok(None),
+            None => Err(bad("keys[] must be strings or null".into())),
+        })
+        .collect()
+}
