@@ -17,7 +17,8 @@ export const { PostgresStore, postgresPool, closePostgresPools } = require(
 	path.join(ROOT, 'dist/lib/store/postgres.js'),
 );
 export const { FailoverStore } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
-export { REDIS_PORT, PG_PORT } from './services.mjs';
+import { REDIS_PORT, PG_PORT } from './services.mjs';
+export { REDIS_PORT, PG_PORT };
 
 export const quietLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
