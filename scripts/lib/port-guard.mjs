@@ -33,3 +33,5 @@ for (const port of ports) {
 	console.log(held ? `holding ${port}` : `left alone ${port} (in use)`);
 }
 console.log('ready');
+// Alive until stopped even when every port was taken: the test command checks it is still here.
+setInterval(() => {}, 1 << 30);

@@ -28,10 +28,10 @@ install_missing() {
 
 start() {
   install_missing
-  local run pgbin redis_port pg_port
+  local pgbin redis_port pg_port
   pgbin=$(pg_bin)
-  run=$(mktemp -d "${TMPDIR:-/tmp}/rpc-services.XXXXXX")
-  chmod 755 "$run" # mktemp makes it 0700: the postgres user must reach $run/pg
+  run=$(mktemp -d "${TMPDIR:-/tmp}/rpc-services.XXXXXX") # global: the EXIT trap below reads it
+  chmod 755 "$run" # the postgres user must reach its data directory inside
   touch "$run/$MARK"
   # Half-started is stopped too: a failed start leaves nothing running.
   trap 'stop "$run"' EXIT
