@@ -6,6 +6,7 @@ cd "$ROOT"
 log "wasm-pack build --release --target nodejs -> pkg/"
 wasm-pack build --release --target nodejs --out-dir pkg --out-name engine --no-pack >&2
 rm -f pkg/.gitignore
+node scripts/check-pkg-fresh.mjs --write   # pkg/SOURCE_HASH: what this build was made from
 size=$(stat -c %s pkg/engine_bg.wasm)
 log "pkg/engine_bg.wasm: $((size / 1024)) KB after wasm-opt"
 # The target is 150 KB; serde's per-type code keeps it above that today (README: Benchmarks).

@@ -4,6 +4,8 @@
 # Installs what it needs (toolchain, n8n) into ~/.cache; a missing part fails loudly.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$ROOT"
+# The committed pkg/ must match its sources before anything rebuilds it (what users get).
+node scripts/check-pkg-fresh.mjs || die "the committed pkg/ is stale"
 
 log "1/5 Rust engine tests"
 cargo test --quiet --locked 2>&1 | grep -E '^(test result|failures|---- |thread)|panicked' >&2 || true
