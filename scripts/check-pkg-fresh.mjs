@@ -50,7 +50,8 @@ function main(args) {
 	}
 	const stored = existsSync(file) ? readFileSync(file, 'utf8') : '';
 	if (stored.includes(`total ${now.total}\n`)) {
-		if (!args.includes('--quiet')) console.error(`pkg/ matches its sources (${now.total.slice(0, 12)})`);
+		if (!args.includes('--quiet'))
+			console.error(`pkg/ matches its sources (${now.total.slice(0, 12)})`);
 		return 0;
 	}
 	if (!args.includes('--quiet')) {

@@ -6,6 +6,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$ROOT"
 # The committed pkg/ must match its sources before anything rebuilds it (what users get).
 node scripts/check-pkg-fresh.mjs || die "the committed pkg/ is stale"
+[ -x node_modules/.bin/eslint ] || npm ci --no-audit --no-fund --loglevel=error >&2
+npm run -s lint || die "n8n's community-node lint failed (npm run -s lint)"
 
 log "1/5 Rust engine tests"
 cargo test --quiet --locked 2>&1 | grep -E '^(test result|failures|---- |thread)|panicked' >&2 || true

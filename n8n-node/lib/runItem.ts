@@ -12,10 +12,9 @@ import type {
 	Step,
 	Transition,
 } from './engine';
-import type { ItemPlan } from './params';
+import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
 import { Cancelled, missingPath, type CallResult } from './transport';
-import type { ProviderRequest } from './params';
 
 /** Lost compare-and-set races tolerated per write before giving up (bounded: no livelock). */
 const MAX_RACES = 20;
