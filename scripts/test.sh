@@ -8,6 +8,7 @@ cd "$ROOT"
 node scripts/check-pkg-fresh.mjs || die "the committed pkg/ is stale"
 [ -x node_modules/.bin/eslint ] || npm ci --no-audit --no-fund --loglevel=error >&2
 npm run -s lint || die "n8n's community-node lint failed (npm run -s lint)"
+node scripts/check-words.mjs || die "user-facing text names an incident by number"
 
 log "1/5 Rust engine tests"
 cargo test --quiet --locked 2>&1 | grep -E '^(test result|failures|---- |thread)|panicked' >&2 || true
