@@ -13,7 +13,7 @@ major=2
 mkdir -p docs/plots
 log "building the simulator"
 cargo build --release --quiet --locked -p resilient-simulator
-for s in seed000-vendor-blip seed001-dead-provider seed001-fleet seed003-rate-limited probe-storm queue-compressed; do
+for s in vendor-blip-40-workers dead-llm-provider dead-provider-fleet partner-api-100-per-minute probe-storm queue-compressed; do
   log "simulator: scenarios/$s.json"
   target/release/simulate "scenarios/$s.json" --svg "docs/plots/$s.svg"
   echo

@@ -10,6 +10,7 @@ log "wasm-pack build --release --target nodejs -> pkg/"
 wasm-pack build --release --target nodejs --out-dir pkg --out-name engine --no-pack >&2
 rm -f pkg/.gitignore
 cargo run --quiet --locked --bin engine-constants
+node scripts/check-pkg-fresh.mjs --write   # pkg/SOURCE_HASH: what this build was made from
 size=$(stat -c %s pkg/engine_bg.wasm)
 log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (target <= 150 KB)"
 # The target (150 KB) is not met yet: README "Engine decisions" says where the bytes are. A

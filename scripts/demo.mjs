@@ -5,10 +5,10 @@
 // logs disagree with n8n's run data.
 //   node scripts/demo.mjs            run the demo
 //   node scripts/demo.mjs --editor   start the n8n editor (127.0.0.1:5678 when free) with it imported
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { startProviders } from '../tests/support/providers.mjs';
-import { ROOT, n8nInstall, n8nInstance, outputs } from '../tests/support/n8n.mjs';
+import { n8nInstall, n8nInstance, outputs } from '../tests/support/n8n.mjs';
+import { DEMO_NODE, DEMO_ROUTES, demoWorkflow } from '../tests/support/demo-workflow.mjs';
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
@@ -19,15 +19,8 @@ if (args.includes('--help')) {
 }
 const major = Number(args[args.indexOf('--n8n') + 1] || 2) || 2;
 const providers = await startProviders(); // a free port, written into the workflow below
-const template = readFileSync(
-	new URL('../n8n-node/examples/demo-workflow.json', import.meta.url),
-	'utf8',
-);
-const wf = JSON.parse(
-	template.replaceAll('http://127.0.0.1:18700', `http://127.0.0.1:${providers.port}`),
-);
 const n8n = n8nInstance(n8nInstall(major));
-wf.nodes.find((n) => n.name === 'Resilient Provider Call').type = n8n.nodeType;
+const wf = demoWorkflow(providers.port, n8n.nodeType);
 n8n.importWorkflow(wf);
 
 if (args.includes('--editor')) {
@@ -50,9 +43,9 @@ if (!run) {
 	console.error(log.slice(-3000));
 	process.exit(1);
 }
-const [ok, deferred, failed] = outputs(run, 'Resilient Provider Call');
+const [ok, deferred, failed] = outputs(run, DEMO_NODE);
 
-const names = { '/always500': 'down', '/flaky-ra': 'flaky', '/ok': 'healthy' };
+const names = DEMO_ROUTES;
 const atProvider = {};
 for (const a of providers.arrivals) {
 	const p = (atProvider[names[a.route]] ??= { requests: 0, statuses: {} });

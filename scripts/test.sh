@@ -12,10 +12,14 @@ source "$ROOT/scripts/lib/default-port-guard.sh"
 cd "$ROOT"
 started=$SECONDS
 
-log "1/8 gates: formatting and lints"
+log "1/8 gates: the committed engine, formatting, lints, words"
+# The committed pkg/ must match its sources before anything rebuilds it (it is what users get).
+node scripts/check-pkg-fresh.mjs || die "the committed pkg/ is stale"
 cargo fmt --all --check >&2 || die "Rust code is not formatted as rustfmt.toml says (run: cargo fmt --all)"
-[ -x node_modules/.bin/prettier ] || npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2
+[ -x node_modules/.bin/eslint ] && [ -x node_modules/.bin/prettier ] || npm ci --no-audit --no-fund --loglevel=error >&2
 npm run -s format:check >&2 || die "files above are not formatted as .prettierrc.js says (run: npm run format)"
+npm run -s lint >&2 || die "n8n's community-node lint failed (npm run -s lint)"
+node scripts/check-words.mjs >&2 || die "user-facing text names an incident by number"
 cargo clippy --workspace --all-targets --locked --quiet -- -D warnings >&2 \
   || die "clippy warnings above (run: cargo clippy --workspace --all-targets -- -D warnings)"
 node scripts/check-module-cycles.mjs >&2 || die "a module cycle in the engine or the simulator (see above)"

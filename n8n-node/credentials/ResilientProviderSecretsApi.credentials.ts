@@ -1,10 +1,14 @@
 // Named secrets for the providers of a chain. A node holds one credential per type, so one
 // credential carries every provider's key; each provider names the secret it sends.
-import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
 export class ResilientProviderSecretsApi implements ICredentialType {
 	name = 'resilientProviderSecretsApi';
 	displayName = 'Resilient Provider Secrets';
+	icon: Icon = {
+		light: 'file:resilientProviderSecrets.svg',
+		dark: 'file:resilientProviderSecrets.dark.svg',
+	};
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-resilient-provider-call';
 	properties: INodeProperties[] = [
 		{

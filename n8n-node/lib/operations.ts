@@ -1,5 +1,5 @@
 // Get Provider State and Reset Provider: the same store, read or cleared; what the rows mean
-// (seed 002's gauge: 0 closed, 1 half-open, 2 open; live leases) is the engine's `inspect`.
+// (the alert-once breaker's gauge: 0 closed, 1 half-open, 2 open; live leases) is the engine's `inspect`.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { Engine } from './engine';
 import type { ItemPlan } from './params';

@@ -40,7 +40,7 @@ OPTIONS
 POLICIES (compared side by side in one run)
     retry_on_fail         n8n's Retry On Fail: fixed wait, N tries per item in its worker, then the
                           execution fails (item lost), or its error output runs the fallback the same way
-    sleep_loop            seed 000's loop: retry forever after a fixed sleep(1 s), primary only
+    sleep_loop            the blip's sleep loop: retry forever after a fixed sleep(1 s), primary only
     jitter_only           the engine, full jitter, breaker that never trips, no rate limit, rows per worker
     per_process_breakers  the engine at its defaults with every worker holding its own rows
                           (opossum/cockatiel style; a soft limit then applies per worker)
@@ -51,7 +51,7 @@ POLICIES (compared side by side in one run)
 
 SCENARIO FILE (JSON; unknown fields are errors; times in s unless named _ms)
 {
-  "name": "seed 000: a 90 s vendor blip",      title of the table and the plot
+  "name": "a 90 s vendor blip",                title of the table and the plot
   "about": "...",                              free text, ignored
   "seed": 7,                                   default 1
   "horizon_s": 14400,                          stop simulating here (default 3600)

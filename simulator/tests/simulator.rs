@@ -35,7 +35,7 @@ fn policy<'a>(report: &'a Value, key: &str) -> &'a Value {
 
 #[test]
 fn seed001_dead_primary_costs_this_product_3_requests_and_retry_on_fail_50() {
-    let r = json_of("seed001-dead-provider.json");
+    let r = json_of("dead-llm-provider.json");
     let ours = policy(&r, "shared_store");
     let rof = policy(&r, "retry_on_fail");
     assert_eq!(ours["requests"], 3, "threshold 3, then the primary is cooled down for every later job");
@@ -55,7 +55,7 @@ fn seed001_dead_primary_costs_this_product_3_requests_and_retry_on_fail_50() {
 
 #[test]
 fn seed001_across_40_concurrent_workers_costs_at_most_threshold_plus_the_in_flight_cap() {
-    let r = json_of("seed001-fleet.json");
+    let r = json_of("dead-provider-fleet.json");
     let ours = policy(&r, "shared_store")["requests"].as_u64().unwrap();
     assert!((3..=3 + 5).contains(&ours), "threshold 3 + Max In Flight 5 bound the racing first calls: {ours}");
     assert_eq!(
@@ -71,9 +71,9 @@ fn seed001_across_40_concurrent_workers_costs_at_most_threshold_plus_the_in_flig
 
     // The control: without the cap all 40 first calls race past a breaker that has seen nothing yet.
     let mut file: Value =
-        serde_json::from_str(&std::fs::read_to_string(scenario("seed001-fleet.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(scenario("dead-provider-fleet.json")).unwrap()).unwrap();
     file.as_object_mut().unwrap().remove("in_flight_cap");
-    let path = std::env::temp_dir().join(format!("seed001-fleet-nocap-{}.json", std::process::id()));
+    let path = std::env::temp_dir().join(format!("dead-provider-fleet-nocap-{}.json", std::process::id()));
     std::fs::write(&path, file.to_string()).unwrap();
     let (ok, stdout, stderr) = simulate(&[path.to_str().unwrap(), "--json"]);
     assert!(ok, "{stderr}");

@@ -2,9 +2,15 @@
 import { IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 import { FailoverStore } from './failover';
 import { MemoryStore } from './memory';
-import { PostgresStore, postgresPool, validTableName } from './postgres';
-import { RedisStore, redisClient } from './redis';
+import type * as PostgresModule from './postgres';
+import type * as RedisModule from './redis';
 import type { StateStore } from './types';
+
+// ioredis and pg load only when their store is chosen: a memory-store user needs neither.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const redisModule = () => require('./redis') as typeof RedisModule;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const postgresModule = () => require('./postgres') as typeof PostgresModule;
 
 export interface StoreSettings {
 	kind: 'memory' | 'redis' | 'postgres';
@@ -37,7 +43,7 @@ export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
 			node,
 			`Store Options: "Key Prefix" may hold only letters, digits and _ : . - (64 at most), got "${s.prefix.slice(0, 80)}"`,
 		);
-	if (!validTableName(s.table))
+	if (s.kind === 'postgres' && !postgresModule().validTableName(s.table))
 		throw new NodeOperationError(
 			node,
 			`Store Options: "Table Name" must be a lower-case SQL identifier ([a-z_][a-z0-9_]*), got "${s.table.slice(0, 80)}"`,
@@ -62,6 +68,7 @@ export async function sharedStore(
 				ctx.getNode(),
 				"Redis Cluster has only database 0: set the credential's Database Number to 0",
 			);
+		const { RedisStore, redisClient } = redisModule();
 		const client = redisClient({
 			host: String(c.host),
 			port: Number(c.port ?? 6379),
@@ -76,6 +83,7 @@ export async function sharedStore(
 	}
 	if (s.kind === 'postgres') {
 		const c = await ctx.getCredentials('postgres');
+		const { PostgresStore, postgresPool } = postgresModule();
 		const pool = postgresPool({
 			host: String(c.host),
 			port: Number(c.port ?? 5432),

@@ -4,6 +4,7 @@ import {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	NodeConnectionTypes,
 	NodeOperationError,
 } from 'n8n-workflow';
 import { properties } from './description';
@@ -32,8 +33,8 @@ export class ResilientProviderCall implements INodeType {
 			'Call a fallback chain of flaky providers: jittered retries, Retry-After, shared cooldown and breaker, deferred output',
 		defaults: { name: 'Resilient Provider Call' },
 		usableAsTool: true,
-		inputs: ['main'],
-		outputs: ['main', 'main', 'main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: ['success', 'deferred', 'failed'],
 		credentials: [
 			{ name: 'resilientProviderSecretsApi', required: false },
@@ -50,12 +51,10 @@ export class ResilientProviderCall implements INodeType {
 			// A node-level error (a bad parameter, credential or store setting) under continue-on-fail:
 			// n8n would pass the input items on unchanged, as if they had succeeded. Every item leaves
 			// on `failed` with the message instead.
-			if (
-				!(error instanceof NodeOperationError) ||
-				!this.continueOnFail() ||
-				this.getExecutionCancelSignal?.()?.aborted
-			)
-				throw error;
+			// Anything else (a store or engine fault) reaches n8n as a NodeOperationError too.
+			if (!(error instanceof NodeOperationError))
+				throw new NodeOperationError(this.getNode(), error as Error);
+			if (!this.continueOnFail() || this.getExecutionCancelSignal?.()?.aborted) throw error;
 			const executionId = this.getExecutionId();
 			return [
 				[],

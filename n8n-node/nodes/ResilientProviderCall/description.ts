@@ -178,6 +178,12 @@ export const properties: INodeProperties[] = [
 		placeholder: 'Change Retry Policy',
 		options: [
 			{
+				displayName: 'Add Idempotency-Key (POST/PATCH)',
+				name: 'addIdempotencyKey',
+				type: 'boolean',
+				default: true,
+			},
+			{
 				displayName: 'Backoff Strategy',
 				name: 'strategy',
 				type: 'options',
@@ -190,31 +196,53 @@ export const properties: INodeProperties[] = [
 				],
 			},
 			ms('Base Delay (ms)', 'baseMs', 400, 'Ceiling of the first retry'),
-			ms('Max Delay (ms)', 'capMs', 20000, 'Cap of every delay'),
-			{ displayName: 'Max Attempts per Provider', name: 'maxAttempts', type: 'number', default: 3 },
+			{
+				displayName: 'Count 429 Against Provider',
+				name: 'count429',
+				type: 'boolean',
+				default: false,
+			},
 			ms(
-				'Per-Attempt Deadline (ms)',
-				'deadlineMs',
+				'Defer Spread (ms)',
+				'deferSpreadMs',
 				10000,
-				'Whole-response deadline of one attempt',
+				'Jitter added to retry_at so deferred items do not return together',
 			),
+			{
+				displayName: 'Idempotency Key',
+				name: 'idempotencyKey',
+				type: 'string',
+				default: '',
+				description:
+					'Empty: a hash of the item JSON and the provider name, so a deferred item re-run later sends the same key',
+			},
 			ms(
 				'Item Budget (ms)',
 				'budgetMs',
 				60000,
 				'Total time an item may spend; then it is deferred',
 			),
+			{ displayName: 'Max Attempts per Provider', name: 'maxAttempts', type: 'number', default: 3 },
+			ms('Max Delay (ms)', 'capMs', 20000, 'Cap of every delay'),
+			ms(
+				'Per-Attempt Deadline (ms)',
+				'deadlineMs',
+				10000,
+				'Whole-response deadline of one attempt',
+			),
+			{
+				displayName: 'Retry POST/PATCH Without Key',
+				name: 'retryUnsafeMethods',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to retry POST/PATCH without an Idempotency-Key; only for endpoints documented as idempotent',
+			},
 			ms(
 				'Retry-After Cap (ms)',
 				'retryAfterCapMs',
 				60000,
 				'Longest server-requested wait slept in place; longer hints close the provider for everyone and the item moves on',
-			),
-			ms(
-				'Defer Spread (ms)',
-				'deferSpreadMs',
-				10000,
-				'Jitter added to retry_at so deferred items do not return together',
 			),
 			{
 				displayName: 'Retryable Statuses',
@@ -229,33 +257,6 @@ export const properties: INodeProperties[] = [
 				default: '408,500-599',
 				description: '4xx caused by our own request should never be here',
 			},
-			{
-				displayName: 'Count 429 Against Provider',
-				name: 'count429',
-				type: 'boolean',
-				default: false,
-			},
-			{
-				displayName: 'Add Idempotency-Key (POST/PATCH)',
-				name: 'addIdempotencyKey',
-				type: 'boolean',
-				default: true,
-			},
-			{
-				displayName: 'Idempotency Key',
-				name: 'idempotencyKey',
-				type: 'string',
-				default: '',
-				description:
-					'Empty: a hash of the item JSON and the provider name, so a deferred item re-run later sends the same key',
-			},
-			{
-				displayName: 'Retry POST/PATCH Without Key',
-				name: 'retryUnsafeMethods',
-				type: 'boolean',
-				default: false,
-				description: 'Only for endpoints documented as idempotent',
-			},
 		],
 	},
 	{
@@ -266,24 +267,21 @@ export const properties: INodeProperties[] = [
 		placeholder: 'Change Breaker',
 		options: [
 			{
-				displayName: 'Trip Rule',
-				name: 'tripRule',
-				type: 'options',
-				default: 'consecutive',
-				options: [
-					{ name: 'Consecutive Failures Within Window', value: 'consecutive' },
-					{ name: 'Failure Rate Over Window', value: 'failure_rate' },
-				],
-			},
-			{ displayName: 'Threshold', name: 'threshold', type: 'number', default: 5 },
-			ms('Window (ms)', 'windowMs', 60000, 'Failures older than this do not count'),
-			{
 				displayName: 'Failure Rate',
 				name: 'failureRate',
 				type: 'number',
 				default: 0.5,
 				typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
 			},
+			{
+				displayName: 'Half-Open Probes',
+				name: 'halfOpenProbes',
+				type: 'number',
+				default: 1,
+				description:
+					'Real calls let through fleet-wide after the window; 0 = no probe, calls pass and one failure re-arms',
+			},
+			ms('Max Open Window (ms)', 'openMaxMs', 600000, 'Cap of the growing window'),
 			{ displayName: 'Minimum Calls', name: 'minCalls', type: 'number', default: 10 },
 			ms('Open Window (ms)', 'openMs', 30000, 'Cooldown after a trip'),
 			{
@@ -293,16 +291,19 @@ export const properties: INodeProperties[] = [
 				default: 2,
 				typeOptions: { numberPrecision: 2 },
 			},
-			ms('Max Open Window (ms)', 'openMaxMs', 600000, 'Cap of the growing window'),
-			{
-				displayName: 'Half-Open Probes',
-				name: 'halfOpenProbes',
-				type: 'number',
-				default: 1,
-				description:
-					'Real calls let through fleet-wide after the window; 0 = no probe, calls pass and one failure re-arms',
-			},
 			{ displayName: 'Successes to Close', name: 'successesToClose', type: 'number', default: 1 },
+			{ displayName: 'Threshold', name: 'threshold', type: 'number', default: 5 },
+			{
+				displayName: 'Trip Rule',
+				name: 'tripRule',
+				type: 'options',
+				default: 'consecutive',
+				options: [
+					{ name: 'Consecutive Failures Within Window', value: 'consecutive' },
+					{ name: 'Failure Rate Over Window', value: 'failure_rate' },
+				],
+			},
+			ms('Window (ms)', 'windowMs', 60000, 'Failures older than this do not count'),
 		],
 	},
 	{
@@ -346,27 +347,8 @@ export const properties: INodeProperties[] = [
 				name: 'keyPrefix',
 				type: 'string',
 				default: 'rpc:',
-				description: 'Redis keys: <prefix>{<scope>}:<provider>:<breaker|gate|in_flight>',
-			},
-			{
-				displayName: 'Redis Cluster',
-				name: 'redisCluster',
-				type: 'boolean',
-				default: false,
-				description: "Treat the credential's host:port as a cluster seed node (database must be 0)",
-			},
-			{
-				displayName: 'Table Name',
-				name: 'tableName',
-				type: 'string',
-				default: 'resilient_provider_state',
-				description: 'Postgres table, created on first use',
-			},
-			{
-				displayName: 'Operation Timeout (ms)',
-				name: 'operationTimeoutMs',
-				type: 'number',
-				default: 2000,
+				description:
+					'Redis keys: &lt;prefix&gt;{&lt;scope&gt;}:&lt;provider&gt;:&lt;breaker|gate|in_flight&gt;',
 			},
 			{
 				displayName: 'On Store Failure',
@@ -377,6 +359,27 @@ export const properties: INodeProperties[] = [
 					{ name: "Fail Open (Use This Process's Memory, Mark the Item)", value: 'failOpen' },
 					{ name: 'Fail Closed (Defer the Item: store_unavailable)', value: 'failClosed' },
 				],
+			},
+			{
+				displayName: 'Operation Timeout (ms)',
+				name: 'operationTimeoutMs',
+				type: 'number',
+				default: 2000,
+			},
+			{
+				displayName: 'Redis Cluster',
+				name: 'redisCluster',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to treat the credential's host:port as a cluster seed node (database must be 0)",
+			},
+			{
+				displayName: 'Table Name',
+				name: 'tableName',
+				type: 'string',
+				default: 'resilient_provider_state',
+				description: 'Postgres table, created on first use',
 			},
 		],
 	},

@@ -1,0 +1,83 @@
+// The package from a clean checkout (tests/e2e/clean-checkout.mjs): built with Node alone from
+// the committed pkg/, installed as n8n's community installer does, README's demo run in this n8n
+// with README's counts at the providers. Without its .wasm, n8n still starts and the node fails
+// with a clear NodeOperationError.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
+import { installLikeN8n, packFromCleanClone } from './clean-checkout.mjs';
+import { DEMO_NODE, demoWorkflow, requestsAtProviders } from '../support/demo-workflow.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+let providers, n8n, pkgDir, packed;
+
+before(async () => {
+	const install = n8nInstall(major);
+	// npm ci runs under this n8n's Node (24 for n8n 2, 20 for n8n 1): the root install works on both.
+	packed = packFromCleanClone(install.nodeBin);
+	n8n = n8nInstance(install, { extensions: null });
+	pkgDir = installLikeN8n(packed.tarball, n8n.home);
+	providers = await startProviders();
+});
+after(async () => providers?.close());
+
+test('npm pack on a clean clone without Rust ships the built node, its engine and no .d.ts', () => {
+	const has = (f) => packed.files.includes(`package/${f}`);
+	for (const f of [
+		'dist/nodes/ResilientProviderCall/ResilientProviderCall.node.js',
+		'dist/nodes/ResilientProviderCall/ResilientProviderCall.node.json',
+		'dist/nodes/ResilientProviderCall/resilientProviderCall.svg',
+		'dist/nodes/ResilientProviderCall/resilientProviderCall.dark.svg',
+		'dist/credentials/ResilientProviderSecretsApi.credentials.js',
+		'dist/credentials/resilientProviderSecrets.svg',
+		'dist/credentials/resilientProviderSecrets.dark.svg',
+		'dist/engine/engine.js',
+		'dist/engine/engine_bg.wasm',
+		'LICENSE',
+		'README.md',
+		'package.json',
+	])
+		assert.ok(has(f), `${f} in the tarball (${packed.files.length} files)`);
+	assert.deepEqual(
+		packed.files.filter((f) => f.endsWith('.d.ts')),
+		[],
+	);
+	assert.ok(!packed.files.some((f) => /^package\/(src|pkg|n8n-node|scripts)\//.test(f)));
+});
+
+test("README's demo in the installed package: down 3, flaky 8, healthy 4 requests at the providers", async () => {
+	const wf = demoWorkflow(providers.port, n8n.nodeType);
+	wf.id = `demo${uid()}`;
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-3000));
+	const [ok, deferred, failed] = outputs(run, DEMO_NODE);
+	assert.deepEqual(requestsAtProviders(providers.arrivals), { down: 3, flaky: 8, healthy: 4 });
+	assert.deepEqual([ok.length, deferred.length, failed.length], [10, 0, 0]);
+});
+
+test('with the .wasm removed, n8n still starts and the node fails with a clear error', async () => {
+	assert.ok(existsSync(path.join(pkgDir, 'dist/engine/engine_bg.wasm')));
+	rmSync(path.join(pkgDir, 'dist/engine/engine_bg.wasm'));
+	const wf = branchesWorkflow(`pkg${uid()}`, n8n.nodeType, [
+		{
+			name: 'installed',
+			items: 2,
+			parameters: {
+				providers: {
+					provider: [{ name: `p-${uid()}`, url: `http://127.0.0.1:${providers.port}/ok?id=pkg` }],
+				},
+			},
+		},
+	]);
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, `n8n ran the workflow: ${log.slice(-2000)}`);
+	const error = run.data.resultData.error;
+	assert.ok(error, 'the execution reports the node error');
+	assert.match(error.message, /resilience engine \(WebAssembly\) could not be loaded/);
+	assert.equal(run.data.resultData.lastNodeExecuted, 'installed');
+});
