@@ -28,10 +28,14 @@ for (const file of PLACES.flatMap(files)) {
 // The simulator's --help: built only where Rust is (a Node-only checkout checks the rest).
 const simulate = path.join(ROOT, 'target/release/simulate');
 if (spawnSync('cargo', ['--version']).status === 0)
-	execFileSync('cargo', ['build', '--release', '--quiet', '--locked', '-p', 'resilient-simulator'], {
-		cwd: ROOT,
-		stdio: 'inherit',
-	});
+	execFileSync(
+		'cargo',
+		['build', '--release', '--quiet', '--locked', '-p', 'resilient-simulator'],
+		{
+			cwd: ROOT,
+			stdio: 'inherit',
+		},
+	);
 if (existsSync(simulate)) {
 	execFileSync(simulate, ['--help'])
 		.toString()
