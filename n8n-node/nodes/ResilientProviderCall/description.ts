@@ -1,4 +1,6 @@
-// The node's parameters, described as data (as n8n's own nodes do). Defaults match README's table.
+// The node's parameters, described as data (as n8n's own nodes do). Defaults of engine settings
+// come from the engine's one defaults table (engineConstants.ts, generated from src/config.rs).
+import { ENGINE_DEFAULTS as D } from '../../lib/engineConstants';
 import type { INodeProperties } from 'n8n-workflow';
 
 const ms = (
@@ -187,7 +189,7 @@ export const properties: INodeProperties[] = [
 				displayName: 'Backoff Strategy',
 				name: 'strategy',
 				type: 'options',
-				default: 'full_jitter',
+				default: D.strategy,
 				options: [
 					{ name: 'Full Jitter (Recommended)', value: 'full_jitter' },
 					{ name: 'Equal Jitter', value: 'equal_jitter' },
@@ -195,17 +197,17 @@ export const properties: INodeProperties[] = [
 					{ name: 'None (Lockstep, Avoid)', value: 'none' },
 				],
 			},
-			ms('Base Delay (ms)', 'baseMs', 400, 'Ceiling of the first retry'),
+			ms('Base Delay (ms)', 'baseMs', D.base_ms, 'Ceiling of the first retry'),
 			{
 				displayName: 'Count 429 Against Provider',
 				name: 'count429',
 				type: 'boolean',
-				default: false,
+				default: D.count_429,
 			},
 			ms(
 				'Defer Spread (ms)',
 				'deferSpreadMs',
-				10000,
+				D.defer_spread_ms,
 				'Jitter added to retry_at so deferred items do not return together',
 			),
 			{
@@ -219,42 +221,47 @@ export const properties: INodeProperties[] = [
 			ms(
 				'Item Budget (ms)',
 				'budgetMs',
-				60000,
+				D.budget_ms,
 				'Total time an item may spend; then it is deferred',
 			),
-			{ displayName: 'Max Attempts per Provider', name: 'maxAttempts', type: 'number', default: 3 },
-			ms('Max Delay (ms)', 'capMs', 20000, 'Cap of every delay'),
+			{
+				displayName: 'Max Attempts per Provider',
+				name: 'maxAttempts',
+				type: 'number',
+				default: D.max_attempts,
+			},
+			ms('Max Delay (ms)', 'capMs', D.cap_ms, 'Cap of every delay'),
 			ms(
 				'Per-Attempt Deadline (ms)',
 				'deadlineMs',
-				10000,
+				D.deadline_ms,
 				'Whole-response deadline of one attempt',
 			),
 			{
 				displayName: 'Retry POST/PATCH Without Key',
 				name: 'retryUnsafeMethods',
 				type: 'boolean',
-				default: false,
+				default: D.retry_unsafe_methods,
 				description:
 					'Whether to retry POST/PATCH without an Idempotency-Key; only for endpoints documented as idempotent',
 			},
 			ms(
 				'Retry-After Cap (ms)',
 				'retryAfterCapMs',
-				60000,
+				D.retry_after_cap_ms,
 				'Longest server-requested wait slept in place; longer hints close the provider for everyone and the item moves on',
 			),
 			{
 				displayName: 'Retryable Statuses',
 				name: 'retryStatuses',
 				type: 'string',
-				default: '408,425,429,500,502,503,504',
+				default: D.retry_statuses,
 			},
 			{
 				displayName: 'Statuses Counted Against Provider',
 				name: 'healthStatuses',
 				type: 'string',
-				default: '408,500-599',
+				default: D.health_statuses,
 				description: '4xx caused by our own request should never be here',
 			},
 		],
@@ -270,40 +277,45 @@ export const properties: INodeProperties[] = [
 				displayName: 'Failure Rate',
 				name: 'failureRate',
 				type: 'number',
-				default: 0.5,
+				default: D.failure_rate,
 				typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
 			},
 			{
 				displayName: 'Half-Open Probes',
 				name: 'halfOpenProbes',
 				type: 'number',
-				default: 1,
+				default: D.half_open_probes,
 				description:
 					'Real calls let through fleet-wide after the window; 0 = no probe, calls pass and one failure re-arms',
 			},
-			ms('Max Open Window (ms)', 'openMaxMs', 600000, 'Cap of the growing window'),
-			{ displayName: 'Minimum Calls', name: 'minCalls', type: 'number', default: 10 },
-			ms('Open Window (ms)', 'openMs', 30000, 'Cooldown after a trip'),
+			ms('Max Open Window (ms)', 'openMaxMs', D.open_max_ms, 'Cap of the growing window'),
+			{ displayName: 'Minimum Calls', name: 'minCalls', type: 'number', default: D.min_calls },
+			ms('Open Window (ms)', 'openMs', D.open_ms, 'Cooldown after a trip'),
 			{
 				displayName: 'Open Window Growth',
 				name: 'openGrowth',
 				type: 'number',
-				default: 2,
+				default: D.open_growth,
 				typeOptions: { numberPrecision: 2 },
 			},
-			{ displayName: 'Successes to Close', name: 'successesToClose', type: 'number', default: 1 },
-			{ displayName: 'Threshold', name: 'threshold', type: 'number', default: 5 },
+			{
+				displayName: 'Successes to Close',
+				name: 'successesToClose',
+				type: 'number',
+				default: D.successes_to_close,
+			},
+			{ displayName: 'Threshold', name: 'threshold', type: 'number', default: D.threshold },
 			{
 				displayName: 'Trip Rule',
 				name: 'tripRule',
 				type: 'options',
-				default: 'consecutive',
+				default: D.trip_rule,
 				options: [
 					{ name: 'Consecutive Failures Within Window', value: 'consecutive' },
 					{ name: 'Failure Rate Over Window', value: 'failure_rate' },
 				],
 			},
-			ms('Window (ms)', 'windowMs', 60000, 'Failures older than this do not count'),
+			ms('Window (ms)', 'windowMs', D.window_ms, 'Failures older than this do not count'),
 		],
 	},
 	{

@@ -1,0 +1,89 @@
+// One defaults table: the engine's (src/config.rs, generated into engineConstants.ts). The
+// node's parameter defaults and README's defaults table must say the same.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const { ENGINE_DEFAULTS: D } = require('../../dist/lib/engineConstants.js');
+const { properties } = require('../../dist/nodes/ResilientProviderCall/description.js');
+
+/** Node parameter (collection option) -> engine setting. */
+const ENGINE_SETTING = {
+	retryPolicy: {
+		strategy: 'strategy',
+		baseMs: 'base_ms',
+		capMs: 'cap_ms',
+		maxAttempts: 'max_attempts',
+		deadlineMs: 'deadline_ms',
+		budgetMs: 'budget_ms',
+		retryAfterCapMs: 'retry_after_cap_ms',
+		deferSpreadMs: 'defer_spread_ms',
+		retryStatuses: 'retry_statuses',
+		healthStatuses: 'health_statuses',
+		count429: 'count_429',
+		retryUnsafeMethods: 'retry_unsafe_methods',
+	},
+	breaker: {
+		tripRule: 'trip_rule',
+		threshold: 'threshold',
+		windowMs: 'window_ms',
+		failureRate: 'failure_rate',
+		minCalls: 'min_calls',
+		openMs: 'open_ms',
+		openGrowth: 'open_growth',
+		openMaxMs: 'open_max_ms',
+		halfOpenProbes: 'half_open_probes',
+		successesToClose: 'successes_to_close',
+	},
+};
+
+test("the node's parameter defaults are the engine's", () => {
+	for (const [collection, settings] of Object.entries(ENGINE_SETTING)) {
+		const options = properties.find((p) => p.name === collection).options;
+		for (const [name, key] of Object.entries(settings)) {
+			const option = options.find((o) => o.name === name);
+			assert.ok(option, `${collection}.${name} exists`);
+			assert.equal(option.default, D[key], `${collection}.${name} default vs engine ${key}`);
+		}
+	}
+});
+
+/** How README writes a duration. */
+const duration = (ms) =>
+	ms >= 600_000 && ms % 60_000 === 0
+		? `${ms / 60_000} min`
+		: ms % 1000 === 0
+			? `${ms / 1000} s`
+			: `${ms} ms`;
+
+test("README's defaults table is the engine's", () => {
+	const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+	const cell = (setting) => {
+		const row = readme.split('\n').find((l) => l.startsWith(`| ${setting} |`));
+		assert.ok(row, `README has a row for ${setting}`);
+		return row.split('|')[2].trim();
+	};
+	const expect = {
+		'Backoff Strategy': `${D.strategy.replace('_', ' ')} `,
+		'Base Delay / Max Delay': `${duration(D.base_ms)} / ${duration(D.cap_ms)}`,
+		'Max Attempts per Provider': `${D.max_attempts}`,
+		'Per-Attempt Deadline': duration(D.deadline_ms),
+		'Item Budget': duration(D.budget_ms),
+		'Retry-After Cap': duration(D.retry_after_cap_ms),
+		'Defer Spread': `${duration(D.defer_spread_ms)} of jitter`,
+		'Retryable Statuses': `\`${D.retry_statuses}\``,
+		'Statuses Counted Against Provider': `\`${D.health_statuses}\``,
+		'Retry POST/PATCH Without Key': D.retry_unsafe_methods ? 'on' : 'off',
+		'Trip Rule': `${D.threshold} ${D.trip_rule} failures within ${duration(D.window_ms)}`,
+		'Open Window': `${duration(D.open_ms)}, ×${D.open_growth} on each re-trip, capped at ${duration(D.open_max_ms)}`,
+		'Half-Open Probes': `${D.half_open_probes} `,
+		'Successes to Close': `${D.successes_to_close}`,
+	};
+	for (const [setting, text] of Object.entries(expect)) {
+		assert.ok(
+			cell(setting).startsWith(text),
+			`README ${setting}: "${cell(setting)}" should start with "${text}"`,
+		);
+	}
+});
