@@ -78,7 +78,7 @@ impl ChainConfig {
             providers: vec![ProviderConfig { name: "default".into(), ..Default::default() }],
             ..Default::default()
         };
-        cfg.validate().expect("the defaults are valid")
+        cfg.validate().unwrap_or_else(|_| unreachable!("the defaults are valid"))
     }
 }
 

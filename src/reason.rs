@@ -29,6 +29,24 @@ pub enum Reason {
 }
 
 impl Reason {
+    pub const ALL: [Reason; 11] = [
+        Reason::CircuitOpen,
+        Reason::Cooldown,
+        Reason::HalfOpenBusy,
+        Reason::RateLimited,
+        Reason::RetryAfterExceedsCap,
+        Reason::InFlightCap,
+        Reason::BudgetExhausted,
+        Reason::AttemptsExhausted,
+        Reason::NonRetryable,
+        Reason::CheckFailed,
+        Reason::StoreUnavailable,
+    ];
+
+    pub fn parse(s: &str) -> Option<Reason> {
+        Reason::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::CircuitOpen => "circuit_open",

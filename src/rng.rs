@@ -12,7 +12,9 @@ impl Rng {
     pub fn from_entropy() -> Self {
         let mut buf = [0u8; 8];
         // If the OS source fails there is no safe fallback that keeps processes decorrelated.
-        getrandom::fill(&mut buf).expect("getrandom failed: no entropy source");
+        if getrandom::fill(&mut buf).is_err() {
+            panic!("getrandom failed: no entropy source");
+        }
         Self::seeded(u64::from_le_bytes(buf))
     }
 

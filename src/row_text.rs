@@ -6,7 +6,7 @@ use crate::chain::{ProviderView, Writes};
 use crate::error::EngineError;
 use crate::in_flight::InFlightRow;
 use crate::rate_gate::GateRow;
-use serde::de::DeserializeOwned;
+use crate::row_decode;
 use serde::Serialize;
 
 /// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
@@ -29,9 +29,10 @@ pub struct RowWrites {
     pub rows: Vec<RowWrite>,
 }
 
-fn decode<T: DeserializeOwned + Default>(
+fn decode<T: Default>(
     kind: &str,
     text: &str,
+    read: fn(&str) -> Result<T, EngineError>,
     version: impl Fn(&mut T, u64),
 ) -> Result<T, EngineError> {
     if text.is_empty() {
@@ -42,7 +43,7 @@ fn decode<T: DeserializeOwned + Default>(
         Some((v, json)) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => (Some(v), json),
         _ => (None, text),
     };
-    let mut row: T = serde_json::from_str(json).map_err(|e| EngineError::CorruptState(format!("{kind} row: {e}")))?;
+    let mut row = read(json)?;
     if let Some(v) = prefix {
         let v = v.parse().map_err(|_| EngineError::CorruptState(format!("{kind} row: version {v} out of range")))?;
         version(&mut row, v); // the store compares this one: it is the truth
@@ -60,9 +61,11 @@ pub fn view(rows: &[impl AsRef<str>]) -> Result<ProviderView, EngineError> {
         )));
     }
     Ok(ProviderView {
-        breaker: decode("breaker", rows[0].as_ref(), |r: &mut BreakerRow, v| r.version = v)?,
-        gate: decode("gate", rows[1].as_ref(), |r: &mut GateRow, v| r.version = v)?,
-        in_flight: decode("in_flight", rows[2].as_ref(), |r: &mut InFlightRow, v| r.version = v)?,
+        breaker: decode("breaker", rows[0].as_ref(), row_decode::breaker, |r: &mut BreakerRow, v| r.version = v)?,
+        gate: decode("gate", rows[1].as_ref(), row_decode::gate, |r: &mut GateRow, v| r.version = v)?,
+        in_flight: decode("in_flight", rows[2].as_ref(), row_decode::in_flight, |r: &mut InFlightRow, v| {
+            r.version = v
+        })?,
     })
 }
 
@@ -75,11 +78,17 @@ pub fn views(rows: &[impl AsRef<str>], providers: usize) -> Result<Vec<ProviderV
             ROW_KINDS.len()
         )));
     }
-    rows.chunks(ROW_KINDS.len()).map(view).collect()
+    let mut out = Vec::with_capacity(providers);
+    for chunk in rows.chunks(ROW_KINDS.len()) {
+        out.push(view(chunk)?);
+    }
+    Ok(out)
 }
 
 fn row<T: Serialize>(kind: &'static str, row: &T, version: u64) -> RowWrite {
-    let json = serde_json::to_string(row).expect("rows serialize");
+    // Plain structs of integers and strings: serialising cannot fail. (No `expect`: its Debug of
+    // the error would cost the WASM engine kilobytes.)
+    let json = serde_json::to_string(row).unwrap_or_else(|_| unreachable!());
     RowWrite { kind, expected: version.wrapping_sub(1), version, json }
 }
 

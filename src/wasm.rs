@@ -3,16 +3,16 @@
 //! stores hold them. An item costs two crossings per attempt: `poll` and `outcome`. The
 //! TypeScript shapes are declared in `wasm_types.d.ts`. Errors are JS `Error`s with a stable
 //! `code` (and `field` for configuration errors).
-use crate::config::{Chain, ChainConfig};
+use crate::config::Chain;
+use crate::config_decode;
 use crate::error::EngineError;
 use crate::inspect;
-use crate::reason::Reason;
 use crate::rng::Rng;
 use crate::row_text;
 use crate::session::Session;
-use crate::ticket::{self, Ticket};
+use crate::ticket;
 use crate::wasm_input;
-use serde::{de::DeserializeOwned, Serialize};
+use serde::Serialize;
 use std::cell::RefCell;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -42,14 +42,9 @@ fn js_error(e: EngineError) -> JsValue {
     err.into()
 }
 
-/// A JS value in, through its JSON text; `bad` says which error a refusal is.
-fn from_js<T: DeserializeOwned>(v: &JsValue, bad: impl Fn(String) -> EngineError) -> Result<T, JsValue> {
-    let text: String = js_sys::JSON::stringify(v).map(String::from).unwrap_or_else(|_| "null".into());
-    serde_json::from_str(&text).map_err(|e| js_error(bad(e.to_string())))
-}
-
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(v).map_err(|e| js_error(EngineError::InvalidInput(format!("output: {e}"))))?;
+    let text = serde_json::to_string(v)
+        .map_err(|_| js_error(EngineError::InvalidInput("an answer could not be serialized".into())))?;
     js_sys::JSON::parse(&text)
 }
 
@@ -75,7 +70,8 @@ pub struct Engine {
 impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "ChainConfig")] config: JsValue) -> Result<Engine, JsValue> {
-        let raw: ChainConfig = from_js(&config, |e| EngineError::config("config", e))?;
+        let text: String = js_sys::JSON::stringify(&config).map(String::from).unwrap_or_default();
+        let raw = config_decode::chain_config(&text).map_err(js_error)?;
         Ok(Engine { chain: Arc::new(raw.validate().map_err(js_error)?) })
     }
 
@@ -115,7 +111,7 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
         rows: Vec<String>,
     ) -> Result<JsValue, JsValue> {
-        let ticket: Ticket = from_js(&ticket, EngineError::InvalidTicket)?;
+        let ticket = wasm_input::ticket(&ticket).map_err(js_error)?;
         let outcome = wasm_input::outcome(&outcome).map_err(js_error)?;
         done(ticket::report(&self.chain, &ticket, &scope, ms(now_ms), &outcome, &rows))
     }
@@ -161,7 +157,7 @@ impl Item {
         now_ms: f64,
         #[wasm_bindgen(unchecked_param_type = "Reason")] reason: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let reason: Reason = from_js(&reason, EngineError::InvalidInput)?;
+        let reason = wasm_input::reason(&reason).map_err(js_error)?;
         to_js(&self.s.defer_now(ms(now_ms), reason))
     }
 }
@@ -172,7 +168,7 @@ impl Item {
 mod replay {
     use super::*;
     use crate::backoff::{Backoff, Strategy};
-    use crate::retry_after::{hint, HintHeaders};
+    use crate::retry_after::hint;
 
     #[wasm_bindgen(js_name = seedRandom)]
     pub fn seed_random(seed: f64) {
@@ -191,7 +187,14 @@ mod replay {
 
     #[wasm_bindgen(js_name = serverHint)]
     pub fn server_hint(status: u16, headers: JsValue, now_ms: f64) -> Result<JsValue, JsValue> {
-        let headers: HintHeaders = from_js(&headers, EngineError::InvalidInput)?;
+        let outcome = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&outcome, &"kind".into(), &"status".into());
+        let _ = js_sys::Reflect::set(&outcome, &"status".into(), &status.into());
+        let _ = js_sys::Reflect::set(&outcome, &"headers".into(), &headers);
+        let headers = match wasm_input::outcome(&outcome).map_err(js_error)? {
+            crate::outcome::Outcome::Status { headers, .. } => headers,
+            crate::outcome::Outcome::Error { .. } => unreachable!("built as a status"),
+        };
         to_js(&hint(Some(status), &headers, ms(now_ms)))
     }
 }

@@ -50,7 +50,7 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
         Some("error") => {
             Ok(Outcome::Error { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })
         }
-        other => Err(bad(format!("outcome.kind must be status or error, got {other:?}"))),
+        other => Err(bad(format!("outcome.kind must be status or error, got \"{}\"", other.unwrap_or_default()))),
     }
 }
 
@@ -70,4 +70,41 @@ pub fn keys(v: &JsValue) -> Result<Vec<Option<String>>, EngineError> {
             None => Err(bad("keys[] must be strings or null".into())),
         })
         .collect()
+}
+
+fn whole(v: &JsValue, name: &str) -> Result<u64, EngineError> {
+    field(v, name)
+        .as_f64()
+        .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0)
+        .map(|n| n as u64)
+        .ok_or_else(|| EngineError::InvalidTicket(format!("ticket.{name} must be a whole number")))
+}
+
+/// A guard's ticket as it travelled in an n8n item.
+pub fn ticket(v: &JsValue) -> Result<crate::ticket::Ticket, EngineError> {
+    if !v.is_object() {
+        return Err(EngineError::InvalidTicket("the ticket must be an object".into()));
+    }
+    let s = |name: &str| {
+        field(v, name).as_string().ok_or_else(|| EngineError::InvalidTicket(format!("ticket.{name} must be a string")))
+    };
+    let probe = field(v, "probe")
+        .as_bool()
+        .ok_or_else(|| EngineError::InvalidTicket("ticket.probe must be true or false".into()))?;
+    Ok(crate::ticket::Ticket {
+        provider: whole(v, "provider")? as usize,
+        name: s("name")?,
+        probe,
+        lease: s("lease")?,
+        scope: s("scope")?,
+        issued_ms: whole(v, "issued_ms")?,
+        expires_ms: whole(v, "expires_ms")?,
+    })
+}
+
+/// A reason code, by its name.
+pub fn reason(v: &JsValue) -> Result<crate::reason::Reason, EngineError> {
+    v.as_string()
+        .and_then(|s| crate::reason::Reason::parse(&s))
+        .ok_or_else(|| bad("reason must be one of the reason codes".into()))
 }

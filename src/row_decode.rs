@@ -1,0 +1,171 @@
+//! Decoding a stored row's JSON into its struct, field by field, as serde would with
+//! `#[serde(default)]`: a missing field takes its default, an unknown one is ignored, a value of
+//! the wrong type (or out of range) is corrupt state. Rows hold only integers, strings, arrays
+//! and objects, so a small JSON reader (miniserde's) is all the WASM engine needs for them.
+use crate::breaker::{BreakerRow, Bucket, Phase};
+use crate::error::EngineError;
+use crate::in_flight::InFlightRow;
+use crate::lease::Lease;
+use crate::rate_gate::GateRow;
+use miniserde::json::{self, Number, Object, Value};
+
+type Result<T> = std::result::Result<T, EngineError>;
+
+fn corrupt(kind: &str, what: &str) -> EngineError {
+    EngineError::CorruptState(format!("{kind} row: {what}"))
+}
+
+struct Fields<'a> {
+    kind: &'a str,
+    obj: &'a Object,
+}
+
+impl<'a> Fields<'a> {
+    fn of(kind: &'a str, v: &'a Value) -> Result<Self> {
+        match v {
+            Value::Object(obj) => Ok(Fields { kind, obj }),
+            _ => Err(corrupt(kind, "not an object")),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&'a Value> {
+        self.obj.get(name).filter(|v| !matches!(v, Value::Null))
+    }
+
+    fn u64(&self, name: &str) -> Result<u64> {
+        self.get(name).map_or(Ok(0), |v| unsigned(self.kind, name, v))
+    }
+
+    fn u32(&self, name: &str) -> Result<u32> {
+        u32::try_from(self.u64(name)?).map_err(|_| corrupt(self.kind, &format!("{name} out of range")))
+    }
+
+    fn required_u64(&self, name: &str) -> Result<u64> {
+        let v = self.get(name).ok_or_else(|| corrupt(self.kind, &format!("missing {name}")))?;
+        unsigned(self.kind, name, v)
+    }
+
+    fn text(&self, name: &str) -> Result<Option<String>> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(corrupt(self.kind, &format!("{name} is not a string"))),
+        }
+    }
+
+    fn list<T>(&self, name: &str, item: impl Fn(&Value) -> Result<T>) -> Result<Vec<T>> {
+        match self.get(name) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(a)) => {
+                // A plain loop: `collect` into a Result costs the WASM engine an adapter per type.
+                let mut out = Vec::with_capacity(a.len());
+                for v in a.iter() {
+                    out.push(item(v)?);
+                }
+                Ok(out)
+            }
+            Some(_) => Err(corrupt(self.kind, &format!("{name} is not an array"))),
+        }
+    }
+}
+
+fn unsigned(kind: &str, name: &str, v: &Value) -> Result<u64> {
+    match v {
+        Value::Number(Number::U64(n)) => Ok(*n),
+        _ => Err(corrupt(kind, &format!("{name} is not a whole number >= 0"))),
+    }
+}
+
+fn parse(kind: &str, text: &str) -> Result<Value> {
+    json::from_str(text).map_err(|_| corrupt(kind, "not JSON"))
+}
+
+fn lease(kind: &str, v: &Value) -> Result<Lease> {
+    let f = Fields::of(kind, v)?;
+    let holder = f.text("holder")?.ok_or_else(|| corrupt(kind, "a lease without holder"))?;
+    Ok(Lease { holder, until_ms: f.required_u64("until_ms")? })
+}
+
+pub fn breaker(text: &str) -> Result<BreakerRow> {
+    const K: &str = "breaker";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    let phase = match f.text("phase")?.as_deref() {
+        None | Some("closed") => Phase::Closed,
+        Some("half_open") => Phase::HalfOpen,
+        Some("open") => Phase::Open,
+        Some(other) => return Err(corrupt(K, &format!("unknown phase \"{other}\""))),
+    };
+    Ok(BreakerRow {
+        phase,
+        failures: f.list("failures", |v| unsigned(K, "failures[]", v))?,
+        buckets: f.list("buckets", |v| {
+            let b = Fields::of(K, v)?;
+            let count =
+                |name| u32::try_from(b.required_u64(name)?).map_err(|_| corrupt(K, "bucket count out of range"));
+            Ok(Bucket { start_ms: b.required_u64("start_ms")?, calls: count("calls")?, failures: count("failures")? })
+        })?,
+        open_until_ms: f.u64("open_until_ms")?,
+        streak: f.u32("streak")?,
+        trips: f.u64("trips")?,
+        probes: f.list("probes", |v| lease(K, v))?,
+        successes: f.u32("successes")?,
+        last_failure: f.text("last_failure")?,
+        version: f.u64("version")?,
+    })
+}
+
+pub fn gate(text: &str) -> Result<GateRow> {
+    let v = parse("gate", text)?;
+    let f = Fields::of("gate", &v)?;
+    Ok(GateRow { tat_us: f.u64("tat_us")?, closed_until_ms: f.u64("closed_until_ms")?, version: f.u64("version")? })
+}
+
+pub fn in_flight(text: &str) -> Result<InFlightRow> {
+    let v = parse("in_flight", text)?;
+    let f = Fields::of("in_flight", &v)?;
+    Ok(InFlightRow { leases: f.list("leases", |v| lease("in_flight", v))?, version: f.u64("version")? })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row serde writes reads back the same, and so does serde's reading of odd rows.
+    #[test]
+    fn reads_what_serde_writes_and_agrees_with_serde_on_odd_rows() {
+        let b = BreakerRow {
+            phase: Phase::HalfOpen,
+            failures: vec![1, u64::MAX],
+            buckets: vec![Bucket { start_ms: 5, calls: 3, failures: 2 }],
+            open_until_ms: 9,
+            streak: 2,
+            trips: 7,
+            probes: vec![Lease { holder: "x:\"é\\\n".into(), until_ms: 11 }],
+            successes: 1,
+            last_failure: Some("check_failed:a.b".into()),
+            version: 12,
+        };
+        assert_eq!(breaker(&serde_json::to_string(&b).unwrap()).unwrap(), b);
+        for text in [
+            "{}",
+            r#"{"phase":"open","extra":[1,{"a":2}]}"#,
+            r#"{"last_failure":null,"version":3}"#,
+            r#"{"streak":4294967296}"#,
+            r#"{"failures":[-1]}"#,
+            r#"{"failures":[1.5]}"#,
+            r#"{"phase":"sideways"}"#,
+            r#"{"probes":[{"until_ms":1}]}"#,
+            "{",
+        ] {
+            let ours = breaker(text).ok();
+            let serdes = serde_json::from_str::<BreakerRow>(text).ok();
+            assert_eq!(ours, serdes, "{text}");
+        }
+        assert!(breaker("[]").is_err(), "serde would read an array as a struct; a row is an object");
+        let g = GateRow { tat_us: 1, closed_until_ms: 2, version: 3 };
+        assert_eq!(gate(&serde_json::to_string(&g).unwrap()).unwrap(), g);
+        let i = InFlightRow { leases: vec![Lease { holder: "h".into(), until_ms: 4 }], version: 5 };
+        assert_eq!(in_flight(&serde_json::to_string(&i).unwrap()).unwrap(), i);
+    }
+}
