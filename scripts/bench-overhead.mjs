@@ -7,7 +7,10 @@
 // gets a warm-up branch (same vendor, same store), as in a long-running n8n. Best of --runs
 // executions (each node's fastest); the branch order rotates from run to run.
 //   node scripts/bench-overhead.mjs [--n8n 2|1] [--items N] [--runs N] [--warmup N]
-//                                   [--settle S] [--profile DIR] [--json out.json]
+//                                   [--settle S] [--concurrency C] [--profile DIR] [--json out.json]
+// --concurrency C (1, the node's default): this node's Item Concurrency. n8n's HTTP Request node
+//   sends every item's request at once (Promise.allSettled), so with C = 1 the vendor's latency
+//   counts serially in this node's time only; C = N compares like with like.
 // --settle S (3): a Wait node of S seconds before each measured node, so n8n's deferred work from
 //   the branch before (the HTTP Request node's per-request statistics INSERTs) is not timed.
 // --profile DIR: one more execution under `node --cpu-prof` (profiles in DIR), then self time by
@@ -17,7 +20,15 @@
 // Exit 0 when it measured (a missed target is printed, not an error); 1 if a run went wrong.
 import { spawn, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	closeSync,
+	mkdirSync,
+	openSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,13 +41,22 @@ if (args.includes('-h') || args.includes('--help')) {
 	console.log(
 		readFileSync(fileURLToPath(import.meta.url), 'utf8')
 			.split('\n')
-			.slice(1, 17)
+			.slice(1, 20)
 			.map((l) => l.replace(/^\/\/ ?/, ''))
 			.join('\n'),
 	);
 	process.exit(0);
 }
-const KNOWN = ['--n8n', '--items', '--runs', '--warmup', '--settle', '--profile', '--json'];
+const KNOWN = [
+	'--n8n',
+	'--items',
+	'--runs',
+	'--warmup',
+	'--settle',
+	'--concurrency',
+	'--profile',
+	'--json',
+];
 for (let i = 0; i < args.length; i += 2) {
 	if (!KNOWN.includes(args[i]) || args[i + 1] === undefined) {
 		console.error(`unknown or incomplete option ${args[i]} (see --help)`);
@@ -61,6 +81,7 @@ const ITEMS = whole('--items', 1000, 1);
 const RUNS = whole('--runs', 3, 1);
 const WARMUP = whole('--warmup', 100, 0);
 const SETTLE = whole('--settle', 3, 0);
+const CONCURRENCY = whole('--concurrency', 1, 1);
 const profileDir = opt('--profile') ? path.resolve(opt('--profile')) : null;
 const jsonOut = opt('--json');
 const TARGETS = { memory: 0.3, redis: 0.5 };
@@ -130,6 +151,7 @@ function workflow(id, nodeType, vendor, order) {
 		parameters: {
 			providers: { provider: [{ name: 'bench-vendor', url: `${vendor}/ok?id=${tag}` }] },
 			...(store === 'redis' ? { stateStore: 'redis' } : {}),
+			...(CONCURRENCY !== 1 ? { itemConcurrency: CONCURRENCY } : {}),
 		},
 		...(store === 'redis'
 			? { credentials: { redis: { id: 'benchRedisCred1', name: 'bench redis' } } }
@@ -205,14 +227,12 @@ function workflow(id, nodeType, vendor, order) {
 }
 
 /** One execution: per-node ms per item from the run data, checked against the vendor's log. */
-async function measure(n8n, wfId, vendor, nodeArgs = null) {
+async function measure(n8n, wfId, vendor, nodeArgs = []) {
 	vendor.arrivals.length = 0;
 	const t0 = Date.now();
 	// n8n 2 opens its task broker even with runners off: a free port, not 5679 (other n8n may run).
 	const env = { N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
-	const { run, log: out } = nodeArgs
-		? await executeWith(n8n, wfId, nodeArgs, env)
-		: await n8n.execute(wfId, { timeoutMs: 600_000, env });
+	const { run, log: out } = await execute(n8n, wfId, nodeArgs, env);
 	const wall = Date.now() - t0;
 	const rd = run?.data?.resultData;
 	if (!rd || rd.error)
@@ -244,24 +264,36 @@ async function measure(n8n, wfId, vendor, nodeArgs = null) {
 	return res;
 }
 
-/** `n8n execute` as tests/e2e/n8n.mjs runs it, with options for the node binary itself (Node 20
- * refuses --cpu-prof in NODE_OPTIONS). */
-function executeWith(n8n, id, nodeArgs, env) {
+/** `n8n execute` as tests/e2e/n8n.mjs runs it, but its output goes to a file, not a pipe: the
+ * run data of 3000+ items is megabytes, and n8n exits before a pipe has taken it all (seen here:
+ * the JSON cut short). Node arguments go on the command line (Node 20 refuses --cpu-prof in
+ * NODE_OPTIONS). */
+function execute(n8n, id, nodeArgs, env) {
+	const file = path.join(n8n.home, `execute-${Date.now()}.out`);
+	const fd = openSync(file, 'w');
 	return new Promise((resolve, reject) => {
 		const child = spawn(
 			n8n.install.nodeBin,
 			[...nodeArgs, n8n.install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'],
-			{ env: { ...n8n.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+			{ env: { ...n8n.env, ...env }, stdio: ['ignore', fd, fd] },
 		);
-		let out = '';
-		child.stdout.on('data', (d) => (out += d));
-		child.stderr.on('data', (d) => (out += d));
+		closeSync(fd);
+		const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
 		child.on('error', reject);
 		child.on('exit', () => {
+			clearTimeout(timer);
+			const out = readFileSync(file, 'utf8');
+			rmSync(file, { force: true });
+			// The run is the JSON block between log lines (as tests/e2e/n8n.mjs reads it).
 			const m = /(^|\n)\{\n/.exec(out);
 			const end = out.lastIndexOf('\n}');
-			if (!m || end < 0) return resolve({ run: null, log: out });
-			resolve({ run: JSON.parse(out.slice(m.index + m[1].length, end + 2)), log: out });
+			let run = null;
+			try {
+				if (m && end > 0) run = JSON.parse(out.slice(m.index + m[1].length, end + 2));
+			} catch {
+				/* reported by the caller with the output's tail */
+			}
+			resolve({ run, log: out });
 		});
 	});
 }
@@ -309,6 +341,9 @@ try {
 	const lines = [];
 	lines.push(
 		`n8n ${VERSIONS[major]} (Node ${nodeVersion}), ${ITEMS} items per node in one execution, loopback vendor (200, small JSON), ${WARMUP} warm-up items per node first`,
+	);
+	lines.push(
+		`this node with Item Concurrency ${CONCURRENCY}${CONCURRENCY === 1 ? ' (its default)' : ''}; the HTTP Request node sends all items at once`,
 	);
 	lines.push(`best of ${RUNS} executions (each node's fastest run); code at ${head}`);
 	lines.push('');
