@@ -32,8 +32,8 @@ import {
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT, VERSIONS, n8nInstall, n8nInstance, uid } from '../tests/e2e/n8n.mjs';
-import { startProviders } from '../tests/e2e/providers.mjs';
+import { ROOT, VERSIONS, n8nInstall, n8nInstance, uid } from '../tests/support/n8n.mjs';
+import { startProviders } from '../tests/support/providers.mjs';
 import { loadProfile, report, summarise } from './lib/cpuprofile.mjs';
 
 const args = process.argv.slice(2);
@@ -264,7 +264,7 @@ async function measure(n8n, wfId, vendor, nodeArgs = []) {
 	return res;
 }
 
-/** `n8n execute` as tests/e2e/n8n.mjs runs it, but its output goes to a file, not a pipe: the
+/** `n8n execute` as tests/support/n8n.mjs runs it, but its output goes to a file, not a pipe: the
  * run data of 3000+ items is megabytes, and n8n exits before a pipe has taken it all (seen here:
  * the JSON cut short). Node arguments go on the command line (Node 20 refuses --cpu-prof in
  * NODE_OPTIONS). */
