@@ -28,9 +28,9 @@ export interface ItemPlan {
 const MAX_JSON = 1_000_000;
 
 export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
-	const node = ctx.getNode();
+	// getNode() copies the node: only when there is an error to report (this runs per item).
 	const fail = (message: string, description?: string): never => {
-		throw new NodeOperationError(node, message, { itemIndex: i, description });
+		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i, description });
 	};
 	const json = (field: string, raw: unknown, where: string, allowEmpty: boolean): unknown => {
 		if (raw === undefined || raw === null) return allowEmpty ? undefined : {};
