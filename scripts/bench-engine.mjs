@@ -50,7 +50,7 @@ const results = [
 		}),
 	],
 	[
-		bench('attempt: poll + outcome (WASM)', (i) => {
+		bench('attempt: item + poll + outcome (WASM)', (i) => {
 			const it = eng.item(i, 'h', []);
 			it.poll(i, fresh);
 			const r = it.outcome(i + 1, i % 7 ? ok : bad);
