@@ -107,24 +107,14 @@ export class PostgresStore implements StateStore {
 
 	async write(provider: string, writes: RowWrite[]): Promise<boolean> {
 		await this.ensureTable();
+		// One row (the common case: a breaker, gate or lease change) is one statement, atomic on
+		// its own: no transaction, no client checked out of the pool.
+		if (writes.length === 1) return (await this.writeRow(this.pool, provider, writes[0])) === 1;
 		const client = await this.pool.connect();
 		try {
 			await client.query('BEGIN');
-			for (const { kind, expected, version, json } of writes) {
-				const res =
-					expected === 0
-						? await client.query(
-								`INSERT INTO ${this.table} (scope, provider, kind, version, data) VALUES ($1, $2, $3, $4, $5::jsonb)
-              ON CONFLICT (scope, provider, kind) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = clock_timestamp()
-              WHERE ${this.table}.version = 0`,
-								[this.scope, provider, kind, version, json],
-							)
-						: await client.query(
-								`UPDATE ${this.table} SET version = $4, data = $5::jsonb, updated_at = clock_timestamp()
-              WHERE scope = $1 AND provider = $2 AND kind = $3 AND version = $6`,
-								[this.scope, provider, kind, version, json, expected],
-							);
-				if (res.rowCount !== 1) {
+			for (const row of writes) {
+				if ((await this.writeRow(client, provider, row)) !== 1) {
 					await client.query('ROLLBACK');
 					return false;
 				}
@@ -137,6 +127,28 @@ export class PostgresStore implements StateStore {
 		} finally {
 			client.release();
 		}
+	}
+
+	/** Compare-and-set of one row: the rows it changed (1, or 0 when the version moved on). */
+	private async writeRow(
+		db: Pick<Pool, 'query'>,
+		provider: string,
+		{ kind, expected, version, json }: RowWrite,
+	): Promise<number> {
+		const res =
+			expected === 0
+				? await db.query(
+						`INSERT INTO ${this.table} (scope, provider, kind, version, data) VALUES ($1, $2, $3, $4, $5::jsonb)
+              ON CONFLICT (scope, provider, kind) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = clock_timestamp()
+              WHERE ${this.table}.version = 0`,
+						[this.scope, provider, kind, version, json],
+					)
+				: await db.query(
+						`UPDATE ${this.table} SET version = $4, data = $5::jsonb, updated_at = clock_timestamp()
+              WHERE scope = $1 AND provider = $2 AND kind = $3 AND version = $6`,
+						[this.scope, provider, kind, version, json, expected],
+					);
+		return res.rowCount ?? 0;
 	}
 
 	async now(): Promise<number> {
