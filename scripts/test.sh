@@ -18,7 +18,8 @@ cargo fmt --all --check >&2 || die "Rust code is not formatted as rustfmt.toml s
 npm run -s format:check >&2 || die "files above are not formatted as .prettierrc.js says (run: npm run format)"
 cargo clippy --workspace --all-targets --locked --quiet -- -D warnings >&2 \
   || die "clippy warnings above (run: cargo clippy --workspace --all-targets -- -D warnings)"
-# LEAD: module-cycle gate goes here: node scripts/check-module-cycles.mjs
+# >>> LEAD: the module-cycle gate goes on the next line (scripts/check-module-cycles.mjs, another branch):
+# node scripts/check-module-cycles.mjs || die "a Rust module cycle (above)"
 
 log "2/8 Rust tests"
 cargo_log=$(mktemp)
