@@ -20,12 +20,42 @@ export interface ItemPlan {
 	config: ChainConfig;
 	requests: ProviderRequest[];
 	keys: (string | null)[];
+	/** How this item's Idempotency-Keys are made (the same for every item of a static plan). */
+	keyRule: KeyRule;
 	scope: string;
 	onExhaustion: 'deferred' | 'default';
 	defaultValue: IDataObject;
 }
 
+interface KeyRule {
+	add: boolean;
+	/** The *Idempotency Key* parameter; empty: the item's JSON. */
+	base: string;
+}
+
 const MAX_JSON = 1_000_000;
+
+/** Whether the node's parameters hold no expression (n8n marks one with a leading "="): then
+ * every item's plan is the first item's but for its Idempotency-Keys, read once per execution. */
+export function parametersAreStatic(parameters: object): boolean {
+	return !JSON.stringify(parameters).includes('"=');
+}
+
+/** The plan of another item of a static node: the same chain, this item's keys. */
+export function planForItem(plan: ItemPlan, item: IDataObject): ItemPlan {
+	return { ...plan, keys: idempotencyKeys(plan.requests, plan.keyRule, item) };
+}
+
+// Idempotency-Key per provider: stable across re-runs of the same item (a deferred item re-queued
+// later sends the same key), different per provider. Which methods send it is the engine's rule
+// (POST and PATCH), so every provider gets one.
+function idempotencyKeys(requests: ProviderRequest[], rule: KeyRule, item: IDataObject) {
+	if (!rule.add) return requests.map(() => null);
+	const basis = rule.base !== '' ? rule.base : JSON.stringify(item);
+	return requests.map((r) =>
+		createHash('sha256').update(`${basis}:${r.name}`).digest('hex').slice(0, 32),
+	);
+}
 
 export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
 	// getNode() copies the node: only when there is an error to report (this runs per item).
@@ -155,15 +185,11 @@ export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
 	set('half_open_probes', num(breaker.halfOpenProbes, 'halfOpenProbes', B));
 	set('successes_to_close', num(breaker.successesToClose, 'successesToClose', B));
 
-	// Idempotency-Key per provider: stable across re-runs of the same item (a deferred item
-	// re-queued later sends the same key), different per provider. Which methods send it is the
-	// engine's rule (POST and PATCH), so every provider gets one.
-	const addKey = bool(retry.addIdempotencyKey, 'addIdempotencyKey') !== false;
-	const keyBase = String(retry.idempotencyKey ?? '');
-	const basis = addKey ? (keyBase !== '' ? keyBase : JSON.stringify(item)) : '';
-	const keys = requests.map((r) =>
-		addKey ? createHash('sha256').update(`${basis}:${r.name}`).digest('hex').slice(0, 32) : null,
-	);
+	const keyRule: KeyRule = {
+		add: bool(retry.addIdempotencyKey, 'addIdempotencyKey') !== false,
+		base: String(retry.idempotencyKey ?? ''),
+	};
+	const keys = idempotencyKeys(requests, keyRule, item);
 
 	const onExhaustion = ctx.getNodeParameter('onExhaustion', i, 'deferred') as
 		'deferred' | 'default';
@@ -180,7 +206,7 @@ export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
 			? object('Default Value (JSON)', ctx.getNodeParameter('defaultValueJson', i, '{}'), 'Node')
 			: {};
 	const scope = scopeMode === 'workflow' ? `wf:${ctx.getWorkflow().id ?? 'unsaved'}` : 'global';
-	return { config, requests, keys, scope, onExhaustion, defaultValue };
+	return { config, requests, keys, keyRule, scope, onExhaustion, defaultValue };
 }
 
 /** Turns the engine's `invalid_config` error into a message naming the provider, the field and

@@ -9,7 +9,13 @@ import {
 } from 'n8n-workflow';
 import { properties } from './description';
 import { loadEngine, type Engine, type EngineModule } from '../../lib/engine';
-import { configError, readItemPlan, type ItemPlan } from '../../lib/params';
+import {
+	configError,
+	parametersAreStatic,
+	planForItem,
+	readItemPlan,
+	type ItemPlan,
+} from '../../lib/params';
 import { runItem, type ItemResult } from '../../lib/runItem';
 import { itemStore, sharedStore, storeSettings } from '../../lib/store/open';
 import { Cancelled, callProvider } from '../../lib/transport';
@@ -134,19 +140,27 @@ async function callChain(this: IExecuteFunctions): Promise<INodeExecutionData[][
 	const cancel = this.getExecutionCancelSignal?.();
 	const executionId = this.getExecutionId();
 
+	// Without expressions every item has the first item's plan but for its keys: read it once
+	// (reading parameters per item was ~5 % of the node's time per item in a profile).
+	const isStatic = parametersAreStatic(node.parameters);
+	let firstPlan: { plan: ItemPlan; engine: Engine } | undefined;
 	const one = async (i: number) => {
 		let plan: ItemPlan | undefined;
 		try {
-			plan = readItemPlan(this, i);
-			const key = JSON.stringify(plan.config);
-			let engine = engines.get(key);
+			plan = firstPlan ? planForItem(firstPlan.plan, items[i].json) : readItemPlan(this, i);
+			let engine = firstPlan?.engine;
 			if (!engine) {
-				try {
-					engine = new mod.Engine(plan.config);
-				} catch (e) {
-					throw configError(this, i, plan, e as Error);
+				const key = JSON.stringify(plan.config);
+				engine = engines.get(key);
+				if (!engine) {
+					try {
+						engine = new mod.Engine(plan.config);
+					} catch (e) {
+						throw configError(this, i, plan, e as Error);
+					}
+					engines.set(key, engine);
 				}
-				engines.set(key, engine);
+				if (isStatic) firstPlan = { plan, engine };
 			}
 			for (const r of plan.requests) {
 				if (r.secretName && secrets[r.secretName] === undefined) {
