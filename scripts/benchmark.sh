@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmark (longer than the test command; ~10 minutes on 2 cores):
-#   1. the what-if simulator on the four seed scenarios: a table each, plots in docs/plots/
+#   1. the what-if simulator on the four incident scenarios (docs/incidents.md): a table each, plots in docs/plots/
 #   2. the real run: scenarios/queue-compressed.json in n8n queue mode (1 main + 3 workers,
 #      Redis store, Postgres database), every policy, beside the simulator's prediction.
 #   3. per-item overhead: 1000 items through n8n's HTTP Request node and this node (memory and
