@@ -45,6 +45,8 @@ export type Step =
 export type FinalStep = Extract<Step, { kind: "done" | "defer" | "fail" }>;
 /** How an item ended: its final step, what it went through, its counters (index = provider). */
 export interface End { step: FinalStep; report: Report; counters: Counters[] }
+/** Row texts cross joined by ROW_SEPARATOR ("\u001e"): `ROW_KINDS.length` per provider of the
+ * chain ("" for a row not written yet), and so do an item's Idempotency-Keys ("" for none). */
 /** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`. */
 export interface Polled { step: Step; writes: RowWrites | null; transition: Transition | null; end: End | null }
 /** `outcome` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows), log
@@ -93,22 +95,22 @@ export class Engine {
      * Guard, first half: which provider may be called now, without calling. `lease` names the
      * ticket's leases fleet-wide; `scope` is the store scope the ticket is valid in.
      */
-    check(now_ms: number, rows: string[], lease: string, scope: string): Checked;
+    check(now_ms: number, rows: string, lease: string, scope: string): Checked;
     /**
      * What one provider's row texts say now (Get Provider State): the gauge and live leases.
      */
-    inspect(rows: string[], now_ms: number): ProviderState;
+    inspect(rows: string, now_ms: number): ProviderState;
     /**
      * Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's
      * Idempotency-Key (used only where the provider's method needs one).
      */
-    item(started_ms: number, holder: string, keys: (string | null)[]): Item;
+    item(started_ms: number, holder: string, keys: string): Item;
     constructor(config: ChainConfig);
     /**
      * Guard, second half: record the outcome of the call a ticket admitted, on the provider's
      * row texts; pure, so after a lost race report again on fresh rows.
      */
-    report(now_ms: number, ticket: Ticket, scope: string, outcome: Outcome, rows: string[]): Reported;
+    report(now_ms: number, ticket: Ticket, scope: string, outcome: Outcome, rows: string): Reported;
 }
 
 /**
@@ -131,9 +133,9 @@ export class Item {
      * The next step from the chain's row texts (`ROW_KINDS` per provider, "" for a fresh row)
      * read at `now_ms` (the store's clock).
      */
-    poll(now_ms: number, rows: string[]): Polled;
+    poll(now_ms: number, rows: string): Polled;
     /**
      * After a lost race: the last outcome on the provider's fresh row texts.
      */
-    rerecord(now_ms: number, rows: string[]): Recorded;
+    rerecord(now_ms: number, rows: string): Recorded;
 }

@@ -18,7 +18,7 @@ class Engine {
      * Guard, first half: which provider may be called now, without calling. `lease` names the
      * ticket's leases fleet-wide; `scope` is the store scope the ticket is valid in.
      * @param {number} now_ms
-     * @param {string[]} rows
+     * @param {string} rows
      * @param {string} lease
      * @param {string} scope
      * @returns {Checked}
@@ -27,7 +27,7 @@ class Engine {
         const val4 = +now_ms;
         let ptr0, len0, ptr1, len1, ptr2, len2;
         try {
-            ptr0 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+            ptr0 = passStringToWasm0(rows, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             len0 = WASM_VECTOR_LEN;
             ptr1 = passStringToWasm0(lease, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             len1 = WASM_VECTOR_LEN;
@@ -36,7 +36,7 @@ class Engine {
         } catch (e) {
             if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
             if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
-            if (ptr0) { wasm.__externref_drop_slice(ptr0, len0); wasm.__wbindgen_free(ptr0, len0 * 4, 4); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
             throw e;
         }
         const ret = wasm.engine_check(this.__wbg_ptr, val4, ptr0, len0, ptr1, len1, ptr2, len2);
@@ -47,13 +47,13 @@ class Engine {
     }
     /**
      * What one provider's row texts say now (Get Provider State): the gauge and live leases.
-     * @param {string[]} rows
+     * @param {string} rows
      * @param {number} now_ms
      * @returns {ProviderState}
      */
     inspect(rows, now_ms) {
         const val2 = +now_ms;
-        const ptr0 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+        const ptr0 = passStringToWasm0(rows, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.engine_inspect(this.__wbg_ptr, ptr0, len0, val2);
         if (ret[2]) {
@@ -66,14 +66,23 @@ class Engine {
      * Idempotency-Key (used only where the provider's method needs one).
      * @param {number} started_ms
      * @param {string} holder
-     * @param {(string | null)[]} keys
+     * @param {string} keys
      * @returns {Item}
      */
     item(started_ms, holder, keys) {
-        const val2 = +started_ms;
-        const ptr0 = passStringToWasm0(holder, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.engine_item(this.__wbg_ptr, val2, ptr0, len0, keys);
+        const val3 = +started_ms;
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(holder, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(keys, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.engine_item(this.__wbg_ptr, val3, ptr0, len0, ptr1, len1);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
@@ -98,7 +107,7 @@ class Engine {
      * @param {Ticket} ticket
      * @param {string} scope
      * @param {Outcome} outcome
-     * @param {string[]} rows
+     * @param {string} rows
      * @returns {Reported}
      */
     report(now_ms, ticket, scope, outcome, rows) {
@@ -107,10 +116,10 @@ class Engine {
         try {
             ptr0 = passStringToWasm0(scope, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             len0 = WASM_VECTOR_LEN;
-            ptr1 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+            ptr1 = passStringToWasm0(rows, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             len1 = WASM_VECTOR_LEN;
         } catch (e) {
-            if (ptr1) { wasm.__externref_drop_slice(ptr1, len1); wasm.__wbindgen_free(ptr1, len1 * 4, 4); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
             if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
             throw e;
         }
@@ -175,12 +184,12 @@ class Item {
      * The next step from the chain's row texts (`ROW_KINDS` per provider, "" for a fresh row)
      * read at `now_ms` (the store's clock).
      * @param {number} now_ms
-     * @param {string[]} rows
+     * @param {string} rows
      * @returns {Polled}
      */
     poll(now_ms, rows) {
         const val2 = +now_ms;
-        const ptr0 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+        const ptr0 = passStringToWasm0(rows, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.item_poll(this.__wbg_ptr, val2, ptr0, len0);
         if (ret[2]) {
@@ -191,12 +200,12 @@ class Item {
     /**
      * After a lost race: the last outcome on the provider's fresh row texts.
      * @param {number} now_ms
-     * @param {string[]} rows
+     * @param {string} rows
      * @returns {Recorded}
      */
     rerecord(now_ms, rows) {
         const val2 = +now_ms;
-        const ptr0 = passArrayJsValueToWasm0(rows, wasm.__wbindgen_malloc);
+        const ptr0 = passStringToWasm0(rows, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.item_rerecord(this.__wbg_ptr, val2, ptr0, len0);
         if (ret[2]) {
@@ -245,10 +254,6 @@ function __wbg_get_imports() {
         __wbg___wbindgen_throw_4c88d8bf264fd984: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        __wbg_from_eac91875c8a5ffa4: function(arg0) {
-            const ret = Array.from(arg0);
-            return ret;
-        },
         __wbg_getRandomValues_5d8c030b527203a6: function() { return handleError(function (arg0, arg1) {
             globalThis.crypto.getRandomValues(getArrayU8FromWasm0(arg0, arg1));
         }, arguments); },
@@ -256,18 +261,6 @@ function __wbg_get_imports() {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
-        __wbg_get_unchecked_e6325ad374eff861: function(arg0, arg1) {
-            const ret = arg0[arg1 >>> 0];
-            return ret;
-        },
-        __wbg_isArray_bcf1376d0d732d08: function(arg0) {
-            const ret = Array.isArray(arg0);
-            return ret;
-        },
-        __wbg_length_b03a0fabb109b1e9: function(arg0) {
-            const ret = arg0.length;
-            return ret;
-        },
         __wbg_new_787b9fb330d55d78: function(arg0, arg1) {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
@@ -354,16 +347,6 @@ function handleError(f, args) {
 
 function isLikeNone(x) {
     return x === undefined || x === null;
-}
-
-function passArrayJsValueToWasm0(array, malloc) {
-    const ptr = malloc(array.length * 4, 4) >>> 0;
-    for (let i = 0; i < array.length; i++) {
-        const add = addToExternrefTable0(array[i]);
-        getDataViewMemory0().setUint32(ptr + 4 * i, add, true);
-    }
-    WASM_VECTOR_LEN = array.length;
-    return ptr;
 }
 
 function passStringToWasm0(arg, malloc, realloc) {

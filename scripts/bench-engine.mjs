@@ -34,14 +34,14 @@ const jsRecord = (ok, now) => {
 };
 
 const eng = new engine.Engine({ providers: [{ name: 'a' }, { name: 'b' }] });
-const fresh = ['', '', '', '', '', ''];
+const fresh = ['', '', '', '', '', ''].join('\u001e'); // row texts, joined as the node does
 const ok = { kind: 'status', status: 200, headers: {} };
 const bad = { kind: 'status', status: 503, headers: {} };
 let sink = 0;
 const results = [
 	[
 		bench('step: poll -> call (WASM)', (i) => {
-			const it = eng.item(i, 'h', []);
+			const it = eng.item(i, 'h', '');
 			sink += it.poll(i, fresh).step.provider;
 			it.free();
 		}),
@@ -51,7 +51,7 @@ const results = [
 	],
 	[
 		bench('attempt: item + poll + outcome (WASM)', (i) => {
-			const it = eng.item(i, 'h', []);
+			const it = eng.item(i, 'h', '');
 			it.poll(i, fresh);
 			const r = it.outcome(i + 1, i % 7 ? ok : bad);
 			sink += r.sleep_ms + (r.writes ? 1 : 0);

@@ -12,6 +12,16 @@ use serde::Serialize;
 /// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
 pub const ROW_KINDS: [&str; 3] = ["breaker", "gate", "in_flight"];
 
+/// Joins the row texts of one call into one string at the boundary (one string crossing instead
+/// of two per row): ASCII record separator, which JSON text never holds raw (it escapes every
+/// control character) and neither does a version prefix.
+pub const SEPARATOR: char = '\u{1e}';
+
+/// The row texts of a joined string.
+pub fn split(joined: &str) -> Vec<&str> {
+    joined.split(SEPARATOR).collect()
+}
+
 /// One row to write: replace the stored row iff its version is still `expected`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RowWrite {

@@ -1,6 +1,7 @@
 //! The WASM boundary: narrow and typed. Objects cross as JSON text (serde_json here, the
 //! engine's one serialisation format, and V8's `JSON.parse` there); row texts cross as the
-//! stores hold them. An item costs two crossings per attempt: `poll` and `outcome`. The
+//! stores hold them, joined by `ROW_SEPARATOR` into one string a call. An item costs two
+//! crossings per attempt: `poll` and `outcome`. The
 //! TypeScript shapes are declared in `wasm_types.d.ts`. Errors are JS `Error`s with a stable
 //! `code` (and `field` for configuration errors).
 use crate::config::Chain;
@@ -77,27 +78,22 @@ impl Engine {
 
     /// Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's
     /// Idempotency-Key (used only where the provider's method needs one).
-    pub fn item(
-        &self,
-        started_ms: f64,
-        holder: String,
-        #[wasm_bindgen(unchecked_param_type = "(string | null)[]")] keys: JsValue,
-    ) -> Result<Item, JsValue> {
-        let keys = wasm_input::keys(&keys).map_err(js_error)?;
+    pub fn item(&self, started_ms: f64, holder: String, keys: &str) -> Result<Item, JsValue> {
+        let keys = row_text::split(keys).into_iter().map(|k| (!k.is_empty()).then(|| k.to_string())).collect();
         Ok(Item { s: Session::new(self.chain.clone(), ms(started_ms), holder, keys, draw_rng()) })
     }
 
     /// What one provider's row texts say now (Get Provider State): the gauge and live leases.
     #[wasm_bindgen(unchecked_return_type = "ProviderState")]
-    pub fn inspect(&self, rows: Vec<String>, now_ms: f64) -> Result<JsValue, JsValue> {
-        done(row_text::view(&rows).map(|v| inspect::inspect(&v, ms(now_ms))))
+    pub fn inspect(&self, rows: &str, now_ms: f64) -> Result<JsValue, JsValue> {
+        done(row_text::view(&row_text::split(rows)).map(|v| inspect::inspect(&v, ms(now_ms))))
     }
 
     /// Guard, first half: which provider may be called now, without calling. `lease` names the
     /// ticket's leases fleet-wide; `scope` is the store scope the ticket is valid in.
     #[wasm_bindgen(unchecked_return_type = "Checked")]
-    pub fn check(&self, now_ms: f64, rows: Vec<String>, lease: String, scope: String) -> Result<JsValue, JsValue> {
-        done(ticket::check(&self.chain, ms(now_ms), &rows, lease, scope, draw_rng()))
+    pub fn check(&self, now_ms: f64, rows: &str, lease: String, scope: String) -> Result<JsValue, JsValue> {
+        done(ticket::check(&self.chain, ms(now_ms), &row_text::split(rows), lease, scope, draw_rng()))
     }
 
     /// Guard, second half: record the outcome of the call a ticket admitted, on the provider's
@@ -109,11 +105,11 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "Ticket")] ticket: JsValue,
         scope: String,
         #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
-        rows: Vec<String>,
+        rows: &str,
     ) -> Result<JsValue, JsValue> {
         let ticket = wasm_input::ticket(&ticket).map_err(js_error)?;
         let outcome = wasm_input::outcome(&outcome).map_err(js_error)?;
-        done(ticket::report(&self.chain, &ticket, &scope, ms(now_ms), &outcome, &rows))
+        done(ticket::report(&self.chain, &ticket, &scope, ms(now_ms), &outcome, &row_text::split(rows)))
     }
 }
 
@@ -128,8 +124,8 @@ impl Item {
     /// The next step from the chain's row texts (`ROW_KINDS` per provider, "" for a fresh row)
     /// read at `now_ms` (the store's clock).
     #[wasm_bindgen(unchecked_return_type = "Polled")]
-    pub fn poll(&mut self, now_ms: f64, rows: Vec<String>) -> Result<JsValue, JsValue> {
-        done(self.s.poll(ms(now_ms), &rows))
+    pub fn poll(&mut self, now_ms: f64, rows: &str) -> Result<JsValue, JsValue> {
+        done(self.s.poll(ms(now_ms), &row_text::split(rows)))
     }
 
     /// The outcome of the call the last poll returned: rows to write, the attempt's log line,
@@ -146,8 +142,8 @@ impl Item {
 
     /// After a lost race: the last outcome on the provider's fresh row texts.
     #[wasm_bindgen(unchecked_return_type = "Recorded")]
-    pub fn rerecord(&mut self, now_ms: f64, rows: Vec<String>) -> Result<JsValue, JsValue> {
-        done(self.s.rerecord(ms(now_ms), &rows))
+    pub fn rerecord(&mut self, now_ms: f64, rows: &str) -> Result<JsValue, JsValue> {
+        done(self.s.rerecord(ms(now_ms), &row_text::split(rows)))
     }
 
     /// Hand the item back now (e.g. `store_unavailable` when failing closed).

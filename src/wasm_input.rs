@@ -1,4 +1,4 @@
-//! Reading the boundary's small inputs (an outcome, Idempotency-Keys) straight from JS values.
+//! Reading the boundary's small inputs (an outcome, a ticket, a reason) straight from JS values.
 //! serde would buffer an internally tagged enum (`kind`) through its generic content type, about
 //! 20 KB of the WASM engine for one small object; these readers are a few hundred bytes.
 use crate::error::EngineError;
@@ -52,24 +52,6 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
         }
         other => Err(bad(format!("outcome.kind must be status or error, got \"{}\"", other.unwrap_or_default()))),
     }
-}
-
-/// `(string | null)[]`, or nothing.
-pub fn keys(v: &JsValue) -> Result<Vec<Option<String>>, EngineError> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(Vec::new());
-    }
-    if !js_sys::Array::is_array(v) {
-        return Err(bad("keys must be an array".into()));
-    }
-    js_sys::Array::from(v)
-        .iter()
-        .map(|k| match k.as_string() {
-            Some(s) => Ok(Some(s)),
-            None if k.is_null() || k.is_undefined() => Ok(None),
-            None => Err(bad("keys[] must be strings or null".into())),
-        })
-        .collect()
 }
 
 fn whole(v: &JsValue, name: &str) -> Result<u64, EngineError> {

@@ -43,6 +43,8 @@ export type Step =
 export type FinalStep = Extract<Step, { kind: "done" | "defer" | "fail" }>;
 /** How an item ended: its final step, what it went through, its counters (index = provider). */
 export interface End { step: FinalStep; report: Report; counters: Counters[] }
+/** Row texts cross joined by ROW_SEPARATOR ("\u001e"): `ROW_KINDS.length` per provider of the
+ * chain ("" for a row not written yet), and so do an item's Idempotency-Keys ("" for none). */
 /** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`. */
 export interface Polled { step: Step; writes: RowWrites | null; transition: Transition | null; end: End | null }
 /** `outcome` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows), log

@@ -27,3 +27,6 @@ export const ENGINE_DEFAULTS = {
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
 export const ROW_KINDS = ['breaker', 'gate', 'in_flight'] as const;
+
+/** Joins the row texts (and the Idempotency-Keys) of one engine call into one string. */
+export const ROW_SEPARATOR = '\u001e';

@@ -3,6 +3,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { Engine } from './engine';
 import type { ItemPlan } from './params';
+import { ROW_SEPARATOR } from './engineConstants';
 import { KINDS } from './store/rowCodec';
 import type { StateStore } from './store/types';
 
@@ -17,7 +18,10 @@ export async function providerState(
 	const counters = await store.readCounters(names);
 	const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);
 	return names.map((name, i) => {
-		const s = engine.inspect(snap.rows.slice(i * KINDS.length, (i + 1) * KINDS.length), snap.now);
+		const s = engine.inspect(
+			snap.rows.slice(i * KINDS.length, (i + 1) * KINDS.length).join(ROW_SEPARATOR),
+			snap.now,
+		);
 		const c = counters[name] ?? {};
 		const json: IDataObject = {
 			provider: name,

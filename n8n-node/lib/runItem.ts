@@ -16,6 +16,7 @@ import type {
 	Step,
 	Transition,
 } from './engine';
+import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
 import { Cancelled, missingPath, type CallResult } from './transport';
@@ -92,10 +93,14 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 	};
 	let item: Item | undefined;
 	try {
-		item = engine.item(await store.now(), `${c.correlationId}:${randomTag()}`, plan.keys);
+		item = engine.item(
+			await store.now(),
+			`${c.correlationId}:${randomTag()}`,
+			plan.keys.map((k) => k ?? '').join(ROW_SEPARATOR),
+		);
 		for (let races = 0; ;) {
 			const snap = await store.read(keys);
-			const poll = item.poll(snap.now, snap.rows);
+			const poll = item.poll(snap.now, snap.rows.join(ROW_SEPARATOR));
 			if (poll.writes && !(await store.write(keys[poll.writes.provider], poll.writes.rows))) {
 				lost.n++;
 				if (++races > MAX_RACES)
@@ -176,7 +181,7 @@ async function commitRecord(
 			races = 0; // fail-open: the next rounds read and write this process's memory
 		}
 		const snap = await c.store.read([key]);
-		rec = item.rerecord(snap.now, snap.rows);
+		rec = item.rerecord(snap.now, snap.rows.join(ROW_SEPARATOR));
 	}
 }
 

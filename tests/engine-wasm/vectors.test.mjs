@@ -9,6 +9,8 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const engine = require('../../target/pkg-replay/engine.js');
 const shipped = require('../../pkg/engine.js');
+/** Row texts joined as the node joins them for one engine call. */
+const joined = (rows) => rows.join('\u001e');
 const vec = (name) => JSON.parse(readFileSync(new URL(`../vectors/${name}`, import.meta.url)));
 
 test('the shipped engine exports the boundary and nothing test-only', () => {
@@ -61,11 +63,11 @@ test('step-machine scenarios are identical to the Rust engine', () => {
 		let now = c.start_ms;
 		const jobs = [];
 		for (let job = 0; job < c.jobs; job++) {
-			const item = eng.item(now, `job${job}`, []);
+			const item = eng.item(now, `job${job}`, '');
 			const trace = [];
 			let end;
 			for (;;) {
-				const poll = item.poll(now, rows);
+				const poll = item.poll(now, joined(rows));
 				write(rows, poll.writes);
 				trace.push({ t: now, poll });
 				if ((end = poll.end)) break;
@@ -115,16 +117,16 @@ test('invalid configuration is a JS Error with a stable code and the field', () 
 
 test('a corrupt state row is an error, not a crash; an outcome without a call is refused', () => {
 	const eng = new shipped.Engine({ providers: [{ name: 'a' }] });
-	const item = eng.item(0, 'h', []);
+	const item = eng.item(0, 'h', '');
 	for (const bad of ['{"phase":"sideways"}', '7|{', 'x|{}']) {
 		assert.throws(
-			() => item.poll(0, [bad, '', '']),
+			() => item.poll(0, joined([bad, '', ''])),
 			(e) => e.code === 'corrupt_state',
 			bad,
 		);
 	}
 	assert.throws(
-		() => item.poll(0, ['', '']),
+		() => item.poll(0, joined(['', ''])),
 		(e) => e.code === 'invalid_input',
 	);
 	assert.throws(
@@ -132,7 +134,7 @@ test('a corrupt state row is an error, not a crash; an outcome without a call is
 		(e) => e.code === 'invalid_input',
 	);
 	assert.throws(
-		() => item.rerecord(0, ['', '', '']),
+		() => item.rerecord(0, joined(['', '', ''])),
 		(e) => e.code === 'invalid_input',
 	);
 });
@@ -140,7 +142,7 @@ test('a corrupt state row is an error, not a crash; an outcome without a call is
 test('guard tickets: check hands one out, report records it, a foreign one is refused', () => {
 	const eng = new shipped.Engine({ providers: [{ name: 'a' }, { name: 'b' }], threshold: 1 });
 	const rows = new Array(6).fill('');
-	const checked = eng.check(1000, rows, 'lease-1', 'global');
+	const checked = eng.check(1000, joined(rows), 'lease-1', 'global');
 	assert.equal(checked.decision.kind, 'go');
 	const ticket = JSON.parse(JSON.stringify(checked.decision.ticket)); // it travels as plain data
 	assert.deepEqual(
@@ -152,14 +154,15 @@ test('guard tickets: check hands one out, report records it, a foreign one is re
 		ticket,
 		'global',
 		{ kind: 'status', status: 500 },
-		rows.slice(0, 3),
+		joined(rows.slice(0, 3)),
 	);
 	assert.equal(reported.transition.to, 'open');
 	assert.equal(reported.attempt.health, 'failure');
 	write(rows, { provider: 0, rows: reported.writes.rows });
-	assert.equal(eng.check(1002, rows, 'lease-2', 'global').decision.name, 'b');
+	assert.equal(eng.check(1002, joined(rows), 'lease-2', 'global').decision.name, 'b');
 	assert.throws(
-		() => eng.report(1001, ticket, 'wf:9', { kind: 'status', status: 200 }, rows.slice(0, 3)),
+		() =>
+			eng.report(1001, ticket, 'wf:9', { kind: 'status', status: 200 }, joined(rows.slice(0, 3))),
 		(e) => e.code === 'invalid_ticket',
 	);
 });

@@ -128,5 +128,5 @@ const inspector = new engine.Engine({ providers: [{ name: 'inspector' }] });
 /** What the engine reads in provider `i`'s rows of a snapshot (state, trips, recent_failures …):
  * tests ask the engine, as Get Provider State does, rather than parse rows. */
 export function stateOf(snap, i = 0) {
-	return inspector.inspect(snap.rows.slice(i * 3, i * 3 + 3), snap.now);
+	return inspector.inspect(snap.rows.slice(i * 3, i * 3 + 3).join('\u001e'), snap.now);
 }
