@@ -9,6 +9,7 @@
 // every run; --svg plots the last one.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare, table, svg } from '../tests/support/queue/report.mjs';
@@ -54,6 +55,9 @@ const t0 = Date.now();
 const reals = [];
 for (let k = 1; k <= runs; k++) {
 	const tk = Date.now();
+	// The machine's load beside each run: on 2 cores another job slows n8n's dispatch, and with it
+	// how many requests a policy makes in the outage; a reader should see which runs were loaded.
+	const loadBefore = loadavg()[0];
 	// A fresh cluster per run (queueRun starts its own n8n, Postgres database and vendor), so no
 	// run inherits another's queue, breaker rows or warm caches.
 	const real = await queueRun(scenario, {
@@ -62,9 +66,10 @@ for (let k = 1; k <= runs; k++) {
 		kill: args.includes('--kill'),
 		log: (l) => console.error(`[bench-queue] run ${k}/${runs}: ${l}`),
 	});
+	real.load_avg = { before: loadBefore, after: loadavg()[0] };
 	reals.push(real);
 	console.log(
-		`\nrun ${k} of ${runs}: n8n ${major} queue mode, 1 main + ${real.workers} workers x ${real.concurrency}; ${((Date.now() - tk) / 1000).toFixed(0)} s wall`,
+		`\nrun ${k} of ${runs}: n8n ${major} queue mode, 1 main + ${real.workers} workers x ${real.concurrency}; ${((Date.now() - tk) / 1000).toFixed(0)} s wall; load average ${real.load_avg.before.toFixed(1)} before, ${real.load_avg.after.toFixed(1)} after`,
 	);
 	console.log(table(compare(real, sim, policies)));
 	for (const p of policies) {

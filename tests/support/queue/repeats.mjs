@@ -16,6 +16,9 @@ export function summarize(reals, sim, policies) {
 			runs: rows.map((r) => r.real),
 			agree: rows.map((r) => r.agree),
 			agreed: rows.filter((r) => r.agree).length,
+			// How long an execution waited in n8n's queue before its first request: when n8n cannot
+			// keep up with the arrivals, executions reach the vendor late and miss the outage.
+			dispatch_p50_ms: reals.map((real) => real.results[policy].dispatch_ms?.p50 ?? null),
 			spread: Object.fromEntries(FIELDS.map(([, k]) => [k, stats(rows.map((r) => r.real[k]))])),
 		};
 	});
@@ -56,11 +59,14 @@ export function spreadTable(summary) {
 	].join('\n');
 }
 
-/** Run by run, the two figures `agree` judges and the ban, so the spread reads back to its runs. */
+/**
+ * Run by run: the two figures `agree` judges, the ban, and the median wait from webhook to first
+ * request, so the spread reads back to its runs and to how fast n8n dispatched them.
+ */
 export function perRunLines(summary) {
 	const each = (s, k) => s.runs.map((r) => fmt(r[k])).join(', ');
 	return summary.map(
 		(s) =>
-			`${s.label}: requests ${each(s, 'requests')}; in outage ${each(s, 'requests_in_outage')}; banned s ${each(s, 'banned_s')}; agree ${s.agree.map((a) => (a ? 'yes' : 'no')).join(', ')}`,
+			`${s.label}: requests ${each(s, 'requests')}; in outage ${each(s, 'requests_in_outage')}; banned s ${each(s, 'banned_s')}; webhook to first request p50 ms ${s.dispatch_p50_ms.join(', ')}; agree ${s.agree.map((a) => (a ? 'yes' : 'no')).join(', ')}`,
 	);
 }
