@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark (longer than the test command; ~10 minutes on 2 cores):
+# The benchmark (longer than the test command; ~20 minutes on 2 cores, most of it the 3 real runs):
 #   1. the what-if simulator on the four seed scenarios: a table each, plots in docs/plots/
 #   2. the real run, 3 times: scenarios/queue-compressed.json in n8n queue mode (1 main + 3 workers,
 #      Redis store, Postgres database), every policy, beside the simulator's prediction.
