@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The benchmark (longer than the test command; ~10 minutes on 2 cores):
+# The benchmark (longer than the test command; ~25 minutes on 2 cores, most of it the 3 real runs):
 #   1. the what-if simulator on the four incident scenarios (docs/incidents.md): a table each, plots in docs/plots/
-#   2. the real run: scenarios/queue-compressed.json in n8n queue mode (1 main + 3 workers,
+#   2. the real run, 3 times: scenarios/queue-compressed.json in n8n queue mode (1 main + 3 workers,
 #      Redis store, Postgres database), every policy, beside the simulator's prediction.
+#      Each cell is the spread over the 3 runs; agree counts the runs within the tolerance.
 #   3. per-item overhead: 1000 items through n8n's HTTP Request node and this node (memory and
 #      Redis stores) in one execution, best of 3 (scripts/bench-overhead.mjs).
 #   bash scripts/benchmark.sh [--n8n 1|2]
@@ -23,8 +24,8 @@ done
 bash scripts/build-node.sh
 services_up # its own Redis and Postgres on free ports, stopped at the end
 bash scripts/lib/n8n-install.sh "$major" >/dev/null
-log "real run in n8n $major queue mode: scenarios/queue-compressed.json"
-node scripts/bench-queue.mjs scenarios/queue-compressed.json --n8n "$major" \
+log "real run in n8n $major queue mode, 3 runs: scenarios/queue-compressed.json"
+node scripts/bench-queue.mjs scenarios/queue-compressed.json --n8n "$major" --runs 3 \
   --svg docs/plots/queue-compressed-real.svg --json "$CACHE/queue-compressed-real.json"
 log "per-item overhead in n8n $major: HTTP Request node vs this node (memory, Redis store)"
 node scripts/bench-overhead.mjs --n8n "$major"

@@ -1,5 +1,5 @@
 // The real run beside the simulator's prediction: one row per policy, and a plot.
-const FIELDS = [
+export const FIELDS = [
 	['requests', 'requests'],
 	['in outage', 'requests_in_outage'],
 	['peak/s after', 'peak_per_s_after_recovery'],
@@ -32,7 +32,7 @@ export function compare(real, sim, policies) {
 	});
 }
 
-const fmt = (v) =>
+export const fmt = (v) =>
 	v == null ? '-' : typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : String(v);
 
 export function table(rows) {
