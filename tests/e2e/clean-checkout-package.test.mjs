@@ -48,14 +48,28 @@ test('npm pack on a clean clone without Rust ships the built node, its engine an
 	assert.ok(!packed.files.some((f) => /^package\/(src|pkg|n8n-node|scripts)\//.test(f)));
 });
 
-test("README's demo in the installed package: down 3, flaky 8, healthy 4 requests at the providers", async () => {
+// README's table is one quiet run: down 3, flaky 8, healthy 4. How many items meet flaky's gate
+// closed by its second 429 (1 s) and go to healthy (300 ms each) depends on the machine's speed
+// (seen on a loaded machine: flaky 9, healthy 3), so that split is checked as an invariant; the
+// breaker's count is exact.
+test("README's demo in the installed package: down 3, and every item served by flaky or healthy", async () => {
 	const wf = demoWorkflow(providers.port, n8n.nodeType);
 	wf.id = `demo${uid()}`;
 	n8n.importWorkflow(wf);
 	const { run, log } = await n8n.execute(wf.id);
 	assert.ok(run, log.slice(-3000));
 	const [ok, deferred, failed] = outputs(run, DEMO_NODE);
-	assert.deepEqual(requestsAtProviders(providers.arrivals), { down: 3, flaky: 8, healthy: 4 });
+	const counts = requestsAtProviders(providers.arrivals);
+	console.log(
+		`demo at the providers: ${JSON.stringify(counts)} (README: down 3, flaky 8, healthy 4)`,
+	);
+	assert.equal(counts.down, 3, 'the dead provider costs the threshold, then its breaker is open');
+	assert.equal(
+		counts.flaky - 2 + counts.healthy,
+		10,
+		"flaky's two 429s, then one request per item",
+	);
+	assert.ok(counts.healthy >= 1 && counts.healthy <= 5, JSON.stringify(counts));
 	assert.deepEqual([ok.length, deferred.length, failed.length], [10, 0, 0]);
 });
 
