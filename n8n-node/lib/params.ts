@@ -174,6 +174,10 @@ export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
 	set('health_statuses', text(retry.healthStatuses));
 	set('count_429', bool(retry.count429, 'count429'));
 	set('retry_unsafe_methods', bool(retry.retryUnsafeMethods, 'retryUnsafeMethods'));
+	set(
+		'next_provider_when_input_too_long',
+		bool(retry.nextProviderWhenInputTooLong, 'nextProviderWhenInputTooLong'),
+	);
 	set('trip_rule', text(breaker.tripRule));
 	set('threshold', num(breaker.threshold, 'threshold', B));
 	set('window_ms', num(breaker.windowMs, 'windowMs', B));

@@ -75,6 +75,7 @@ test("README's defaults table is the engine's", () => {
 		'Retryable Statuses': `\`${D.retry_statuses}\``,
 		'Statuses Counted Against Provider': `\`${D.health_statuses}\``,
 		'Retry POST/PATCH Without Key': D.retry_unsafe_methods ? 'on' : 'off',
+		'Try Next Provider When Input Is Too Long': D.next_provider_when_input_too_long ? 'on' : 'off',
 		'Trip Rule': `${D.threshold} ${D.trip_rule} failures within ${duration(D.window_ms)}`,
 		'Open Window': `${duration(D.open_ms)}, ×${D.open_growth} on each re-trip, capped at ${duration(D.open_max_ms)}`,
 		'Half-Open Probes': `${D.half_open_probes} `,
