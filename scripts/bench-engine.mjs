@@ -52,7 +52,8 @@ function earlier(E) {
 	const eng = new E.Engine(config);
 	const views = [{}, {}];
 	const keep = (w) => {
-		for (const kind of ['breaker', 'gate', 'in_flight']) if (w[kind]) views[w.provider][kind] = w[kind];
+		for (const kind of ['breaker', 'gate', 'in_flight'])
+			if (w[kind]) views[w.provider][kind] = w[kind];
 	};
 	return {
 		step(i) {
@@ -80,7 +81,8 @@ function current(E) {
 	const eng = new E.Engine(config);
 	const rows = ['', '', '', '', '', ''];
 	const keep = (w) => {
-		for (const r of w.rows) rows[w.provider * 3 + ['breaker', 'gate', 'in_flight'].indexOf(r.kind)] = r.json;
+		for (const r of w.rows)
+			rows[w.provider * 3 + ['breaker', 'gate', 'in_flight'].indexOf(r.kind)] = r.json;
 	};
 	return {
 		step(i) {
