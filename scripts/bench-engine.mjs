@@ -119,17 +119,26 @@ const plainJs = {
 	},
 };
 
-/** µs per call of each contender, median of RUNS runs; the runs interleave the contenders so a
- * busy moment of the machine falls on all of them alike. */
+/** µs per call of each contender, median of RUNS runs. Each run is CHUNKS chunks, and within a
+ * chunk every contender runs N / CHUNKS iterations in turn (the order rotating), so a busy moment
+ * of a shared machine falls on all of them alike. */
+const CHUNKS = 10;
 function measure(contenders, kind) {
 	for (const c of contenders) for (let i = 0; i < 20000; i++) c[kind](i); // warm-up (JIT, heap)
 	const runs = contenders.map(() => []);
-	for (let r = 0; r < RUNS; r++)
-		contenders.forEach((c, k) => {
-			const t0 = process.hrtime.bigint();
-			for (let i = 0; i < N; i++) c[kind](i);
-			runs[k].push(Number(process.hrtime.bigint() - t0) / N / 1000);
-		});
+	const per = Math.max(1, Math.floor(N / CHUNKS));
+	for (let r = 0; r < RUNS; r++) {
+		const ns = contenders.map(() => 0);
+		for (let chunk = 0; chunk < CHUNKS; chunk++)
+			for (let j = 0; j < contenders.length; j++) {
+				const k = (j + chunk) % contenders.length;
+				const from = (r * CHUNKS + chunk) * per;
+				const t0 = process.hrtime.bigint();
+				for (let i = from; i < from + per; i++) contenders[k][kind](i);
+				ns[k] += Number(process.hrtime.bigint() - t0);
+			}
+		ns.forEach((v, k) => runs[k].push(v / (per * CHUNKS) / 1000));
+	}
 	return runs.map((r) => r.sort((a, b) => a - b)[RUNS >> 1]);
 }
 
@@ -140,7 +149,7 @@ const rows = [
 ];
 const us = (v, d = 2) => `${v.toFixed(d)} us`;
 console.log(
-	`Node ${process.version}, ${N} iterations x ${RUNS} runs (interleaved), median; current pkg/ vs pkg/ at ${BEFORE_COMMIT}`,
+	`Node ${process.version}, ${N} iterations x ${RUNS} runs (interleaved in ${CHUNKS} chunks), median; current pkg/ vs pkg/ at ${BEFORE_COMMIT}`,
 );
 console.log(
 	`${'per'.padEnd(32)} ${'current'.padStart(10)} ${'before'.padStart(10)} ${'ratio'.padStart(7)} ${'plain JS'.padStart(10)}`,
