@@ -6,7 +6,9 @@
 //! schedule), [`retry_after`] (server hints), [`breaker`] (provider health), [`rate_gate`] and
 //! [`in_flight`] (shared pacing), [`chain`] (which provider next), [`step`] (one item's steps),
 //! [`record`] (an outcome's effect on shared rows), [`row_text`] (rows as stores hold them),
-//! [`session`] (an item through the two-call boundary), [`ticket`] (the guard's check and report).
+//! [`session`] (an item through the two-call boundary), [`answer_text`] (its commonest answer as
+//! text), [`ticket`] (the guard's check and report).
+pub mod answer_text;
 pub mod backoff;
 pub mod breaker;
 pub mod chain;

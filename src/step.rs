@@ -21,6 +21,8 @@ pub enum Step {
         attempt: u32,
         deadline_ms: u64,
         probe: bool,
+        /// Absent when none (answers stay short: every byte is written and parsed per poll).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         idempotency_key: Option<String>,
     },
     /// Wait, then poll again.

@@ -6,8 +6,24 @@ use crate::outcome::Outcome;
 use crate::retry_after::HintHeaders;
 use wasm_bindgen::JsValue;
 
+thread_local! {
+    /// Field names as JS strings, each made once: making one per read (a UTF-8 decode in the
+    /// glue each time) was most of the cost of reading an outcome.
+    static NAMES: std::cell::RefCell<Vec<(String, JsValue)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn field(v: &JsValue, name: &str) -> JsValue {
-    js_sys::Reflect::get(v, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+    NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        let at = match names.iter().position(|(n, _)| n == name) {
+            Some(at) => at,
+            None => {
+                names.push((name.to_string(), JsValue::from_str(name)));
+                names.len() - 1
+            }
+        };
+        js_sys::Reflect::get(v, &names[at].1).unwrap_or(JsValue::UNDEFINED)
+    })
 }
 
 fn bad(what: String) -> EngineError {

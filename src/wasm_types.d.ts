@@ -36,7 +36,7 @@ export interface RowWrites { provider: number; rows: RowWrite[] }
 export interface Transition { from: Phase; to: Phase; at_ms: number }
 
 export type Step =
-  | { kind: "call"; provider: number; name: string; attempt: number; deadline_ms: number; probe: boolean; idempotency_key: string | null }
+  | { kind: "call"; provider: number; name: string; attempt: number; deadline_ms: number; probe: boolean; idempotency_key?: string }
   | { kind: "sleep"; ms: number; cause: WaitCause }
   | { kind: "done"; provider: number; name: string; fallback: boolean }
   | { kind: "defer"; retry_at_ms: number; reason: Reason }
@@ -46,12 +46,13 @@ export type FinalStep = Extract<Step, { kind: "done" | "defer" | "fail" }>;
 export interface End { step: FinalStep; report: Report; counters: Counters[] }
 /** Row texts cross joined by ROW_SEPARATOR ("\u001e"): `ROW_KINDS.length` per provider of the
  * chain ("" for a row not written yet), and so do an item's Idempotency-Keys ("" for none). */
-/** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`. */
-export interface Polled { step: Step; writes: RowWrites | null; transition: Transition | null; end: End | null }
+/** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`.
+ * Absent fields are none. */
+export interface Polled { step: Step; writes?: RowWrites; transition?: Transition; end?: End }
 /** `outcome` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows), log
- * `attempt`, then finish with `end` or wait `sleep_ms` and poll. */
+ * `attempt`, then finish with `end` or wait `sleep_ms` and poll. Absent fields are none. */
 export interface Recorded {
-  writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog | null; sleep_ms: number; end: End | null;
+  writes?: RowWrites; transition?: Transition; attempt?: AttemptLog; sleep_ms: number; end?: End;
 }
 
 /** The guard's ticket: plain data that travels in an n8n item. */

@@ -82,7 +82,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		casRetries: lost.n,
 		counters: end.counters,
 	});
-	const noteTransition = (provider: number, t: Transition | null) => {
+	const noteTransition = (provider: number, t?: Transition) => {
 		if (t)
 			transitions.push({
 				provider: plan.requests[provider].name,
@@ -161,12 +161,12 @@ async function commitRecord(
 	keys: string[],
 	item: Item,
 	first: Recorded,
-	note: (p: number, t: Transition | null) => void,
+	note: (p: number, t?: Transition) => void,
 	lost: { n: number },
 ) {
 	let rec = first;
 	for (let races = 0; ;) {
-		const writes: RowWrites | null = rec.writes;
+		const writes: RowWrites | undefined = rec.writes;
 		if (!writes) return; // unchanged: nothing to write
 		const key = keys[writes.provider];
 		if (await c.store.write(key, writes.rows)) {
@@ -211,7 +211,7 @@ function logAttempt(
 	c: ItemContext,
 	step: Extract<Step, { kind: 'call' }>,
 	outcome: Outcome,
-	log: AttemptLog | null,
+	log: AttemptLog | undefined,
 ) {
 	const req = c.plan.requests[step.provider];
 	if (log?.health === 'success' && step.attempt === 1 && !step.probe) {
