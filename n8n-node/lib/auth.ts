@@ -54,7 +54,9 @@ export function credentialSecrets(loaded: LoadedCredentials): Record<string, str
 			if (typeof v === 'string' && v !== '') out[`${type}.${field}`] = v;
 		}
 		if (def?.manual === 'basic')
-			out[`${type}.header`] = Buffer.from(`${String(data.user ?? '')}:${String(data.password ?? '')}`).toString('base64');
+			out[`${type}.header`] = Buffer.from(
+				`${String(data.user ?? '')}:${String(data.password ?? '')}`,
+			).toString('base64');
 	}
 	return out;
 }

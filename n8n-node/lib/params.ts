@@ -70,7 +70,11 @@ function idempotencyKeys(requests: ProviderRequest[], rule: KeyRule, item: IData
 	);
 }
 
-export function readItemPlan(ctx: IExecuteFunctions, i: number, version: NodeVersion = 1): ItemPlan {
+export function readItemPlan(
+	ctx: IExecuteFunctions,
+	i: number,
+	version: NodeVersion = 1,
+): ItemPlan {
 	// getNode() copies the node: only when there is an error to report (this runs per item).
 	const fail = (message: string, description?: string): never => {
 		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i, description });

@@ -60,7 +60,9 @@ export function readRowsV2(
 		const where = `Provider "${String(p.name ?? '').trim() || `#${k + 1}`}" (providers[${k}])`;
 		const kind = String(p.kind ?? 'custom');
 		if (kind !== 'custom' && !isPresetKind(kind))
-			fail(`${where}: "Kind" must be custom, openAiChat, anthropicMessages or geminiGenerateContent`);
+			fail(
+				`${where}: "Kind" must be custom, openAiChat, anthropicMessages or geminiGenerateContent`,
+			);
 		const options = (p[OPTIONS_OF[kind as keyof typeof OPTIONS_OF]] ?? {}) as IDataObject;
 		const row: IDataObject = { name: p.name };
 		for (const o of OVERRIDES) if (options[o] !== undefined) row[o] = options[o];
@@ -97,7 +99,8 @@ export function readRowsV2(
 				baseUrl: String(options.baseUrl ?? ''),
 				model: String(p.model ?? ''),
 				systemPrompt: options.systemPrompt === undefined ? undefined : String(options.systemPrompt),
-				userMessage: typeof p.userMessage === 'string' ? p.userMessage : String(p.userMessage ?? ''),
+				userMessage:
+					typeof p.userMessage === 'string' ? p.userMessage : String(p.userMessage ?? ''),
 				temperature: options.temperature as number | undefined,
 				maxTokens: options.maxTokens as number | undefined,
 			});

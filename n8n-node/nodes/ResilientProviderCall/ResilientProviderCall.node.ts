@@ -10,7 +10,10 @@ export class ResilientProviderCall extends VersionedNodeType {
 		const baseDescription: INodeTypeBaseDescription = {
 			displayName: 'Resilient Provider Call',
 			name: 'resilientProviderCall',
-			icon: { light: 'file:resilientProviderCall.svg', dark: 'file:resilientProviderCall.dark.svg' },
+			icon: {
+				light: 'file:resilientProviderCall.svg',
+				dark: 'file:resilientProviderCall.dark.svg',
+			},
 			group: ['transform'],
 			subtitle: '={{$parameter["operation"]}}',
 			description:

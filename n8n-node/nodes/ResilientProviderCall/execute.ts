@@ -29,8 +29,8 @@ const DEFERRED = 1;
 const FAILED = 2;
 
 export async function executeNode(
-this: IExecuteFunctions,
-version: NodeVersion,
+	this: IExecuteFunctions,
+	version: NodeVersion,
 ): Promise<INodeExecutionData[][]> {
 	try {
 		return await callChain.call(this, version);
@@ -139,7 +139,9 @@ async function callChain(
 	const one = async (i: number) => {
 		let plan: ItemPlan | undefined;
 		try {
-			plan = firstPlan ? planForItem(firstPlan.plan, items[i].json) : readItemPlan(this, i, version);
+			plan = firstPlan
+				? planForItem(firstPlan.plan, items[i].json)
+				: readItemPlan(this, i, version);
 			let engine = firstPlan?.engine;
 			if (!engine) {
 				const key = JSON.stringify(plan.config);

@@ -70,7 +70,12 @@ export const retryPolicy: INodeProperties = {
 			description:
 				'Empty: a hash of the item JSON and the provider name, so a deferred item re-run later sends the same key',
 		},
-		ms('Item Budget (ms)', 'budgetMs', D.budget_ms, 'Total time an item may spend; then it is deferred'),
+		ms(
+			'Item Budget (ms)',
+			'budgetMs',
+			D.budget_ms,
+			'Total time an item may spend; then it is deferred',
+		),
 		{
 			displayName: 'Max Attempts per Provider',
 			name: 'maxAttempts',
@@ -78,7 +83,12 @@ export const retryPolicy: INodeProperties = {
 			default: D.max_attempts,
 		},
 		ms('Max Delay (ms)', 'capMs', D.cap_ms, 'Cap of every delay'),
-		ms('Per-Attempt Deadline (ms)', 'deadlineMs', D.deadline_ms, 'Whole-response deadline of one attempt'),
+		ms(
+			'Per-Attempt Deadline (ms)',
+			'deadlineMs',
+			D.deadline_ms,
+			'Whole-response deadline of one attempt',
+		),
 		{
 			displayName: 'Retry POST/PATCH Without Key',
 			name: 'retryUnsafeMethods',
@@ -132,7 +142,8 @@ export const breaker: INodeProperties = {
 			type: 'number',
 			default: D.failure_rate,
 			typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
-			description: 'Share of failed calls that opens the breaker (Trip Rule: failure rate), e.g. 0.5',
+			description:
+				'Share of failed calls that opens the breaker (Trip Rule: failure rate), e.g. 0.5',
 		},
 		{
 			displayName: 'Half-Open Probes',

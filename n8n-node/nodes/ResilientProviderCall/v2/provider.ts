@@ -36,7 +36,8 @@ export const providerRow: INodeProperties[] = [
 			{
 				name: 'OpenAI-Compatible Chat Completions',
 				value: 'openAiChat',
-				description: 'OpenAI, and with their base URL OpenRouter, Groq, Mistral, DeepSeek, Ollama, vLLM',
+				description:
+					'OpenAI, and with their base URL OpenRouter, Groq, Mistral, DeepSeek, Ollama, vLLM',
 			},
 			{ name: 'Anthropic Messages', value: 'anthropicMessages' },
 			{ name: 'Google Gemini generateContent', value: 'geminiGenerateContent' },

@@ -27,12 +27,32 @@ const number = (
 
 /** This provider's own values of the node's settings (Retry Policy, Breaker) and its limits. */
 const overrides: INodeProperties[] = [
-	number('Breaker Threshold', 'threshold', D.threshold, 'Failures that open the breaker (cool the provider down)'),
+	number(
+		'Breaker Threshold',
+		'threshold',
+		D.threshold,
+		'Failures that open the breaker (cool the provider down)',
+	),
 	number('Max Attempts', 'maxAttempts', D.max_attempts, 'Attempts on this provider per item'),
-	number('Max In Flight', 'maxInFlight', 10, 'Cap on calls in flight to this provider across executions'),
+	number(
+		'Max In Flight',
+		'maxInFlight',
+		10,
+		'Cap on calls in flight to this provider across executions',
+	),
 	number('Open Window (ms)', 'openMs', D.open_ms, 'How long the provider is skipped once tripped'),
-	number('Per-Attempt Deadline (ms)', 'deadlineMs', D.deadline_ms, 'Ends the attempt even if bytes still trickle in'),
-	number('Rate Limit: Burst', 'rateLimitBurst', 1, 'Requests allowed at once before the rate applies'),
+	number(
+		'Per-Attempt Deadline (ms)',
+		'deadlineMs',
+		D.deadline_ms,
+		'Ends the attempt even if bytes still trickle in',
+	),
+	number(
+		'Rate Limit: Burst',
+		'rateLimitBurst',
+		1,
+		'Requests allowed at once before the rate applies',
+	),
 	number('Rate Limit: Period (ms)', 'rateLimitPeriodMs', 60000, 'Period of the rate limit'),
 	number(
 		'Rate Limit: Requests',
