@@ -107,6 +107,25 @@ branch(
 	],
 	{ types: ['openAiApi', 'anthropicApi'], override: { openAiApi: WRONG_OPENAI }, items: 3 },
 );
+// n8n's authenticated helper replaces a request's abort signal with the execution's: the
+// per-attempt deadline must still end a response that trickles (one byte a second).
+branch(
+	'deadline through the credential helper',
+	[
+		{
+			...generic('bearer', 'httpBearerAuth'),
+			name: `drip-${run$}`,
+			url: `BASE/drip?id=drip-${run$}`,
+			options: { deadlineMs: 1500, maxAttempts: 1 },
+		},
+		{
+			...generic('header', 'httpHeaderAuth'),
+			name: `after-drip-${run$}`,
+			url: `BASE/need-auth/header?id=after-drip-${run$}`,
+		},
+	],
+	{ types: ['httpBearerAuth', 'httpHeaderAuth'] },
+);
 branch('empty answer moves on', [
 	{ ...llm('openAiChat', 'empty-oa', 'secret'), secretName: 'openai' },
 ]);
@@ -153,6 +172,18 @@ after(async () => {
 const served = (name) => outputs(run, name)[0];
 const atVendor = (id) => vendors.arrivals.filter((a) => a.id === `${id}-${run$}`);
 const atRoute = (scheme) => providers.arrivals.filter((a) => a.id === `${scheme}-${run$}`);
+
+test('the per-attempt deadline ends a trickling response sent through the credential helper', () => {
+	const [ok] = outputs(run, 'deadline through the credential helper');
+	assert.equal(ok.length, 1);
+	const [first] = ok[0].json._resilience.attempts;
+	assert.equal(first.outcome, 'TIMEOUT');
+	assert.ok(
+		ok[0].json._resilience.totalMs < 5000,
+		`cut at 1.5 s: ${ok[0].json._resilience.totalMs} ms`,
+	);
+	assert.equal(ok[0].json.scheme, 'header');
+});
 
 test('Header, Bearer, Query and Basic Auth credentials each reach their server, accepted', () => {
 	for (const scheme of ['header', 'bearer', 'query', 'basic']) {
