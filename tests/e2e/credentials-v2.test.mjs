@@ -126,6 +126,23 @@ branch(
 	],
 	{ types: ['httpBearerAuth', 'httpHeaderAuth'] },
 );
+// Context too long: the vendor's own 400 wording; off fails the item, on moves to the next.
+for (const [label, on] of [
+	['too long, option off', false],
+	['too long, option on', true],
+])
+	branch(
+		label,
+		[
+			llm('openAiChat', `long-${on}`, 'openAiApi', { maxAttempts: 3 }),
+			llm('anthropicMessages', `roomy-${on}`, 'anthropicApi'),
+		],
+		{
+			types: ['openAiApi', 'anthropicApi'],
+			items: 2,
+			retryPolicy: { nextProviderWhenInputTooLong: on },
+		},
+	);
 branch('empty answer moves on', [
 	{ ...llm('openAiChat', 'empty-oa', 'secret'), secretName: 'openai' },
 ]);
@@ -137,6 +154,8 @@ before(async () => {
 	vendors.script(`chain-oa-${run$}`, [503]);
 	vendors.script(`chain-an-${run$}`, [500]);
 	vendors.script(`empty-oa-${run$}`, ['empty']);
+	vendors.script(`long-false-${run$}`, ['too_long']);
+	vendors.script(`long-true-${run$}`, ['too_long']);
 	n8n = n8nInstance(n8nInstall(major));
 	n8n.importCredentials([
 		...Object.entries(CRED).map(([type, c]) => ({ id: c.id, name: c.id, type, data: c.data })),
@@ -279,4 +298,17 @@ test('a preset answer without text fails its default check; a named secret is se
 		item._resilience.attempts.every((a) => a.outcome === 'check_failed:empty_text'),
 		JSON.stringify(item._resilience.attempts),
 	);
+});
+
+test('Try Next Provider When Input Is Too Long: off fails the item (context_too_long), on moves on', () => {
+	const [okOff, deferredOff, failedOff] = outputs(run, 'too long, option off');
+	assert.deepEqual([okOff.length, deferredOff.length, failedOff.length], [0, 0, 2]);
+	assert.ok(failedOff.every((x) => x.json.reason === 'context_too_long'));
+	assert.equal(atVendor('roomy-false').length, 0, 'off: the next provider is not tried');
+	const [okOn] = outputs(run, 'too long, option on');
+	assert.equal(okOn.length, 2);
+	assert.ok(okOn.every((x) => x.json.provider === `roomy-true-${run$}` && x.json.text));
+	// One 400 per item at the vendor either way: never retried on it.
+	assert.equal(atVendor('long-false').length, 2);
+	assert.equal(atVendor('long-true').length, 2);
 });
