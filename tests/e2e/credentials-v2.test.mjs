@@ -42,7 +42,11 @@ const credentialsOf = (types, override = {}) =>
 const fast = { baseMs: 20, capMs: 50, deferSpreadMs: 0 };
 const B = [];
 /** A branch: one version 2 node with `rows`, the credential types it uses, `items` items. */
-function branch(name, rows, { types = [], items = 1, override, retryPolicy = {} } = {}) {
+function branch(
+	name,
+	rows,
+	{ types = [], items = 1, override, retryPolicy = {}, continueOnFail = false, then } = {},
+) {
 	B.push({
 		name,
 		items,
@@ -53,7 +57,11 @@ function branch(name, rows, { types = [], items = 1, override, retryPolicy = {} 
 			providers: { provider: rows },
 			retryPolicy: { ...fast, ...retryPolicy },
 		},
-		nodeSettings: { credentials: credentialsOf(types, override) },
+		nodeSettings: {
+			credentials: credentialsOf(types, override),
+			...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+		},
+		then,
 	});
 }
 const generic = (scheme, type) => ({
@@ -105,7 +113,22 @@ branch(
 		llm('openAiChat', 'bad-oa', 'openAiApi', { maxAttempts: 3 }),
 		llm('anthropicMessages', 'after-bad', 'anthropicApi'),
 	],
-	{ types: ['openAiApi', 'anthropicApi'], override: { openAiApi: WRONG_OPENAI }, items: 3 },
+	{
+		types: ['openAiApi', 'anthropicApi'],
+		override: { openAiApi: WRONG_OPENAI },
+		items: 3,
+		// Then Get Provider State (version 2): the 401s did not count against the provider.
+		then: [
+			{
+				name: 'wrong key state',
+				typeVersion: 2,
+				parameters: {
+					operation: 'getState',
+					providers: { provider: [{ name: `bad-oa-${run$}` }] },
+				},
+			},
+		],
+	},
 );
 // n8n's authenticated helper replaces a request's abort signal with the execution's: the
 // per-attempt deadline must still end a response that trickles (one byte a second).
@@ -143,6 +166,24 @@ for (const [label, on] of [
 			retryPolicy: { nextProviderWhenInputTooLong: on },
 		},
 	);
+// Bad version 2 parameters: each a clear error naming the provider and the field, nothing sent.
+// (A required field left empty is refused by n8n itself before the run; an expression that comes
+// out empty reaches the node.)
+branch(
+	'preset without a model',
+	[{ ...llm('openAiChat', 'nomodel', 'none'), model: "={{ '' }}" }],
+	{
+		continueOnFail: true,
+	},
+);
+branch('credential type not chosen', [llm('openAiChat', 'unchosen', 'openAiApi')], {
+	continueOnFail: true,
+});
+branch(
+	'secret without a name',
+	[{ ...llm('openAiChat', 'noname', 'secret'), secretName: "={{ '' }}" }],
+	{ continueOnFail: true },
+);
 branch('empty answer moves on', [
 	{ ...llm('openAiChat', 'empty-oa', 'secret'), secretName: 'openai' },
 ]);
@@ -282,6 +323,11 @@ test('a wrong key gets one 401 at its vendor per item, never retried there; the 
 		'one refused request per item (Max Attempts 3 is not used on a 401)',
 	);
 	assert.ok(ok.every((x) => x.json._resilience.attempts.some((a) => a.outcome === '401')));
+	const [state] = outputs(run, 'wrong key state')[0];
+	assert.equal(state.json.provider, `bad-oa-${run$}`);
+	assert.equal(state.json.state, 'closed');
+	assert.equal(state.json.recent_failures, 0, 'a 401 never counts against the provider');
+	assert.equal(state.json.counters.failures, 0);
 });
 
 test('a preset answer without text fails its default check; a named secret is sent as Bearer <key>', () => {
@@ -311,4 +357,22 @@ test('Try Next Provider When Input Is Too Long: off fails the item (context_too_
 	// One 400 per item at the vendor either way: never retried on it.
 	assert.equal(atVendor('long-false').length, 2);
 	assert.equal(atVendor('long-true').length, 2);
+});
+
+test('bad version 2 parameters: an error naming the provider and the field, nothing sent', () => {
+	const error = (name) =>
+		outputs(run, name)[2][0]?.json.error ?? JSON.stringify(outputs(run, name));
+	assert.match(
+		error('preset without a model'),
+		/^Provider "nomodel-\w+" \(providers\[0\]\): "Model" is required \(e\.g\. gpt-4o-mini\)/,
+	);
+	assert.match(
+		error('credential type not chosen'),
+		/^Provider "unchosen-\w+" \(providers\[0\]\): "Authentication" is OpenAI, which is not in "Credential Types Used": add it there and pick the credential/,
+	);
+	assert.match(
+		error('secret without a name'),
+		/^Provider "noname-\w+" \(providers\[0\]\): "Secret Name" is empty/,
+	);
+	for (const id of ['nomodel', 'unchosen', 'noname']) assert.equal(atVendor(id).length, 0, id);
 });
