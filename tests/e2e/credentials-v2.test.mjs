@@ -30,6 +30,11 @@ const CRED = {
 	googlePalmApi: { id: 'v2CredGemini001', data: { apiKey: KEYS.gemini } },
 };
 const WRONG_OPENAI = { id: 'v2CredOpenAiBad', data: { apiKey: 'sk-wrong-key' } };
+/** n8n's per-credential Allowed HTTP Request Domains: this one may go to api.example.com only. */
+const RESTRICTED_HEADER = {
+	id: 'v2CredHeaderRst',
+	data: { ...AUTH.header, allowedHttpRequestDomains: 'domains', allowedDomains: 'api.example.com' },
+};
 let providers, vendors, n8n, run;
 
 const credentialsOf = (types, override = {}) =>
@@ -149,6 +154,21 @@ branch(
 	],
 	{ types: ['httpBearerAuth', 'httpHeaderAuth'] },
 );
+branch(
+	'credential restricted to other domains',
+	[
+		{
+			...generic('header', 'httpHeaderAuth'),
+			name: `restricted-${run$}`,
+			url: `BASE/need-auth/header?id=restricted-${run$}`,
+		},
+	],
+	{
+		types: ['httpHeaderAuth'],
+		override: { httpHeaderAuth: RESTRICTED_HEADER },
+		continueOnFail: true,
+	},
+);
 // Context too long: the vendor's own 400 wording; off fails the item, on moves to the next.
 for (const [label, on] of [
 	['too long, option off', false],
@@ -201,6 +221,12 @@ before(async () => {
 	n8n.importCredentials([
 		...Object.entries(CRED).map(([type, c]) => ({ id: c.id, name: c.id, type, data: c.data })),
 		{ id: WRONG_OPENAI.id, name: WRONG_OPENAI.id, type: 'openAiApi', data: WRONG_OPENAI.data },
+		{
+			id: RESTRICTED_HEADER.id,
+			name: RESTRICTED_HEADER.id,
+			type: 'httpHeaderAuth',
+			data: RESTRICTED_HEADER.data,
+		},
 		{
 			id: 'v2CredSecrets01',
 			name: 'v2CredSecrets01',
@@ -375,4 +401,18 @@ test('bad version 2 parameters: an error naming the provider and the field, noth
 		/^Provider "noname-\w+" \(providers\[0\]\): "Secret Name" is empty/,
 	);
 	for (const id of ['nomodel', 'unchosen', 'noname']) assert.equal(atVendor(id).length, 0, id);
+});
+
+test("a credential's Allowed HTTP Request Domains is honoured: nothing is sent elsewhere", () => {
+	const [, , failed] = outputs(run, 'credential restricted to other domains');
+	assert.equal(
+		failed.length,
+		1,
+		JSON.stringify(outputs(run, 'credential restricted to other domains')).slice(0, 2000),
+	);
+	assert.match(
+		failed[0].json.error,
+		/^Provider "restricted-\w+": its Header Auth credential allows requests only to api\.example\.com, not to 127\.0\.0\.1:\d+$/,
+	);
+	assert.equal(atRoute('restricted').length, 0, 'nothing sent');
 });
