@@ -93,6 +93,18 @@ branch('header auth', [generic('header', 'httpHeaderAuth')], { types: ['httpHead
 branch('bearer auth', [generic('bearer', 'httpBearerAuth')], { types: ['httpBearerAuth'] });
 branch('query auth', [generic('query', 'httpQueryAuth')], { types: ['httpQueryAuth'] });
 branch('basic auth', [generic('basic', 'httpBasicAuth')], { types: ['httpBasicAuth'] });
+branch(
+	'auto method with a body',
+	[
+		{
+			...generic('bearer', 'httpBearerAuth'),
+			name: `post-${run$}`,
+			url: `BASE/need-auth/bearer?id=post-${run$}`,
+			bodyJson: '={{ JSON.stringify({ q: $json.question }) }}',
+		},
+	],
+	{ types: ['httpBearerAuth'] },
+);
 branch('openai preset', [llm('openAiChat', 'oa', 'openAiApi', { systemPrompt: 'Be brief.' })], {
 	types: ['openAiApi'],
 	items: 2,
@@ -283,6 +295,15 @@ test('Header, Bearer, Query and Basic Auth credentials each reach their server, 
 			`${scheme}: one GET (Method Auto without a body), accepted`,
 		);
 	}
+});
+
+test('Method Auto sends POST when a body is set, with an Idempotency-Key', () => {
+	assert.equal(served('auto method with a body').length, 1);
+	const [hit] = atRoute('post');
+	assert.equal(hit.method, 'POST');
+	assert.equal(hit.accepted, true);
+	assert.deepEqual(JSON.parse(hit.body), { q: 'what is auto method with a body?' });
+	assert.match(hit.idempotencyKey, /^[0-9a-f]{32}$/);
 });
 
 test('OpenAI, Anthropic and Gemini credentials reach their vendors through the presets; one answer shape', () => {
