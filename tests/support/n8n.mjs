@@ -1,11 +1,11 @@
 // A real n8n for the end-to-end tests: installed (cached) by scripts/lib/n8n-install.sh, run
 // headless with this package loaded, workflows imported and executed through its CLI.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePorts } from './ports.mjs';
+import { tempDir } from './tmp.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const VERSIONS = { 2: '2.41.1', 1: '1.123.81' };
@@ -44,7 +44,7 @@ export function n8nInstall(major) {
  * (node type prefix `CUSTOM.`); null when the package is installed under .n8n/nodes instead.
  */
 export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env = {} } = {}) {
-	const home = mkdtempSync(path.join(tmpdir(), `rpc-n8n${install.major}-`));
+	const home = tempDir(`rpc-n8n${install.major}-`);
 	const baseEnv = {
 		...process.env,
 		PATH: `${path.dirname(install.nodeBin)}:${process.env.PATH}`,

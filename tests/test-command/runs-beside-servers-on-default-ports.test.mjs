@@ -5,12 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 import { freePort } from '../support/ports.mjs';
+import { tempDir } from '../support/tmp.mjs';
 
 const DEFAULT_PORTS = [5678, 5679, 6379, 5432];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -67,7 +67,7 @@ function run(cmd, args, opts = {}) {
 }
 
 test('the port guard leaves the taken default ports alone, holds a free one and records who reached it', async () => {
-	const record = path.join(mkdtempSync(path.join(tmpdir(), 'rpc-guard-test-')), 'connections');
+	const record = path.join(tempDir('rpc-guard-test-'), 'connections');
 	const spare = await freePort();
 	const guard = run('node', [
 		'scripts/lib/port-guard.mjs',
