@@ -1,7 +1,7 @@
 // A real n8n for the end-to-end tests: installed (cached) by scripts/lib/n8n-install.sh, run
 // headless with this package loaded, workflows imported and executed through its CLI.
 import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { cpSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePorts } from './ports.mjs';
@@ -42,9 +42,15 @@ export function n8nInstall(major) {
 /**
  * An n8n user folder with its own database. `extensions`: folder(s) for N8N_CUSTOM_EXTENSIONS
  * (node type prefix `CUSTOM.`); null when the package is installed under .n8n/nodes instead.
+ * `copyOf`: an instance (not running) whose folder, database included, this one starts as a copy
+ * of: its imported workflows and credentials without booting n8n's CLI again for each.
  */
-export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env = {} } = {}) {
+export function n8nInstance(
+	install,
+	{ extensions = path.join(ROOT, 'dist'), env = {}, copyOf = null } = {},
+) {
 	const home = tempDir(`rpc-n8n${install.major}-`);
+	if (copyOf) cpSync(copyOf.home, home, { recursive: true });
 	const baseEnv = {
 		...process.env,
 		PATH: `${path.dirname(install.nodeBin)}:${process.env.PATH}`,
@@ -79,9 +85,11 @@ export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env
 		env: baseEnv,
 		nodeType,
 		cli,
+		/** One workflow, or several in one CLI call (each call boots n8n: seconds of CPU). */
 		importWorkflow(wf) {
-			const file = path.join(home, `${wf.id}.json`);
-			writeFileSync(file, JSON.stringify(wf));
+			const list = [wf].flat();
+			const file = path.join(home, `${list.map((w) => w.id).join('-')}.json`);
+			writeFileSync(file, JSON.stringify(list));
 			cli(['import:workflow', `--input=${file}`]);
 		},
 		importCredentials(creds) {
