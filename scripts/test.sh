@@ -41,6 +41,8 @@ bash scripts/fuzz-smoke.sh || die "fuzz smoke failed (the long run: scripts/fuzz
 log "3/8 WASM build, the node package; n8n, Redis and Postgres installed (cached)"
 bash scripts/build-wasm.sh --replay
 bash scripts/build-node.sh
+# The simulator, for the queue-mode test's prediction.
+cargo build --release --quiet --locked -p resilient-simulator
 n8n2=$(bash scripts/lib/n8n-install.sh 2)
 bash scripts/lib/n8n-install.sh 1 >/dev/null
 bash scripts/lib/services.sh install
@@ -57,12 +59,17 @@ step node --test tests/engine-wasm/*.test.mjs >&2 || die "Node 20 engine tests f
 step bash -c 'source "$1/env.sh" && node --version && node --test tests/engine-wasm/*.test.mjs' _ "$n8n2" >&2 \
   || die "Node 24 engine tests failed"
 
-log "6/8 node units, state stores against real Redis and Postgres"
+log "6/8 node units"
 step node --test tests/node-units/*.test.mjs >&2 || die "node unit tests failed"
-step node --test --test-concurrency=1 tests/stores/*.test.mjs >&2 || die "store tests failed"
 
-log "7/8 the node in real n8n (end-to-end, queue mode)"
-step bash scripts/test-node.sh || die "tests in real n8n failed"
+# The slow part, in two lanes that keep both cores busy (mostly n8n's boots and timers):
+# n8n 2 end-to-end then queue mode | the state stores, then n8n 1 end-to-end then queue mode.
+log "7/8 side by side: the node in real n8n 2; state stores against real Redis and Postgres, then the node in real n8n 1"
+lanes "n8n $N8N2_VERSION" "bash scripts/test-node.sh --major 2" \
+  "stores, n8n $N8N1_VERSION" \
+  "timed 'state stores' node --test --test-concurrency=1 tests/stores/*.test.mjs || die 'store tests failed'
+   bash scripts/test-node.sh --major 1" \
+  || die "tests in real n8n or the store tests failed"
 
 log "8/8 default ports"
 assert_default_ports_untouched

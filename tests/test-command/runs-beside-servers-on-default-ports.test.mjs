@@ -148,6 +148,30 @@ test('Redis, Postgres and the running step are stopped when the test command is 
 	assert.ok(!alive(stepPid), 'the interrupted step ended');
 });
 
+test('lanes running side by side are stopped when the test command is interrupted', async () => {
+	const dir = tempDir('rpc-lanes-test-');
+	const cmd = run('bash', [
+		'-c',
+		miniTestCommand(
+			`lanes one 'echo $$ >"${dir}/one.pid"; sleep 120' two 'echo $$ >"${dir}/two.pid"; sleep 120'`,
+		),
+	]);
+	const servers = await serversOf(cmd);
+	const lanePid = async (name) => {
+		const file = path.join(dir, `${name}.pid`);
+		for (let i = 0; i < 100 && !existsSync(file); i++) await sleep(100);
+		return Number(readFileSync(file, 'utf8'));
+	};
+	const pids = [await lanePid('one'), await lanePid('two')];
+	for (const pid of pids) assert.ok(alive(pid), `lane ${pid} runs`);
+	cmd.child.kill('SIGTERM');
+	const { code, out } = await cmd.ended;
+	assert.equal(code, 143, out);
+	await assertGone(servers);
+	for (let i = 0; i < 50 && pids.some(alive); i++) await sleep(100);
+	for (const pid of pids) assert.ok(!alive(pid), `lane ${pid} ended`);
+});
+
 test('n8n executes and serves on ports of its own while the default ports are taken', async () => {
 	const n8n = n8nInstance(n8nInstall(2));
 	const id = `ports${uid()}`;
