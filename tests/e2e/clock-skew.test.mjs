@@ -14,7 +14,7 @@ const major = Number(process.env.N8N_MAJOR ?? 2);
 const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const SKEW = { LD_PRELOAD: FAKETIME_LIB, FAKETIME: '+30s', FAKETIME_DONT_FAKE_MONOTONIC: '1' };
 const BEHIND = { ...SKEW, FAKETIME: '-30s' };
-let providers, n8n;
+let providers, n8n, skewWf, behindWf;
 const id = uid();
 const hits = () => providers.arrivals.filter((a) => a.route === '/always500' && a.id === id).length;
 
@@ -34,6 +34,10 @@ before(async () => {
 			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
 		},
 	]);
+	// Both tests' workflows in one import (each CLI call boots n8n).
+	skewWf = workflow();
+	behindWf = workflow(`${id}b`, 3000);
+	n8n.importWorkflow([skewWf, behindWf]);
 });
 after(async () => providers?.close());
 
@@ -74,8 +78,7 @@ function workflow(pid = id, openMs = 20000) {
 }
 
 test('a 30 s skewed n8n process sees the breaker the others opened (store clock), a local-clock control does not', async () => {
-	const wf = workflow();
-	n8n.importWorkflow(wf);
+	const wf = skewWf;
 	const first = await n8n.execute(wf.id);
 	assert.equal(
 		hits(),
@@ -119,8 +122,7 @@ test('a process 30 s behind probes as soon as the store says the window ended, n
 	const pid = `${id}b`;
 	const calls = () =>
 		providers.arrivals.filter((a) => a.route === '/always500' && a.id === pid).length;
-	const wf = workflow(pid, 3000);
-	n8n.importWorkflow(wf);
+	const wf = behindWf;
 	const first = await n8n.execute(wf.id);
 	assert.equal(
 		calls(),
