@@ -3,18 +3,9 @@
 # and regenerates the node's engine constants (n8n-node/lib/engineConstants.ts) from its defaults.
 #   build-wasm.sh            pkg/ (what the package ships)
 #   build-wasm.sh --replay   also target/pkg-replay/: the same engine with its test-only exports
-#   build-wasm.sh --replay-only   target/pkg-replay/ alone
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 bash "$ROOT/scripts/lib/toolchain.sh"
 cd "$ROOT"
-replay() {
-  log "wasm-pack build --features replay -> target/pkg-replay/ (tests only)"
-  wasm-pack build --release --target nodejs --out-dir target/pkg-replay --out-name engine --no-pack -- --features replay >&2
-}
-if [ "${1:-}" = "--replay-only" ]; then
-  replay
-  exit 0
-fi
 log "wasm-pack build --release --target nodejs -> pkg/"
 wasm-pack build --release --target nodejs --out-dir pkg --out-name engine --no-pack >&2
 rm -f pkg/.gitignore
@@ -26,4 +17,7 @@ log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (targe
 # ceiling still catches a change that pulls in far more code.
 [ "$size" -le $((150 * 1024)) ] || log "note: $((size / 1024)) KB is over the 150 KB target"
 [ "$size" -le $((240 * 1024)) ] || die "engine_bg.wasm is $((size / 1024)) KB: something pulled in far more code"
-if [ "${1:-}" = "--replay" ]; then replay; fi
+if [ "${1:-}" = "--replay" ]; then
+  log "wasm-pack build --features replay -> target/pkg-replay/ (tests only)"
+  wasm-pack build --release --target nodejs --out-dir target/pkg-replay --out-name engine --no-pack -- --features replay >&2
+fi

@@ -59,7 +59,7 @@ bash scripts/lib/services.sh install
 phase "4/8 side by side: the test command beside servers on the default ports; the fuzz smoke, the test-only WASM build"
 lanes "test command" "node --test tests/test-command/*.test.mjs || die 'the test command does not cope with taken default ports'" \
   "fuzz smoke, replay build" "timed 'fuzz smoke' bash scripts/fuzz-smoke.sh || die 'fuzz smoke failed (the long run: scripts/fuzz.sh)'
-   timed 'WASM build with the test-only exports (target/pkg-replay/)' bash scripts/build-wasm.sh --replay-only" \
+   timed 'WASM build with the test-only exports (target/pkg-replay/)' bash scripts/build-wasm-replay.sh" \
   || die "the test command's test, the fuzz smoke or the replay build failed"
 
 hold_default_ports
