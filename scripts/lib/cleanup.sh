@@ -37,7 +37,9 @@ lanes() {
     LANE_PIDS+=($!)
     shift 2
   done
-  log "side by side: ${names[*]}"
+  local joined
+  joined=$(printf ' | %s' "${names[@]}")
+  log "side by side: ${joined:3}"
   # Printed in the order they end: a fast lane's output does not wait for a slow one.
   local left=${#pids[@]} shown=()
   while [ "$left" -gt 0 ]; do
