@@ -56,15 +56,17 @@ function migratedHome(install, env) {
 	const template = path.join(install.dir, 'migrated-home');
 	if (existsSync(template)) return template;
 	const work = mkdtempSync(`${template}.tmp-`);
-	execFileSync(install.nodeBin, [install.n8nBin, 'list:workflow'], {
-		env: { ...env, N8N_USER_FOLDER: work },
-		timeout: 180_000,
-		stdio: ['ignore', 'ignore', 'pipe'],
-	});
 	try {
+		execFileSync(install.nodeBin, [install.n8nBin, 'list:workflow'], {
+			env: { ...env, N8N_USER_FOLDER: work },
+			timeout: 180_000,
+			stdio: ['ignore', 'ignore', 'pipe'],
+		});
 		renameSync(work, template);
-	} catch {
-		rmSync(work, { recursive: true, force: true }); // another test process made it first
+	} catch (e) {
+		if (!existsSync(template)) throw e; // else another test process made it first
+	} finally {
+		rmSync(work, { recursive: true, force: true });
 	}
 	return template;
 }
