@@ -11,8 +11,16 @@ source "$ROOT/scripts/lib/run-services.sh"
 source "$ROOT/scripts/lib/default-port-guard.sh"
 cd "$ROOT"
 started=$SECONDS
+# phase "<title>": logs the title, and how long the previous phase took (per-phase times).
+PHASE=
+phase() {
+  [ -z "$PHASE" ] || log "${PHASE%%:*} took $((SECONDS - PHASE_START)) s"
+  PHASE=$1
+  PHASE_START=$SECONDS
+  [ -z "$1" ] || log "$1"
+}
 
-log "1/8 gates: the committed engine, formatting, lints, words"
+phase "1/9 gates: the committed engine, formatting, lints, words"
 # The committed pkg/ must match its sources before anything rebuilds it (it is what users get).
 node scripts/check-pkg-fresh.mjs || die "the committed pkg/ is stale"
 cargo fmt --all --check >&2 || die "Rust code is not formatted as rustfmt.toml says (run: cargo fmt --all)"
@@ -24,7 +32,7 @@ cargo clippy --workspace --all-targets --locked --quiet -- -D warnings >&2 \
   || die "clippy warnings above (run: cargo clippy --workspace --all-targets -- -D warnings)"
 node scripts/check-module-cycles.mjs >&2 || die "a module cycle in the engine or the simulator (see above)"
 
-log "2/8 Rust tests"
+phase "2/9 Rust tests"
 cargo_log=$(mktemp)
 at_exit "rm -f '$cargo_log'"
 # Run once; on success one line per test binary, on failure everything cargo said.
@@ -36,35 +44,52 @@ else
   cat "$cargo_log" >&2
   die "cargo test failed (above)"
 fi
-bash scripts/fuzz-smoke.sh || die "fuzz smoke failed (the long run: scripts/fuzz.sh)"
 
-log "3/8 WASM build, the node package; n8n, Redis and Postgres installed (cached)"
-bash scripts/build-wasm.sh --replay
-bash scripts/build-node.sh
+phase "3/9 WASM build, the node package; n8n, Redis and Postgres installed (cached)"
+timed "WASM build (pkg/)" bash scripts/build-wasm.sh
+timed "the node package (dist/)" bash scripts/build-node.sh
+# The simulator, for the queue-mode test's prediction.
+cargo build --release --quiet --locked -p resilient-simulator
 n8n2=$(bash scripts/lib/n8n-install.sh 2)
 bash scripts/lib/n8n-install.sh 1 >/dev/null
 bash scripts/lib/services.sh install
 
-log "4/8 the test command beside servers on the default ports"
-step node --test tests/test-command/*.test.mjs >&2 || die "the test command does not cope with taken default ports"
+# The test of the test command mostly waits on servers and n8n's boots: the fuzz smoke and the
+# second WASM build (CPU) run beside it.
+phase "4/9 side by side: the test command beside servers on the default ports; the fuzz smoke, the test-only WASM build"
+lanes "test command" "node --test tests/test-command/*.test.mjs || die 'the test command does not cope with taken default ports'" \
+  "fuzz smoke, replay build" "timed 'fuzz smoke' bash scripts/fuzz-smoke.sh || die 'fuzz smoke failed (the long run: scripts/fuzz.sh)'
+   timed 'WASM build with the test-only exports (target/pkg-replay/)' bash scripts/build-wasm-replay.sh" \
+  || die "the test command's test, the fuzz smoke or the replay build failed"
 
 hold_default_ports
 services_up
 
-log "5/8 engine vectors through pkg/ in Node 20 and Node 24"
+phase "5/9 engine vectors through pkg/ in Node 20 and Node 24"
 step node --test tests/engine-wasm/*.test.mjs >&2 || die "Node 20 engine tests failed"
 # shellcheck disable=SC2016
 step bash -c 'source "$1/env.sh" && node --version && node --test tests/engine-wasm/*.test.mjs' _ "$n8n2" >&2 \
   || die "Node 24 engine tests failed"
 
-log "6/8 node units, state stores against real Redis and Postgres"
+phase "6/9 node units"
 step node --test tests/node-units/*.test.mjs >&2 || die "node unit tests failed"
-step node --test --test-concurrency=1 tests/stores/*.test.mjs >&2 || die "store tests failed"
 
-log "7/8 the node in real n8n (end-to-end, queue mode)"
-step bash scripts/test-node.sh || die "tests in real n8n failed"
+# The slow part, in two lanes that keep both cores busy (mostly n8n's boots and timers):
+# n8n 2's end-to-end files | the state stores, then n8n 1's end-to-end files.
+phase "7/9 side by side: the node in real n8n 2; state stores against real Redis and Postgres, then the node in real n8n 1"
+lanes "n8n $N8N2_VERSION" "bash scripts/test-node.sh --e2e 2" \
+  "stores, n8n $N8N1_VERSION" \
+  "timed 'state stores' node --test --test-concurrency=1 tests/stores/*.test.mjs || die 'store tests failed'
+   bash scripts/test-node.sh --e2e 1" \
+  || die "end-to-end or store tests failed"
 
-log "8/8 default ports"
+# One queue-mode cluster at a time: its outage is a real-time window (see test-node.sh).
+phase "8/9 queue mode in n8n 2, then in n8n 1"
+step bash scripts/test-node.sh --queue 2 || die "queue-mode tests failed on n8n 2"
+step bash scripts/test-node.sh --queue 1 || die "queue-mode tests failed on n8n 1"
+
+phase "9/9 default ports"
 assert_default_ports_untouched
+phase ""
 elapsed=$((SECONDS - started))
 log "all tests passed in $((elapsed / 60)) min $((elapsed % 60)) s"

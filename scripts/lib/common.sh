@@ -12,4 +12,12 @@ TOOLS="$CACHE/tools"
 mkdir -p "$CACHE" "$TOOLS"
 export PATH="$TOOLS/bin:$TOOLS/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 log() { printf '\033[1m[%s]\033[0m %s\n' "$(basename "$0")" "$*" >&2; }
+# timed <label> <command…>: runs it, then logs how long it took (the suite's per-phase times).
+timed() {
+  local label=$1 start=$SECONDS rc=0
+  shift
+  "$@" || rc=$?
+  log "$label: $((SECONDS - start)) s$([ "$rc" = 0 ] || echo ", FAILED")"
+  return "$rc"
+}
 die() { printf '\033[31mFAIL:\033[0m %s\n' "$*" >&2; exit 1; }

@@ -12,7 +12,7 @@ import { installLikeN8n, packFromCleanClone } from './clean-checkout.mjs';
 import { DEMO_NODE, demoWorkflow, requestsAtProviders } from '../support/demo-workflow.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
-let providers, n8n, pkgDir, packed;
+let providers, n8n, pkgDir, packed, demoWf, noWasmWf;
 
 before(async () => {
 	const install = n8nInstall(major);
@@ -21,6 +21,21 @@ before(async () => {
 	n8n = n8nInstance(install, { extensions: null });
 	pkgDir = installLikeN8n(packed.tarball, n8n.home);
 	providers = await startProviders();
+	// Both tests' workflows in one import (each CLI call boots n8n).
+	demoWf = demoWorkflow(providers.port, n8n.nodeType);
+	demoWf.id = `demo${uid()}`;
+	noWasmWf = branchesWorkflow(`pkg${uid()}`, n8n.nodeType, [
+		{
+			name: 'installed',
+			items: 2,
+			parameters: {
+				providers: {
+					provider: [{ name: `p-${uid()}`, url: `http://127.0.0.1:${providers.port}/ok?id=pkg` }],
+				},
+			},
+		},
+	]);
+	n8n.importWorkflow([demoWf, noWasmWf]);
 });
 after(async () => providers?.close());
 
@@ -53,10 +68,7 @@ test('npm pack on a clean clone without Rust ships the built node, its engine an
 // (seen on a loaded machine: flaky 9, healthy 3), so that split is checked as an invariant; the
 // breaker's count is exact.
 test("README's demo in the installed package: down 3, and every item served by flaky or healthy", async () => {
-	const wf = demoWorkflow(providers.port, n8n.nodeType);
-	wf.id = `demo${uid()}`;
-	n8n.importWorkflow(wf);
-	const { run, log } = await n8n.execute(wf.id);
+	const { run, log } = await n8n.execute(demoWf.id);
 	assert.ok(run, log.slice(-3000));
 	const [ok, deferred, failed] = outputs(run, DEMO_NODE);
 	const counts = requestsAtProviders(providers.arrivals);
@@ -76,19 +88,7 @@ test("README's demo in the installed package: down 3, and every item served by f
 test('with the .wasm removed, n8n still starts and the node fails with a clear error', async () => {
 	assert.ok(existsSync(path.join(pkgDir, 'dist/engine/engine_bg.wasm')));
 	rmSync(path.join(pkgDir, 'dist/engine/engine_bg.wasm'));
-	const wf = branchesWorkflow(`pkg${uid()}`, n8n.nodeType, [
-		{
-			name: 'installed',
-			items: 2,
-			parameters: {
-				providers: {
-					provider: [{ name: `p-${uid()}`, url: `http://127.0.0.1:${providers.port}/ok?id=pkg` }],
-				},
-			},
-		},
-	]);
-	n8n.importWorkflow(wf);
-	const { run, log } = await n8n.execute(wf.id);
+	const { run, log } = await n8n.execute(noWasmWf.id);
 	assert.ok(run, `n8n ran the workflow: ${log.slice(-2000)}`);
 	const error = run.data.resultData.error;
 	assert.ok(error, 'the execution reports the node error');

@@ -3,10 +3,11 @@
 // installer does: the tarball unpacked into <user folder>/.n8n/nodes/node_modules/<name>, its
 // dev, peer and optional dependencies dropped, `npm install` shallow with scripts off.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../support/n8n.mjs';
+import { tempDir } from '../support/tmp.mjs';
 
 export const PKG = 'n8n-nodes-resilient-provider-call';
 
@@ -27,7 +28,7 @@ export function nodeOnlyEnv(nodeBin, work) {
 
 /** Clone HEAD, `npm ci`, `npm pack` under `nodeBin`; returns the tarball and its file list. */
 export function packFromCleanClone(nodeBin) {
-	const work = mkdtempSync(path.join(tmpdir(), 'rpc-clean-clone-'));
+	const work = tempDir('rpc-clean-clone-');
 	const repo = path.join(work, 'repo');
 	mkdirSync(path.join(work, 'home'));
 	const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT }).toString().trim();

@@ -14,7 +14,11 @@ const major = Number(process.env.N8N_MAJOR ?? 2);
 const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const SKEW = { LD_PRELOAD: FAKETIME_LIB, FAKETIME: '+30s', FAKETIME_DONT_FAKE_MONOTONIC: '1' };
 const BEHIND = { ...SKEW, FAKETIME: '-30s' };
-let providers, n8n;
+// The breaker's window: shorter than the 30 s skew (so the worker's own clock would see it over),
+// longer than an `n8n execute` takes to boot on a loaded 2-core machine (the skewed process must
+// read the store while the window is still open). local-clock-control.mjs uses the same.
+const OPEN_MS = 28_000;
+let providers, n8n, skewWf, behindWf;
 const id = uid();
 const hits = () => providers.arrivals.filter((a) => a.route === '/always500' && a.id === id).length;
 
@@ -34,10 +38,14 @@ before(async () => {
 			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
 		},
 	]);
+	// Both tests' workflows in one import (each CLI call boots n8n).
+	skewWf = workflow();
+	behindWf = workflow(`${id}b`, 3000);
+	n8n.importWorkflow([skewWf, behindWf]);
 });
 after(async () => providers?.close());
 
-function workflow(pid = id, openMs = 20000) {
+function workflow(pid = id, openMs = OPEN_MS) {
 	const wf = branchesWorkflow(`skew${uid()}`, n8n.nodeType, [
 		{
 			name: 'chain',
@@ -74,13 +82,12 @@ function workflow(pid = id, openMs = 20000) {
 }
 
 test('a 30 s skewed n8n process sees the breaker the others opened (store clock), a local-clock control does not', async () => {
-	const wf = workflow();
-	n8n.importWorkflow(wf);
+	const wf = skewWf;
 	const first = await n8n.execute(wf.id);
 	assert.equal(
 		hits(),
 		1,
-		`the first process tripped the breaker (open 20 s): ${JSON.stringify(first.run?.data?.resultData?.runData?.chain?.[0]?.data ?? first.log.slice(-1500))}`,
+		`the first process tripped the breaker (open ${OPEN_MS / 1000} s): ${JSON.stringify(first.run?.data?.resultData?.runData?.chain?.[0]?.data ?? first.log.slice(-1500))}`,
 	);
 
 	const skewed = await n8n.execute(wf.id, { env: SKEW });
@@ -111,7 +118,7 @@ test('a 30 s skewed n8n process sees the breaker the others opened (store clock)
 	assert.equal(
 		hits(),
 		2,
-		'with its own clock the skewed worker probes 10 s early: the store clock is what keeps decisions equal',
+		'with its own clock the skewed worker probes before the window ends: the store clock is what keeps decisions equal',
 	);
 });
 
@@ -119,8 +126,7 @@ test('a process 30 s behind probes as soon as the store says the window ended, n
 	const pid = `${id}b`;
 	const calls = () =>
 		providers.arrivals.filter((a) => a.route === '/always500' && a.id === pid).length;
-	const wf = workflow(pid, 3000);
-	n8n.importWorkflow(wf);
+	const wf = behindWf;
 	const first = await n8n.execute(wf.id);
 	assert.equal(
 		calls(),

@@ -103,15 +103,17 @@ async function post(port, path) {
 before(async () => {
 	providers = await startProviders();
 	const install = n8nInstall(major);
+	// Both n8n folders hold the same credentials and active workflows: set up once, then copied.
+	const first = n8nInstance(install);
+	first.importCredentials(creds);
+	const workflows = ['redis', 'postgres'].map((store) =>
+		workflow(store, first.nodeType, providers.port),
+	);
+	first.importWorkflow(workflows);
+	for (const wf of workflows) first.activate(wf.id);
+	const second = n8nInstance(install, { copyOf: first });
 	servers = await Promise.all(
-		[0, 1].map(async () => {
-			const n8n = n8nInstance(install);
-			n8n.importCredentials(creds);
-			for (const store of ['redis', 'postgres']) {
-				const wf = workflow(store, n8n.nodeType, providers.port);
-				n8n.importWorkflow(wf);
-				n8n.activate(wf.id);
-			}
+		[first, second].map(async (n8n) => {
 			const server = await n8n.start();
 			return { port: server.port, server };
 		}),

@@ -3,17 +3,17 @@
 // through the in-memory store with a stubbed HTTP answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, mkdirSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../support/tmp.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** dist/ alone, beside n8n-workflow (the host's peer dependency) and nothing else. */
 function isolatedDist() {
-	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-no-stores-'));
+	const dir = tempDir('rpc-no-stores-');
 	cpSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
 	mkdirSync(path.join(dir, 'node_modules'));
 	symlinkSync(

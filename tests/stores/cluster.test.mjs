@@ -3,8 +3,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startProviders } from '../support/providers.mjs';
 import { freePorts } from '../support/ports.mjs';
@@ -16,6 +14,7 @@ import {
 	redisClient,
 	closeRedisClients,
 } from '../support/store-harness.mjs';
+import { tempDir } from '../support/tmp.mjs';
 
 // Each master needs a client port and a cluster bus port (by default port + 10000, which may be
 // taken or beyond 65535): all six chosen free.
@@ -32,7 +31,7 @@ const cli = (port, ...args) =>
 before(async () => {
 	providers = await startProviders();
 	for (const [k, port] of ports.entries()) {
-		const dir = mkdtempSync(path.join(tmpdir(), `rpc-cluster-${port}-`));
+		const dir = tempDir(`rpc-cluster-${port}-`);
 		children.push(
 			spawn(
 				'redis-server',

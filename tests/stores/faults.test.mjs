@@ -3,9 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, chownSync, rmSync } from 'node:fs';
+import { readFileSync, chownSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startProviders } from '../support/providers.mjs';
 import {
@@ -26,6 +25,7 @@ import {
 	stateOf,
 } from '../support/store-harness.mjs';
 import { freePort } from '../support/ports.mjs';
+import { tempDir } from '../support/tmp.mjs';
 
 const require = createRequire(path.join(ROOT, 'package.json'));
 const Redis = require('ioredis');
@@ -118,7 +118,7 @@ test('postgres steady state: no write per healthy call', async () => {
 
 async function ownRedis() {
 	const port = await freePort();
-	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-redis-'));
+	const dir = tempDir('rpc-redis-');
 	const start = () =>
 		spawn(
 			'redis-server',
@@ -217,7 +217,7 @@ for (const failOpen of [true, false]) {
 const PG_BIN = process.env.RPC_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
 async function ownPostgres() {
-	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-pg-'));
+	const dir = tempDir('rpc-pg-');
 	const data = path.join(dir, 'data');
 	chownSync(
 		dir,

@@ -1,11 +1,19 @@
 // A real n8n for the end-to-end tests: installed (cached) by scripts/lib/n8n-install.sh, run
 // headless with this package loaded, workflows imported and executed through its CLI.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+	cpSync,
+	writeFileSync,
+	readFileSync,
+	existsSync,
+	mkdtempSync,
+	renameSync,
+	rmSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePorts } from './ports.mjs';
+import { tempDir } from './tmp.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const VERSIONS = { 2: '2.41.1', 1: '1.123.81' };
@@ -40,12 +48,42 @@ export function n8nInstall(major) {
 }
 
 /**
+ * A user folder whose empty database this n8n version has already migrated, cached beside the
+ * install: every new folder starts as a copy of it, so its first CLI call does not spend ~2 s of
+ * CPU creating the schema (a run makes ~15 folders per version).
+ */
+function migratedHome(install, env) {
+	const template = path.join(install.dir, 'migrated-home');
+	if (existsSync(template)) return template;
+	const work = mkdtempSync(`${template}.tmp-`);
+	try {
+		execFileSync(install.nodeBin, [install.n8nBin, 'list:workflow'], {
+			env: { ...env, N8N_USER_FOLDER: work },
+			timeout: 180_000,
+			stdio: ['ignore', 'ignore', 'pipe'],
+		});
+		renameSync(work, template);
+	} catch (e) {
+		if (!existsSync(template)) throw e; // else another test process made it first
+	} finally {
+		rmSync(work, { recursive: true, force: true });
+	}
+	return template;
+}
+
+/**
  * An n8n user folder with its own database. `extensions`: folder(s) for N8N_CUSTOM_EXTENSIONS
  * (node type prefix `CUSTOM.`); null when the package is installed under .n8n/nodes instead.
+ * `copyOf`: an instance (not running) whose folder, database included, this one starts as a copy
+ * of: its imported workflows and credentials without booting n8n's CLI again for each.
  */
-export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env = {} } = {}) {
-	const home = mkdtempSync(path.join(tmpdir(), `rpc-n8n${install.major}-`));
-	const baseEnv = {
+export function n8nInstance(
+	install,
+	{ extensions = path.join(ROOT, 'dist'), env = {}, copyOf = null } = {},
+) {
+	const home = tempDir(`rpc-n8n${install.major}-`);
+	// The settings every folder is made and run with (the template's included).
+	const settings = {
 		...process.env,
 		PATH: `${path.dirname(install.nodeBin)}:${process.env.PATH}`,
 		N8N_USER_FOLDER: home,
@@ -61,9 +99,13 @@ export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env
 		...(install.major === 1
 			? { N8N_EXPRESSION_ENGINE: 'legacy' }
 			: { N8N_DISABLED_MODULES: 'mcp-registry' }),
+	};
+	const baseEnv = {
+		...settings,
 		...(extensions ? { N8N_CUSTOM_EXTENSIONS: extensions } : {}),
 		...env,
 	};
+	cpSync(copyOf ? copyOf.home : migratedHome(install, settings), home, { recursive: true });
 	const cli = (args, opts = {}) =>
 		execFileSync(install.nodeBin, [install.n8nBin, ...args], {
 			env: baseEnv,
@@ -79,9 +121,11 @@ export function n8nInstance(install, { extensions = path.join(ROOT, 'dist'), env
 		env: baseEnv,
 		nodeType,
 		cli,
+		/** One workflow, or several in one CLI call (each call boots n8n: seconds of CPU). */
 		importWorkflow(wf) {
-			const file = path.join(home, `${wf.id}.json`);
-			writeFileSync(file, JSON.stringify(wf));
+			const list = [wf].flat();
+			const file = path.join(home, `${list.map((w) => w.id).join('-')}.json`);
+			writeFileSync(file, JSON.stringify(list));
 			cli(['import:workflow', `--input=${file}`]);
 		},
 		importCredentials(creds) {

@@ -5,12 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 import { freePort } from '../support/ports.mjs';
+import { tempDir } from '../support/tmp.mjs';
 
 const DEFAULT_PORTS = [5678, 5679, 6379, 5432];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -67,7 +67,7 @@ function run(cmd, args, opts = {}) {
 }
 
 test('the port guard leaves the taken default ports alone, holds a free one and records who reached it', async () => {
-	const record = path.join(mkdtempSync(path.join(tmpdir(), 'rpc-guard-test-')), 'connections');
+	const record = path.join(tempDir('rpc-guard-test-'), 'connections');
 	const spare = await freePort();
 	const guard = run('node', [
 		'scripts/lib/port-guard.mjs',
@@ -146,6 +146,30 @@ test('Redis, Postgres and the running step are stopped when the test command is 
 	await assertGone(servers);
 	for (let i = 0; i < 50 && alive(stepPid); i++) await sleep(100);
 	assert.ok(!alive(stepPid), 'the interrupted step ended');
+});
+
+test('lanes running side by side are stopped when the test command is interrupted', async () => {
+	const dir = tempDir('rpc-lanes-test-');
+	const cmd = run('bash', [
+		'-c',
+		miniTestCommand(
+			`lanes one 'echo $$ >"${dir}/one.pid"; sleep 120' two 'echo $$ >"${dir}/two.pid"; sleep 120'`,
+		),
+	]);
+	const servers = await serversOf(cmd);
+	const lanePid = async (name) => {
+		const file = path.join(dir, `${name}.pid`);
+		for (let i = 0; i < 100 && !existsSync(file); i++) await sleep(100);
+		return Number(readFileSync(file, 'utf8'));
+	};
+	const pids = [await lanePid('one'), await lanePid('two')];
+	for (const pid of pids) assert.ok(alive(pid), `lane ${pid} runs`);
+	cmd.child.kill('SIGTERM');
+	const { code, out } = await cmd.ended;
+	assert.equal(code, 143, out);
+	await assertGone(servers);
+	for (let i = 0; i < 50 && pids.some(alive); i++) await sleep(100);
+	for (const pid of pids) assert.ok(!alive(pid), `lane ${pid} ended`);
 });
 
 test('n8n executes and serves on ports of its own while the default ports are taken', async () => {
