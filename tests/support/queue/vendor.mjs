@@ -86,7 +86,7 @@ export function startVendor(spec) {
 
 	const server = http.createServer((req, res) => {
 		const url = new URL(req.url, 'http://x');
-		const now = Date.now() - (t0 ?? Date.now());
+		const now = t0 === null ? 0 : Date.now() - t0;
 		const exec = url.searchParams.get('exec');
 		if (url.pathname === '/done' || url.pathname === '/failed') {
 			(url.pathname === '/done' ? done : failed).set(exec, now);
@@ -97,6 +97,10 @@ export function startVendor(spec) {
 			res.writeHead(404);
 			return res.end();
 		}
+		// The scenario clock starts at the first request the vendor receives, not when the harness
+		// fires the first webhook: on a loaded machine n8n's queue takes seconds to start the first
+		// execution, and an outage timed from the firing would be over before any traffic met it.
+		if (t0 === null) t0 = Date.now();
 		const worker = req.headers['x-worker'] ?? null;
 		if (hangNext && hangNext(now)) {
 			// Never answered: the harness kills the worker that sent it (a probe lost with its worker).
@@ -123,16 +127,16 @@ export function startVendor(spec) {
 				done,
 				failed,
 				hung,
-				/** Start the scenario clock (t = 0) with a clean log. */
+				/** A clean log; the scenario clock (t = 0) starts at the next request. */
 				begin() {
-					t0 = Date.now();
+					t0 = null;
 					arrivals.length = 0;
 					hung.length = 0;
 					done.clear();
 					failed.clear();
 					reset();
 				},
-				now: () => Date.now() - t0,
+				now: () => (t0 === null ? 0 : Date.now() - t0),
 				recoveredMs: Math.max(0, ...outages.map((o) => o.to)),
 				bans: () => state.bans,
 				/** Leave the first request for which `pred(t)` holds unanswered. */
