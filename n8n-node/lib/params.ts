@@ -57,7 +57,8 @@ function idempotencyKeys(requests: ProviderRequest[], rule: KeyRule, item: IData
 	);
 }
 
-export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
+/** `urlRequired`: false for the guard, whose URL is only a parameter handed to the guarded node. */
+export function readItemPlan(ctx: IExecuteFunctions, i: number, urlRequired = true): ItemPlan {
 	// getNode() copies the node: only when there is an error to report (this runs per item).
 	const fail = (message: string, description?: string): never => {
 		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i, description });
@@ -92,7 +93,7 @@ export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
 		const name = String(p.name ?? '').trim();
 		const where = `Provider "${name || `#${k + 1}`}" (providers[${k}])`;
 		const url = String(p.url ?? '').trim();
-		if (!/^https?:\/\/[^\s/]+/i.test(url))
+		if ((urlRequired || url !== '') && !/^https?:\/\/[^\s/]+/i.test(url))
 			fail(`${where}: "URL" must start with http:// or https://, got "${url.slice(0, 100)}"`);
 		const headers = object('Headers (JSON)', p.headersJson, where);
 		for (const [h, v] of Object.entries(headers)) {

@@ -8,6 +8,8 @@ import {
 	NodeOperationError,
 } from 'n8n-workflow';
 import { properties } from './description';
+import { GUARD_FROM_VERSION, withGuard } from './guardDescription';
+import { checkProvider, reportOutcome } from '../../lib/guard/operations';
 import { loadEngine, type Engine, type EngineModule } from '../../lib/engine';
 import {
 	configError,
@@ -33,7 +35,8 @@ export class ResilientProviderCall implements INodeType {
 		name: 'resilientProviderCall',
 		icon: { light: 'file:resilientProviderCall.svg', dark: 'file:resilientProviderCall.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: [1, GUARD_FROM_VERSION],
+		defaultVersion: GUARD_FROM_VERSION,
 		subtitle: '={{$parameter["operation"]}}',
 		description:
 			'Call a fallback chain of flaky providers: jittered retries, Retry-After, shared cooldown and breaker, deferred output',
@@ -47,11 +50,15 @@ export class ResilientProviderCall implements INodeType {
 			{ name: 'redis', required: true, displayOptions: { show: { stateStore: ['redis'] } } },
 			{ name: 'postgres', required: true, displayOptions: { show: { stateStore: ['postgres'] } } },
 		],
-		properties,
+		properties: withGuard(properties),
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		try {
+			const operation = this.getNodeParameter('operation', 0, 'callChain');
+			const guard = this.getNode().typeVersion >= GUARD_FROM_VERSION;
+			if (guard && operation === 'checkProvider') return await checkProvider(this);
+			if (guard && operation === 'reportOutcome') return await reportOutcome(this);
 			return await callChain.call(this);
 		} catch (error) {
 			// A node-level error (a bad parameter, credential or store setting) under continue-on-fail:
