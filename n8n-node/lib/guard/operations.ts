@@ -8,14 +8,14 @@ import {
 	type INodeExecutionData,
 	NodeOperationError,
 } from 'n8n-workflow';
-import { loadEngine, type Engine } from '../engine';
+import { loadEngine, type Engine, type Ticket } from '../engine';
 import { configError, readItemPlan, type ItemPlan } from '../params';
 import { StoreUnavailable } from '../store/failover';
 import { itemStore, sharedStore, sharedTickets, storeSettings } from '../store/open';
 import { MemoryTickets } from '../store/tickets';
 import { checkItem } from './check';
 import { guardedResult } from './guardedResult';
-import { checkNodeName, pairedTicket } from './pairing';
+import { checkNodeName, pairedTicket, ticketText, type Found } from './pairing';
 import { reportItem, TicketRefused } from './report';
 
 const GO = 0;
@@ -204,6 +204,31 @@ function checkPlanReader(ctx: IExecuteFunctions, params: IDataObject): IExecuteF
 	return shim;
 }
 
+/** The "Ticket" field, when set: a ticket object (or its JSON text) instead of the pairing. */
+function givenTicket(ctx: IExecuteFunctions, i: number): Found | undefined {
+	const raw = ctx.getNodeParameter('ticket', i, '') as unknown;
+	if (raw === '' || raw === undefined || raw === null) return undefined;
+	let v = raw;
+	if (typeof raw === 'string') {
+		try {
+			v = JSON.parse(raw);
+		} catch (e) {
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Report Outcome: "Ticket" (ticket) is not valid JSON: ${(e as Error).message}`,
+				{ itemIndex: i },
+			);
+		}
+	}
+	if (typeof v !== 'object' || v === null || Array.isArray(v))
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'Report Outcome: "Ticket" (ticket) must be a ticket object from Check Provider (_resilience.ticket)',
+			{ itemIndex: i },
+		);
+	return { ticket: v as Ticket, text: ticketText(v as Ticket) };
+}
+
 export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 	const out: Outputs = [[], [], []];
 	const items = ctx.getInputData();
@@ -226,7 +251,8 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 	const engines = new Map<string, Engine>();
 	const counters = new Map<string, Record<string, Record<string, number>>>();
 	await eachItem(ctx, out, async (i) => {
-		const found = pairedTicket(ctx, i, checkNode);
+		const given = givenTicket(ctx, i);
+		const found = given ?? pairedTicket(ctx, i, checkNode);
 		const plan = readItemPlan(reader, i, false);
 		const engine = openEngine(ctx, i, plan, engines);
 		const result = guardedResult(items[i], fromOutput);
@@ -247,7 +273,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			if (error instanceof TicketRefused)
 				throw new NodeOperationError(
 					ctx.getNode(),
-					`Report Outcome: the ticket of item ${i} (_resilience.ticket of Check node "${checkNode}", provider "${String(found.ticket.name).slice(0, 100)}") is refused: ${error.message}`,
+					`Report Outcome: the ticket of item ${i} ("Ticket" (ticket): ${given ? 'as given' : `_resilience.ticket of Check node "${checkNode}"`}, provider "${String(found.ticket.name).slice(0, 100)}") is refused: ${error.message}`,
 					{ itemIndex: i },
 				);
 			throw error;

@@ -38,7 +38,7 @@ export function checkNodeName(ctx: IExecuteFunctions, named: string): string {
 	if (!check)
 		throw new NodeOperationError(
 			self,
-			'Report Outcome: no Check Provider node runs before this node ("Check Node", checkNode): connect Check Provider → the guarded node → Report Outcome',
+			'Report Outcome: "Check Node" (checkNode): no Check Provider node runs before this node; connect Check Provider → the guarded node → Report Outcome',
 		);
 	return check.name;
 }
@@ -57,7 +57,7 @@ export function pairedTicket(ctx: IExecuteFunctions, i: number, checkNode: strin
 	} catch (e) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`Report Outcome: item ${i} has no pairing back to Check node "${checkNode}" ("Check Node", checkNode): ${(e as Error).message}`,
+			`Report Outcome: "Check Node" (checkNode): item ${i} has no pairing back to "${checkNode}": ${(e as Error).message}`,
 			{ itemIndex: i },
 		);
 	}

@@ -42,6 +42,15 @@ const reportFields: INodeProperties[] = [
 			'Name of the Check Provider node whose tickets this node reports; empty: the nearest one before this node',
 		displayOptions: { show: { operation: ['reportOutcome'] } },
 	},
+	{
+		displayName: 'Ticket',
+		name: 'ticket',
+		type: 'json',
+		default: '',
+		description:
+			'Empty: the ticket of the paired item at the Check node. Or a ticket object handed out by Check Provider (its _resilience.ticket), e.g. kept and reported later.',
+		displayOptions: { show: { operation: ['reportOutcome'] } },
+	},
 ];
 
 /** Fields of the chain that Report Outcome reads from its Check node instead. */
@@ -69,6 +78,37 @@ export function withGuard(properties: INodeProperties[]): INodeProperties[] {
 					displayOptions: { show: { '@version': [GUARD_FROM_VERSION] } },
 				},
 				...reportFields,
+			);
+			continue;
+		}
+		if (p.name === 'providers') {
+			// Check Provider hands the URL to the guarded node (a Slack or OpenAI node needs none):
+			// from version 2 it is optional in the panel; Call Chain still refuses an empty one.
+			const v2 = {
+				...p,
+				options: (p.options as INodeProperties[]).map((o) => ({
+					...o,
+					values: ((o as { values?: INodeProperties[] }).values ?? []).map((f) =>
+						f.name === 'url'
+							? {
+									...f,
+									required: false,
+									description:
+										'Call Chain calls it (required). Check Provider hands it to the guarded node as provider.url (optional).',
+								}
+							: f,
+					),
+				})),
+			} as INodeProperties;
+			out.push(
+				{ ...p, displayOptions: { show: { '@version': [1] } } },
+				{
+					...v2,
+					displayOptions: {
+						show: { '@version': [GUARD_FROM_VERSION] },
+						hide: { operation: ['reportOutcome'] },
+					},
+				},
 			);
 			continue;
 		}
