@@ -6,7 +6,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { ENGINE_DEFAULTS: D } = require('../../dist/lib/engineConstants.js');
-const { properties } = require('../../dist/nodes/ResilientProviderCall/description.js');
+const VERSIONS = {
+	1: require('../../dist/nodes/ResilientProviderCall/v1/description.js').properties,
+	2: require('../../dist/nodes/ResilientProviderCall/v2/properties.js').properties,
+};
 
 /** Node parameter (collection option) -> engine setting. */
 const ENGINE_SETTING = {
@@ -38,13 +41,19 @@ const ENGINE_SETTING = {
 	},
 };
 
-test("the node's parameter defaults are the engine's", () => {
-	for (const [collection, settings] of Object.entries(ENGINE_SETTING)) {
-		const options = properties.find((p) => p.name === collection).options;
-		for (const [name, key] of Object.entries(settings)) {
-			const option = options.find((o) => o.name === name);
-			assert.ok(option, `${collection}.${name} exists`);
-			assert.equal(option.default, D[key], `${collection}.${name} default vs engine ${key}`);
+test("the node's parameter defaults are the engine's (versions 1 and 2)", () => {
+	for (const [version, properties] of Object.entries(VERSIONS)) {
+		for (const [collection, settings] of Object.entries(ENGINE_SETTING)) {
+			const options = properties.find((p) => p.name === collection).options;
+			for (const [name, key] of Object.entries(settings)) {
+				const option = options.find((o) => o.name === name);
+				assert.ok(option, `v${version} ${collection}.${name} exists`);
+				assert.equal(
+					option.default,
+					D[key],
+					`v${version} ${collection}.${name} default vs engine ${key}`,
+				);
+			}
 		}
 	}
 });

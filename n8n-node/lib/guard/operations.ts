@@ -84,7 +84,7 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 	const engines = new Map<string, Engine>();
 	const executionId = ctx.getExecutionId();
 	await eachItem(ctx, out, async (i) => {
-		const plan = readItemPlan(ctx, i, false);
+		const plan = readItemPlan(ctx, i, 2, false);
 		const engine = openEngine(ctx, i, plan, engines);
 		const names = plan.requests.map((r) => r.name);
 		const store = s.rows(plan.scope);
@@ -253,7 +253,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 	await eachItem(ctx, out, async (i) => {
 		const given = givenTicket(ctx, i);
 		const found = given ?? pairedTicket(ctx, i, checkNode);
-		const plan = readItemPlan(reader, i, false);
+		const plan = readItemPlan(reader, i, 2, false);
 		const engine = openEngine(ctx, i, plan, engines);
 		const result = guardedResult(items[i], fromOutput);
 		const store = s.rows(plan.scope);
@@ -318,4 +318,37 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			.catch(() => undefined);
 	for (const e of engines.values()) e.free();
 	return out;
+}
+
+export function isGuardOperation(op: unknown): op is 'checkProvider' | 'reportOutcome' {
+	return op === 'checkProvider' || op === 'reportOutcome';
+}
+
+/** A guard operation; a node-level error (a bad parameter, store or pairing setting) under
+ * continue-on-fail puts every item on `failed` with the message (n8n would pass them on as if
+ * they had succeeded), as Call Chain does. */
+export async function guardNode(
+	ctx: IExecuteFunctions,
+	operation: 'checkProvider' | 'reportOutcome',
+): Promise<Outputs> {
+	try {
+		return operation === 'checkProvider' ? await checkProvider(ctx) : await reportOutcome(ctx);
+	} catch (error) {
+		if (!(error instanceof NodeOperationError))
+			throw new NodeOperationError(ctx.getNode(), error as Error);
+		if (!ctx.continueOnFail()) throw error;
+		return [
+			[],
+			[],
+			ctx.getInputData().map((item, i) => ({
+				json: {
+					...item.json,
+					reason: 'node_error',
+					error: error.message,
+					_resilience: { outcome: 'failed', reason: 'node_error' },
+				},
+				pairedItem: { item: i },
+			})),
+		];
+	}
 }

@@ -1,10 +1,8 @@
-// The guard's panel entries, kept apart so they plug into the node's newest version: the
-// operations Check Provider and Report Outcome (version 2 and later; version 1 is unchanged),
-// Report's own field, and which of the chain's fields Report hides (it reads the chain from its
-// Check node, so the chain is set once).
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-
-export const GUARD_FROM_VERSION = 2;
+// The guard's panel entries, kept apart and added to version 2's properties (version 1 is
+// frozen): the operations Check Provider and Report Outcome, Report's own fields, the chain's
+// fields Check uses too, and those Report hides (it reads the chain from its Check node, so the
+// chain is set once).
+import type { INodeProperties, INodePropertyOptions, NodeParameterValue } from 'n8n-workflow';
 
 export const guardOperations: INodePropertyOptions[] = [
 	{
@@ -37,7 +35,7 @@ const reportFields: INodeProperties[] = [
 		name: 'checkNode',
 		type: 'string',
 		default: '',
-		placeholder: 'Check Provider',
+		placeholder: 'e.g. Check Provider',
 		description:
 			'Name of the Check Provider node whose tickets this node reports; empty: the nearest one before this node',
 		displayOptions: { show: { operation: ['reportOutcome'] } },
@@ -53,66 +51,72 @@ const reportFields: INodeProperties[] = [
 	},
 ];
 
-/** Fields of the chain that Report Outcome reads from its Check node instead. */
-const CHAIN_FIELDS = [
-	'providers',
-	'retryPolicy',
-	'breaker',
-	'itemConcurrency',
-	'stateScope',
-	'onExhaustion',
-	'defaultValueJson',
-	'resetProviders',
-];
+/** Version 2's chain settings that Check Provider uses too (Report Outcome reads its Check's). */
+const CHECK_USES = ['retryPolicy', 'breaker'];
+/** Fields of a provider row Check Provider hands to the guarded node, or uses (the overrides). */
+const CHECK_ROW_FIELDS = ['url', 'headersJson', 'bodyJson', 'options'];
 
-/** The node's properties with the guard added from GUARD_FROM_VERSION. */
+type Show = Record<string, NodeParameterValue[]>;
+
+/** `p` shown under Check Provider as well as where it was (by `operation` or `/operation`). */
+function alsoOnCheck(p: INodeProperties): INodeProperties {
+	const show = p.displayOptions?.show as Show | undefined;
+	if (!show) return p;
+	const key = show.operation ? 'operation' : show['/operation'] ? '/operation' : undefined;
+	if (!key || !show[key].includes('callChain')) return p;
+	return {
+		...p,
+		displayOptions: {
+			...p.displayOptions,
+			show: { ...show, [key]: [...show[key], 'checkProvider'] },
+		},
+	};
+}
+
+/** Version 2's properties with the guard's operations and fields added. */
 export function withGuard(properties: INodeProperties[]): INodeProperties[] {
 	const out: INodeProperties[] = [];
 	for (const p of properties) {
 		if (p.name === 'operation') {
 			out.push(
-				{ ...p, displayOptions: { show: { '@version': [1] } } },
-				{
-					...p,
-					options: [...(p.options as INodePropertyOptions[]), ...guardOperations],
-					displayOptions: { show: { '@version': [GUARD_FROM_VERSION] } },
-				},
+				{ ...p, options: [...(p.options as INodePropertyOptions[]), ...guardOperations] },
 				...reportFields,
 			);
 			continue;
 		}
 		if (p.name === 'providers') {
-			// Check Provider hands the URL to the guarded node (a Slack or OpenAI node needs none):
-			// from version 2 it is optional in the panel; Call Chain still refuses an empty one.
-			const v2 = {
+			// Check Provider hands the URL to the guarded node (a Slack or OpenAI node needs none),
+			// so the panel does not insist on it; Call Chain refuses an empty one when it runs.
+			const rows = (
+				p.options as { name: string; displayName: string; values: INodeProperties[] }[]
+			).map((o) => ({
+				...o,
+				values: o.values.map((f) => {
+					if (!CHECK_ROW_FIELDS.includes(f.name)) return f;
+					const shown = alsoOnCheck(f);
+					return f.name === 'url'
+						? {
+								...shown,
+								required: false,
+								description:
+									'Call Chain calls it. Check Provider hands it to the guarded node as provider.url (optional there).',
+							}
+						: shown;
+				}),
+			}));
+			const hide = { ...(p.displayOptions?.hide ?? {}), operation: ['reportOutcome'] };
+			out.push({
 				...p,
-				options: (p.options as INodeProperties[]).map((o) => ({
-					...o,
-					values: ((o as { values?: INodeProperties[] }).values ?? []).map((f) =>
-						f.name === 'url'
-							? {
-									...f,
-									required: false,
-									description:
-										'Call Chain calls it (required). Check Provider hands it to the guarded node as provider.url (optional).',
-								}
-							: f,
-					),
-				})),
-			} as INodeProperties;
-			out.push(
-				{ ...p, displayOptions: { show: { '@version': [1] } } },
-				{
-					...v2,
-					displayOptions: {
-						show: { '@version': [GUARD_FROM_VERSION] },
-						hide: { operation: ['reportOutcome'] },
-					},
-				},
-			);
+				options: rows,
+				displayOptions: { ...(p.displayOptions ?? {}), hide },
+			} as INodeProperties);
 			continue;
 		}
-		if (CHAIN_FIELDS.includes(p.name)) {
+		if (CHECK_USES.includes(p.name)) {
+			out.push(alsoOnCheck(p));
+			continue;
+		}
+		if (p.name === 'stateScope') {
 			const hide = { ...(p.displayOptions?.hide ?? {}), operation: ['reportOutcome'] };
 			out.push({ ...p, displayOptions: { ...(p.displayOptions ?? {}), hide } });
 			continue;
