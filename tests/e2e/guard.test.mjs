@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { startProviders } from '../support/providers.mjs';
@@ -421,4 +422,38 @@ test('bad input: no pairing, a ticket reported twice, a foreign ticket, an unkno
 	const state = outputs(run, 'State')[0][0].json;
 	assert.equal(state.counters.calls, 2, 'each call counted once, however often reported');
 	assert.equal(state.counters.failures, 0);
+});
+
+test('the example workflow (n8n-node/examples/guard-workflow.json): 3 failures open the breaker, the 4th item waits until retry_at, then the probe and the rest pass', async () => {
+	const template = readFileSync(path.join(ROOT, 'n8n-node/examples/guard-workflow.json'), 'utf8');
+	const wf = JSON.parse(template.replaceAll('http://127.0.0.1:18700', base));
+	for (const n of wf.nodes) if (n.type.endsWith('.resilientProviderCall')) n.type = n8n.nodeType;
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-8000));
+	const at = providers.arrivals.filter((a) => a.route === '/fail-then-ok');
+	assert.deepEqual(
+		at.map((a) => a.n),
+		[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+		'ten requests: three 503s, then the probe and six more',
+	);
+	const all = outputs(run, 'All jobs')[0].map((i) => i.json._resilience.outcome);
+	assert.equal(all.length, 10, 'every job came back');
+	assert.deepEqual(
+		{
+			failed: all.filter((o) => o === 'failed').length,
+			success: all.filter((o) => o === 'success').length,
+		},
+		{ failed: 3, success: 7 },
+	);
+	const waited = run.data.resultData.runData['Wait until retry_at'];
+	assert.equal(waited?.length, 1, 'one item waited, once');
+	const check = run.data.resultData.runData['Check Provider'];
+	const deferred = check.flatMap((r) => r.data.main[1] ?? []).map((i) => i.json);
+	assert.deepEqual(
+		deferred.map((j) => j.reason),
+		['circuit_open'],
+	);
+	const probes = check.flatMap((r) => r.data.main[0] ?? []).filter((i) => i.json._resilience.probe);
+	assert.equal(probes.length, 1, 'one probe after the wait');
 });
