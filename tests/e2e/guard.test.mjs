@@ -214,7 +214,7 @@ test("OpenAI node guarded (credential's Base URL at the loopback vendor): dead v
 	}
 });
 
-test('a probe whose Report never comes is freed by its lease: the next probe goes out after it, from another execution (Redis)', async () => {
+test('a probe whose Report never comes is freed by its lease: the next probe goes out after it, from another execution (Redis)', async (t) => {
 	const name = `lease-${id}`;
 	const check = {
 		providers: { provider: [{ name, url: `${base}/always500?id=l-${id}` }] },
@@ -267,6 +267,11 @@ test('a probe whose Report never comes is freed by its lease: the next probe goe
 	assert.equal(hits('/always500', `l-${id}`), 1, 'B sent nothing');
 	await new Promise((r) => setTimeout(r, Math.max(0, ticket.expires_ms - Date.now() + 300)));
 	const c = await n8n.execute(full);
+	const probeAt = providers.arrivals.filter((x) => x.id === `l-${id}`).at(-1)?.t;
+	t.diagnostic(
+		`measured: lease ${ticket.expires_ms - ticket.issued_ms} ms; the next probe reached the provider ${probeAt - ticket.issued_ms} ms after the abandoned one was checked`,
+	);
+	assert.ok(probeAt >= ticket.expires_ms, 'the next probe went out after the lease ended');
 	const cItem = done(c.run).items[0];
 	assert.equal(
 		cItem._resilience.outcome,
@@ -277,7 +282,7 @@ test('a probe whose Report never comes is freed by its lease: the next probe goe
 	assert.equal(hits('/always500', `l-${id}`), 2, 'one probe, after the lease');
 });
 
-test('Redis: two n8n processes guard the same provider: one breaker, each call counted once', async () => {
+test('Redis: two n8n processes guard the same provider: one breaker, each call counted once', async (t) => {
 	const dead = `shared-dead-${id}`;
 	const next = `shared-next-${id}`;
 	const wid = `guardshared${id}`;
@@ -311,6 +316,7 @@ test('Redis: two n8n processes guard the same provider: one breaker, each call c
 	const atDead = hits('/always500', `s-${id}`);
 	// Checks of the two processes interleave: each may hold one ticket for the dead provider
 	// when the third failure opens the breaker (one item at a time per process).
+	t.diagnostic(`measured: ${atDead} requests at the dead provider from the two processes`);
 	assert.ok(atDead >= 3 && atDead <= 4, `${atDead} requests at the dead provider`);
 	assert.equal(atDead + hits('/ok', `s-${id}`), 20, 'every item called one provider once');
 	const failed = results.reduce((n, r) => n + (r.by.failed ?? 0), 0);

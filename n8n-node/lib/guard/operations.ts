@@ -38,8 +38,9 @@ function openEngine(ctx: IExecuteFunctions, i: number, plan: ItemPlan, cache: Ma
 	return e;
 }
 
-async function stores(ctx: IExecuteFunctions) {
-	const cfg = storeSettings(ctx);
+/** `settings`: whose store settings (Report Outcome: its Check node's); credentials are `ctx`'s. */
+async function stores(ctx: IExecuteFunctions, settings: IExecuteFunctions = ctx) {
+	const cfg = storeSettings(settings);
 	const shared = await sharedStore(ctx, cfg);
 	const tickets = await sharedTickets(ctx, cfg);
 	return {
@@ -237,14 +238,16 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 	const checkParams = (ctx
 		.getParentNodes(ctx.getNode().name, { includeNodeParameters: true })
 		.find((p) => p.name === checkNode)?.parameters ?? {}) as IDataObject;
-	const s = await stores(ctx);
+	const ownStore = String(ctx.getNodeParameter('stateStore', 0, 'memory'));
 	const checkStore = String(checkParams.stateStore ?? 'memory');
-	if (checkStore !== s.cfg.kind)
+	if (checkStore !== ownStore)
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`Report Outcome: "State Store" (stateStore) is ${s.cfg.kind} here but ${checkStore} on Check node "${checkNode}": tickets and breaker rows are in the Check's store, so set the same store and credential`,
+			`Report Outcome: "State Store" (stateStore) is ${ownStore} here but ${checkStore} on Check node "${checkNode}": tickets and breaker rows are in the Check's store, so set the same store and credential`,
 		);
 	const reader = checkPlanReader(ctx, checkParams);
+	// The Check's store options (key prefix, table), this node's credential.
+	const s = await stores(ctx, reader);
 	// n8n runs this node once per incoming connection: all items came from one output.
 	const source = ctx.getInputSourceData(0);
 	const fromOutput = source?.previousNodeOutput ?? 0;

@@ -12,6 +12,7 @@ export interface TicketStore {
 }
 
 const processTickets = new Map<string, { text: string; until: number }>();
+let swept = 0;
 
 /** This n8n process's tickets (the memory store, and fail-open). */
 export class MemoryTickets implements TicketStore {
@@ -19,7 +20,11 @@ export class MemoryTickets implements TicketStore {
 
 	async put(id: string, text: string, ttlMs: number): Promise<void> {
 		const now = Date.now();
-		for (const [k, t] of processTickets) if (t.until <= now) processTickets.delete(k);
+		if (now - swept > 1000) {
+			// Tickets never reported leave here, at most once a second.
+			swept = now;
+			for (const [k, t] of processTickets) if (t.until <= now) processTickets.delete(k);
+		}
 		processTickets.set(`${this.scope}\u0000${id}`, { text, until: now + ttlMs });
 	}
 
