@@ -1,0 +1,73 @@
+// What the guard's two operations share: their outputs, the engine per chain, the stores (rows
+// and tickets) and the per-item loop in which a failure under continue-on-fail leaves on
+// `failed` rather than stopping the node.
+import { type IExecuteFunctions, type INodeExecutionData, NodeOperationError } from 'n8n-workflow';
+import { loadEngine, type Engine } from '../engine';
+import { configError, type ItemPlan } from '../params';
+import { itemStore, sharedStore, sharedTickets, storeSettings } from '../store/open';
+import { MemoryTickets } from '../store/tickets';
+
+export const GO = 0;
+export const DEFERRED = 1;
+export const FAILED = 2;
+
+export type Outputs = INodeExecutionData[][];
+
+export function openEngine(
+	ctx: IExecuteFunctions,
+	i: number,
+	plan: ItemPlan,
+	cache: Map<string, Engine>,
+) {
+	const key = JSON.stringify(plan.config);
+	let e = cache.get(key);
+	if (!e) {
+		try {
+			e = new (loadEngine(ctx.getNode()).Engine)(plan.config);
+		} catch (err) {
+			throw configError(ctx, i, plan, err as Error);
+		}
+		cache.set(key, e);
+	}
+	return e;
+}
+
+/** `settings`: whose store settings (Report Outcome: its Check node's); credentials are `ctx`'s. */
+export async function stores(ctx: IExecuteFunctions, settings: IExecuteFunctions = ctx) {
+	const cfg = storeSettings(settings);
+	const shared = await sharedStore(ctx, cfg);
+	const tickets = await sharedTickets(ctx, cfg);
+	return {
+		cfg,
+		rows: (scope: string) => itemStore(shared, scope, cfg, ctx.logger),
+		tickets: (scope: string) => (degraded: boolean) =>
+			degraded ? new MemoryTickets(`fallback:${scope}`) : tickets(scope),
+	};
+}
+
+/** Per item; a failure goes to `failed` under continue-on-fail, else stops the node. */
+export async function eachItem(
+	ctx: IExecuteFunctions,
+	out: Outputs,
+	one: (i: number) => Promise<void>,
+): Promise<void> {
+	const items = ctx.getInputData();
+	for (let i = 0; i < items.length; i++) {
+		try {
+			await one(i);
+		} catch (error) {
+			if (!ctx.continueOnFail()) {
+				if (error instanceof NodeOperationError) throw error;
+				throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
+			}
+			out[FAILED].push({
+				json: {
+					...items[i].json,
+					error: (error as Error).message,
+					_resilience: { outcome: 'failed', reason: 'node_error' },
+				},
+				pairedItem: { item: i },
+			});
+		}
+	}
+}
