@@ -201,6 +201,10 @@ export function readItemPlan(
 	set('health_statuses', text(retry.healthStatuses));
 	set('count_429', bool(retry.count429, 'count429'));
 	set('retry_unsafe_methods', bool(retry.retryUnsafeMethods, 'retryUnsafeMethods'));
+	set(
+		'next_provider_when_input_too_long',
+		bool(retry.nextProviderWhenInputTooLong, 'nextProviderWhenInputTooLong'),
+	);
 	set('trip_rule', text(breaker.tripRule));
 	set('threshold', num(breaker.threshold, 'threshold', B));
 	set('window_ms', num(breaker.windowMs, 'windowMs', B));
@@ -211,8 +215,6 @@ export function readItemPlan(
 	set('open_max_ms', num(breaker.openMaxMs, 'openMaxMs', B));
 	set('half_open_probes', num(breaker.halfOpenProbes, 'halfOpenProbes', B));
 	set('successes_to_close', num(breaker.successesToClose, 'successesToClose', B));
-	if (version === 2 && bool(retry.nextProviderWhenInputTooLong, 'nextProviderWhenInputTooLong'))
-		(config as unknown as Record<string, unknown>).next_provider_when_input_too_long = true;
 
 	const keyRule: KeyRule = {
 		add: bool(retry.addIdempotencyKey, 'addIdempotencyKey') !== false,

@@ -19,7 +19,7 @@ import type {
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
-import { Cancelled, type CallResult } from './transport';
+import { Cancelled, offerBody, type CallResult } from './transport';
 import { failedCheck } from './responseCheck';
 
 /** Lost compare-and-set races tolerated per write before giving up (bounded: no livelock). */
@@ -132,6 +132,8 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 				const failed = failedCheck(req, result.body);
 				if (failed) outcome.failed_check = failed;
 			}
+			// The engine matches a 400's body against the vendors' "context too long" wordings.
+			offerBody(outcome, result.body);
 			// The last answer's body: when the engine says `done`, it is the one that served.
 			body = result.body;
 			const rec = item.outcome(await store.now(), outcome);

@@ -124,6 +124,32 @@ function errorCode(error: unknown): string {
 	return first ?? 'EUNKNOWN';
 }
 
+/** The engine reads at most this much of an answer's body (its context-too-long rule). */
+export const BODY_EXCERPT_CHARS = 4096;
+
+/** The start of a response body as text: what a vendor's error message is matched in. */
+export function bodyExcerpt(body: unknown): string {
+	if (body === undefined || body === null) return '';
+	if (typeof body === 'string') return body.slice(0, BODY_EXCERPT_CHARS);
+	if (Buffer.isBuffer(body)) return body.toString('utf8', 0, BODY_EXCERPT_CHARS);
+	try {
+		return (JSON.stringify(body) ?? '').slice(0, BODY_EXCERPT_CHARS);
+	} catch {
+		return ''; // a cyclic or otherwise unprintable value says nothing
+	}
+}
+
+/** Gives the outcome a `body` the engine reads only for the statuses its rules need: a getter,
+ * so a success body is never serialised (this file compares no statuses). */
+export function offerBody(outcome: Outcome, body: unknown): void {
+	if (outcome.kind !== 'status') return;
+	Object.defineProperty(outcome, 'body', {
+		get: () => bodyExcerpt(body),
+		enumerable: false,
+		configurable: true,
+	});
+}
+
 /** `a.b.0.c` must hold a non-empty value. */
 export function missingPath(body: unknown, path: string): boolean {
 	let v: unknown = body;

@@ -30,6 +30,11 @@ const CRED = {
 	googlePalmApi: { id: 'v2CredGemini001', data: { apiKey: KEYS.gemini } },
 };
 const WRONG_OPENAI = { id: 'v2CredOpenAiBad', data: { apiKey: 'sk-wrong-key' } };
+/** n8n's per-credential Allowed HTTP Request Domains: this one may go to api.example.com only. */
+const RESTRICTED_HEADER = {
+	id: 'v2CredHeaderRst',
+	data: { ...AUTH.header, allowedHttpRequestDomains: 'domains', allowedDomains: 'api.example.com' },
+};
 let providers, vendors, n8n, run;
 
 const credentialsOf = (types, override = {}) =>
@@ -42,7 +47,11 @@ const credentialsOf = (types, override = {}) =>
 const fast = { baseMs: 20, capMs: 50, deferSpreadMs: 0 };
 const B = [];
 /** A branch: one version 2 node with `rows`, the credential types it uses, `items` items. */
-function branch(name, rows, { types = [], items = 1, override, retryPolicy = {} } = {}) {
+function branch(
+	name,
+	rows,
+	{ types = [], items = 1, override, retryPolicy = {}, continueOnFail = false, then } = {},
+) {
 	B.push({
 		name,
 		items,
@@ -53,7 +62,11 @@ function branch(name, rows, { types = [], items = 1, override, retryPolicy = {} 
 			providers: { provider: rows },
 			retryPolicy: { ...fast, ...retryPolicy },
 		},
-		nodeSettings: { credentials: credentialsOf(types, override) },
+		nodeSettings: {
+			credentials: credentialsOf(types, override),
+			...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+		},
+		then,
 	});
 }
 const generic = (scheme, type) => ({
@@ -80,6 +93,18 @@ branch('header auth', [generic('header', 'httpHeaderAuth')], { types: ['httpHead
 branch('bearer auth', [generic('bearer', 'httpBearerAuth')], { types: ['httpBearerAuth'] });
 branch('query auth', [generic('query', 'httpQueryAuth')], { types: ['httpQueryAuth'] });
 branch('basic auth', [generic('basic', 'httpBasicAuth')], { types: ['httpBasicAuth'] });
+branch(
+	'auto method with a body',
+	[
+		{
+			...generic('bearer', 'httpBearerAuth'),
+			name: `post-${run$}`,
+			url: `BASE/need-auth/bearer?id=post-${run$}`,
+			bodyJson: '={{ JSON.stringify({ q: $json.question }) }}',
+		},
+	],
+	{ types: ['httpBearerAuth'] },
+);
 branch('openai preset', [llm('openAiChat', 'oa', 'openAiApi', { systemPrompt: 'Be brief.' })], {
 	types: ['openAiApi'],
 	items: 2,
@@ -105,7 +130,22 @@ branch(
 		llm('openAiChat', 'bad-oa', 'openAiApi', { maxAttempts: 3 }),
 		llm('anthropicMessages', 'after-bad', 'anthropicApi'),
 	],
-	{ types: ['openAiApi', 'anthropicApi'], override: { openAiApi: WRONG_OPENAI }, items: 3 },
+	{
+		types: ['openAiApi', 'anthropicApi'],
+		override: { openAiApi: WRONG_OPENAI },
+		items: 3,
+		// Then Get Provider State (version 2): the 401s did not count against the provider.
+		then: [
+			{
+				name: 'wrong key state',
+				typeVersion: 2,
+				parameters: {
+					operation: 'getState',
+					providers: { provider: [{ name: `bad-oa-${run$}` }] },
+				},
+			},
+		],
+	},
 );
 // n8n's authenticated helper replaces a request's abort signal with the execution's: the
 // per-attempt deadline must still end a response that trickles (one byte a second).
@@ -126,6 +166,56 @@ branch(
 	],
 	{ types: ['httpBearerAuth', 'httpHeaderAuth'] },
 );
+branch(
+	'credential restricted to other domains',
+	[
+		{
+			...generic('header', 'httpHeaderAuth'),
+			name: `restricted-${run$}`,
+			url: `BASE/need-auth/header?id=restricted-${run$}`,
+		},
+	],
+	{
+		types: ['httpHeaderAuth'],
+		override: { httpHeaderAuth: RESTRICTED_HEADER },
+		continueOnFail: true,
+	},
+);
+// Context too long: the vendor's own 400 wording; off fails the item, on moves to the next.
+for (const [label, on] of [
+	['too long, option off', false],
+	['too long, option on', true],
+])
+	branch(
+		label,
+		[
+			llm('openAiChat', `long-${on}`, 'openAiApi', { maxAttempts: 3 }),
+			llm('anthropicMessages', `roomy-${on}`, 'anthropicApi'),
+		],
+		{
+			types: ['openAiApi', 'anthropicApi'],
+			items: 2,
+			retryPolicy: { nextProviderWhenInputTooLong: on },
+		},
+	);
+// Bad version 2 parameters: each a clear error naming the provider and the field, nothing sent.
+// (A required field left empty is refused by n8n itself before the run; an expression that comes
+// out empty reaches the node.)
+branch(
+	'preset without a model',
+	[{ ...llm('openAiChat', 'nomodel', 'none'), model: "={{ '' }}" }],
+	{
+		continueOnFail: true,
+	},
+);
+branch('credential type not chosen', [llm('openAiChat', 'unchosen', 'openAiApi')], {
+	continueOnFail: true,
+});
+branch(
+	'secret without a name',
+	[{ ...llm('openAiChat', 'noname', 'secret'), secretName: "={{ '' }}" }],
+	{ continueOnFail: true },
+);
 branch('empty answer moves on', [
 	{ ...llm('openAiChat', 'empty-oa', 'secret'), secretName: 'openai' },
 ]);
@@ -137,10 +227,18 @@ before(async () => {
 	vendors.script(`chain-oa-${run$}`, [503]);
 	vendors.script(`chain-an-${run$}`, [500]);
 	vendors.script(`empty-oa-${run$}`, ['empty']);
+	vendors.script(`long-false-${run$}`, ['too_long']);
+	vendors.script(`long-true-${run$}`, ['too_long']);
 	n8n = n8nInstance(n8nInstall(major));
 	n8n.importCredentials([
 		...Object.entries(CRED).map(([type, c]) => ({ id: c.id, name: c.id, type, data: c.data })),
 		{ id: WRONG_OPENAI.id, name: WRONG_OPENAI.id, type: 'openAiApi', data: WRONG_OPENAI.data },
+		{
+			id: RESTRICTED_HEADER.id,
+			name: RESTRICTED_HEADER.id,
+			type: 'httpHeaderAuth',
+			data: RESTRICTED_HEADER.data,
+		},
 		{
 			id: 'v2CredSecrets01',
 			name: 'v2CredSecrets01',
@@ -197,6 +295,15 @@ test('Header, Bearer, Query and Basic Auth credentials each reach their server, 
 			`${scheme}: one GET (Method Auto without a body), accepted`,
 		);
 	}
+});
+
+test('Method Auto sends POST when a body is set, with an Idempotency-Key', () => {
+	assert.equal(served('auto method with a body').length, 1);
+	const [hit] = atRoute('post');
+	assert.equal(hit.method, 'POST');
+	assert.equal(hit.accepted, true);
+	assert.deepEqual(JSON.parse(hit.body), { q: 'what is auto method with a body?' });
+	assert.match(hit.idempotencyKey, /^[0-9a-f]{32}$/);
 });
 
 test('OpenAI, Anthropic and Gemini credentials reach their vendors through the presets; one answer shape', () => {
@@ -263,6 +370,11 @@ test('a wrong key gets one 401 at its vendor per item, never retried there; the 
 		'one refused request per item (Max Attempts 3 is not used on a 401)',
 	);
 	assert.ok(ok.every((x) => x.json._resilience.attempts.some((a) => a.outcome === '401')));
+	const [state] = outputs(run, 'wrong key state')[0];
+	assert.equal(state.json.provider, `bad-oa-${run$}`);
+	assert.equal(state.json.state, 'closed');
+	assert.equal(state.json.recent_failures, 0, 'a 401 never counts against the provider');
+	assert.equal(state.json.counters.failures, 0);
 });
 
 test('a preset answer without text fails its default check; a named secret is sent as Bearer <key>', () => {
@@ -279,4 +391,49 @@ test('a preset answer without text fails its default check; a named secret is se
 		item._resilience.attempts.every((a) => a.outcome === 'check_failed:empty_text'),
 		JSON.stringify(item._resilience.attempts),
 	);
+});
+
+test('Try Next Provider When Input Is Too Long: off fails the item (context_too_long), on moves on', () => {
+	const [okOff, deferredOff, failedOff] = outputs(run, 'too long, option off');
+	assert.deepEqual([okOff.length, deferredOff.length, failedOff.length], [0, 0, 2]);
+	assert.ok(failedOff.every((x) => x.json.reason === 'context_too_long'));
+	assert.equal(atVendor('roomy-false').length, 0, 'off: the next provider is not tried');
+	const [okOn] = outputs(run, 'too long, option on');
+	assert.equal(okOn.length, 2);
+	assert.ok(okOn.every((x) => x.json.provider === `roomy-true-${run$}` && x.json.text));
+	// One 400 per item at the vendor either way: never retried on it.
+	assert.equal(atVendor('long-false').length, 2);
+	assert.equal(atVendor('long-true').length, 2);
+});
+
+test('bad version 2 parameters: an error naming the provider and the field, nothing sent', () => {
+	const error = (name) =>
+		outputs(run, name)[2][0]?.json.error ?? JSON.stringify(outputs(run, name));
+	assert.match(
+		error('preset without a model'),
+		/^Provider "nomodel-\w+" \(providers\[0\]\): "Model" is required \(e\.g\. gpt-4o-mini\)/,
+	);
+	assert.match(
+		error('credential type not chosen'),
+		/^Provider "unchosen-\w+" \(providers\[0\]\): "Authentication" is OpenAI, which is not in "Credential Types Used": add it there and pick the credential/,
+	);
+	assert.match(
+		error('secret without a name'),
+		/^Provider "noname-\w+" \(providers\[0\]\): "Secret Name" is empty/,
+	);
+	for (const id of ['nomodel', 'unchosen', 'noname']) assert.equal(atVendor(id).length, 0, id);
+});
+
+test("a credential's Allowed HTTP Request Domains is honoured: nothing is sent elsewhere", () => {
+	const [, , failed] = outputs(run, 'credential restricted to other domains');
+	assert.equal(
+		failed.length,
+		1,
+		JSON.stringify(outputs(run, 'credential restricted to other domains')).slice(0, 2000),
+	);
+	assert.match(
+		failed[0].json.error,
+		/^Provider "restricted-\w+": its Header Auth credential allows requests only to api\.example\.com, not to 127\.0\.0\.1:\d+$/,
+	);
+	assert.equal(atRoute('restricted').length, 0, 'nothing sent');
 });

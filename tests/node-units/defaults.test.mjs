@@ -58,6 +58,12 @@ test("the node's parameter defaults are the engine's (versions 1 and 2)", () => 
 	}
 });
 
+test("version 2's own settings take the engine's defaults too", () => {
+	const options = VERSIONS[2].find((p) => p.name === 'retryPolicy').options;
+	const option = options.find((o) => o.name === 'nextProviderWhenInputTooLong');
+	assert.equal(option.default, D.next_provider_when_input_too_long);
+});
+
 /** How README writes a duration. */
 const duration = (ms) =>
 	ms >= 600_000 && ms % 60_000 === 0
@@ -84,6 +90,7 @@ test("README's defaults table is the engine's", () => {
 		'Retryable Statuses': `\`${D.retry_statuses}\``,
 		'Statuses Counted Against Provider': `\`${D.health_statuses}\``,
 		'Retry POST/PATCH Without Key': D.retry_unsafe_methods ? 'on' : 'off',
+		'Try Next Provider When Input Is Too Long': D.next_provider_when_input_too_long ? 'on' : 'off',
 		'Trip Rule': `${D.threshold} ${D.trip_rule} failures within ${duration(D.window_ms)}`,
 		'Open Window': `${duration(D.open_ms)}, ×${D.open_growth} on each re-trip, capped at ${duration(D.open_max_ms)}`,
 		'Half-Open Probes': `${D.half_open_probes} `,

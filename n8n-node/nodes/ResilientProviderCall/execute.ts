@@ -21,7 +21,12 @@ import { Cancelled, callProvider } from '../../lib/transport';
 import { redact, redactDeep, readSecrets } from '../../lib/secrets';
 import { runsAsTool, toolResult } from '../../lib/toolResult';
 import { addCounters, providerState, resetProviders } from '../../lib/operations';
-import { credentialSecrets, loadCredentials, type LoadedCredentials } from '../../lib/auth';
+import {
+	assertUrlAllowed,
+	credentialSecrets,
+	loadCredentials,
+	type LoadedCredentials,
+} from '../../lib/auth';
 import { presetAnswer } from '../../lib/presets';
 
 const SUCCESS = 0;
@@ -157,6 +162,7 @@ async function callChain(
 				if (isStatic) firstPlan = { plan, engine };
 			}
 			for (const r of plan.requests) {
+				if (r.credentialType) assertUrlAllowed(node, r.name, r.url, r.credentialType, credentials);
 				if (r.secretName && secrets[r.secretName] === undefined) {
 					throw new NodeOperationError(
 						node,

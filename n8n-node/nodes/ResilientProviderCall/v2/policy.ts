@@ -121,7 +121,7 @@ export const retryPolicy: INodeProperties = {
 			displayName: 'Try Next Provider When Input Is Too Long',
 			name: 'nextProviderWhenInputTooLong',
 			type: 'boolean',
-			default: false,
+			default: D.next_provider_when_input_too_long,
 			description:
 				'Whether an answer that the input exceeds the context length moves the item on to the next provider (e.g. one with a longer context); off: the item fails with reason context_too_long. Never counted against the provider.',
 		},

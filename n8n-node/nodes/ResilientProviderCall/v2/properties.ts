@@ -75,7 +75,7 @@ export const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"Connect the deferred output to a Wait node that resumes at the item's retry_at, then back into this node: the item is tried again later with the same Idempotency-Key. The example workflow deferred-retry.json shows it.",
+			"Connect the deferred output to a Wait node that resumes at the item's retry_at, then back into this node: the item is tried again then (give Idempotency Key a stable field, e.g. the ticket ID, so the vendor sees the same key). The example workflow deferred-retry.json shows it.",
 		name: 'deferredNotice',
 		type: 'notice',
 		default: '',
