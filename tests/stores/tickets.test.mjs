@@ -119,3 +119,29 @@ for (const kind of ['memory', 'redis', 'postgres']) {
 		eng.free();
 	});
 }
+
+test('a ticket store that fails: fail open keeps the ticket in this process (claimed once), fail closed says store unavailable', async () => {
+	const { FailoverTickets } = require(path.join(ROOT, 'dist/lib/store/ticketsFailover.js'));
+	const { StoreUnavailable } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
+	const broken = {
+		put: () => Promise.reject(new Error('connection refused')),
+		claim: () => Promise.reject(new Error('connection refused')),
+	};
+	const scope = `f-${uid()}`;
+	const open = new FailoverStore(stores.memory(scope), scope, 2000, true, quietLogger);
+	await new FailoverTickets(broken, scope, open, 2000).put('lease', 'text', 60_000);
+	assert.equal(open.degraded, 'connection refused', 'the item failed open');
+	// Another item (its own FailoverStore, the shared store back) reports it: found in memory.
+	const later = new FailoverStore(stores.memory(scope), scope, 2000, true, quietLogger);
+	const back = { put: async () => undefined, claim: async () => false };
+	assert.equal(await new FailoverTickets(back, scope, later, 2000).claim('lease', 'text'), true);
+	assert.equal(await new FailoverTickets(back, scope, later, 2000).claim('lease', 'text'), false);
+	const closed = new FailoverStore(stores.memory(scope), scope, 2000, false, quietLogger);
+	await assert.rejects(
+		new FailoverTickets(broken, scope, closed, 2000).put('lease2', 'text', 60_000),
+		StoreUnavailable,
+	);
+	const slow = { put: () => new Promise(() => {}), claim: () => new Promise(() => {}) };
+	const timed = new FailoverStore(stores.memory(scope), scope, 50, false, quietLogger);
+	await assert.rejects(new FailoverTickets(slow, scope, timed, 50).claim('x', 'y'), /within 50 ms/);
+});

@@ -24,8 +24,8 @@ export interface Checked {
 export async function checkItem(
 	engine: Engine,
 	store: FailoverStore,
-	/** Where tickets go: the shared store's, or this process's once the item failed open. */
-	tickets: (degraded: boolean) => TicketStore,
+	/** The tickets beside the item's store, under its fail-open/closed policy. */
+	tickets: (store: FailoverStore) => TicketStore,
 	names: string[],
 	lease: string,
 	scope: string,
@@ -53,7 +53,7 @@ export async function checkItem(
 		if (c.decision.kind === 'go') {
 			const t = c.decision.ticket;
 			result.ticketText = ticketText(t);
-			await tickets(!!store.degraded).put(t.lease, result.ticketText, t.expires_ms - t.issued_ms);
+			await tickets(store).put(t.lease, result.ticketText, t.expires_ms - t.issued_ms);
 		}
 		return result;
 	}

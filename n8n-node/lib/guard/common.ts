@@ -5,7 +5,8 @@ import { type IExecuteFunctions, type INodeExecutionData, NodeOperationError } f
 import { loadEngine, type Engine } from '../engine';
 import { configError, type ItemPlan } from '../params';
 import { itemStore, sharedStore, sharedTickets, storeSettings } from '../store/open';
-import { MemoryTickets } from '../store/tickets';
+import type { FailoverStore } from '../store/failover';
+import { FailoverTickets } from '../store/ticketsFailover';
 
 export const GO = 0;
 export const DEFERRED = 1;
@@ -40,8 +41,8 @@ export async function stores(ctx: IExecuteFunctions, settings: IExecuteFunctions
 	return {
 		cfg,
 		rows: (scope: string) => itemStore(shared, scope, cfg, ctx.logger),
-		tickets: (scope: string) => (degraded: boolean) =>
-			degraded ? new MemoryTickets(`fallback:${scope}`) : tickets(scope),
+		tickets: (scope: string) => (store: FailoverStore) =>
+			new FailoverTickets(tickets(scope), scope, store, cfg.timeoutMs),
 	};
 }
 

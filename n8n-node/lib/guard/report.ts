@@ -23,7 +23,7 @@ export class TicketRefused extends Error {}
 export async function reportItem(
 	engine: Engine,
 	store: FailoverStore,
-	tickets: (degraded: boolean) => TicketStore,
+	tickets: (store: FailoverStore) => TicketStore,
 	names: string[],
 	ticket: Ticket,
 	ticketText: string,
@@ -43,7 +43,7 @@ export async function reportItem(
 			throw e;
 		}
 		if (!claimed) {
-			if (!(await tickets(!!store.degraded).claim(ticket.lease, ticketText)))
+			if (!(await tickets(store).claim(ticket.lease, ticketText)))
 				throw new TicketRefused(
 					'it was already reported, or it expired, or it was not issued by a Check Provider node on this state store',
 				);
