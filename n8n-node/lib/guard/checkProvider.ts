@@ -5,13 +5,14 @@ import { readItemPlan } from '../params';
 import { StoreUnavailable } from '../store/failover';
 import { checkItem } from './check';
 import type { Engine } from '../engine';
-import { DEFERRED, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
+import { Counts, DEFERRED, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
 
 export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 	const out: Outputs = [[], [], []];
 	const items = ctx.getInputData();
 	const s = await stores(ctx);
 	const engines = new Map<string, Engine>();
+	const counts = new Counts();
 	const executionId = ctx.getExecutionId();
 	await eachItem(ctx, out, async (i) => {
 		const plan = readItemPlan(ctx, i, 2, false);
@@ -61,6 +62,7 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 			correlationId: `${executionId}:${i}`,
 		};
 		if (store.degraded) meta.storeFallback = store.degraded;
+		if (c.transition) counts.add(plan.scope, names[c.transition.provider], 'transitions');
 		const d = c.decision;
 		if (d.kind === 'go') {
 			const r = plan.requests[d.provider];
@@ -109,6 +111,7 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 			});
 		}
 	});
+	await counts.write(s.rows);
 	for (const e of engines.values()) e.free();
 	return out;
 }

@@ -3,7 +3,7 @@
 import { type IDataObject, type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 import type { Engine, Ticket } from '../engine';
 import { readItemPlan } from '../params';
-import { eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
+import { Counts, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
 import { guardedResult } from './guardedResult';
 import { checkNodeName, pairedTicket, ticketText, type Found } from './pairing';
 import { reportItem, TicketRefused } from './report';
@@ -76,7 +76,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 	const source = ctx.getInputSourceData(0);
 	const fromOutput = source?.previousNodeOutput ?? 0;
 	const engines = new Map<string, Engine>();
-	const counters = new Map<string, Record<string, Record<string, number>>>();
+	const counts = new Counts();
 	await eachItem(ctx, out, async (i) => {
 		const given = givenTicket(ctx, i);
 		const found = given ?? pairedTicket(ctx, i, checkNode);
@@ -106,12 +106,9 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			throw error;
 		}
 		const name = found.ticket.name;
-		const scope = (counters.get(plan.scope) ?? {}) as Record<string, Record<string, number>>;
-		const c = (scope[name] ??= {});
-		c.calls = (c.calls ?? 0) + 1;
-		if (r.attempt.health === 'failure') c.failures = (c.failures ?? 0) + 1;
-		if (r.transition) c.transitions = (c.transitions ?? 0) + 1;
-		counters.set(plan.scope, scope);
+		counts.add(plan.scope, name, 'calls');
+		if (r.attempt.health === 'failure') counts.add(plan.scope, name, 'failures');
+		if (r.transition) counts.add(plan.scope, name, 'transitions');
 		const meta: IDataObject = {
 			outcome: result.failed ? 'failed' : 'success',
 			reported: true,
@@ -138,11 +135,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			pairedItem: { item: i },
 		});
 	});
-	for (const [scope, deltas] of counters)
-		await s
-			.rows(scope)
-			.addCounters(deltas)
-			.catch(() => undefined);
+	await counts.write(s.rows);
 	for (const e of engines.values()) e.free();
 	return out;
 }
