@@ -70,10 +70,12 @@ function idempotencyKeys(requests: ProviderRequest[], rule: KeyRule, item: IData
 	);
 }
 
+/** `urlRequired`: false for the guard, whose URL is only a parameter handed to the guarded node. */
 export function readItemPlan(
 	ctx: IExecuteFunctions,
 	i: number,
 	version: NodeVersion = 1,
+	urlRequired = true,
 ): ItemPlan {
 	// getNode() copies the node: only when there is an error to report (this runs per item).
 	const fail = (message: string, description?: string): never => {
@@ -112,7 +114,7 @@ export function readItemPlan(
 		const name = String(p.name ?? '').trim();
 		const where = `Provider "${name || `#${k + 1}`}" (providers[${k}])`;
 		const url = String(p.url ?? '').trim();
-		if (!/^https?:\/\/[^\s/]+/i.test(url))
+		if ((urlRequired || url !== '') && !/^https?:\/\/[^\s/]+/i.test(url))
 			fail(`${where}: "URL" must start with http:// or https://, got "${url.slice(0, 100)}"`);
 		const headers = object('Headers (JSON)', p.headersJson, where);
 		for (const [h, v] of Object.entries(headers)) {

@@ -51,6 +51,20 @@ export function readRowsV2(
 	fail: Fail,
 ): IDataObject[] {
 	const operation = ctx.getNodeParameter('operation', i, 'callChain') as string;
+	// The guard (Check Provider, and Report Outcome reading its Check's rows): a name, the URL
+	// handed to the guarded node, and the per-provider settings; nothing is called from here.
+	if (operation === 'checkProvider' || operation === 'reportOutcome')
+		return rows.map((p) => {
+			const options = (p.options ?? {}) as IDataObject;
+			const row: IDataObject = { name: p.name, method: 'GET', url: p.url ?? '' };
+			for (const o of OVERRIDES) if (options[o] !== undefined) row[o] = options[o];
+			return {
+				...row,
+				queryJson: options.queryJson,
+				headersJson: p.headersJson,
+				bodyJson: p.bodyJson,
+			};
+		});
 	// Get Provider State and Reset Provider need only the names (the rest of a row is hidden
 	// there and never called).
 	if (operation !== 'callChain')

@@ -1,16 +1,27 @@
 // Opens the state store the node's parameters ask for, through n8n's built-in credentials.
-import { IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
+import {
+	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
+	NodeOperationError,
+} from 'n8n-workflow';
 import { FailoverStore } from './failover';
 import { MemoryStore } from './memory';
 import type * as PostgresModule from './postgres';
 import type * as RedisModule from './redis';
 import type { StateStore } from './types';
+import { MemoryTickets, type TicketStore } from './tickets';
+import type * as TicketsPostgresModule from './ticketsPostgres';
+import type * as TicketsRedisModule from './ticketsRedis';
 
 // ioredis and pg load only when their store is chosen: a memory-store user needs neither.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const redisModule = () => require('./redis') as typeof RedisModule;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const postgresModule = () => require('./postgres') as typeof PostgresModule;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ticketsRedis = () => require('./ticketsRedis') as typeof TicketsRedisModule;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ticketsPostgres = () => require('./ticketsPostgres') as typeof TicketsPostgresModule;
 
 export interface StoreSettings {
 	kind: 'memory' | 'redis' | 'postgres';
@@ -68,35 +79,62 @@ export async function sharedStore(
 				ctx.getNode(),
 				"Redis Cluster has only database 0: set the credential's Database Number to 0",
 			);
-		const { RedisStore, redisClient } = redisModule();
-		const client = redisClient({
-			host: String(c.host),
-			port: Number(c.port ?? 6379),
-			database: Number(c.database ?? 0),
-			user: c.user ? String(c.user) : undefined,
-			password: c.password ? String(c.password) : undefined,
-			ssl: c.ssl === true,
-			disableTlsVerification: c.disableTlsVerification === true,
-			cluster: s.cluster,
-		});
+		const { RedisStore } = redisModule();
+		const client = redisFor(c, s);
 		return (scope) => new RedisStore(client, scope, s.prefix);
 	}
 	if (s.kind === 'postgres') {
 		const c = await ctx.getCredentials('postgres');
-		const { PostgresStore, postgresPool } = postgresModule();
-		const pool = postgresPool({
-			host: String(c.host),
-			port: Number(c.port ?? 5432),
-			database: String(c.database),
-			user: String(c.user),
-			password: c.password ? String(c.password) : undefined,
-			ssl: (c.ssl as 'disable' | 'allow' | 'require') ?? 'disable',
-			allowUnauthorizedCerts: c.allowUnauthorizedCerts === true,
-			maxConnections: Number(c.maxConnections ?? 10),
-		});
+		const { PostgresStore } = postgresModule();
+		const pool = postgresFor(c);
 		return (scope) => new PostgresStore(pool, scope, s.table);
 	}
 	return null;
+}
+
+// The pooled client of a credential (the same one for state rows and guard tickets).
+function redisFor(c: ICredentialDataDecryptedObject, s: StoreSettings) {
+	return redisModule().redisClient({
+		host: String(c.host),
+		port: Number(c.port ?? 6379),
+		database: Number(c.database ?? 0),
+		user: c.user ? String(c.user) : undefined,
+		password: c.password ? String(c.password) : undefined,
+		ssl: c.ssl === true,
+		disableTlsVerification: c.disableTlsVerification === true,
+		cluster: s.cluster,
+	});
+}
+
+function postgresFor(c: ICredentialDataDecryptedObject) {
+	return postgresModule().postgresPool({
+		host: String(c.host),
+		port: Number(c.port ?? 5432),
+		database: String(c.database),
+		user: String(c.user),
+		password: c.password ? String(c.password) : undefined,
+		ssl: (c.ssl as 'disable' | 'allow' | 'require') ?? 'disable',
+		allowUnauthorizedCerts: c.allowUnauthorizedCerts === true,
+		maxConnections: Number(c.maxConnections ?? 10),
+	});
+}
+
+/** The guard's ticket store beside the state rows (same credential, same scope). */
+export async function sharedTickets(
+	ctx: IExecuteFunctions,
+	s: StoreSettings,
+): Promise<(scope: string) => TicketStore> {
+	if (s.kind === 'redis') {
+		const client = redisFor(await ctx.getCredentials('redis'), s);
+		const { RedisTickets } = ticketsRedis();
+		return (scope) => new RedisTickets(client, scope, s.prefix);
+	}
+	if (s.kind === 'postgres') {
+		const pool = postgresFor(await ctx.getCredentials('postgres'));
+		const { PostgresTickets } = ticketsPostgres();
+		return (scope) => new PostgresTickets(pool, scope, s.table);
+	}
+	return (scope) => new MemoryTickets(scope);
 }
 
 /** A fresh guard per item: fail-open degrades only the items that met the failure. */

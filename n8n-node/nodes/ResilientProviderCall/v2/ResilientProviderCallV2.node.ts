@@ -11,6 +11,8 @@ import {
 import { properties } from './properties';
 import { credentials } from './credentials';
 import { executeNode } from '../execute';
+import { withGuard } from '../guardDescription';
+import { guardNode, isGuardOperation } from '../../../lib/guard/operations';
 
 export class ResilientProviderCallV2 implements INodeType {
 	description: INodeTypeDescription;
@@ -25,11 +27,13 @@ export class ResilientProviderCallV2 implements INodeType {
 			outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 			outputNames: ['success', 'deferred', 'failed'],
 			credentials,
-			properties,
+			properties: withGuard(properties),
 		};
 	}
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const operation = this.getNodeParameter('operation', 0, 'callChain');
+		if (isGuardOperation(operation)) return guardNode(this, operation);
 		return executeNode.call(this, 2);
 	}
 }

@@ -1,0 +1,96 @@
+// What the guard's two operations share: their outputs, the engine per chain, the stores (rows
+// and tickets) and the per-item loop in which a failure under continue-on-fail leaves on
+// `failed` rather than stopping the node.
+import { type IExecuteFunctions, type INodeExecutionData, NodeOperationError } from 'n8n-workflow';
+import { loadEngine, type Engine } from '../engine';
+import { configError, type ItemPlan } from '../params';
+import { itemStore, sharedStore, sharedTickets, storeSettings } from '../store/open';
+import type { FailoverStore } from '../store/failover';
+import { FailoverTickets } from '../store/ticketsFailover';
+
+export const GO = 0;
+export const DEFERRED = 1;
+export const FAILED = 2;
+
+export type Outputs = INodeExecutionData[][];
+
+export function openEngine(
+	ctx: IExecuteFunctions,
+	i: number,
+	plan: ItemPlan,
+	cache: Map<string, Engine>,
+) {
+	const key = JSON.stringify(plan.config);
+	let e = cache.get(key);
+	if (!e) {
+		try {
+			e = new (loadEngine(ctx.getNode()).Engine)(plan.config);
+		} catch (err) {
+			throw configError(ctx, i, plan, err as Error);
+		}
+		cache.set(key, e);
+	}
+	return e;
+}
+
+/** `settings`: whose store settings (Report Outcome: its Check node's); credentials are `ctx`'s. */
+export async function stores(ctx: IExecuteFunctions, settings: IExecuteFunctions = ctx) {
+	const cfg = storeSettings(settings);
+	const shared = await sharedStore(ctx, cfg);
+	const tickets = await sharedTickets(ctx, cfg);
+	return {
+		cfg,
+		rows: (scope: string) => itemStore(shared, scope, cfg, ctx.logger),
+		tickets: (scope: string) => (store: FailoverStore) =>
+			new FailoverTickets(tickets(scope), scope, store, cfg.timeoutMs),
+	};
+}
+
+/** Per item; a failure goes to `failed` under continue-on-fail, else stops the node. */
+export async function eachItem(
+	ctx: IExecuteFunctions,
+	out: Outputs,
+	one: (i: number) => Promise<void>,
+): Promise<void> {
+	const items = ctx.getInputData();
+	for (let i = 0; i < items.length; i++) {
+		try {
+			await one(i);
+		} catch (error) {
+			if (!ctx.continueOnFail()) {
+				if (error instanceof NodeOperationError) throw error;
+				throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
+			}
+			out[FAILED].push({
+				json: {
+					...items[i].json,
+					error: (error as Error).message,
+					_resilience: { outcome: 'failed', reason: 'node_error' },
+				},
+				pairedItem: { item: i },
+			});
+		}
+	}
+}
+
+/** Counters per scope and provider, written once per execution (as Call Chain does). */
+export class Counts {
+	private readonly by = new Map<string, Record<string, Record<string, number>>>();
+
+	add(scope: string, provider: string, counter: string) {
+		const s = this.by.get(scope) ?? {};
+		const c = (s[provider] ??= {});
+		c[counter] = (c[counter] ?? 0) + 1;
+		this.by.set(scope, s);
+	}
+
+	/** Best effort: a counter is never worth an item. */
+	async write(rows: (scope: string) => { addCounters: Counters['addCounters'] }) {
+		for (const [scope, deltas] of this.by)
+			await rows(scope)
+				.addCounters(deltas)
+				.catch(() => undefined);
+	}
+}
+
+type Counters = { addCounters(d: Record<string, Record<string, number>>): Promise<void> };

@@ -1,0 +1,66 @@
+// Report Outcome, one item: the guarded call's outcome recorded with the same engine decision as
+// Call Chain, the ticket's leases released. Order: the engine validates the ticket against this
+// chain and scope on fresh rows (pure), then the ticket is claimed in the store (delete-if-present:
+// a second report of it claims nothing and counts nothing), then the rows are written with
+// compare-and-set (on a lost race: read and report again; the claim stands).
+import type { AttemptLog, Engine, Outcome, Ticket, Transition } from '../engine';
+import { ROW_SEPARATOR } from '../engineConstants';
+import type { FailoverStore } from '../store/failover';
+import type { TicketStore } from '../store/tickets';
+
+const MAX_RACES = 20;
+
+export interface Reported {
+	attempt: AttemptLog;
+	transition: Transition | null;
+	casRetries: number;
+}
+
+/** A ticket refused: by the engine (another chain or scope, expired, malformed) or by the store
+ * (already reported, expired there, or never issued). Nothing was counted. */
+export class TicketRefused extends Error {}
+
+export async function reportItem(
+	engine: Engine,
+	store: FailoverStore,
+	tickets: (store: FailoverStore) => TicketStore,
+	names: string[],
+	ticket: Ticket,
+	ticketText: string,
+	scope: string,
+	outcome: Outcome,
+): Promise<Reported> {
+	const key = names[ticket.provider];
+	let claimed = false;
+	for (let races = 0, lost = 0; ;) {
+		const snap = await store.read(key === undefined ? [] : [key]);
+		let r;
+		try {
+			r = engine.report(snap.now, ticket, scope, outcome, snap.rows.join(ROW_SEPARATOR));
+		} catch (e) {
+			if ((e as { code?: string }).code === 'invalid_ticket')
+				throw new TicketRefused((e as Error).message);
+			throw e;
+		}
+		if (!claimed) {
+			if (!(await tickets(store).claim(ticket.lease, ticketText)))
+				throw new TicketRefused(
+					'it was already reported, or it expired, or it was not issued by a Check Provider node on this state store',
+				);
+			claimed = true;
+		}
+		if (r.writes && !(await store.write(key, r.writes.rows))) {
+			lost++;
+			if (++races > MAX_RACES) {
+				if (store.degraded) return { attempt: r.attempt, transition: null, casRetries: lost };
+				await store.fallBack(
+					`${MAX_RACES + 1} compare-and-set races lost in a row`,
+					async () => undefined,
+				);
+				races = 0;
+			}
+			continue;
+		}
+		return { attempt: r.attempt, transition: r.writes ? r.transition : null, casRetries: lost };
+	}
+}
