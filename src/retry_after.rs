@@ -88,10 +88,7 @@ pub fn parse_reset(value: &str, now_ms: u64) -> Option<u64> {
     if v.is_empty() || v.len() > MAX_HEADER_LEN || !v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return None;
     }
-    let x: f64 = v.parse().ok()?;
-    if !x.is_finite() || x < 0.0 {
-        return None;
-    }
+    let x = decimal(v)?;
     let ms = if x > EPOCH_MILLIS_FLOOR as f64 {
         (x - now_ms as f64).max(0.0)
     } else if x > EPOCH_SECONDS_FLOOR as f64 {
@@ -100,6 +97,34 @@ pub fn parse_reset(value: &str, now_ms: u64) -> Option<u64> {
         x * 1000.0
     };
     Some(ms.min(u64::MAX as f64 / 2.0).ceil() as u64)
+}
+
+/// `digits[.digits]` as `str::parse::<f64>` reads it, without core's general float parser
+/// (~9 KB of the WASM engine: tables for exponents and long inputs a header never has). Up to
+/// 15 significant digits the value is exact (an integer below 2^53 over an exact power of ten,
+/// one correctly rounded division: Clinger's fast path); digits past that are dropped, a change
+/// far below the millisecond a hint is read to.
+fn decimal(v: &str) -> Option<f64> {
+    let (int, frac) = v.split_once('.').unwrap_or((v, ""));
+    if int.len() + frac.len() == 0 || frac.contains('.') {
+        return None;
+    }
+    const EXACT: u64 = 1 << 53;
+    let (mut m, mut scale) = (0u64, 0i32);
+    for d in int.bytes().map(|b| u64::from(b - b'0')) {
+        match m.checked_mul(10).map(|x| x + d).filter(|&x| x < EXACT) {
+            Some(x) if scale == 0 => m = x,
+            _ => scale += 1,
+        }
+    }
+    for d in frac.bytes().map(|b| u64::from(b - b'0')) {
+        match m.checked_mul(10).map(|x| x + d).filter(|&x| x < EXACT && scale > -22) {
+            Some(x) if scale <= 0 => (m, scale) = (x, scale - 1),
+            _ => break,
+        }
+    }
+    let pow10 = (0..scale.unsigned_abs()).fold(1.0, |p, _| p * 10.0);
+    Some(if scale < 0 { m as f64 / pow10 } else { m as f64 * pow10 })
 }
 
 fn seconds_to_ms(digits: &str) -> u64 {
@@ -162,6 +187,30 @@ mod tests {
         assert_eq!(parse_reset(&(AT + 2_500).to_string(), AT), Some(2_500), "epoch milliseconds");
         assert_eq!(parse_reset(&(AT / 1000 - 10).to_string(), AT), Some(0), "epoch in the past");
         assert_eq!(parse_reset("-3", AT), None);
+    }
+
+    #[test]
+    fn decimals_read_as_core_reads_them() {
+        for v in ["0", "7", "1.5", "1.", ".5", "0.001", "1445412482.5", "000012.340", "9007199254740991"] {
+            assert_eq!(decimal(v), v.parse().ok(), "{v}");
+        }
+        for v in [".", "1.2.3", "..5"] {
+            assert_eq!(decimal(v), None, "{v}");
+        }
+        let long = "1445412482.123456789123456789";
+        assert!((decimal(long).unwrap() - long.parse::<f64>().unwrap()).abs() < 1e-6, "past 15 digits: close");
+        let huge = "99999999999999999999999";
+        assert!((decimal(huge).unwrap() / huge.parse::<f64>().unwrap() - 1.0).abs() < 1e-15, "huge: close");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decimals_up_to_fifteen_digits_are_exact(int in 0u64..1_000_000_000, frac in "[0-9]{0,6}") {
+            let digits = int.to_string();
+            let v = format!("{digits}.{frac}");
+            proptest::prop_assert_eq!(decimal(&v), v.parse().ok());
+            proptest::prop_assert_eq!(decimal(&digits), digits.parse().ok());
+        }
     }
 
     #[test]
