@@ -100,31 +100,34 @@ pub fn parse_reset(value: &str, now_ms: u64) -> Option<u64> {
 }
 
 /// `digits[.digits]` as `str::parse::<f64>` reads it, without core's general float parser
-/// (~9 KB of the WASM engine: tables for exponents and long inputs a header never has). Up to
-/// 15 significant digits the value is exact (an integer below 2^53 over an exact power of ten,
-/// one correctly rounded division: Clinger's fast path); digits past that are dropped, a change
-/// far below the millisecond a hint is read to.
+/// (~17 KB of the WASM engine: tables and big-number code for inputs a header never has). Up to
+/// 15 significant digits and 22 decimals the value is the same f64 (an integer below 2^53 over an
+/// exact power of ten, one correctly rounded division: Clinger's fast path); digits past 2^53 are
+/// dropped, a change far below the millisecond a hint is read to.
 fn decimal(v: &str) -> Option<f64> {
     let (int, frac) = v.split_once('.').unwrap_or((v, ""));
     if int.len() + frac.len() == 0 || frac.contains('.') {
         return None;
     }
-    const EXACT: u64 = 1 << 53;
-    let (mut m, mut scale) = (0u64, 0i32);
-    for d in int.bytes().map(|b| u64::from(b - b'0')) {
-        match m.checked_mul(10).map(|x| x + d).filter(|&x| x < EXACT) {
-            Some(x) if scale == 0 => m = x,
-            _ => scale += 1,
+    // The value is m × 10^exp; m takes digits while m × 10 + 9 stays below 2^53.
+    const ROOM: u64 = ((1 << 53) - 9) / 10;
+    let (mut m, mut exp) = (0u64, 0i32);
+    for (i, b) in int.bytes().chain(frac.bytes()).enumerate() {
+        let decimal_place = i >= int.len();
+        if m < ROOM {
+            m = m * 10 + u64::from(b - b'0');
+            exp -= i32::from(decimal_place);
+        } else if !decimal_place {
+            exp += 1;
         }
     }
-    for d in frac.bytes().map(|b| u64::from(b - b'0')) {
-        match m.checked_mul(10).map(|x| x + d).filter(|&x| x < EXACT && scale > -22) {
-            Some(x) if scale <= 0 => (m, scale) = (x, scale - 1),
-            _ => break,
-        }
-    }
-    let pow10 = (0..scale.unsigned_abs()).fold(1.0, |p, _| p * 10.0);
-    Some(if scale < 0 { m as f64 / pow10 } else { m as f64 * pow10 })
+    let pow10 = |n: u32| (0..n).fold(1.0, |p: f64, _| p * 10.0);
+    let m = m as f64;
+    Some(match exp {
+        0.. => m * pow10(exp as u32),
+        -22..0 => m / pow10(exp.unsigned_abs()),
+        _ => m / pow10(22) / pow10(exp.unsigned_abs() - 22),
+    })
 }
 
 fn seconds_to_ms(digits: &str) -> u64 {
@@ -191,16 +194,29 @@ mod tests {
 
     #[test]
     fn decimals_read_as_core_reads_them() {
-        for v in ["0", "7", "1.5", "1.", ".5", "0.001", "1445412482.5", "000012.340", "9007199254740991"] {
+        for v in [
+            "0",
+            "7",
+            "1.5",
+            "1.",
+            ".5",
+            "0.001",
+            "1445412482.5",
+            "000012.340",
+            "999999999999999",
+            "0.000000000000000000000123",
+        ] {
             assert_eq!(decimal(v), v.parse().ok(), "{v}");
         }
         for v in [".", "1.2.3", "..5"] {
             assert_eq!(decimal(v), None, "{v}");
         }
-        let long = "1445412482.123456789123456789";
-        assert!((decimal(long).unwrap() - long.parse::<f64>().unwrap()).abs() < 1e-6, "past 15 digits: close");
-        let huge = "99999999999999999999999";
-        assert!((decimal(huge).unwrap() / huge.parse::<f64>().unwrap() - 1.0).abs() < 1e-15, "huge: close");
+        // Past 15 significant digits or 22 decimals: within a few units in the last place.
+        let tiny = format!("0.{}5", "0".repeat(30));
+        for v in ["1445412482.123456789123456789", "99999999999999999999999", "9007199254740993", &tiny] {
+            let (got, core) = (decimal(v).unwrap(), v.parse::<f64>().unwrap());
+            assert!((got / core - 1.0).abs() < 1e-14, "{v}: {got} vs {core}");
+        }
     }
 
     proptest::proptest! {
