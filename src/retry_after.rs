@@ -88,10 +88,7 @@ pub fn parse_reset(value: &str, now_ms: u64) -> Option<u64> {
     if v.is_empty() || v.len() > MAX_HEADER_LEN || !v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return None;
     }
-    let x: f64 = v.parse().ok()?;
-    if !x.is_finite() || x < 0.0 {
-        return None;
-    }
+    let x = decimal(v)?;
     let ms = if x > EPOCH_MILLIS_FLOOR as f64 {
         (x - now_ms as f64).max(0.0)
     } else if x > EPOCH_SECONDS_FLOOR as f64 {
@@ -100,6 +97,37 @@ pub fn parse_reset(value: &str, now_ms: u64) -> Option<u64> {
         x * 1000.0
     };
     Some(ms.min(u64::MAX as f64 / 2.0).ceil() as u64)
+}
+
+/// `digits[.digits]` as `str::parse::<f64>` reads it, without core's general float parser
+/// (~17 KB of the WASM engine: tables and big-number code for inputs a header never has). Up to
+/// 15 significant digits and 22 decimals the value is the same f64 (an integer below 2^53 over an
+/// exact power of ten, one correctly rounded division: Clinger's fast path); digits past 2^53 are
+/// dropped, a change far below the millisecond a hint is read to.
+fn decimal(v: &str) -> Option<f64> {
+    let (int, frac) = v.split_once('.').unwrap_or((v, ""));
+    if int.len() + frac.len() == 0 || frac.contains('.') {
+        return None;
+    }
+    // The value is m × 10^exp; m takes digits while m × 10 + 9 stays below 2^53.
+    const ROOM: u64 = ((1 << 53) - 9) / 10;
+    let (mut m, mut exp) = (0u64, 0i32);
+    for (i, b) in int.bytes().chain(frac.bytes()).enumerate() {
+        let decimal_place = i >= int.len();
+        if m < ROOM {
+            m = m * 10 + u64::from(b - b'0');
+            exp -= i32::from(decimal_place);
+        } else if !decimal_place {
+            exp += 1;
+        }
+    }
+    let pow10 = |n: u32| (0..n).fold(1.0, |p: f64, _| p * 10.0);
+    let m = m as f64;
+    Some(match exp {
+        0.. => m * pow10(exp as u32),
+        -22..0 => m / pow10(exp.unsigned_abs()),
+        _ => m / pow10(22) / pow10(exp.unsigned_abs() - 22),
+    })
 }
 
 fn seconds_to_ms(digits: &str) -> u64 {
@@ -162,6 +190,43 @@ mod tests {
         assert_eq!(parse_reset(&(AT + 2_500).to_string(), AT), Some(2_500), "epoch milliseconds");
         assert_eq!(parse_reset(&(AT / 1000 - 10).to_string(), AT), Some(0), "epoch in the past");
         assert_eq!(parse_reset("-3", AT), None);
+    }
+
+    #[test]
+    fn decimals_read_as_core_reads_them() {
+        for v in [
+            "0",
+            "7",
+            "1.5",
+            "1.",
+            ".5",
+            "0.001",
+            "1445412482.5",
+            "000012.340",
+            "999999999999999",
+            "0.000000000000000000000123",
+        ] {
+            assert_eq!(decimal(v), v.parse().ok(), "{v}");
+        }
+        for v in [".", "1.2.3", "..5"] {
+            assert_eq!(decimal(v), None, "{v}");
+        }
+        // Past 15 significant digits or 22 decimals: within a few units in the last place.
+        let tiny = format!("0.{}5", "0".repeat(30));
+        for v in ["1445412482.123456789123456789", "99999999999999999999999", "9007199254740993", &tiny] {
+            let (got, core) = (decimal(v).unwrap(), v.parse::<f64>().unwrap());
+            assert!((got / core - 1.0).abs() < 1e-14, "{v}: {got} vs {core}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decimals_up_to_fifteen_digits_are_exact(int in 0u64..1_000_000_000, frac in "[0-9]{0,6}") {
+            let digits = int.to_string();
+            let v = format!("{digits}.{frac}");
+            proptest::prop_assert_eq!(decimal(&v), v.parse().ok());
+            proptest::prop_assert_eq!(decimal(&digits), digits.parse().ok());
+        }
     }
 
     #[test]
