@@ -1,5 +1,10 @@
 // Opens the state store the node's parameters ask for, through n8n's built-in credentials.
-import { IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
+import {
+	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
+	INode,
+	NodeOperationError,
+} from 'n8n-workflow';
 import { FailoverStore } from './failover';
 import { MemoryStore } from './memory';
 import type * as PostgresModule from './postgres';
@@ -22,8 +27,19 @@ export interface StoreSettings {
 }
 
 export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
-	const kind = ctx.getNodeParameter('stateStore', 0, 'memory') as StoreSettings['kind'];
-	const o = ctx.getNodeParameter('storeOptions', 0, {}) as Record<string, unknown>;
+	return readStoreSettings(
+		(name, fallback) => ctx.getNodeParameter(name, 0, fallback),
+		ctx.getNode(),
+	);
+}
+
+/** The store parameters, read through `param` (an action node's or a trigger's getter). */
+export function readStoreSettings(
+	param: (name: string, fallback: object | string) => unknown,
+	node: INode,
+): StoreSettings {
+	const kind = param('stateStore', 'memory') as StoreSettings['kind'];
+	const o = param('storeOptions', {}) as Record<string, unknown>;
 	const s: StoreSettings = {
 		kind,
 		prefix: String(o.keyPrefix ?? 'rpc:'),
@@ -32,7 +48,6 @@ export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
 		timeoutMs: Number(o.operationTimeoutMs ?? 2000),
 		failOpen: (o.onStoreFailure ?? 'failOpen') === 'failOpen',
 	};
-	const node = ctx.getNode();
 	if (!['memory', 'redis', 'postgres'].includes(s.kind))
 		throw new NodeOperationError(
 			node,
@@ -62,41 +77,55 @@ export async function sharedStore(
 	s: StoreSettings,
 ): Promise<((scope: string) => StateStore) | null> {
 	if (s.kind === 'redis') {
-		const c = await ctx.getCredentials('redis');
-		if (s.cluster && Number(c.database ?? 0) !== 0)
-			throw new NodeOperationError(
-				ctx.getNode(),
-				"Redis Cluster has only database 0: set the credential's Database Number to 0",
-			);
 		const { RedisStore, redisClient } = redisModule();
-		const client = redisClient({
-			host: String(c.host),
-			port: Number(c.port ?? 6379),
-			database: Number(c.database ?? 0),
-			user: c.user ? String(c.user) : undefined,
-			password: c.password ? String(c.password) : undefined,
-			ssl: c.ssl === true,
-			disableTlsVerification: c.disableTlsVerification === true,
-			cluster: s.cluster,
-		});
+		const client = redisClient(
+			redisOptions(await ctx.getCredentials('redis'), s.cluster, ctx.getNode()),
+		);
 		return (scope) => new RedisStore(client, scope, s.prefix);
 	}
 	if (s.kind === 'postgres') {
-		const c = await ctx.getCredentials('postgres');
 		const { PostgresStore, postgresPool } = postgresModule();
-		const pool = postgresPool({
-			host: String(c.host),
-			port: Number(c.port ?? 5432),
-			database: String(c.database),
-			user: String(c.user),
-			password: c.password ? String(c.password) : undefined,
-			ssl: (c.ssl as 'disable' | 'allow' | 'require') ?? 'disable',
-			allowUnauthorizedCerts: c.allowUnauthorizedCerts === true,
-			maxConnections: Number(c.maxConnections ?? 10),
-		});
+		const pool = postgresPool(postgresOptions(await ctx.getCredentials('postgres')));
 		return (scope) => new PostgresStore(pool, scope, s.table);
 	}
 	return null;
+}
+
+/** n8n's `redis` credential as the Redis store's options. */
+export function redisOptions(
+	c: ICredentialDataDecryptedObject,
+	cluster: boolean,
+	node: INode,
+): RedisModule.RedisOptions {
+	if (cluster && Number(c.database ?? 0) !== 0)
+		throw new NodeOperationError(
+			node,
+			"Redis Cluster has only database 0: set the credential's Database Number to 0",
+		);
+	return {
+		host: String(c.host),
+		port: Number(c.port ?? 6379),
+		database: Number(c.database ?? 0),
+		user: c.user ? String(c.user) : undefined,
+		password: c.password ? String(c.password) : undefined,
+		ssl: c.ssl === true,
+		disableTlsVerification: c.disableTlsVerification === true,
+		cluster,
+	};
+}
+
+/** n8n's `postgres` credential as the Postgres store's options. */
+export function postgresOptions(c: ICredentialDataDecryptedObject): PostgresModule.PostgresOptions {
+	return {
+		host: String(c.host),
+		port: Number(c.port ?? 5432),
+		database: String(c.database),
+		user: String(c.user),
+		password: c.password ? String(c.password) : undefined,
+		ssl: (c.ssl as 'disable' | 'allow' | 'require') ?? 'disable',
+		allowUnauthorizedCerts: c.allowUnauthorizedCerts === true,
+		maxConnections: Number(c.maxConnections ?? 10),
+	};
 }
 
 /** A fresh guard per item: fail-open degrades only the items that met the failure. */
