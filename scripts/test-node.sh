@@ -19,3 +19,7 @@ for major in 2 1; do
   log "queue mode in n8n $major: smoke run of scenarios/queue-smoke.json, a worker SIGKILLed holding the probe"
   N8N_MAJOR=$major step node --test --test-concurrency=1 tests/queue/*.test.mjs >&2 || die "queue-mode tests failed on n8n $major"
 done
+# The trigger and Get Metrics in queue mode on Redis and Postgres at once, a second main, a real
+# Prometheus: n8n 2 only (n8n 1 runs the trigger and metrics in tests/e2e/trigger-memory.test.mjs).
+log "queue mode in n8n 2: Resilient Provider Trigger once per transition, Prometheus scraping Get Metrics"
+N8N_MAJOR=2 step node --test --test-concurrency=1 tests/trigger/*.test.mjs >&2 || die "trigger tests failed on n8n 2"
