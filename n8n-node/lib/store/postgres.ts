@@ -70,14 +70,20 @@ export async function closePostgresPools(): Promise<void> {
  * committed transition), `<table>_event_consumers` (where a consumer started reading a scope),
  * `<table>_event_claims` (one row per event a consumer took; the primary key makes it once). */
 export async function ensureEventTables(db: Pick<Pool, 'query'>, table: string): Promise<void> {
-	await db.query(`CREATE TABLE IF NOT EXISTS ${table}_events (
+	// Workers start together: CREATE … IF NOT EXISTS can still collide in the catalog (23505) or
+	// find the relation made meanwhile (42P07); either way it exists now.
+	const create = (sql: string) =>
+		db.query(sql).catch((e: { code?: string }) => {
+			if (e.code !== '23505' && e.code !== '42P07') throw e;
+		});
+	await create(`CREATE TABLE IF NOT EXISTS ${table}_events (
       id bigserial PRIMARY KEY, scope text NOT NULL, event text NOT NULL,
       at timestamptz NOT NULL DEFAULT clock_timestamp())`);
-	await db.query(`CREATE INDEX IF NOT EXISTS ${table}_events_scope ON ${table}_events (scope, id)`);
-	await db.query(`CREATE TABLE IF NOT EXISTS ${table}_event_consumers (
+	await create(`CREATE INDEX IF NOT EXISTS ${table}_events_scope ON ${table}_events (scope, id)`);
+	await create(`CREATE TABLE IF NOT EXISTS ${table}_event_consumers (
       consumer text NOT NULL, scope text NOT NULL, since_id bigint NOT NULL,
       PRIMARY KEY (consumer, scope))`);
-	await db.query(`CREATE TABLE IF NOT EXISTS ${table}_event_claims (
+	await create(`CREATE TABLE IF NOT EXISTS ${table}_event_claims (
       consumer text NOT NULL, event_id bigint NOT NULL REFERENCES ${table}_events (id) ON DELETE CASCADE,
       PRIMARY KEY (consumer, event_id))`);
 }
