@@ -4,7 +4,7 @@
 export type Reason =
 | "circuit_open" | "cooldown" | "half_open_busy" | "rate_limited" | "retry_after_exceeds_cap"
 | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "non_retryable" | "check_failed"
-| "store_unavailable";
+| "context_too_long" | "store_unavailable";
 export type Phase = "closed" | "half_open" | "open";
 export type Health = "success" | "failure" | "neutral";
 export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_gate";
@@ -22,6 +22,7 @@ export interface ChainConfig {
     base_ms?: number; cap_ms?: number; max_attempts?: number; deadline_ms?: number; budget_ms?: number;
     retry_after_cap_ms?: number; defer_spread_ms?: number; retry_statuses?: string;
     health_statuses?: string; count_429?: boolean; retry_unsafe_methods?: boolean;
+    next_provider_when_input_too_long?: boolean;
     trip_rule?: "consecutive" | "failure_rate"; failure_rate?: number; min_calls?: number;
     threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
     open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;
@@ -72,7 +73,11 @@ export interface HintHeaders {
     "ratelimit-remaining"?: string; "x-ratelimit-remaining"?: string;
 }
 export type Outcome =
-| { kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null }
+| {
+    kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null;
+    /** The body's first 4 KB as text; read by the engine only for the statuses a rule needs. */
+    body?: string | null;
+}
 | { kind: "error"; code: string };
 export interface AttemptLog {
     provider: number; name: string; attempt: number; outcome: string; probe: boolean;

@@ -122,7 +122,6 @@ struct Pending {
 struct Progress {
     attempts: u32,
     prev_delay_ms: u64,
-    auth_retry_used: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -293,22 +292,12 @@ impl ItemMachine {
 
     /// Feed back the outcome of the call the last `poll` returned. Returns what to record in
     /// the provider's shared state; the next `poll` says what the item does next.
-    pub fn on_outcome(
-        &mut self,
-        now: u64,
-        outcome: &Outcome,
-        credential_refreshed: bool,
-    ) -> Result<Effect, EngineError> {
+    pub fn on_outcome(&mut self, now: u64, outcome: &Outcome) -> Result<Effect, EngineError> {
         let Some(Pending { provider: i, probe }) = self.pending.take() else {
             return Err(EngineError::InvalidInput("an outcome arrived but no call was outstanding".into()));
         };
         let p = &self.chain.providers[i];
-        let facts = CallFacts {
-            unsafe_method: p.unsafe_method,
-            has_idempotency_key: self.keys[i].is_some(),
-            credential_refreshed,
-            auth_retry_used: self.progress[i].auth_retry_used,
-        };
+        let facts = CallFacts { unsafe_method: p.unsafe_method, has_idempotency_key: self.keys[i].is_some() };
         let c = classify(outcome, facts, &self.chain.rules, now);
         let remaining = self.remaining(now);
         let label = match (outcome, outcome.decisive_check()) {
@@ -318,7 +307,6 @@ impl ItemMachine {
         };
         let progress = &mut self.progress[i];
         progress.attempts += 1;
-        progress.auth_retry_used |= c.auth_retry;
         let attempt = progress.attempts;
         let mut effect = Effect {
             provider: i,
@@ -343,6 +331,11 @@ impl ItemMachine {
             Verdict::Success => {
                 let step = Step::Done { provider: i, name: p.name.clone(), fallback: i > 0 };
                 self.finished = Some(step);
+            }
+            Verdict::Stop(Reason::ContextTooLong) if !self.chain.next_provider_when_input_too_long => {
+                // The same input is too long for the next provider too, unless the user chose
+                // a chain that grows in context: end here.
+                self.finished = Some(Step::Fail { reason: Reason::ContextTooLong });
             }
             Verdict::Stop(reason) => self.local[i].done = Some((reason, now)),
             Verdict::Retry => {

@@ -23,7 +23,7 @@ fn text(v: &JsValue, name: &str) -> Result<Option<String>, EngineError> {
     f.as_string().map(Some).ok_or_else(|| bad(format!("outcome.{name} must be a string")))
 }
 
-/// `{ kind: "status", status, headers?, failed_check? }` or `{ kind: "error", code }`.
+/// `{ kind: "status", status, headers?, failed_check?, body? }` or `{ kind: "error", code }`.
 pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
     if !v.is_object() {
         return Err(bad("outcome must be an object".into()));
@@ -45,7 +45,10 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
             } else {
                 HintHeaders::default()
             };
-            Ok(Outcome::Status { status: status as u16, headers, failed_check: text(v, "failed_check")? })
+            let status = status as u16;
+            // Read only when a rule needs it: the node may hand it over lazily (a getter).
+            let body = if crate::context_limit::reads_body(status) { text(v, "body")? } else { None };
+            Ok(Outcome::Status { status, headers, failed_check: text(v, "failed_check")?, body })
         }
         Some("error") => {
             Ok(Outcome::Error { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })

@@ -19,7 +19,8 @@ import type {
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
-import { Cancelled, missingPath, type CallResult } from './transport';
+import { Cancelled, offerBody, type CallResult } from './transport';
+import { failedCheck } from './responseCheck';
 
 /** Lost compare-and-set races tolerated per write before giving up (bounded: no livelock). */
 const MAX_RACES = 20;
@@ -125,17 +126,17 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			const req = plan.requests[step.provider];
 			const headers: IDataObject = {};
 			if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
-			if (req.secretName) headers[req.secretHeader] = c.secrets[req.secretName];
+			if (req.secretName)
+				headers[req.secretHeader] = (req.secretPrefix ?? '') + c.secrets[req.secretName];
 			const result = await c.call(req, headers, step.deadline_ms, c.cancel);
 			const outcome = result.outcome;
 			// The check is run here (it reads the body); whether it matters is the engine's call.
-			if (
-				outcome.kind === 'status' &&
-				req.requiredPath &&
-				missingPath(result.body, req.requiredPath)
-			) {
-				outcome.failed_check = `required_path:${req.requiredPath}`;
+			if (outcome.kind === 'status') {
+				const failed = failedCheck(req, result.body);
+				if (failed) outcome.failed_check = failed;
 			}
+			// The engine matches a 400's body against the vendors' "context too long" wordings.
+			offerBody(outcome, result.body);
 			// The last answer's body: when the engine says `done`, it is the one that served.
 			body = result.body;
 			const rec = item.outcome(await store.now(), outcome);

@@ -150,7 +150,7 @@ export function metricsWorkflow(nodeType, store, provider, base, tag) {
 		}
 		if (n.type === 'n8n-nodes-resilient-provider-call.resilientProviderCall') {
 			n.type = nodeType;
-			n.parameters.providers = { provider: [{ name: provider, url: `${base}/v/${store}` }] };
+			n.parameters.providers = { provider: [{ name: provider }] }; // names are all it reads
 			n.parameters.stateStore = store;
 			n.credentials = credOf(store);
 		}

@@ -1,6 +1,6 @@
 // The node's parameters, described as data (as n8n's own nodes do). Defaults of engine settings
 // come from the engine's one defaults table (engineConstants.ts, generated from src/config.rs).
-import { ENGINE_DEFAULTS as D } from '../../lib/engineConstants';
+import { ENGINE_DEFAULTS as D } from '../../../lib/engineConstants';
 import type { INodeProperties } from 'n8n-workflow';
 
 const ms = (
@@ -144,13 +144,6 @@ export const properties: INodeProperties[] = [
 				action: 'Get the state of each provider',
 				description:
 					'Breaker state (0 closed, 1 half-open, 2 open) and counters per provider of the chain',
-			},
-			{
-				name: 'Get Metrics',
-				value: 'getMetrics',
-				action: 'Get metrics of each provider',
-				description:
-					'Prometheus text (state gauge and counters per provider) in the metrics field, for a Respond to Webhook',
 			},
 			{
 				name: 'Reset Provider',
