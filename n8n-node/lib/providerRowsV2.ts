@@ -72,11 +72,12 @@ export function readRowsV2(
 			if (String(p.secretName ?? '').trim() === '')
 				fail(`${where}: "Secret Name" is empty (Authentication is Secrets (JSON))`);
 		} else if (auth !== 'none') {
-			const type = credentialType(auth);
-			if (!type) fail(`${where}: "Authentication" ${JSON.stringify(auth.slice(0, 50))} is unknown`);
+			const type =
+				credentialType(auth) ??
+				fail(`${where}: "Authentication" ${JSON.stringify(auth.slice(0, 50))} is unknown`);
 			if (!chosen.includes(auth))
 				fail(
-					`${where}: "Authentication" is ${type!.displayName}, which is not in "Credential Types Used": add it there and pick the credential`,
+					`${where}: "Authentication" is ${type.displayName}, which is not in "Credential Types Used": add it there and pick the credential`,
 				);
 			row.credentialType = auth;
 		}

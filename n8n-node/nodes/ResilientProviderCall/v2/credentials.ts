@@ -11,6 +11,8 @@ export const credentialTypesUsed: INodeProperties[] = [
 		displayName: 'Credential Types Used',
 		name: 'credentialTypes',
 		type: 'multiOptions',
+		// The credential slots are chosen in the editor; an expression could not choose them.
+		noDataExpression: true,
 		default: [],
 		options: CREDENTIAL_TYPES.map((t) => ({ name: t.displayName, value: t.name })),
 		description:
