@@ -19,8 +19,8 @@ export interface PostgresOptions {
 }
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
-/** Events kept per scope: older ones are deleted when a new one is written (README: "Resilient
- * Provider Trigger"). */
+/** Retention: a new event deletes its scope's events more than this many ids (table-wide) older,
+ * so a scope keeps at most this many (README: "Resilient Provider Trigger"). */
 export const EVENTS_KEPT = 10_000;
 /** The channel every Postgres store NOTIFYs on when it commits a transition event. */
 export const EVENTS_CHANNEL = 'resilient_provider_events';
