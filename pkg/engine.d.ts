@@ -33,8 +33,9 @@ export interface ProviderState {
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
 export interface RowWrite { kind: "breaker" | "gate" | "in_flight"; expected: number; version: number; json: string }
-/** Rows of provider `provider` to write atomically. */
-export interface RowWrites { provider: number; rows: RowWrite[] }
+/** Rows of provider `provider` to write atomically; `event`: the breaker transition they make, as
+ * the JSON text a store keeps in the same atomic step (README: "Resilient Provider Trigger"). */
+export interface RowWrites { provider: number; rows: RowWrite[]; event: string | null }
 export interface Transition { from: Phase; to: Phase; at_ms: number }
 
 export type Step =
@@ -85,6 +86,7 @@ export interface AttemptLog {
 }
 export interface Counters {
     calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;
+    deferrals: number;
 }
 export interface Skip { provider: number; reason: Reason; until_ms: number }
 export interface Report { attempts: AttemptLog[]; skipped: Skip[]; slept_ms: number }
@@ -111,6 +113,11 @@ export class Engine {
      * Idempotency-Key (used only where the provider's method needs one).
      */
     item(started_ms: number, holder: string, keys: string): Item;
+    /**
+     * Get Metrics: the Prometheus text for this chain in `scope`, from the row texts of every
+     * provider (`ROW_KINDS` each) and their counters (a JSON array, one object per provider).
+     */
+    metrics(now_ms: number, scope: string, rows: string, counters: string): string;
     constructor(config: ChainConfig);
     /**
      * Guard, second half: record the outcome of the call a ticket admitted, on the provider's

@@ -89,6 +89,48 @@ class Engine {
         return Item.__wrap(ret[0]);
     }
     /**
+     * Get Metrics: the Prometheus text for this chain in `scope`, from the row texts of every
+     * provider (`ROW_KINDS` each) and their counters (a JSON array, one object per provider).
+     * @param {number} now_ms
+     * @param {string} scope
+     * @param {string} rows
+     * @param {string} counters
+     * @returns {string}
+     */
+    metrics(now_ms, scope, rows, counters) {
+        let deferred6_0;
+        let deferred6_1;
+        try {
+            const val4 = +now_ms;
+            let ptr0, len0, ptr1, len1, ptr2, len2;
+            try {
+                ptr0 = passStringToWasm0(scope, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = passStringToWasm0(rows, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+                ptr2 = passStringToWasm0(counters, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len2 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.engine_metrics(this.__wbg_ptr, val4, ptr0, len0, ptr1, len1, ptr2, len2);
+            var ptr5 = ret[0];
+            var len5 = ret[1];
+            if (ret[3]) {
+                ptr5 = 0; len5 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred6_0 = ptr5;
+            deferred6_1 = len5;
+            return getStringFromWasm0(ptr5, len5);
+        } finally {
+            wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
+        }
+    }
+    /**
      * @param {ChainConfig} config
      */
     constructor(config) {

@@ -6,6 +6,7 @@
 #                             lib/cleanup.sh), then queue mode in n8n 2, then in n8n 1
 #   test-node.sh --e2e N      one major's end-to-end files (one at a time)
 #   test-node.sh --queue N    one major's queue-mode test
+#   test-node.sh --trigger 2  the trigger and Get Metrics in queue mode with Prometheus (n8n 2)
 # The end-to-end files mostly wait on n8n's boots and on timers, so the two majors share the two
 # cores well. Queue mode runs one cluster at a time: its outage is a real-time window, and two
 # clusters (8 n8n processes) on 2 cores missed it.
@@ -27,7 +28,12 @@ if [ $# -eq 2 ]; then
     --queue)
       N8N_MAJOR=$major timed "queue mode in n8n $name" node --test --test-concurrency=1 tests/queue/*.test.mjs \
         || die "queue-mode tests failed on n8n $major" ;;
-    *) die "usage: test-node.sh [--e2e N | --queue N]" ;;
+    # The trigger and Get Metrics in queue mode on Redis and Postgres at once, a second main, a
+    # real Prometheus: n8n 2 only (n8n 1 runs them in tests/e2e/trigger-memory.test.mjs).
+    --trigger)
+      N8N_MAJOR=$major timed "trigger and metrics in n8n $name queue mode" node --test --test-concurrency=1 tests/trigger/*.test.mjs \
+        || die "trigger tests failed on n8n $major" ;;
+    *) die "usage: test-node.sh [--e2e N | --queue N | --trigger 2]" ;;
   esac
   exit 0
 fi
@@ -40,3 +46,4 @@ lanes "n8n 2" "bash scripts/test-node.sh --e2e 2" "n8n 1" "bash scripts/test-nod
   || die "end-to-end tests failed"
 bash scripts/test-node.sh --queue 2
 bash scripts/test-node.sh --queue 1
+bash scripts/test-node.sh --trigger 2

@@ -84,9 +84,10 @@ lanes "n8n $N8N2_VERSION" "bash scripts/test-node.sh --e2e 2" \
   || die "end-to-end or store tests failed"
 
 # One queue-mode cluster at a time: its outage is a real-time window (see test-node.sh).
-phase "8/9 queue mode in n8n 2, then in n8n 1"
+phase "8/9 queue mode in n8n 2, then in n8n 1, then the trigger in n8n 2"
 step bash scripts/test-node.sh --queue 2 || die "queue-mode tests failed on n8n 2"
 step bash scripts/test-node.sh --queue 1 || die "queue-mode tests failed on n8n 1"
+step bash scripts/test-node.sh --trigger 2 || die "trigger tests failed on n8n 2"
 
 phase "9/9 default ports"
 assert_default_ports_untouched

@@ -7,7 +7,8 @@
 //! [`in_flight`] (shared pacing), [`chain`] (which provider next), [`step`] (one item's steps),
 //! [`record`] (an outcome's effect on shared rows), [`row_text`] (rows as stores hold them),
 //! [`session`] (an item through the two-call boundary), [`answer_text`] (its commonest answer as
-//! text), [`ticket`] (the guard's check and report).
+//! text), [`ticket`] (the guard's check and report), [`event`] (a transition as the fleet's alert
+//! reads it), [`metrics`] (Prometheus text).
 pub mod answer_text;
 pub mod backoff;
 pub mod breaker;
@@ -16,9 +17,11 @@ pub mod config;
 pub mod config_decode;
 pub mod context_limit;
 pub mod error;
+pub mod event;
 pub mod in_flight;
 pub mod inspect;
 pub mod lease;
+pub mod metrics;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod node_constants;
 pub mod outcome;

@@ -39,6 +39,9 @@ pub struct RowWrite {
 pub struct RowWrites {
     pub provider: usize,
     pub rows: Vec<RowWrite>,
+    /// The breaker transition these rows make, as the event text to store with them in the same
+    /// atomic step (`event::writes`); `None` when they make none.
+    pub event: Option<String>,
 }
 
 fn decode<T: Default>(
@@ -148,7 +151,7 @@ pub fn writes(w: &Writes) -> RowWrites {
     if let Some(f) = &w.in_flight {
         rows.push(row(ROW_KINDS[2], f, f.version));
     }
-    RowWrites { provider: w.provider, rows }
+    RowWrites { provider: w.provider, rows, event: None }
 }
 
 /// Apply new rows to a view, as the store will once it accepts them.

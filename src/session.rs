@@ -7,6 +7,7 @@ use crate::breaker::Transition;
 use crate::chain::ProviderView;
 use crate::config::Chain;
 use crate::error::EngineError;
+use crate::event;
 use crate::outcome::Outcome;
 use crate::reason::Reason;
 use crate::record::record;
@@ -101,7 +102,7 @@ impl Session {
             row_text::apply(&mut self.views[w.provider], w);
         }
         Ok(Polled {
-            writes: poll.writes.as_ref().map(row_text::writes),
+            writes: poll.writes.as_ref().map(|w| event::writes(&self.chain, w, poll.transition.as_ref())),
             transition: poll.transition,
             end: self.end(),
             step: poll.step,
@@ -134,7 +135,7 @@ impl Session {
         self.effect = Some(effect);
         self.effect_at = now;
         Recorded {
-            writes: rec.writes.as_ref().map(row_text::writes),
+            writes: rec.writes.as_ref().map(|w| event::writes(&self.chain, w, rec.transition.as_ref())),
             transition: rec.transition,
             attempt: None,
             sleep_ms: self.machine.wake_at().saturating_sub(now),

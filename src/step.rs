@@ -102,6 +102,8 @@ pub struct Counters {
     pub rate_limited_429: u32,
     /// Items the chain gave up on (deferred or failed), counted on the chain's first provider.
     pub give_ups: u32,
+    /// Of those, the items handed back on the deferred output (first provider, as `give_ups`).
+    pub deferrals: u32,
 }
 
 /// What the item went through, for its metadata.
@@ -193,6 +195,7 @@ impl ItemMachine {
         if matches!(self.finished, Some(Step::Defer { .. } | Step::Fail { .. })) {
             c[0].give_ups += 1;
         }
+        c[0].deferrals += matches!(self.finished, Some(Step::Defer { .. })) as u32;
         c
     }
 

@@ -7,6 +7,7 @@ use crate::breaker::Transition;
 use crate::chain::Skip;
 use crate::config::Chain;
 use crate::error::EngineError;
+use crate::event;
 use crate::outcome::Outcome;
 use crate::reason::Reason;
 use crate::record::record;
@@ -79,7 +80,12 @@ pub fn check(
         Step::Fail { reason } => (Decision::Fail { reason }, None),
         Step::Done { .. } => unreachable!("nothing was called"),
     };
-    Ok(Checked { decision, writes: writes.as_ref().map(row_text::writes), transition: poll.transition, skipped })
+    Ok(Checked {
+        decision,
+        writes: writes.as_ref().map(|w| event::writes(chain, w, poll.transition.as_ref())),
+        transition: poll.transition,
+        skipped,
+    })
 }
 
 /// Record the outcome of a call a ticket admitted, on the provider's row texts read at `now`.
@@ -117,7 +123,11 @@ pub fn report(
     let effect = m.on_outcome(now, outcome)?;
     let rec = record(chain, &view, &effect, now);
     let attempt = m.report().attempts.last().cloned().expect("an outcome logs its attempt");
-    Ok(Reported { writes: rec.writes.as_ref().map(row_text::writes), transition: rec.transition, attempt })
+    Ok(Reported {
+        writes: rec.writes.as_ref().map(|w| event::writes(chain, w, rec.transition.as_ref())),
+        transition: rec.transition,
+        attempt,
+    })
 }
 
 #[cfg(test)]

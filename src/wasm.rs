@@ -98,6 +98,12 @@ impl Engine {
         done(row_text::view(&row_text::split(rows)).map(|v| inspect::inspect(&v, ms(now_ms))))
     }
 
+    /// Get Metrics: the Prometheus text for this chain in `scope`, from the row texts of every
+    /// provider (`ROW_KINDS` each) and their counters (a JSON array, one object per provider).
+    pub fn metrics(&self, now_ms: f64, scope: &str, rows: &str, counters: &str) -> Result<String, JsValue> {
+        crate::metrics::render(&self.chain, scope, ms(now_ms), &row_text::split(rows), counters).map_err(js_error)
+    }
+
     /// Guard, first half: which provider may be called now, without calling. `lease` names the
     /// ticket's leases fleet-wide; `scope` is the store scope the ticket is valid in.
     #[wasm_bindgen(unchecked_return_type = "Checked")]

@@ -31,8 +31,9 @@ export interface ProviderState {
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
 export interface RowWrite { kind: "breaker" | "gate" | "in_flight"; expected: number; version: number; json: string }
-/** Rows of provider `provider` to write atomically. */
-export interface RowWrites { provider: number; rows: RowWrite[] }
+/** Rows of provider `provider` to write atomically; `event`: the breaker transition they make, as
+ * the JSON text a store keeps in the same atomic step (README: "Resilient Provider Trigger"). */
+export interface RowWrites { provider: number; rows: RowWrite[]; event: string | null }
 export interface Transition { from: Phase; to: Phase; at_ms: number }
 
 export type Step =
@@ -83,6 +84,7 @@ export interface AttemptLog {
 }
 export interface Counters {
   calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;
+  deferrals: number;
 }
 export interface Skip { provider: number; reason: Reason; until_ms: number }
 export interface Report { attempts: AttemptLog[]; skipped: Skip[]; slept_ms: number }

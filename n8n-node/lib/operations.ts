@@ -44,6 +44,7 @@ export async function providerState(
 				retries: c.retries ?? 0,
 				rate_limited_429: c.rate_limited_429 ?? 0,
 				give_ups: c.give_ups ?? 0,
+				deferrals: c.deferrals ?? 0,
 			},
 		};
 		return { json, pairedItem: { item: 0 } };

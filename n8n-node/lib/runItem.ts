@@ -102,7 +102,10 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		for (let races = 0; ;) {
 			const snap = await store.read(keys);
 			const poll = item.poll(snap.now, snap.rows.join(ROW_SEPARATOR));
-			if (poll.writes && !(await store.write(keys[poll.writes.provider], poll.writes.rows))) {
+			if (
+				poll.writes &&
+				!(await store.write(keys[poll.writes.provider], poll.writes.rows, poll.writes.event))
+			) {
 				lost.n++;
 				if (++races > MAX_RACES)
 					await store.fallBack(
@@ -168,7 +171,7 @@ async function commitRecord(
 		const writes: RowWrites | undefined = rec.writes;
 		if (!writes) return; // unchanged: nothing to write
 		const key = keys[writes.provider];
-		if (await c.store.write(key, writes.rows)) {
+		if (await c.store.write(key, writes.rows, writes.event)) {
 			note(writes.provider, rec.transition);
 			return;
 		}

@@ -5,7 +5,7 @@
 #                                     RPC_REDIS_PORT, RPC_PG_PORT, RPC_PG_BIN
 #   services.sh stop <run dir>        stops the servers of that run and removes its directory
 #   services.sh install               only installs what is missing
-# Installs redis-server / postgresql / faketime from Debian if missing. Scripts that start
+# Installs redis-server / postgresql / faketime / prometheus from Debian if missing. Scripts that start
 # servers stop them with a trap: scripts/lib/run-services.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 MARK=.rpc-services # in every run directory this script made; stop refuses any other
@@ -19,6 +19,8 @@ install_missing() {
   [ -n "$bin" ] && [ -x "$bin/initdb" ] || want+=(postgresql)
   # libfaketime: the clock-skew test runs n8n processes 30 s ahead and behind.
   [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || want+=(faketime)
+  # Prometheus scrapes Get Metrics in the trigger test (it starts its own on a free port).
+  command -v prometheus >/dev/null || want+=(prometheus)
   if [ ${#want[@]} -gt 0 ]; then
     log "installing ${want[*]} from Debian"
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${want[@]}") >&2 \

@@ -4,7 +4,8 @@
 // headers, fail with it on 401 and 500, with the breaker rows kept in Redis and in Postgres.
 // ONE workflow, ONE `n8n execute` at debug log level. The canary (and its token alone) must
 // appear nowhere: output items, error messages, n8n's stdout/stderr, the files of n8n's user
-// folder (its SQLite database with the saved execution), Redis keys and values, Postgres rows.
+// folder (its SQLite database with the saved execution), Redis keys and values, Postgres rows,
+// and the breaker transition events the trigger reads (Redis stream, Postgres events table).
 // And it must have reached the providers (they log a hash of the header, never the header).
 // Version 2 adds a canary in each of n8n's own credential types (Header, Bearer, Query and Basic
 // Auth, OpenAI, Anthropic, Google Gemini): each sent to a provider that reflects every header
@@ -225,7 +226,9 @@ before(async () => {
 after(async () => {
 	await providers?.close();
 	try {
-		psql(`DROP TABLE IF EXISTS ${TABLE}, ${TABLE}_counters`);
+		psql(
+			`DROP TABLE IF EXISTS ${TABLE}, ${TABLE}_counters, ${TABLE}_event_claims, ${TABLE}_event_consumers, ${TABLE}_events`,
+		);
 	} catch {
 		/* best effort */
 	}
@@ -369,16 +372,24 @@ test('the canary is not in the Redis keys or values, nor in the Postgres rows', 
 	const keys = redisCli('--scan', '--pattern', `${PREFIX}*`).split('\n').filter(Boolean);
 	assert.ok(keys.length >= 1, 'control: the Redis store wrote rows');
 	let text = keys.join('\n');
-	for (const k of keys)
-		text +=
-			'\n' + (redisCli('TYPE', k).trim() === 'hash' ? redisCli('HGETALL', k) : redisCli('GET', k));
+	// Rows (strings), counters (hashes) and the scope's transition events (a stream: the trigger's
+	// payloads, written with the rows).
+	const read = { hash: ['HGETALL'], stream: ['XRANGE', '-', '+'], string: ['GET'] };
+	for (const k of keys) {
+		const type = redisCli('TYPE', k).trim();
+		assert.ok(read[type], `${k}: a ${type}`);
+		text += '\n' + redisCli(read[type][0], k, ...read[type].slice(1));
+	}
 	assert.match(text, /open/, 'control: a tripped breaker row is stored');
+	assert.match(text, /"to":"open"/, 'control: the transition event is stored');
 	assert.deepEqual(leaks(text), []);
 	assert.deepEqual(leaks(redisCli('--scan')), [], 'no key anywhere in Redis holds it');
 	const rows = psql(
-		`SELECT t::text FROM ${TABLE} t UNION ALL SELECT c::text FROM ${TABLE}_counters c`,
+		`SELECT t::text FROM ${TABLE} t UNION ALL SELECT c::text FROM ${TABLE}_counters c
+       UNION ALL SELECT e::text FROM ${TABLE}_events e`,
 	);
 	assert.match(rows, /open/, 'control: the Postgres store wrote rows');
+	assert.match(rows, /""to"":""open""/, 'control: the transition event is stored');
 	assert.deepEqual(leaks(rows), []);
 	redisCli('DEL', ...keys);
 });

@@ -19,7 +19,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		Object.getOwnPropertyNames(cls.prototype)
 			.filter((m) => m !== 'constructor' && m !== 'free' && !m.startsWith('__'))
 			.sort();
-	assert.deepEqual(methods(shipped.Engine), ['check', 'inspect', 'item', 'report']);
+	assert.deepEqual(methods(shipped.Engine), ['check', 'inspect', 'item', 'metrics', 'report']);
 	assert.deepEqual(methods(shipped.Item), ['deferNow', 'outcome', 'poll', 'rerecord']);
 });
 

@@ -78,8 +78,8 @@ test('a provider row shows at most 6 fields for an LLM preset and 8 for Custom H
 	);
 });
 
-test('Get Provider State and Reset Provider show no call settings', () => {
-	for (const operation of ['getState', 'reset']) {
+test('Get Provider State, Get Metrics and Reset Provider show no call settings', () => {
+	for (const operation of ['getState', 'getMetrics', 'reset']) {
 		for (const k of KINDS) assert.deepEqual(rowFields(k, operation), ['name']);
 		const top = shown(v2.properties, { ...defaults(v2.properties), operation }).map((p) => p.name);
 		for (const hidden of [

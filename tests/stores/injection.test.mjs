@@ -133,7 +133,9 @@ test('redis: hostile provider names stay in their own keys, under their scope, a
 	await trip(victim, victimScope, ['victim']);
 	await victim.addCounters({ victim: { calls: 7 } });
 	const victimKeys = await scanAll(`${escapeGlob(prefix)}{victim}*`);
+	// The trip's event went to the scope's stream: it must stay untouched like the rows.
 	assert.deepEqual(victimKeys, [
+		`${prefix}{victim}:events`,
 		`${prefix}{victim}:victim:breaker`,
 		`${prefix}{victim}:victim:counters`,
 	]);
@@ -199,10 +201,11 @@ test('redis: hostile provider names stay in their own keys, under their scope, a
 		const store = new RedisStore(redis, scope, prefix);
 		for (const n of HOSTILE_NAMES)
 			for (const kind of ['breaker', 'counters']) expected.add(store.key(n, kind));
+		expected.add(store.eventsKey()); // each scope's own stream of transition events
 	}
 	const all = await scanAll(`${escapeGlob(prefix)}*`);
 	assert.deepEqual(all, [...expected].sort(), 'only the expected keys exist');
-	assert.equal(all.length, 2 + scopes.length * HOSTILE_NAMES.length * 2);
+	assert.equal(all.length, 3 + scopes.length * (HOSTILE_NAMES.length * 2 + 1));
 
 	// The victim's rows are byte-for-byte what they were.
 	assert.deepEqual(

@@ -65,8 +65,10 @@ export class FailoverStore implements StateStore {
 	read(keys: string[]): Promise<Snapshot> {
 		return this.guard((s) => s.read(keys));
 	}
-	write(key: string, rows: RowWrite[]): Promise<boolean> {
-		return this.guard((s) => s.write(key, rows));
+	/** A transition decided in this process's memory (fail-open) is not the fleet's: its event is
+	 * not written anywhere (README: "Resilient Provider Trigger"); the item still lists it. */
+	write(key: string, rows: RowWrite[], event?: string | null): Promise<boolean> {
+		return this.guard((s) => (s === this.memory ? s.write(key, rows) : s.write(key, rows, event)));
 	}
 	/** The store's clock as of its last answer: local arithmetic, so no timeout to guard. */
 	now(): Promise<number> {

@@ -1,5 +1,6 @@
 // In-memory store: shared by every execution in this n8n process, not across queue-mode workers.
 import type { RowWrite } from '../engine';
+import { publishMemoryEvent } from './memoryEvents';
 import { KINDS } from './rowCodec';
 import type { Snapshot, StateStore } from './types';
 
@@ -28,13 +29,14 @@ export class MemoryStore implements StateStore {
 		return { now: Date.now(), rows };
 	}
 
-	async write(provider: string, writes: RowWrite[]): Promise<boolean> {
+	async write(provider: string, writes: RowWrite[], event?: string | null): Promise<boolean> {
 		const key = this.key(provider);
 		const current = this.rows.get(key) ?? {};
 		if (writes.some((w) => (current[w.kind]?.version ?? 0) !== w.expected)) return false;
 		const updated = { ...current };
 		for (const w of writes) updated[w.kind] = { version: w.version, json: w.json };
 		this.rows.set(key, updated);
+		if (event) publishMemoryEvent(this.scope, event); // same synchronous step as the write
 		return true;
 	}
 

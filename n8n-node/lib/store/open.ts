@@ -2,6 +2,7 @@
 import {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
+	INode,
 	NodeOperationError,
 } from 'n8n-workflow';
 import { FailoverStore } from './failover';
@@ -33,8 +34,19 @@ export interface StoreSettings {
 }
 
 export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
-	const kind = ctx.getNodeParameter('stateStore', 0, 'memory') as StoreSettings['kind'];
-	const o = ctx.getNodeParameter('storeOptions', 0, {}) as Record<string, unknown>;
+	return readStoreSettings(
+		(name, fallback) => ctx.getNodeParameter(name, 0, fallback),
+		ctx.getNode(),
+	);
+}
+
+/** The store parameters, read through `param` (an action node's or a trigger's getter). */
+export function readStoreSettings(
+	param: (name: string, fallback: object | string) => unknown,
+	node: INode,
+): StoreSettings {
+	const kind = param('stateStore', 'memory') as StoreSettings['kind'];
+	const o = param('storeOptions', {}) as Record<string, unknown>;
 	const s: StoreSettings = {
 		kind,
 		prefix: String(o.keyPrefix ?? 'rpc:'),
@@ -43,7 +55,6 @@ export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
 		timeoutMs: Number(o.operationTimeoutMs ?? 2000),
 		failOpen: (o.onStoreFailure ?? 'failOpen') === 'failOpen',
 	};
-	const node = ctx.getNode();
 	if (!['memory', 'redis', 'postgres'].includes(s.kind))
 		throw new NodeOperationError(
 			node,
@@ -73,28 +84,32 @@ export async function sharedStore(
 	s: StoreSettings,
 ): Promise<((scope: string) => StateStore) | null> {
 	if (s.kind === 'redis') {
-		const c = await ctx.getCredentials('redis');
-		if (s.cluster && Number(c.database ?? 0) !== 0)
-			throw new NodeOperationError(
-				ctx.getNode(),
-				"Redis Cluster has only database 0: set the credential's Database Number to 0",
-			);
-		const { RedisStore } = redisModule();
-		const client = redisFor(c, s);
+		const { RedisStore, redisClient } = redisModule();
+		const client = redisClient(
+			redisOptions(await ctx.getCredentials('redis'), s.cluster, ctx.getNode()),
+		);
 		return (scope) => new RedisStore(client, scope, s.prefix);
 	}
 	if (s.kind === 'postgres') {
-		const c = await ctx.getCredentials('postgres');
-		const { PostgresStore } = postgresModule();
-		const pool = postgresFor(c);
+		const { PostgresStore, postgresPool } = postgresModule();
+		const pool = postgresPool(postgresOptions(await ctx.getCredentials('postgres')));
 		return (scope) => new PostgresStore(pool, scope, s.table);
 	}
 	return null;
 }
 
-// The pooled client of a credential (the same one for state rows and guard tickets).
-function redisFor(c: ICredentialDataDecryptedObject, s: StoreSettings) {
-	return redisModule().redisClient({
+/** n8n's `redis` credential as the Redis store's options. */
+export function redisOptions(
+	c: ICredentialDataDecryptedObject,
+	cluster: boolean,
+	node: INode,
+): RedisModule.RedisOptions {
+	if (cluster && Number(c.database ?? 0) !== 0)
+		throw new NodeOperationError(
+			node,
+			"Redis Cluster has only database 0: set the credential's Database Number to 0",
+		);
+	return {
 		host: String(c.host),
 		port: Number(c.port ?? 6379),
 		database: Number(c.database ?? 0),
@@ -102,12 +117,13 @@ function redisFor(c: ICredentialDataDecryptedObject, s: StoreSettings) {
 		password: c.password ? String(c.password) : undefined,
 		ssl: c.ssl === true,
 		disableTlsVerification: c.disableTlsVerification === true,
-		cluster: s.cluster,
-	});
+		cluster,
+	};
 }
 
-function postgresFor(c: ICredentialDataDecryptedObject) {
-	return postgresModule().postgresPool({
+/** n8n's `postgres` credential as the Postgres store's options. */
+export function postgresOptions(c: ICredentialDataDecryptedObject): PostgresModule.PostgresOptions {
+	return {
 		host: String(c.host),
 		port: Number(c.port ?? 5432),
 		database: String(c.database),
@@ -116,25 +132,7 @@ function postgresFor(c: ICredentialDataDecryptedObject) {
 		ssl: (c.ssl as 'disable' | 'allow' | 'require') ?? 'disable',
 		allowUnauthorizedCerts: c.allowUnauthorizedCerts === true,
 		maxConnections: Number(c.maxConnections ?? 10),
-	});
-}
-
-/** The guard's ticket store beside the state rows (same credential, same scope). */
-export async function sharedTickets(
-	ctx: IExecuteFunctions,
-	s: StoreSettings,
-): Promise<(scope: string) => TicketStore> {
-	if (s.kind === 'redis') {
-		const client = redisFor(await ctx.getCredentials('redis'), s);
-		const { RedisTickets } = ticketsRedis();
-		return (scope) => new RedisTickets(client, scope, s.prefix);
-	}
-	if (s.kind === 'postgres') {
-		const pool = postgresFor(await ctx.getCredentials('postgres'));
-		const { PostgresTickets } = ticketsPostgres();
-		return (scope) => new PostgresTickets(pool, scope, s.table);
-	}
-	return (scope) => new MemoryTickets(scope);
+	};
 }
 
 /** A fresh guard per item: fail-open degrades only the items that met the failure. */
@@ -151,4 +149,26 @@ export function itemStore(
 		s.failOpen,
 		logger,
 	);
+}
+
+/** The guard's ticket store beside the state rows (same credential, same scope). */
+export async function sharedTickets(
+	ctx: IExecuteFunctions,
+	s: StoreSettings,
+): Promise<(scope: string) => TicketStore> {
+	if (s.kind === 'redis') {
+		const client = redisModule().redisClient(
+			redisOptions(await ctx.getCredentials('redis'), s.cluster, ctx.getNode()),
+		);
+		const { RedisTickets } = ticketsRedis();
+		return (scope) => new RedisTickets(client, scope, s.prefix);
+	}
+	if (s.kind === 'postgres') {
+		const pool = postgresModule().postgresPool(
+			postgresOptions(await ctx.getCredentials('postgres')),
+		);
+		const { PostgresTickets } = ticketsPostgres();
+		return (scope) => new PostgresTickets(pool, scope, s.table);
+	}
+	return (scope) => new MemoryTickets(scope);
 }

@@ -19,6 +19,11 @@ export interface PostgresOptions {
 }
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Retention: a new event deletes its scope's events more than this many ids (table-wide) older,
+ * so a scope keeps at most this many (README: "Resilient Provider Trigger"). */
+export const EVENTS_KEPT = 10_000;
+/** The channel every Postgres store NOTIFYs on when it commits a transition event. */
+export const EVENTS_CHANNEL = 'resilient_provider_events';
 const pools = new Map<string, Pool>();
 /** Tables known to exist, per pool: each credential (server, database) needs its own. */
 let created = new WeakMap<Pool, Set<string>>();
@@ -61,6 +66,28 @@ export async function closePostgresPools(): Promise<void> {
 	created = new WeakMap();
 }
 
+/** Transition events and which trigger consumer claimed which: `<table>_events` (one row per
+ * committed transition), `<table>_event_consumers` (where a consumer started reading a scope),
+ * `<table>_event_claims` (one row per event a consumer took; the primary key makes it once). */
+export async function ensureEventTables(db: Pick<Pool, 'query'>, table: string): Promise<void> {
+	// Workers start together: CREATE … IF NOT EXISTS can still collide in the catalog (23505) or
+	// find the relation made meanwhile (42P07); either way it exists now.
+	const create = (sql: string) =>
+		db.query(sql).catch((e: { code?: string }) => {
+			if (e.code !== '23505' && e.code !== '42P07') throw e;
+		});
+	await create(`CREATE TABLE IF NOT EXISTS ${table}_events (
+      id bigserial PRIMARY KEY, scope text NOT NULL, event text NOT NULL,
+      at timestamptz NOT NULL DEFAULT clock_timestamp())`);
+	await create(`CREATE INDEX IF NOT EXISTS ${table}_events_scope ON ${table}_events (scope, id)`);
+	await create(`CREATE TABLE IF NOT EXISTS ${table}_event_consumers (
+      consumer text NOT NULL, scope text NOT NULL, since_id bigint NOT NULL,
+      PRIMARY KEY (consumer, scope))`);
+	await create(`CREATE TABLE IF NOT EXISTS ${table}_event_claims (
+      consumer text NOT NULL, event_id bigint NOT NULL REFERENCES ${table}_events (id) ON DELETE CASCADE,
+      PRIMARY KEY (consumer, event_id))`);
+}
+
 export class PostgresStore implements StateStore {
 	private offset = 0;
 	constructor(
@@ -83,6 +110,7 @@ export class PostgresStore implements StateStore {
 		await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table}_counters (
       scope text NOT NULL, provider text NOT NULL, name text NOT NULL, value bigint NOT NULL,
       PRIMARY KEY (scope, provider, name))`);
+		await ensureEventTables(this.pool, this.table);
 		tables.add(this.table);
 	}
 
@@ -105,11 +133,13 @@ export class PostgresStore implements StateStore {
 		return { now, rows };
 	}
 
-	async write(provider: string, writes: RowWrite[]): Promise<boolean> {
+	async write(provider: string, writes: RowWrite[], event?: string | null): Promise<boolean> {
 		await this.ensureTable();
 		// One row (the common case: a breaker, gate or lease change) is one statement, atomic on
-		// its own: no transaction, no client checked out of the pool.
-		if (writes.length === 1) return (await this.writeRow(this.pool, provider, writes[0])) === 1;
+		// its own: no transaction, no client checked out of the pool. A transition (rare) takes the
+		// transaction below, so its event row and NOTIFY commit with its rows or not at all.
+		if (writes.length === 1 && !event)
+			return (await this.writeRow(this.pool, provider, writes[0])) === 1;
 		const client = await this.pool.connect();
 		try {
 			await client.query('BEGIN');
@@ -119,6 +149,7 @@ export class PostgresStore implements StateStore {
 					return false;
 				}
 			}
+			if (event) await this.appendEvent(client, event);
 			await client.query('COMMIT');
 			return true;
 		} catch (e) {
@@ -127,6 +158,18 @@ export class PostgresStore implements StateStore {
 		} finally {
 			client.release();
 		}
+	}
+
+	/** Inside the write's transaction: the event row, the scope's retention, and a NOTIFY that
+	 * Postgres delivers at COMMIT (never for a rolled-back transition). */
+	private async appendEvent(db: Pick<Pool, 'query'>, event: string): Promise<void> {
+		const events = `${this.table}_events`;
+		await db.query(
+			`WITH added AS (INSERT INTO ${events} (scope, event) VALUES ($1, $2) RETURNING id)
+       DELETE FROM ${events} WHERE scope = $1 AND id <= (SELECT id - ${EVENTS_KEPT} FROM added)`,
+			[this.scope, event],
+		);
+		await db.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, this.table]);
 	}
 
 	/** Compare-and-set of one row: the rows it changed (1, or 0 when the version moved on). */

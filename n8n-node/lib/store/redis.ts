@@ -1,7 +1,8 @@
 // Redis store through n8n's built-in `redis` credential (ioredis). Policy-free: two Lua scripts,
 // loaded once (EVALSHA with NOSCRIPT fallback, as ioredis' defineCommand does):
 //   read  -> the store's TIME plus every row of the chain, one round trip
-//   cas   -> write rows iff their versions are still the expected ones
+//   cas   -> write rows iff their versions are still the expected ones, and append the
+//            transition's event (if the rows make one) to the scope's stream in the same script
 // Keys: <prefix>{<scope>}:<provider>:<kind>. The hash tag keeps a scope in one Cluster slot, so
 // both scripts stay single-slot. Breaker, gate and in-flight rows are separate keys so ordinary
 // calls do not contend on the breaker row.
@@ -16,15 +17,24 @@ local out = { t[1], t[2] }
 for i, k in ipairs(KEYS) do out[i + 2] = redis.call('GET', k) or false end
 return out`;
 
-// ARGV: ttl_ms, then per key: expected version, new value.
+/** Events kept per scope's stream (approximate MAXLEN: Redis trims whole nodes). While no trigger
+ * reads, the newest this many wait; older ones are dropped (README: "Resilient Provider Trigger"). */
+export const EVENTS_MAXLEN = 10_000;
+
+// ARGV: ttl_ms, the transition's event ('' for none), then per row key: expected version, new
+// value. KEYS: the row keys, then (with an event) the scope's stream, in the same hash slot.
 const CAS = `
-for i, k in ipairs(KEYS) do
-  local cur = redis.call('GET', k)
+local n = (#ARGV - 2) / 2
+for i = 1, n do
+  local cur = redis.call('GET', KEYS[i])
   local v = 0
   if cur then v = tonumber(string.match(cur, '^(%d+)|')) end
-  if v ~= tonumber(ARGV[2 * i]) then return 0 end
+  if v ~= tonumber(ARGV[2 * i + 1]) then return 0 end
 end
-for i, k in ipairs(KEYS) do redis.call('SET', k, ARGV[2 * i + 1], 'PX', ARGV[1]) end
+for i = 1, n do redis.call('SET', KEYS[i], ARGV[2 * i + 2], 'PX', ARGV[1]) end
+if ARGV[2] ~= '' then
+  redis.call('XADD', KEYS[n + 1], 'MAXLEN', '~', '${EVENTS_MAXLEN}', '*', 'event', ARGV[2])
+end
 return 1`;
 
 type Client = (Redis | Cluster) & {
@@ -110,9 +120,20 @@ export class RedisStore implements StateStore {
 		return { now, rows };
 	}
 
-	async write(provider: string, writes: RowWrite[]): Promise<boolean> {
+	/** The scope's stream of transition events: `<prefix>{<scope>}:events`, in the scope's slot
+	 * (provider keys have three parts after the tag, so no provider name reaches it). */
+	eventsKey(): string {
+		return `${this.prefix}{${escapeTag(this.scope)}}:events`;
+	}
+
+	async write(provider: string, writes: RowWrite[], event?: string | null): Promise<boolean> {
 		const redisKeys = writes.map((w) => this.key(provider, w.kind));
-		const args = [String(this.ttlMs), ...writes.flatMap((w) => [String(w.expected), versioned(w)])];
+		if (event) redisKeys.push(this.eventsKey());
+		const args = [
+			String(this.ttlMs),
+			event ?? '',
+			...writes.flatMap((w) => [String(w.expected), versioned(w)]),
+		];
 		return (await this.client.rpcCas(redisKeys.length, ...redisKeys, ...args)) === 1;
 	}
 

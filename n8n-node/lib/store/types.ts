@@ -13,8 +13,10 @@ export interface Snapshot {
 export interface StateStore {
 	/** One round trip: the row texts of these providers and the store's time. */
 	read(keys: string[]): Promise<Snapshot>;
-	/** Write `rows` of provider `key` iff each stored version still equals its `expected`. */
-	write(key: string, rows: RowWrite[]): Promise<boolean>;
+	/** Write `rows` of provider `key` iff each stored version still equals its `expected`; with
+	 * `event` (the engine's text of the transition these rows make), append it to the scope's
+	 * events in the same atomic step, so it exists iff the transition committed. */
+	write(key: string, rows: RowWrite[], event?: string | null): Promise<boolean>;
 	/** The store's clock alone. */
 	now(): Promise<number>;
 	/** Forget a provider's rows and counters (Reset Provider). */

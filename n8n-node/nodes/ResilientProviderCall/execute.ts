@@ -21,6 +21,7 @@ import { Cancelled, callProvider } from '../../lib/transport';
 import { redact, redactDeep, readSecrets } from '../../lib/secrets';
 import { runsAsTool, toolResult } from '../../lib/toolResult';
 import { addCounters, providerState, resetProviders } from '../../lib/operations';
+import { providerMetrics } from '../../lib/metrics';
 import {
 	assertUrlAllowed,
 	credentialSecrets,
@@ -105,13 +106,18 @@ async function callChain(
 		this.logger.warn(`resilient-provider-call: ${warnings[0]}`);
 	}
 	const operation = this.getNodeParameter('operation', 0, 'callChain') as string;
-	if (!['callChain', 'getState', 'reset'].includes(operation)) {
+	// Get Metrics is version 2's (version 1 is frozen).
+	const operations =
+		version >= 2
+			? ['callChain', 'getState', 'getMetrics', 'reset']
+			: ['callChain', 'getState', 'reset'];
+	if (!operations.includes(operation)) {
 		throw new NodeOperationError(
 			node,
-			`Node: "Operation" must be callChain, getState or reset, got ${JSON.stringify(String(operation).slice(0, 50))}`,
+			`Node: "Operation" must be ${operations.slice(0, -1).join(', ')} or reset, got ${JSON.stringify(String(operation).slice(0, 50))}`,
 		);
 	}
-	if (operation === 'getState' || operation === 'reset') {
+	if (operation === 'getState' || operation === 'getMetrics' || operation === 'reset') {
 		const plan = readItemPlan(this, 0, version);
 		let engine: Engine;
 		try {
@@ -120,16 +126,22 @@ async function callChain(
 			throw configError(this, 0, plan, e as Error);
 		}
 		const store = itemStore(shared, plan.scope, storeCfg, this.logger);
-		const items =
-			operation === 'getState'
-				? await providerState(
-						engine,
-						store,
-						plan,
-						store.degraded ? 'memory (store unavailable)' : storeCfg.kind,
-					)
-				: await resetProviders(this, store, plan);
-		engine.free();
+		let items: INodeExecutionData[];
+		try {
+			items =
+				operation === 'getMetrics'
+					? await providerMetrics(node, engine, store, plan)
+					: operation === 'getState'
+						? await providerState(
+								engine,
+								store,
+								plan,
+								store.degraded ? 'memory (store unavailable)' : storeCfg.kind,
+							)
+						: await resetProviders(this, store, plan);
+		} finally {
+			engine.free();
+		}
 		return [items, [], []];
 	}
 	const counters = new Map<string, Record<string, Record<string, number>>>();
@@ -237,11 +249,19 @@ async function callChain(
 		while (next < items.length) await one(next++);
 	});
 	await Promise.all(lanes);
-	// Counters: one write per scope per execution, never on the per-call path; best effort.
+	// Counters: one write per scope per execution, never on the per-call path. Checked: a write
+	// that failed, or went to this process's memory (fail-open), is a warning on every item.
 	for (const [scope, deltas] of counters) {
-		await itemStore(shared, scope, storeCfg, this.logger)
-			.addCounters(deltas)
-			.catch(() => undefined);
+		const store = itemStore(shared, scope, storeCfg, this.logger);
+		const failed = await store.addCounters(deltas).then(
+			() => store.degraded,
+			(e: Error) => e.message,
+		);
+		if (failed)
+			warnAll(
+				out,
+				`counters of scope "${scope}" not written to the shared store (${failed}): the metrics miss this execution`,
+			);
 	}
 	for (const e of engines.values()) e.free();
 	// Keep input order within each output.
@@ -250,6 +270,14 @@ async function callChain(
 			(a, b) => (a.pairedItem as { item: number }).item - (b.pairedItem as { item: number }).item,
 		);
 	return runsAsTool(node) ? toolResult(out) : out;
+}
+
+function warnAll(out: INodeExecutionData[][], warning: string) {
+	for (const o of out)
+		for (const item of o) {
+			const r = item.json._resilience as IDataObject | undefined;
+			if (r) r.warnings = [...((r.warnings as string[] | undefined) ?? []), warning];
+		}
 }
 
 function place(

@@ -31,6 +31,13 @@ export const properties: INodeProperties[] = [
 					'Breaker state (0 closed, 1 half-open, 2 open) and counters per provider of the chain',
 			},
 			{
+				name: 'Get Metrics',
+				value: 'getMetrics',
+				action: 'Get metrics of each provider',
+				description:
+					'Prometheus text (state gauge and counters per provider) in the metrics field, for a Respond to Webhook',
+			},
+			{
 				name: 'Reset Provider',
 				value: 'reset',
 				action: 'Reset providers',

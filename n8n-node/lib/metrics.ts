@@ -1,0 +1,39 @@
+// Get Metrics: the Prometheus text exposition format for the chain's providers in its scope. The
+// engine renders it from the rows and counters (src/metrics.rs); this file moves them and the text.
+import { NodeOperationError, type INode, type INodeExecutionData } from 'n8n-workflow';
+import type { Engine } from './engine';
+import { ROW_SEPARATOR } from './engineConstants';
+import type { ItemPlan } from './params';
+import type { FailoverStore } from './store/failover';
+
+/** What a `/metrics` answer declares (Respond to Webhook: Response Headers). */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+export async function providerMetrics(
+	node: INode,
+	engine: Engine,
+	store: FailoverStore,
+	plan: ItemPlan,
+): Promise<INodeExecutionData[]> {
+	const names = plan.requests.map((r) => r.name);
+	const snap = await store.read(names);
+	const counters = await store.readCounters(names);
+	// Metrics of this process's memory would pass for the fleet's: a failed scrape is the truth.
+	if (store.degraded)
+		throw new NodeOperationError(
+			node,
+			`State store unavailable (${store.degraded}): no metrics rendered`,
+		);
+	const text = engine.metrics(
+		snap.now,
+		plan.scope,
+		snap.rows.join(ROW_SEPARATOR),
+		JSON.stringify(names.map((n) => counters[n] ?? {})),
+	);
+	return [
+		{
+			json: { metrics: text, contentType: METRICS_CONTENT_TYPE, scope: plan.scope },
+			pairedItem: { item: 0 },
+		},
+	];
+}

@@ -1,0 +1,93 @@
+// Transition events from a scope's Redis stream (the compare-and-set script appends them), read
+// through a consumer group named for the trigger's workflow: Redis hands each entry to one
+// consumer of the group, so the instances of that workflow share the stream and fire once per
+// event. A new group starts at the stream's end; an existing one resumes where it stopped, so a
+// trigger that was off gets what it missed (as far as the stream's MAXLEN kept it).
+import { hostname } from 'os';
+import type { Cluster, Redis } from 'ioredis';
+import type { EventSource, OnEvent } from './source';
+
+/** An entry delivered to a consumer that died before acknowledging it is taken over after this. */
+const CLAIM_IDLE_MS = 30_000;
+const BLOCK_MS = 2_000;
+
+type Entries = [id: string, fields: string[]][];
+
+export class RedisEventSource implements EventSource {
+	private reader: Redis | Cluster | undefined;
+	private stopped = false;
+	private loop: Promise<void> | undefined;
+	private readonly consumer = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+
+	constructor(
+		private readonly client: Redis | Cluster,
+		private readonly stream: string,
+		private readonly group: string,
+	) {}
+
+	async start(on: OnEvent, onError: (e: Error) => void, fromNow = false): Promise<void> {
+		try {
+			await this.client.xgroup('CREATE', this.stream, this.group, '$', 'MKSTREAM');
+		} catch (e) {
+			if (!/BUSYGROUP/.test((e as Error).message)) throw e; // exists: resume where it stopped
+			if (fromNow) await this.client.xgroup('SETID', this.stream, this.group, '$');
+		}
+		// Blocking reads hold their connection: one of its own, not the stores' shared client.
+		this.reader = this.client.duplicate();
+		this.reader.on('error', () => undefined);
+		this.loop = this.run(on, onError);
+	}
+
+	private async run(on: OnEvent, onError: (e: Error) => void) {
+		let lastClaim = 0;
+		while (!this.stopped) {
+			try {
+				if (Date.now() - lastClaim > CLAIM_IDLE_MS / 2) {
+					lastClaim = Date.now();
+					const claimed = (await this.reader!.xautoclaim(
+						this.stream,
+						this.group,
+						this.consumer,
+						CLAIM_IDLE_MS,
+						'0-0',
+						'COUNT',
+						100,
+					)) as [string, Entries];
+					await this.deliver(claimed[1], on);
+				}
+				const res = (await this.reader!.xreadgroup(
+					'GROUP',
+					this.group,
+					this.consumer,
+					'COUNT',
+					100,
+					'BLOCK',
+					BLOCK_MS,
+					'STREAMS',
+					this.stream,
+					'>',
+				)) as [string, Entries][] | null;
+				if (res) await this.deliver(res[0][1], on);
+			} catch (e) {
+				if (this.stopped) return;
+				onError(e as Error);
+				await new Promise((r) => setTimeout(r, 1_000));
+			}
+		}
+	}
+
+	private async deliver(entries: Entries, on: OnEvent) {
+		for (const [id, fields] of entries) {
+			if (!fields) continue; // trimmed away by MAXLEN while pending
+			const at = fields.indexOf('event');
+			if (at >= 0) await on(fields[at + 1]);
+			await this.reader!.xack(this.stream, this.group, id);
+		}
+	}
+
+	async close(): Promise<void> {
+		this.stopped = true;
+		this.reader?.disconnect();
+		await this.loop?.catch(() => undefined);
+	}
+}

@@ -1,0 +1,95 @@
+//! A breaker transition as the fleet's alert reads it: one JSON text, written by the store in the
+//! same atomic step as the rows that make the transition (Redis: the compare-and-set script
+//! appends it to the scope's stream; Postgres: the same transaction inserts it and NOTIFYs). It
+//! travels inside the `RowWrites` that carry the transition, so a lost race drops it with them and
+//! the re-record brings its own. The text is made here: TypeScript stores and forwards it.
+use crate::breaker::{BreakerRow, Transition};
+use crate::chain::Writes;
+use crate::config::Chain;
+use crate::row_text::{self, RowWrites};
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event<'a> {
+    pub provider: &'a str,
+    pub from: crate::breaker::Phase,
+    pub to: crate::breaker::Phase,
+    /// RFC 3339, UTC, milliseconds: the store's clock at the transition.
+    pub at: String,
+    pub at_ms: u64,
+    pub last_failure: Option<&'a str>,
+    /// How many times this breaker tripped, ever (the opening included).
+    pub trips: u64,
+}
+
+/// The texts to write for a set of new rows, with the event of `transition` when it is one.
+pub fn writes(chain: &Chain, w: &Writes, transition: Option<&Transition>) -> RowWrites {
+    let mut out = row_text::writes(w);
+    if let (Some(t), Some(b)) = (transition, &w.breaker) {
+        out.event = Some(text(&chain.providers[w.provider].name, t, b));
+    }
+    out
+}
+
+/// The event of `t`, as of the breaker row it wrote.
+pub fn text(provider: &str, t: &Transition, row: &BreakerRow) -> String {
+    let e = Event {
+        provider,
+        from: t.from,
+        to: t.to,
+        at: rfc3339(t.at_ms),
+        at_ms: t.at_ms,
+        last_failure: row.last_failure.as_deref(),
+        trips: row.trips,
+    };
+    // Strings, integers and unit enums: serialising cannot fail.
+    serde_json::to_string(&e).unwrap_or_else(|_| unreachable!())
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the epoch (proleptic Gregorian, UTC):
+/// Howard Hinnant's days-to-civil, so the engine needs no date crate.
+pub fn rfc3339(ms: u64) -> String {
+    let days = (ms / 86_400_000) as i64;
+    let in_day = ms % 86_400_000;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1_000 % 60,
+        in_day % 1_000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::breaker::Phase;
+
+    #[test]
+    fn dates_match_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339(1_764_547_322_007), "2025-12-01T00:02:02.007Z");
+        assert_eq!(rfc3339(4_102_444_799_999), "2099-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn the_event_carries_the_row_it_was_written_with_and_escapes_names() {
+        let t = Transition { from: Phase::Closed, to: Phase::Open, at_ms: 1_000 };
+        let row = BreakerRow { trips: 3, last_failure: Some("503".into()), ..Default::default() };
+        let v: serde_json::Value = serde_json::from_str(&text("a\"b\n", &t, &row)).unwrap();
+        assert_eq!(v["provider"], "a\"b\n");
+        assert_eq!((v["from"].as_str(), v["to"].as_str()), (Some("closed"), Some("open")));
+        assert_eq!((v["trips"].as_u64(), v["last_failure"].as_str()), (Some(3), Some("503")));
+        assert_eq!(v["at"], "1970-01-01T00:00:01.000Z");
+    }
+}

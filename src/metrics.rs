@@ -1,0 +1,146 @@
+//! The Prometheus text exposition format (version 0.0.4) for one scope of a chain: per provider,
+//! the breaker's state gauge (0 closed, 1 half-open, 2 open, as `inspect` reads the rows at `now`)
+//! and the fleet's counters as the store summed them. `# HELP` and `# TYPE` once per family;
+//! label values escaped (`\\`, `\"`, `\n`), so no provider or scope name can forge a line.
+use crate::config::Chain;
+use crate::error::EngineError;
+use crate::inspect::inspect;
+use crate::row_text::{self, ROW_KINDS};
+use miniserde::json;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Counter families: (store counter name, metric name, help).
+pub const COUNTERS: [(&str, &str, &str); 8] = [
+    ("calls", "resilient_provider_calls_total", "Calls made to the provider."),
+    ("failures", "resilient_provider_failures_total", "Calls that counted against the provider's health."),
+    (
+        "rejections",
+        "resilient_provider_rejections_total",
+        "Calls not made because the breaker was open or its probes were taken.",
+    ),
+    ("transitions", "resilient_provider_transitions_total", "Breaker transitions (any from/to)."),
+    ("retries", "resilient_provider_retries_total", "Calls that were a retry of the same provider."),
+    ("rate_limited_429", "resilient_provider_rate_limited_429_total", "Answers with status 429."),
+    (
+        "give_ups",
+        "resilient_provider_give_ups_total",
+        "Items the chain gave up on (deferred or failed), counted on its first provider.",
+    ),
+    (
+        "deferrals",
+        "resilient_provider_deferrals_total",
+        "Items handed back on the deferred output, counted on the chain's first provider.",
+    ),
+];
+
+pub const STATE: &str = "resilient_provider_state";
+
+/// A label value as the exposition format needs it.
+pub fn escape(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `rows`: `ROW_KINDS.len()` texts per provider of the chain; `counters`: a JSON array, one
+/// object of counter name → value per provider (missing names read 0).
+pub fn render(
+    chain: &Chain,
+    scope: &str,
+    now: u64,
+    rows: &[impl AsRef<str>],
+    counters: &str,
+) -> Result<String, EngineError> {
+    let n = chain.providers.len();
+    let views = row_text::views(rows, n)?;
+    let counters: Vec<BTreeMap<String, u64>> = json::from_str(counters).map_err(|_| {
+        EngineError::InvalidInput("counters: not a JSON array of objects of non-negative integers".into())
+    })?;
+    if counters.len() != n {
+        return Err(EngineError::InvalidInput(format!("counters for {} providers, the chain has {n}", counters.len())));
+    }
+    let labels: Vec<String> = chain
+        .providers
+        .iter()
+        .map(|p| format!("{{scope=\"{}\",provider=\"{}\"}}", escape(scope), escape(&p.name)))
+        .collect();
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "# HELP {STATE} Circuit breaker state: 0 closed, 1 half-open, 2 open.");
+    let _ = writeln!(out, "# TYPE {STATE} gauge");
+    for (view, l) in views.iter().zip(&labels) {
+        let _ = writeln!(out, "{STATE}{l} {}", inspect(view, now).state_gauge);
+    }
+    for (key, name, help) in COUNTERS {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} counter");
+        for (c, l) in counters.iter().zip(&labels) {
+            let _ = writeln!(out, "{name}{l} {}", c.get(key).copied().unwrap_or(0));
+        }
+    }
+    debug_assert_eq!(rows.len(), n * ROW_KINDS.len());
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ChainConfig, ProviderConfig};
+
+    fn chain(names: &[&str]) -> Chain {
+        ChainConfig {
+            providers: names.iter().map(|n| ProviderConfig { name: n.to_string(), ..Default::default() }).collect(),
+            ..Default::default()
+        }
+        .validate()
+        .unwrap()
+    }
+
+    #[test]
+    fn every_family_has_help_and_type_and_one_sample_per_provider() {
+        let open = r#"{"phase":"open","open_until_ms":5000,"trips":1,"version":2}"#;
+        let text =
+            render(&chain(&["a", "b"]), "wf", 1000, &[open, "", "", "", "", ""], r#"[{"calls":7,"failures":5},{}]"#)
+                .unwrap();
+        assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 2\n"), "{text}");
+        assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
+        assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
+        assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
+        assert_eq!(text.matches("# HELP ").count(), 9);
+        assert_eq!(text.matches("# TYPE ").count(), 9);
+        // After the open window the gauge reads half-open, as a call would meet it.
+        let later = render(&chain(&["a", "b"]), "wf", 5000, &[open, "", "", "", "", ""], "[{},{}]").unwrap();
+        assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
+    }
+
+    #[test]
+    fn hostile_names_cannot_forge_a_sample_or_a_label() {
+        let name = "x\"} 1\nresilient_provider_state{provider=\"y\\";
+        let text = render(&chain(&[name]), "s\"\n\\", 0, &["", "", ""], "[{}]").unwrap();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            assert!(line.starts_with("resilient_provider_"), "{line}");
+            assert_eq!(line.matches("scope=").count(), 1, "{line}");
+        }
+        assert!(
+            text.contains(r#"{scope="s\"\n\\",provider="x\"} 1\nresilient_provider_state{provider=\"y\\"} 0"#),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 2 * 9 + 9);
+    }
+
+    #[test]
+    fn bad_counters_name_the_input() {
+        let c = chain(&["a"]);
+        assert_eq!(render(&c, "s", 0, &["", "", ""], "{").unwrap_err().code(), "invalid_input");
+        assert_eq!(render(&c, "s", 0, &["", "", ""], "[{},{}]").unwrap_err().code(), "invalid_input");
+        assert_eq!(render(&c, "s", 0, &["", "", ""], r#"[{"calls":-1}]"#).unwrap_err().code(), "invalid_input");
+    }
+}

@@ -1,0 +1,163 @@
+// Transition events at the store level, on real Redis and Postgres: an event exists iff its
+// transition committed (written in the compare-and-set's own script / transaction), two
+// consumers of one workflow get it once in total, a consumer that was off gets what it missed
+// once, and a transition decided in fail-open memory is not the fleet's (no event).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import {
+	ROOT,
+	engine,
+	plan,
+	runOne,
+	stores,
+	closeRedisClients,
+	closePostgresPools,
+	redisClient,
+	postgresPool,
+	REDIS_PORT,
+	PG_PORT,
+} from '../support/store-harness.mjs';
+import { startProviders } from '../support/providers.mjs';
+
+const require = createRequire(import.meta.url);
+const { RedisEventSource } = require(path.join(ROOT, 'dist/lib/trigger/redisEvents.js'));
+const { PostgresEventSource } = require(path.join(ROOT, 'dist/lib/trigger/postgresEvents.js'));
+const { MemoryEventSource } = require(path.join(ROOT, 'dist/lib/trigger/memoryEvents.js'));
+
+const pgOptions = { host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres' };
+const sources = {
+	redis: (scope, consumer) =>
+		new RedisEventSource(
+			redisClient({ host: '127.0.0.1', port: REDIS_PORT }),
+			stores.redis(scope).eventsKey(),
+			consumer,
+		),
+	postgres: (scope, consumer) =>
+		new PostgresEventSource(
+			postgresPool(pgOptions),
+			pgOptions,
+			'resilient_provider_state',
+			scope,
+			consumer,
+		),
+	memory: (scope) => new MemoryEventSource(scope),
+};
+const open = [];
+after(async () => {
+	await Promise.all(open.map((s) => s.close()));
+	await closeRedisClients();
+	await closePostgresPools();
+});
+
+async function collect(kind, scope, consumer) {
+	const got = [];
+	const s = sources[kind](scope, consumer);
+	open.push(s);
+	await s.start(
+		(e) => got.push(JSON.parse(e)),
+		(e) => assert.fail(e),
+	);
+	return { got, close: () => s.close() };
+}
+
+const until = async (what, ok, ms = 10_000) => {
+	const end = Date.now() + ms;
+	while (!ok()) {
+		if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 50));
+	}
+};
+
+for (const kind of ['redis', 'postgres']) {
+	test(`${kind}: one event per transition, claimed once by two consumers of a workflow; a consumer that was off gets it once`, async (t) => {
+		const prov = await startProviders();
+		t.after(() => prov.close());
+		const dead = { url: `http://127.0.0.1:${prov.port}/status/503` };
+		const ok = { url: `http://127.0.0.1:${prov.port}/ok` };
+		const scope = `ev-${kind}-${Date.now()}`;
+		const a = await collect(kind, scope, 'wf-1');
+		const b = await collect(kind, scope, 'wf-1');
+		const late = await collect(kind, scope, 'wf-2');
+		await late.close(); // wf-2 is registered, then off during the transitions
+		const p = plan(
+			[{ name: 'weird "name" \\ x', url: dead.url }],
+			{
+				threshold: 2,
+				max_attempts: 1,
+				open_ms: 300,
+				half_open_probes: 1,
+			},
+			scope,
+		);
+		const eng = new engine.Engine(p.config);
+		const store = stores[kind](scope);
+		for (let i = 0; i < 6; i++) await runOne(store, p, eng, `c${i}`);
+		await until('the opening', () => a.got.length + b.got.length >= 1);
+		// Recovery: after the open window a probe succeeds and closes the breaker.
+		await new Promise((r) => setTimeout(r, 350));
+		const p2 = { ...p, requests: [{ ...p.requests[0], url: ok.url }] };
+		await runOne(store, p2, eng, 'probe');
+		await until('the closing', () => a.got.length + b.got.length >= 3);
+		await new Promise((r) => setTimeout(r, 500)); // nothing more may come
+		const all = [...a.got, ...b.got].sort((x, y) => x.at_ms - y.at_ms);
+		assert.deepEqual(
+			all.map((e) => `${e.from}>${e.to}`),
+			['closed>open', 'open>half_open', 'half_open>closed'],
+		);
+		assert.equal(all[0].provider, 'weird "name" \\ x');
+		assert.equal(all[0].trips, 1);
+		assert.equal(all[0].last_failure, '503');
+		// wf-2 comes back: it gets the three it missed, once.
+		const back = await collect(kind, scope, 'wf-2');
+		await until('the missed events', () => back.got.length >= 3);
+		await new Promise((r) => setTimeout(r, 500));
+		assert.equal(back.got.length, 3);
+		eng.free();
+	});
+
+	test(`${kind}: a lost compare-and-set writes no event`, async () => {
+		const scope = `ev-race-${kind}-${Date.now()}`;
+		const a = await collect(kind, scope, 'wf-race');
+		const store = stores[kind](scope);
+		const row = { kind: 'breaker', expected: 0, version: 1, json: '{"version":1}' };
+		assert.equal(await store.write('p', [row]), true);
+		assert.equal(await store.write('p', [row], '{"to":"open","lost":true}'), false);
+		const won = { ...row, expected: 1, version: 2, json: '{"version":2}' };
+		assert.equal(await store.write('p', [won], '{"to":"open","won":true}'), true);
+		await until('the committed event', () => a.got.length >= 1);
+		await new Promise((r) => setTimeout(r, 300));
+		assert.deepEqual(a.got, [{ to: 'open', won: true }]);
+	});
+}
+
+test('memory: in-process events; a transition decided in fail-open memory is not emitted', async (t) => {
+	const prov = await startProviders();
+	t.after(() => prov.close());
+	const dead = { url: `http://127.0.0.1:${prov.port}/status/503` };
+	const scope = `ev-mem-${Date.now()}`;
+	const a = await collect('memory', scope);
+	const p = plan([{ name: 'm', url: dead.url }], { threshold: 2, max_attempts: 1 }, scope);
+	const eng = new engine.Engine(p.config);
+	const { MemoryStore } = require(path.join(ROOT, 'dist/lib/store/memory.js'));
+	for (let i = 0; i < 3; i++) await runOne(new MemoryStore(scope), p, eng, `m${i}`);
+	assert.deepEqual(
+		a.got.map((e) => e.to),
+		['open'],
+	);
+	// A store that never answers: fail-open to memory, the breaker opens there, no event anywhere.
+	const down = { read: () => new Promise(() => {}), now: async () => Date.now() };
+	const other = `ev-down-${Date.now()}`;
+	const b = await collect('memory', other);
+	const q = { ...p, scope: other };
+	const results = [];
+	for (let i = 0; i < 3; i++) results.push(await runOne(down, q, eng, `d${i}`, { timeoutMs: 50 }));
+	assert.ok(
+		results.some((r) => r.transitions.some((x) => x.to === 'open')),
+		'opened in memory',
+	);
+	assert.ok(results.every((r) => r.storeFallback));
+	assert.deepEqual(b.got, []);
+	eng.free();
+});

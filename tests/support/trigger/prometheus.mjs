@@ -1,0 +1,60 @@
+// A real Prometheus (Debian's package) on a free loopback port, scraping one target every second;
+// queried through its HTTP API.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePorts } from '../ports.mjs';
+
+export async function startPrometheus(target, metricsPath) {
+	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-prometheus-'));
+	const [port] = await freePorts(1);
+	writeFileSync(
+		path.join(dir, 'prometheus.yml'),
+		`global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: rpc\n    metrics_path: ${metricsPath}\n    static_configs:\n      - targets: ['${target}']\n`,
+	);
+	const child = spawn(
+		'prometheus',
+		[
+			`--config.file=${path.join(dir, 'prometheus.yml')}`,
+			`--storage.tsdb.path=${path.join(dir, 'data')}`,
+			`--web.listen-address=127.0.0.1:${port}`,
+		],
+		{ stdio: ['ignore', 'pipe', 'pipe'] },
+	);
+	let log = '';
+	child.stdout.on('data', (d) => (log += d));
+	child.stderr.on('data', (d) => (log += d));
+	const base = `http://127.0.0.1:${port}`;
+	for (let i = 0; ; i++) {
+		if (child.exitCode !== null) throw new Error(`prometheus exited: ${log.slice(-2000)}`);
+		if (
+			await fetch(`${base}/-/ready`).then(
+				(r) => r.ok,
+				() => false,
+			)
+		)
+			break;
+		if (i > 200) throw new Error(`prometheus not ready in 20 s: ${log.slice(-2000)}`);
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	return {
+		/** The value of an instant query with one series, or undefined while it has none. */
+		async value(query) {
+			const r = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(query)}`);
+			const body = await r.json();
+			if (body.status !== 'success') throw new Error(`query ${query}: ${JSON.stringify(body)}`);
+			if (body.data.result.length > 1)
+				throw new Error(`query ${query}: ${body.data.result.length} series`);
+			return body.data.result[0] ? Number(body.data.result[0].value[1]) : undefined;
+		},
+		/** The scrape's health: 1 when the last scrape of the target succeeded. */
+		up: () => fetch(`${base}/api/v1/query?query=up`).then((r) => r.json()),
+		log: () => log,
+		async stop() {
+			child.kill('SIGTERM');
+			await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)));
+			rmSync(dir, { recursive: true, force: true });
+		},
+	};
+}
