@@ -256,6 +256,8 @@ test('Get Provider State shows the open breaker and the counters; Reset Provider
 		retries: 0,
 		rate_limited_429: 0,
 		give_ups: 0,
+		// The spare served every item: none was deferred.
+		deferrals: 0,
 	});
 	assert.equal(spare.state_gauge, 0);
 	assert.equal(spare.counters.calls, 4);
