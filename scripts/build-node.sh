@@ -8,8 +8,9 @@ node scripts/check-pkg-fresh.mjs --quiet || bash scripts/build-wasm.sh
 [ -x node_modules/.bin/tsc ] || npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2
 rm -rf dist
 node_modules/.bin/tsc -p tsconfig.json
-node_dir=dist/nodes/ResilientProviderCall
-cp n8n-node/nodes/ResilientProviderCall/*.svg n8n-node/nodes/ResilientProviderCall/*.json "$node_dir/"
+for node in ResilientProviderCall ResilientChatModel; do
+  cp n8n-node/nodes/$node/*.svg n8n-node/nodes/$node/*.json "dist/nodes/$node/"
+done
 cp n8n-node/credentials/*.svg dist/credentials/
 mkdir -p dist/engine
 # The engine's .d.ts files serve type checking here only; the package ships the js and wasm.

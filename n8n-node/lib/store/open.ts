@@ -1,5 +1,5 @@
 // Opens the state store the node's parameters ask for, through n8n's built-in credentials.
-import { IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
+import { IExecuteFunctions, ISupplyDataFunctions, NodeOperationError } from 'n8n-workflow';
 import { FailoverStore } from './failover';
 import { MemoryStore } from './memory';
 import type * as PostgresModule from './postgres';
@@ -12,6 +12,9 @@ const redisModule = () => require('./redis') as typeof RedisModule;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const postgresModule = () => require('./postgres') as typeof PostgresModule;
 
+/** Call Chain's execute context or the Resilient Chat Model's supply-data context. */
+type NodeContext = IExecuteFunctions | ISupplyDataFunctions;
+
 export interface StoreSettings {
 	kind: 'memory' | 'redis' | 'postgres';
 	prefix: string;
@@ -21,7 +24,7 @@ export interface StoreSettings {
 	failOpen: boolean;
 }
 
-export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
+export function storeSettings(ctx: NodeContext): StoreSettings {
 	const kind = ctx.getNodeParameter('stateStore', 0, 'memory') as StoreSettings['kind'];
 	const o = ctx.getNodeParameter('storeOptions', 0, {}) as Record<string, unknown>;
 	const s: StoreSettings = {
@@ -58,7 +61,7 @@ export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
 
 /** The shared store behind this execution (pooled per credential), or null for memory. */
 export async function sharedStore(
-	ctx: IExecuteFunctions,
+	ctx: NodeContext,
 	s: StoreSettings,
 ): Promise<((scope: string) => StateStore) | null> {
 	if (s.kind === 'redis') {

@@ -1,0 +1,73 @@
+// The Resilient Chat Model's parameters: how many models, their provider names, and Call Chain's
+// own retry policy, breaker, store and scope parameters (taken from its description, so the two
+// nodes cannot drift apart). Idempotency settings are HTTP-only and left out.
+import type { INodeProperties } from 'n8n-workflow';
+import { properties as callChain } from '../ResilientProviderCall/description';
+
+const SHARED = [
+	'retryPolicy',
+	'breaker',
+	'stateStore',
+	'memoryNotice',
+	'storeOptions',
+	'stateScope',
+];
+const HTTP_ONLY = ['addIdempotencyKey', 'idempotencyKey', 'retryUnsafeMethods'];
+
+const shared: INodeProperties[] = callChain
+	.filter((p) => SHARED.includes(p.name))
+	.map((p) =>
+		p.name === 'retryPolicy'
+			? {
+					...p,
+					options: (p.options as INodeProperties[]).filter((o) => !HTTP_ONLY.includes(o.name)),
+				}
+			: p,
+	);
+
+export const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Each input is a provider of the fallback chain, Model 1 first. The name keys its shared state: a provider named the same in a Call Chain node shares one breaker and cooldown.',
+		name: 'chainNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Number of Models',
+		name: 'numberInputs',
+		type: 'options',
+		noDataExpression: true,
+		options: Array.from({ length: 9 }, (_, k) => ({ name: String(k + 2), value: k + 2 })),
+		default: 2,
+		description: 'How many chat models to connect; each one is an input, in fallback order',
+	},
+	{
+		displayName: 'Provider Names',
+		name: 'providers',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, sortable: true },
+		default: {},
+		placeholder: 'Add Provider Name',
+		description: 'One name per input, Model 1 first',
+		options: [
+			{
+				displayName: 'Provider',
+				name: 'provider',
+				values: [
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						required: true,
+						placeholder: 'openai',
+						description:
+							'Keys the shared state of this input (breaker, cooldown, rate limit) in the store',
+					},
+				],
+			},
+		],
+	},
+	...shared,
+];
