@@ -41,14 +41,14 @@ function forwarded(options: Record<string, unknown>): Record<string, unknown> {
 export function chatCall(chain: ChatChain): ChatCall {
 	const { ctx, plan } = chain;
 	const index = new Map(plan.requests.map((r, k) => [r.name, k]));
-	let calls = 0;
 	return {
 		async generate(models: ChatModel[], messages: BaseMessage[], options) {
 			for (const m of models) retriesOff(m);
-			const correlationId = `${ctx.getExecutionId()}:chat:${++calls}`;
 			const { index: runIndex } = ctx.addInputData(NodeConnectionTypes.AiLanguageModel, [
-				[{ json: { messages: messages.map(describe), correlationId } }],
+				[{ json: { messages: messages.map(describe) } }],
 			]);
+			// The run index is this sub-node's count of model calls in the execution.
+			const correlationId = `${ctx.getExecutionId()}:chat:${runIndex}`;
 			const signals = [ctx.getExecutionCancelSignal?.(), options.signal as AbortSignal].filter(
 				(s): s is AbortSignal => s instanceof AbortSignal,
 			);

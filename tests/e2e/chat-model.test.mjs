@@ -1,0 +1,162 @@
+// The Resilient Chat Model in real n8n, installed as n8n's community installer does (so
+// @langchain/core is n8n's own): n8n's Basic LLM Chain with n8n's OpenAI Chat Model sub-nodes on
+// loopback vendors that count every request. Beside it in the same execution, n8n's own answer,
+// Enable Fallback Model, on the same kind of servers. The primary always answers 500.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
+import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { REDIS_PORT } from '../support/services.mjs';
+import {
+	chatWorkflow,
+	llmChain,
+	openAiCredential,
+	openAiModel,
+	resilientChatModel,
+} from '../support/chat-workflows.mjs';
+import { installLikeN8n } from './clean-checkout.mjs';
+import { packWorktree } from '../chat/support.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const KEYS = { openai: `sk-chat-${uid()}`, anthropic: 'unused', gemini: 'unused' };
+const THRESHOLD = 3;
+const ITEMS = 10;
+let n8n, vendors;
+const cred = {};
+const REDIS = { id: 'chatRedisCred01', name: 'redis' };
+
+before(async () => {
+	vendors = await startLlmVendors(KEYS);
+	n8n = n8nInstance(n8nInstall(major), { extensions: null });
+	installLikeN8n(packWorktree(), n8n.home);
+	for (const id of ['primary', 'backup', 'fbPrimary', 'fbBackup', 'bad'])
+		cred[id] = openAiCredential(vendors, id, KEYS.openai);
+	n8n.importCredentials([
+		...Object.values(cred),
+		{
+			...REDIS,
+			type: 'redis',
+			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
+		},
+	]);
+});
+after(async () => vendors?.close());
+
+const chatParameters = (names, extra = {}) => ({
+	numberInputs: names.length,
+	providers: { provider: names.map((name) => ({ name })) },
+	breaker: { threshold: THRESHOLD },
+	retryPolicy: { baseMs: 50, capMs: 200 },
+	...extra,
+});
+
+/** The sub-node's run-data entries: one per model call. */
+const chatEntries = (run, name) =>
+	(run.data.resultData.runData[name] ?? []).map((t) => t.data?.ai_languageModel?.[0]?.[0]?.json);
+const rootItems = (run, name) => run.data.resultData.runData[name][0].data.main[0];
+const ms = (run, name) => run.data.resultData.runData[name][0].executionTime;
+
+test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the breaker threshold, n8n's fallback one per item; a second execution sends it 0`, async () => {
+	const names = [`openai-${uid()}`, `backup-${uid()}`];
+	vendors.script('primary', [500]);
+	vendors.script('backup', ['ok']);
+	vendors.script('fbPrimary', [500]);
+	vendors.script('fbBackup', ['ok']);
+	const wf = chatWorkflow(`chat${uid()}`, {
+		items: ITEMS,
+		roots: ['Resilient chain', 'Fallback chain'],
+		nodes: [
+			llmChain('Resilient chain', [700, -200]),
+			resilientChatModel(
+				'Resilient Chat Model',
+				{
+					...chatParameters(names),
+					stateStore: 'redis',
+					stateScope: 'provider',
+				},
+				[700, 0],
+			),
+			openAiModel('Primary model', cred.primary, [600, 200]),
+			openAiModel('Backup model', cred.backup, [800, 200]),
+			llmChain('Fallback chain', [1200, -200], { needsFallback: true }),
+			openAiModel('FB primary', cred.fbPrimary, [1100, 200]),
+			openAiModel('FB backup', cred.fbBackup, [1300, 200]),
+		],
+		models: [
+			['Primary model', 'Resilient Chat Model', 0],
+			['Backup model', 'Resilient Chat Model', 1],
+			['Resilient Chat Model', 'Resilient chain', 0],
+			['FB primary', 'Fallback chain', 0],
+			['FB backup', 'Fallback chain', 1],
+		],
+	});
+	wf.nodes.find((n) => n.name === 'Resilient Chat Model').credentials = { redis: REDIS };
+	n8n.importWorkflow(wf);
+
+	const rows = [];
+	for (const execution of [1, 2]) {
+		const before = Object.fromEntries(
+			['primary', 'backup', 'fbPrimary', 'fbBackup'].map((id) => [id, vendors.accepted(id)]),
+		);
+		const { run, log } = await n8n.execute(wf.id);
+		assert.ok(run, log.slice(-3000));
+		const at = (id) => vendors.accepted(id) - before[id];
+		const ours = rootItems(run, 'Resilient chain');
+		const theirs = rootItems(run, 'Fallback chain');
+		const row = {
+			execution,
+			resilient: {
+				primary: at('primary'),
+				backup: at('backup'),
+				served: ours.length,
+				ms: ms(run, 'Resilient chain'),
+			},
+			enableFallbackModel: {
+				primary: at('fbPrimary'),
+				backup: at('fbBackup'),
+				served: theirs.length,
+				ms: ms(run, 'Fallback chain'),
+			},
+		};
+		rows.push(row);
+		console.log(`n8n ${major}: ${JSON.stringify(row)}`);
+		for (const item of ours) assert.equal(item.json.text, 'backup says hi');
+		for (const item of theirs) assert.equal(item.json.text, 'fbBackup says hi');
+		assert.equal(ours.length, ITEMS);
+		assert.equal(theirs.length, ITEMS);
+		assert.equal(
+			row.resilient.primary,
+			execution === 1 ? THRESHOLD : 0,
+			'the breaker: threshold, then open for every process',
+		);
+		assert.equal(row.resilient.backup, ITEMS);
+		assert.equal(
+			row.enableFallbackModel.primary,
+			ITEMS,
+			"n8n's fallback tries the dead primary for every item",
+		);
+		assert.equal(row.enableFallbackModel.backup, ITEMS);
+		// One run-data entry per model call on the sub-node: which provider served, and why.
+		const entries = chatEntries(run, 'Resilient Chat Model');
+		assert.equal(entries.length, ITEMS, JSON.stringify(entries[0]));
+		assert.ok(entries.every((e) => e.outcome === 'success' && e.provider === names[1]));
+		if (execution === 1) {
+			assert.deepEqual(
+				entries[0].attempts.map((a) => [a.name, a.outcome]),
+				[
+					[names[0], '500'],
+					[names[0], '500'],
+					[names[0], '500'],
+					[names[1], '200'],
+				],
+			);
+			assert.ok(entries[0].transitions.some((t) => t.provider === names[0] && t.to === 'open'));
+		}
+		assert.ok(
+			entries[entries.length - 1].skipped.some(
+				(s) => s.provider === names[0] && s.reason === 'circuit_open',
+			),
+			JSON.stringify(entries[entries.length - 1].skipped),
+		);
+	}
+});
