@@ -58,7 +58,14 @@ const thrown = async (model) => {
 /** What n8n's failed-attempt handler throws: NodeApiError around the client's error. */
 const asN8n = (error) => {
 	const { NodeApiError } = req('n8n-workflow');
-	const node = { id: '1', name: 'OpenAI Chat Model', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} };
+	const node = {
+		id: '1',
+		name: 'OpenAI Chat Model',
+		type: 'x',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
 	return new NodeApiError(node, error, { functionality: 'configuration-node' });
 };
 
@@ -74,7 +81,14 @@ test('OpenAI 500: status 500, no hint; the same from n8n’s NodeApiError (httpC
 
 test('OpenAI 429 with Retry-After 7: the header reaches the engine, raw and wrapped', async () => {
 	vendors.script('o429', [
-		{ status: 429, headers: { 'Retry-After': '7', 'retry-after-ms': '7000', 'x-ratelimit-remaining-requests': '0' } },
+		{
+			status: 429,
+			headers: {
+				'Retry-After': '7',
+				'retry-after-ms': '7000',
+				'x-ratelimit-remaining-requests': '0',
+			},
+		},
 	]);
 	const raw = await thrown(openai(`${vendors.url('o429')}/v1`));
 	const want = { kind: 'status', status: 429, headers: { 'retry-after': '7' } };

@@ -15,10 +15,14 @@ import { installLikeN8n } from '../e2e/clean-checkout.mjs';
 export function packWorktree() {
 	execFileSync('bash', [path.join(ROOT, 'scripts/build-node.sh')], { stdio: 'ignore' });
 	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-chat-pack-'));
-	execFileSync('npm', ['pack', '--ignore-scripts', '--loglevel=error', `--pack-destination=${dir}`], {
-		cwd: ROOT,
-		stdio: 'ignore',
-	});
+	execFileSync(
+		'npm',
+		['pack', '--ignore-scripts', '--loglevel=error', `--pack-destination=${dir}`],
+		{
+			cwd: ROOT,
+			stdio: 'ignore',
+		},
+	);
 	return path.join(
 		dir,
 		readdirSync(dir).find((f) => f.endsWith('.tgz')),
@@ -43,8 +47,9 @@ export function loadInstalledChatModel(install) {
 	return {
 		pkgDir,
 		coreFile: core,
-		ResilientChatModel: req(path.join(pkgDir, 'dist/nodes/ResilientChatModel/ResilientChatModel.node.js'))
-			.ResilientChatModel,
+		ResilientChatModel: req(
+			path.join(pkgDir, 'dist/nodes/ResilientChatModel/ResilientChatModel.node.js'),
+		).ResilientChatModel,
 	};
 }
 
@@ -54,7 +59,8 @@ export function loadInstalledChatModel(install) {
  */
 export function supplyContext(parameters, models) {
 	const runData = [];
-	const get = (name) => name.split('.').reduce((o, k) => (o == null ? undefined : o[k]), parameters);
+	const get = (name) =>
+		name.split('.').reduce((o, k) => (o == null ? undefined : o[k]), parameters);
 	const quiet = () => undefined;
 	return {
 		runData,

@@ -138,6 +138,7 @@ test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the 
 		assert.equal(row.enableFallbackModel.backup, ITEMS);
 		// One run-data entry per model call on the sub-node: which provider served, and why.
 		const entries = chatEntries(run, 'Resilient Chat Model');
+		console.log(`  ms per model call: ${entries.map((e) => e.totalMs).join(', ')}`);
 		assert.equal(entries.length, ITEMS, JSON.stringify(entries[0]));
 		assert.ok(entries.every((e) => e.outcome === 'success' && e.provider === names[1]));
 		if (execution === 1) {

@@ -6,7 +6,10 @@ export const CHAT_NODE = 'n8n-nodes-resilient-provider-call.resilientChatModel';
 
 /** An n8n OpenAI credential pointed at loopback vendor instance `id`. */
 export const openAiCredential = (vendors, id, apiKey) => ({
-	id: `oa${id}`.replace(/[^A-Za-z0-9]/g, '').padEnd(16, '0').slice(0, 16),
+	id: `oa${id}`
+		.replace(/[^A-Za-z0-9]/g, '')
+		.padEnd(16, '0')
+		.slice(0, 16),
 	name: `openai ${id}`,
 	type: 'openAiApi',
 	data: { apiKey, url: `${vendors.url(id)}/v1` },
@@ -87,5 +90,12 @@ export function chatWorkflow(id, { items, nodes, roots, models }) {
 		connections[from] ??= { ai_languageModel: [[]] };
 		connections[from].ai_languageModel[0].push({ node: to, type: 'ai_languageModel', index });
 	}
-	return { id, name: id, active: false, settings: { executionOrder: 'v1' }, nodes: all, connections };
+	return {
+		id,
+		name: id,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: all,
+		connections,
+	};
 }
