@@ -161,3 +161,80 @@ test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the 
 		);
 	}
 });
+
+const chatInput = (name, position) => openAiModel(name, cred.bad, position);
+/** n8n's OpenAI Model: a completion model, not a chat model. */
+const textInput = (name, position) => ({
+	...openAiModel(name, cred.bad, position),
+	type: '@n8n/n8n-nodes-langchain.lmOpenAi',
+	typeVersion: 1,
+	parameters: { model: { __rl: true, mode: 'list', value: 'gpt-3.5-turbo-instruct' }, options: {} },
+});
+
+const BAD_INPUTS = [
+	[
+		'a duplicate provider name',
+		chatParameters(['same', 'same']),
+		[chatInput, chatInput],
+		/Provider Names: Model 1 and Model 2 are both named "same"/,
+	],
+	[
+		'an input without a provider name',
+		chatParameters(['named', '']),
+		[chatInput, chatInput],
+		/Provider Names: Model 2 has no provider name/,
+	],
+	['an input left unconnected', chatParameters(['a', 'b', 'c']), [chatInput, chatInput], /Model 3/],
+	[
+		'a completion (non-chat) model connected',
+		chatParameters(['chat', 'text']),
+		[chatInput, textInput],
+		/Model 2 \("text"\) is not a chat model/,
+	],
+];
+
+/** One execution, one branch per bad input (a chain that continues on fail over its own
+ * Resilient Chat Model); per branch, the errors n8n reports: "Error in sub-node …" at the root,
+ * the sub-node's own error in its run data. */
+let badRun;
+async function badInputErrors(k) {
+	badRun ??= (async () => {
+		const nodes = [];
+		const models = [];
+		BAD_INPUTS.forEach(([, parameters, inputs], b) => {
+			const y = 400 * b;
+			nodes.push(
+				llmChain(`Chain ${b}`, [700, y]),
+				resilientChatModel(`Resilient Chat Model ${b}`, parameters, [700, y + 200]),
+			);
+			models.push([`Resilient Chat Model ${b}`, `Chain ${b}`, 0]);
+			inputs.forEach((make, i) => {
+				const node = make(`Input ${b}.${i + 1}`, [500 + 200 * i, y + 300]);
+				nodes.push(node);
+				models.push([node.name, `Resilient Chat Model ${b}`, i]);
+			});
+		});
+		const roots = BAD_INPUTS.map((_, b) => `Chain ${b}`);
+		const wf = chatWorkflow(`bad${uid()}`, { items: 2, roots, nodes, models });
+		n8n.importWorkflow(wf);
+		const sent = vendors.arrivals.filter((a) => a.id === 'bad').length;
+		const { run, log } = await n8n.execute(wf.id);
+		assert.ok(run, log.slice(-3000));
+		return { run, sent: vendors.arrivals.filter((a) => a.id === 'bad').length - sent };
+	})();
+	const { run, sent } = await badRun;
+	const data = run.data.resultData.runData;
+	const messages = [
+		...(data[`Chain ${k}`]?.[0]?.data?.main?.[0] ?? []).map((i) => i.json.error),
+		...(data[`Resilient Chat Model ${k}`] ?? []).map((t) => t.error?.message),
+	];
+	return { errors: messages.filter(Boolean).join(' | '), sent };
+}
+
+BAD_INPUTS.forEach(([what, , , message], k) => {
+	test(`bad input, ${what}: a clear error naming the input, nothing sent`, async () => {
+		const { errors, sent } = await badInputErrors(k);
+		assert.match(errors, message);
+		assert.equal(sent, 0, 'no request reached any vendor');
+	});
+});
