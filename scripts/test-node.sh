@@ -11,7 +11,7 @@ bash scripts/build-node.sh
 for major in 2 1; do
   bash scripts/lib/n8n-install.sh "$major" >/dev/null
   log "end-to-end in n8n $([ $major = 2 ] && echo "$N8N2_VERSION (Node 24)" || echo "$N8N1_VERSION (Node 20)")"
-  N8N_MAJOR=$major step node --test --test-concurrency=1 tests/e2e/*.test.mjs >&2 || die "end-to-end tests failed on n8n $major"
+  N8N_MAJOR=$major step node --test --test-concurrency=1 tests/chat/*.test.mjs tests/e2e/*.test.mjs >&2 || die "end-to-end tests failed on n8n $major"
 done
 # Queue mode (1 main + 3 workers, Postgres, Bull on Redis): ~3 minutes per major.
 cargo build --release --quiet --locked -p resilient-simulator
