@@ -8,6 +8,10 @@ import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
 import {
+	aiAgent,
+	anthropicCredential,
+	anthropicModel,
+	calculatorTool,
 	chatWorkflow,
 	llmChain,
 	openAiCredential,
@@ -31,6 +35,7 @@ before(async () => {
 	installLikeN8n(packWorktree(), n8n.home);
 	for (const id of ['primary', 'backup', 'fbPrimary', 'fbBackup', 'bad'])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
+	cred.claude = anthropicCredential(vendors, 'claude', KEYS.anthropic);
 	n8n.importCredentials([
 		...Object.values(cred),
 		{
@@ -237,4 +242,53 @@ BAD_INPUTS.forEach(([what, , , message], k) => {
 		assert.match(errors, message);
 		assert.equal(sent, 0, 'no request reached any vendor');
 	});
+});
+
+test('AI Agent with a tool: the OpenAI primary answers turn 1 with a tool call and fails turn 2 with 503; the Anthropic fallback finishes with the tool result', async () => {
+	const names = [`gpt-${uid()}`, `claude-${uid()}`];
+	vendors.script('agentPrimary', [{ tool: 'Calculator', args: { input: '6*7' } }, 503]);
+	vendors.script('claude', ['echo_tool']);
+	cred.agentPrimary ??= openAiCredential(vendors, 'agentPrimary', KEYS.openai);
+	n8n.importCredentials([cred.agentPrimary]);
+	const wf = chatWorkflow(`agent${uid()}`, {
+		items: [{ q: 'What is 6 times 7? Use the calculator.' }],
+		roots: ['Agent'],
+		nodes: [
+			aiAgent('Agent', [700, -200], major),
+			resilientChatModel('Resilient Chat Model', chatParameters(names), [600, 0]),
+			openAiModel('GPT', cred.agentPrimary, [500, 200]),
+			anthropicModel('Claude', cred.claude, [700, 200]),
+			calculatorTool('Calculator', [900, 0]),
+		],
+		models: [
+			['GPT', 'Resilient Chat Model', 0],
+			['Claude', 'Resilient Chat Model', 1],
+			['Resilient Chat Model', 'Agent', 0],
+			['Calculator', 'Agent', 0, 'ai_tool'],
+		],
+	});
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-3000));
+	const [answer] = rootItems(run, 'Agent');
+	// The vendor echoes the last tool result it was sent: the calculator's 42 reached the fallback.
+	assert.match(
+		answer.json.output,
+		/^claude read the tool result: .*\b42\b/,
+		JSON.stringify(answer.json),
+	);
+	const entries = chatEntries(run, 'Resilient Chat Model');
+	const attemptsAt = (name) =>
+		entries.flatMap((e) => e.attempts).filter((a) => a.name === name).length;
+	console.log(
+		`agent: ${entries.length} model calls, served by ${entries.map((e) => e.provider).join(', ')}; ` +
+			`requests gpt ${vendors.accepted('agentPrimary')}, claude ${vendors.accepted('claude')}`,
+	);
+	assert.deepEqual(
+		entries.map((e) => e.provider),
+		names,
+	);
+	assert.equal(vendors.accepted('agentPrimary'), attemptsAt(names[0]));
+	assert.equal(vendors.accepted('claude'), attemptsAt(names[1]));
+	assert.equal(vendors.accepted('claude'), 1);
 });

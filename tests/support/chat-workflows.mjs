@@ -51,9 +51,12 @@ export const resilientChatModel = (name, parameters, position, nodeType = CHAT_N
 	parameters,
 });
 
-/** Start -> n items {q} -> every root in `roots`; `models` wire sub-nodes: [from, to, index]. */
+/** Start -> n items {q} -> every root in `roots`; `models` wire sub-nodes: [from, to, index,
+ * type = ai_languageModel]. */
 export function chatWorkflow(id, { items, nodes, roots, models }) {
-	const qs = Array.from({ length: items }, (_, i) => ({ n: i + 1, q: `Question ${i + 1}` }));
+	const qs = Array.isArray(items)
+		? items
+		: Array.from({ length: items }, (_, i) => ({ n: i + 1, q: `Question ${i + 1}` }));
 	const all = [
 		{
 			id: 'start',
@@ -86,9 +89,10 @@ export function chatWorkflow(id, { items, nodes, roots, models }) {
 		Items: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
 		Split: { main: [roots.map((r) => ({ node: r, type: 'main', index: 0 }))] },
 	};
-	for (const [from, to, index] of models) {
-		connections[from] ??= { ai_languageModel: [[]] };
-		connections[from].ai_languageModel[0].push({ node: to, type: 'ai_languageModel', index });
+	for (const [from, to, index, type = 'ai_languageModel'] of models) {
+		connections[from] ??= {};
+		connections[from][type] ??= [[]];
+		connections[from][type][0].push({ node: to, type, index });
 	}
 	return {
 		id,
@@ -99,3 +103,48 @@ export function chatWorkflow(id, { items, nodes, roots, models }) {
 		connections,
 	};
 }
+
+/** An n8n Anthropic credential pointed at loopback vendor instance `id`. */
+export const anthropicCredential = (vendors, id, apiKey) => ({
+	id: `an${id}`
+		.replace(/[^A-Za-z0-9]/g, '')
+		.padEnd(16, '0')
+		.slice(0, 16),
+	name: `anthropic ${id}`,
+	type: 'anthropicApi',
+	data: { apiKey, url: vendors.url(id) },
+});
+
+/** n8n's Anthropic Chat Model on credential `cred`. */
+export const anthropicModel = (name, cred, position) => ({
+	id: name.replace(/\W/g, ''),
+	name,
+	type: '@n8n/n8n-nodes-langchain.lmChatAnthropic',
+	typeVersion: 1.3,
+	position,
+	parameters: {
+		model: { __rl: true, mode: 'list', value: 'claude-sonnet-4-5-20250929' },
+		options: {},
+	},
+	credentials: { anthropicApi: { id: cred.id, name: cred.name } },
+});
+
+/** n8n's AI Agent (its newest version on this n8n) over each item's `q`. */
+export const aiAgent = (name, position, major) => ({
+	id: name.replace(/\W/g, ''),
+	name,
+	type: '@n8n/n8n-nodes-langchain.agent',
+	typeVersion: major === 2 ? 3.1 : 3,
+	position,
+	parameters: { promptType: 'define', text: '={{ $json.q }}', options: {} },
+});
+
+/** n8n's Calculator tool (no network). */
+export const calculatorTool = (name, position) => ({
+	id: name.replace(/\W/g, ''),
+	name,
+	type: '@n8n/n8n-nodes-langchain.toolCalculator',
+	typeVersion: 1,
+	position,
+	parameters: {},
+});
