@@ -4,7 +4,9 @@
 // Enable Fallback Model, on the same kind of servers. The primary always answers 500.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { n8nInstall, n8nInstance, ROOT, uid } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
 import {
@@ -291,4 +293,36 @@ test('AI Agent with a tool: the OpenAI primary answers turn 1 with a tool call a
 	assert.equal(vendors.accepted('agentPrimary'), attemptsAt(names[0]));
 	assert.equal(vendors.accepted('claude'), attemptsAt(names[1]));
 	assert.equal(vendors.accepted('claude'), 1);
+});
+
+test("README's example workflow (n8n-node/examples/resilient-chat-model.json), OpenAI always 500: 3 requests to it, Anthropic serves all 10 questions", async () => {
+	const wf = JSON.parse(
+		readFileSync(path.join(ROOT, 'n8n-node/examples/resilient-chat-model.json'), 'utf8'),
+	);
+	wf.id = `example${uid()}`;
+	vendors.script('exOpenai', [500]);
+	vendors.script('exClaude', ['ok']);
+	const openaiCred = openAiCredential(vendors, 'exOpenai', KEYS.openai);
+	const claudeCred = anthropicCredential(vendors, 'exClaude', KEYS.anthropic);
+	n8n.importCredentials([openaiCred, claudeCred]);
+	const node = (name) => wf.nodes.find((n) => n.name === name);
+	node('OpenAI Chat Model').credentials.openAiApi = { id: openaiCred.id, name: openaiCred.name };
+	node('Anthropic Chat Model').credentials.anthropicApi = {
+		id: claudeCred.id,
+		name: claudeCred.name,
+	};
+	// Provider names are global keys: unique per test run so earlier runs' state cannot leak in.
+	node('Resilient Chat Model').parameters.providers.provider = [
+		{ name: `openai-${uid()}` },
+		{ name: `anthropic-${uid()}` },
+	];
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-3000));
+	const [served, failed] = run.data.resultData.runData['Basic LLM Chain'][0].data.main;
+	assert.equal(served.length, 10);
+	assert.equal(failed?.length ?? 0, 0);
+	assert.ok(served.every((i) => i.json.text === 'exClaude says hi'));
+	assert.equal(vendors.accepted('exOpenai'), 3);
+	assert.equal(vendors.accepted('exClaude'), 10);
 });
