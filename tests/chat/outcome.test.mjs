@@ -104,7 +104,7 @@ test('Anthropic 503 with Retry-After: status and hint, raw and wrapped', async (
 	assert.deepEqual(outcomeOf(asN8n(raw)), want);
 });
 
-test('OpenAI 400 (context too long): status 400, which the engine neither retries nor counts', async () => {
+test('OpenAI 400 (context too long): status 400', async () => {
 	vendors.script('o400', ['too_long']);
 	const raw = await thrown(openai(`${vendors.url('o400')}/v1`));
 	assert.deepEqual(outcomeOf(asN8n(raw)), { kind: 'status', status: 400, headers: {} });

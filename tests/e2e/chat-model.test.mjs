@@ -145,6 +145,10 @@ test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the 
 		assert.equal(row.enableFallbackModel.backup, ITEMS);
 		// One run-data entry per model call on the sub-node: which provider served, and why.
 		const entries = chatEntries(run, 'Resilient Chat Model');
+		// The API key (a canary: unique per run) appears in no entry of the sub-node.
+		assert.ok(
+			!JSON.stringify(run.data.resultData.runData['Resilient Chat Model']).includes(KEYS.openai),
+		);
 		console.log(`  ms per model call: ${entries.map((e) => e.totalMs).join(', ')}`);
 		assert.equal(entries.length, ITEMS, JSON.stringify(entries[0]));
 		assert.ok(entries.every((e) => e.outcome === 'success' && e.provider === names[1]));
@@ -325,4 +329,38 @@ test("README's example workflow (n8n-node/examples/resilient-chat-model.json), O
 	assert.ok(served.every((i) => i.json.text === 'exClaude says hi'));
 	assert.equal(vendors.accepted('exOpenai'), 3);
 	assert.equal(vendors.accepted('exClaude'), 10);
+});
+
+test(`Basic LLM Chain at its default batch size (5 items at once), primary always 500: the primary gets at most threshold + 4 requests`, async () => {
+	const names = [`openai-${uid()}`, `backup-${uid()}`];
+	vendors.script('batchPrimary', [500]);
+	vendors.script('batchBackup', ['ok']);
+	const primary = openAiCredential(vendors, 'batchPrimary', KEYS.openai);
+	const backup = openAiCredential(vendors, 'batchBackup', KEYS.openai);
+	n8n.importCredentials([primary, backup]);
+	const chain = llmChain('Chain', [700, -200]);
+	delete chain.parameters.batching;
+	const wf = chatWorkflow(`batch${uid()}`, {
+		items: ITEMS,
+		roots: ['Chain'],
+		nodes: [
+			chain,
+			resilientChatModel('Resilient Chat Model', chatParameters(names), [700, 0]),
+			openAiModel('Primary model', primary, [600, 200]),
+			openAiModel('Backup model', backup, [800, 200]),
+		],
+		models: [
+			['Primary model', 'Resilient Chat Model', 0],
+			['Backup model', 'Resilient Chat Model', 1],
+			['Resilient Chat Model', 'Chain', 0],
+		],
+	});
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-3000));
+	console.log(`n8n ${major}, batch size 5: primary ${vendors.accepted('batchPrimary')} requests`);
+	assert.equal(rootItems(run, 'Chain').length, ITEMS);
+	assert.ok(vendors.accepted('batchPrimary') >= THRESHOLD);
+	assert.ok(vendors.accepted('batchPrimary') <= THRESHOLD + 5 - 1);
+	assert.equal(vendors.accepted('batchBackup'), ITEMS);
 });
