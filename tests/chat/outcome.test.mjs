@@ -1,7 +1,8 @@
 // The error → outcome mapping on the errors the real clients throw (n8n's own LangChain copies):
 // the status and the hint headers the vendor sent, the socket's code, a timeout. Raw as a plain
-// client throws them, and wrapped as n8n's chat-model nodes throw them (NodeApiError, `httpCode`
-// a string, the client's error under `cause`). The engine decides what each one means.
+// client throws them, and as n8n's chat-model nodes throw them: their failed-attempt handler
+// throws a NodeApiError (`httpCode` a string) around the client's error, which n8n 2 keeps under
+// `cause` and n8n 1 loses; the node's takeOver puts it back. The engine decides what each means.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -14,14 +15,14 @@ import { createRequire } from 'node:module';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const KEYS = { openai: 'sk-o', anthropic: 'sk-a', gemini: 'g' };
-let vendors, req, outcomeOf, slow;
+let vendors, req, outcomeOf, takeOver, slow;
 
 before(async () => {
 	const install = n8nInstall(major);
 	req = n8nRequire(install);
-	({ outcomeOfModelError: outcomeOf } = createRequire(import.meta.url)(
-		path.join(ROOT, 'dist/lib/chat/outcome.js'),
-	));
+	const dist = createRequire(import.meta.url);
+	({ outcomeOfModelError: outcomeOf } = dist(path.join(ROOT, 'dist/lib/chat/outcome.js')));
+	({ takeOver } = dist(path.join(ROOT, 'dist/lib/chat/takeOver.js')));
 	vendors = await startLlmVendors(KEYS);
 	slow = http.createServer((_q, res) => setTimeout(() => res.end('{}'), 3000).unref());
 	await new Promise((r) => slow.listen(0, '127.0.0.1', r));
@@ -32,20 +33,22 @@ after(async () => {
 	await new Promise((r) => slow?.close(r));
 });
 
-const openai = (baseURL, extra = {}) =>
+const openai = (baseURL, extra = {}, n8n = {}) =>
 	new (req('@langchain/openai').ChatOpenAI)({
 		apiKey: KEYS.openai,
 		model: 'gpt-4o-mini',
 		maxRetries: 0,
 		configuration: { baseURL },
 		...extra,
+		...n8n,
 	});
-const anthropic = (id) =>
+const anthropic = (id, n8n = {}) =>
 	new (req('@langchain/anthropic').ChatAnthropic)({
 		apiKey: KEYS.anthropic,
-		model: 'claude-3-5-haiku-latest',
+		model: 'claude-sonnet-4-5-20250929',
 		maxRetries: 0,
 		anthropicApiUrl: vendors.url(id),
+		...n8n,
 	});
 const thrown = async (model) => {
 	try {
@@ -55,31 +58,46 @@ const thrown = async (model) => {
 	}
 	assert.fail('the call succeeded');
 };
-/** What n8n's failed-attempt handler throws: NodeApiError around the client's error. */
-const asN8n = (error) => {
-	const { NodeApiError } = req('n8n-workflow');
-	const node = {
-		id: '1',
-		name: 'OpenAI Chat Model',
-		type: 'x',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
+/** The same client as n8n's chat-model nodes build it: its failed-attempt handler throws a
+ * NodeApiError around the client's error (n8n's handler, last step); taken over by the node. */
+const n8nStyle =
+	(make) =>
+	(...args) => {
+		const { NodeApiError } = req('n8n-workflow');
+		const node = {
+			id: '1',
+			name: 'Chat Model',
+			type: 'x',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		};
+		return takeOver(
+			make(...args, {
+				onFailedAttempt: (error) => {
+					throw new NodeApiError(node, error, { functionality: 'configuration-node' });
+				},
+			}),
+		);
 	};
-	return new NodeApiError(node, error, { functionality: 'configuration-node' });
+/** The outcome of one call, thrown by the plain client and by n8n's; both must agree. */
+const outcomes = async (make, ...args) => {
+	const raw = await thrown(make(...args));
+	const wrapped = await thrown(n8nStyle(make)(...args));
+	assert.equal(wrapped.constructor.name, 'NodeApiError');
+	return [outcomeOf(raw), outcomeOf(wrapped), raw, wrapped];
 };
 
-test('OpenAI 500: status 500, no hint; the same from n8n’s NodeApiError (httpCode "500")', async () => {
+test('OpenAI 500: status 500, no hint (NodeApiError httpCode "500")', async () => {
 	vendors.script('o500', [500]);
-	const raw = await thrown(openai(`${vendors.url('o500')}/v1`));
-	assert.equal(raw.status, 500);
-	assert.deepEqual(outcomeOf(raw), { kind: 'status', status: 500, headers: {} });
-	const wrapped = asN8n(raw);
-	assert.equal(wrapped.httpCode, '500');
-	assert.deepEqual(outcomeOf(wrapped), { kind: 'status', status: 500, headers: {} });
+	const [raw, wrapped, rawError, n8nError] = await outcomes(openai, `${vendors.url('o500')}/v1`);
+	assert.equal(rawError.status, 500);
+	assert.equal(n8nError.httpCode, '500');
+	assert.deepEqual(raw, { kind: 'status', status: 500, headers: {} });
+	assert.deepEqual(wrapped, raw);
 });
 
-test('OpenAI 429 with Retry-After 7: the header reaches the engine, raw and wrapped', async () => {
+test('OpenAI 429 with Retry-After 7: the header reaches the engine', async () => {
 	vendors.script('o429', [
 		{
 			status: 429,
@@ -90,37 +108,38 @@ test('OpenAI 429 with Retry-After 7: the header reaches the engine, raw and wrap
 			},
 		},
 	]);
-	const raw = await thrown(openai(`${vendors.url('o429')}/v1`));
-	const want = { kind: 'status', status: 429, headers: { 'retry-after': '7' } };
-	assert.deepEqual(outcomeOf(raw), want);
-	assert.deepEqual(outcomeOf(asN8n(raw)), want);
+	const [raw, wrapped] = await outcomes(openai, `${vendors.url('o429')}/v1`);
+	assert.deepEqual(raw, { kind: 'status', status: 429, headers: { 'retry-after': '7' } });
+	assert.deepEqual(wrapped, raw);
 });
 
-test('Anthropic 503 with Retry-After: status and hint, raw and wrapped', async () => {
+test('Anthropic 503 with Retry-After: status and hint', async () => {
 	vendors.script('a503', [503]);
-	const raw = await thrown(anthropic('a503'));
-	const want = { kind: 'status', status: 503, headers: { 'retry-after': '1' } };
-	assert.deepEqual(outcomeOf(raw), want);
-	assert.deepEqual(outcomeOf(asN8n(raw)), want);
+	const [raw, wrapped] = await outcomes(anthropic, 'a503');
+	assert.deepEqual(raw, { kind: 'status', status: 503, headers: { 'retry-after': '1' } });
+	assert.deepEqual(wrapped, raw);
 });
 
 test('OpenAI 400 (context too long): status 400', async () => {
 	vendors.script('o400', ['too_long']);
-	const raw = await thrown(openai(`${vendors.url('o400')}/v1`));
-	assert.deepEqual(outcomeOf(asN8n(raw)), { kind: 'status', status: 400, headers: {} });
+	const [raw, wrapped] = await outcomes(openai, `${vendors.url('o400')}/v1`);
+	assert.deepEqual(raw, { kind: 'status', status: 400, headers: {} });
+	assert.deepEqual(wrapped, raw);
 });
 
 test('connection refused: the socket code under the client error (ECONNREFUSED)', async () => {
 	const [port] = await freePorts(1);
-	const raw = await thrown(openai(`http://127.0.0.1:${port}/v1`));
-	assert.deepEqual(outcomeOf(raw), { kind: 'error', code: 'ECONNREFUSED' });
-	assert.deepEqual(outcomeOf(asN8n(raw)), { kind: 'error', code: 'ECONNREFUSED' });
+	const [raw, wrapped] = await outcomes(openai, `http://127.0.0.1:${port}/v1`);
+	assert.deepEqual(raw, { kind: 'error', code: 'ECONNREFUSED' });
+	assert.deepEqual(wrapped, raw);
 });
 
 test("the client's own timeout: TIMEOUT", async () => {
 	const { port } = slow.address();
-	const raw = await thrown(openai(`http://127.0.0.1:${port}/v1`, { timeout: 300 }));
-	assert.equal(raw.name, 'TimeoutError');
-	assert.deepEqual(outcomeOf(raw), { kind: 'error', code: 'TIMEOUT' });
-	assert.deepEqual(outcomeOf(asN8n(raw)), { kind: 'error', code: 'TIMEOUT' });
+	const [raw, wrapped, rawError] = await outcomes(openai, `http://127.0.0.1:${port}/v1`, {
+		timeout: 300,
+	});
+	assert.equal(rawError.name, 'TimeoutError');
+	assert.deepEqual(raw, { kind: 'error', code: 'TIMEOUT' });
+	assert.deepEqual(wrapped, raw);
 });

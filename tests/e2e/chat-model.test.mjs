@@ -294,6 +294,9 @@ test('AI Agent with a tool: the OpenAI primary answers turn 1 with a tool call a
 		entries.map((e) => e.provider),
 		names,
 	);
+	// The vendor's Retry-After: 1 on the 503s reached the engine through n8n's OpenAI node.
+	const failed = entries[1].attempts.filter((a) => a.name === names[0]);
+	assert.ok(failed.length > 0 && failed.every((a) => a.retry_after), JSON.stringify(failed));
 	assert.equal(vendors.accepted('agentPrimary'), attemptsAt(names[0]));
 	assert.equal(vendors.accepted('claude'), attemptsAt(names[1]));
 	assert.equal(vendors.accepted('claude'), 1);

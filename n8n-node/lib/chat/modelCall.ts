@@ -16,7 +16,7 @@ import { itemStore, type StoreSettings } from '../store/open';
 import type { StateStore } from '../store/types';
 import { Cancelled, type CallResult } from '../transport';
 import { ANSWERED, outcomeOfModelError } from './outcome';
-import { retriesOff } from './retriesOff';
+import { takeOver } from './takeOver';
 import type { ChatCall, ChatModel } from './wrapper';
 
 export interface ChatChain {
@@ -43,7 +43,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 	const index = new Map(plan.requests.map((r, k) => [r.name, k]));
 	return {
 		async generate(models: ChatModel[], messages: BaseMessage[], options) {
-			for (const m of models) retriesOff(m);
+			for (const m of models) takeOver(m);
 			const { index: runIndex } = ctx.addInputData(NodeConnectionTypes.AiLanguageModel, [
 				[{ json: { messages: messages.map(describe) } }],
 			]);

@@ -13,7 +13,7 @@ import { sharedStore, storeSettings } from '../../lib/store/open';
 import { connectedModels } from '../../lib/chat/connected';
 import { chatCall } from '../../lib/chat/modelCall';
 import { readChatPlan } from '../../lib/chat/plan';
-import { retriesOff } from '../../lib/chat/retriesOff';
+import { takeOver } from '../../lib/chat/takeOver';
 import { resilientChatModel } from '../../lib/chat/wrapper';
 
 // One engine per distinct configuration in this process: the wrapper outlives supplyData (the
@@ -69,7 +69,7 @@ export class ResilientChatModel implements INodeType {
 		}
 		const storeCfg = storeSettings(this);
 		const shared = await sharedStore(this, storeCfg);
-		for (const m of models) retriesOff(m);
+		for (const m of models) takeOver(m);
 		const call = chatCall({ ctx: this, engine, plan, shared, storeCfg });
 		return { response: resilientChatModel(call, models, presented) };
 	}
