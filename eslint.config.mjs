@@ -50,7 +50,7 @@ export default [
 			'n8n-nodes-base/node-class-description-credentials-name-unsuffixed': 'off',
 			// It flags re-throwing an error already narrowed to NodeOperationError, and the internal
 			// signals (Cancelled, StoreUnavailable, a store's re-throw after ROLLBACK) that the node
-			// turns into NodeOperationError at its boundary (ResilientProviderCall.node.ts).
+			// turns into NodeOperationError at its boundary (ResilientProviderCall/execute.ts).
 			'@n8n/community-nodes/require-node-api-error': 'off',
 			// Title case would misname "(ms)" units, the reason code store_unavailable, "n8n", and a
 			// notice that is a sentence.
@@ -61,12 +61,25 @@ export default [
 		},
 	},
 	{
-		files: ['n8n-node/nodes/ResilientProviderCall/description.ts'],
+		files: [
+			'n8n-node/nodes/ResilientProviderCall/v1/description.ts',
+			'n8n-node/nodes/ResilientProviderCall/v2/policy.ts',
+			'n8n-node/nodes/ResilientProviderCall/v2/providerOptions.ts',
+		],
 		rules: {
 			// Engine settings take their defaults from the engine's one defaults table
-			// (ENGINE_DEFAULTS, generated from src/config.rs); the rule sees only literals.
+			// (ENGINE_DEFAULTS, generated from src/config.rs), a preset's Base URL from its vendor's
+			// constant; the rule sees only literals.
 			// tests/node-units/defaults.test.mjs checks that every one is set and equals the engine's.
 			'n8n-nodes-base/node-param-default-missing': 'off',
+		},
+	},
+	{
+		files: ['n8n-node/nodes/ResilientProviderCall/v*/ResilientProviderCallV*.node.ts'],
+		rules: {
+			// A version's description spreads the base description, which names the icon (as n8n's
+			// own versioned nodes do; n8n resolves it against ResilientProviderCall.node.ts).
+			'@n8n/community-nodes/icon-validation': 'off',
 		},
 	},
 	{

@@ -29,6 +29,9 @@ pub struct ChainConfig {
     pub health_statuses: String,
     pub count_429: bool,
     pub retry_unsafe_methods: bool,
+    /// A 400 saying the input is too long for the model moves on to the next provider (a larger
+    /// context) instead of failing the item with `context_too_long`.
+    pub next_provider_when_input_too_long: bool,
     pub trip_rule: String,
     pub failure_rate: f64,
     pub min_calls: i64,
@@ -57,6 +60,7 @@ impl Default for ChainConfig {
             health_statuses: "408,500-599".into(),
             count_429: false,
             retry_unsafe_methods: false,
+            next_provider_when_input_too_long: false,
             trip_rule: "consecutive".into(),
             failure_rate: 0.5,
             min_calls: 10,
@@ -131,6 +135,8 @@ pub struct Chain {
     pub retry_after_cap_ms: u64,
     pub defer_spread_ms: u64,
     pub rules: RetryRules,
+    /// See [`ChainConfig::next_provider_when_input_too_long`].
+    pub next_provider_when_input_too_long: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -261,6 +267,7 @@ impl ChainConfig {
                 count_429: self.count_429,
                 retry_unsafe_methods: self.retry_unsafe_methods,
             },
+            next_provider_when_input_too_long: self.next_provider_when_input_too_long,
         })
     }
 }

@@ -1,16 +1,20 @@
 //! Policy engine of the Resilient Provider Call n8n node. Sans-IO: no clock, socket or store;
 //! time (`now_ms`, the store's clock) and randomness come in, decisions and new rows come out.
 //!
-//! One module per decision: [`outcome`] (retry? counts against health?), [`backoff`] (delay
+//! One module per decision: [`outcome`] (retry? counts against health?), [`context_limit`] (input
+//! too long for the model?), [`backoff`] (delay
 //! schedule), [`retry_after`] (server hints), [`breaker`] (provider health), [`rate_gate`] and
 //! [`in_flight`] (shared pacing), [`chain`] (which provider next), [`step`] (one item's steps),
 //! [`record`] (an outcome's effect on shared rows), [`row_text`] (rows as stores hold them),
-//! [`session`] (an item through the two-call boundary), [`ticket`] (the guard's check and report).
+//! [`session`] (an item through the two-call boundary), [`answer_text`] (its commonest answer as
+//! text), [`ticket`] (the guard's check and report).
+pub mod answer_text;
 pub mod backoff;
 pub mod breaker;
 pub mod chain;
 pub mod config;
 pub mod config_decode;
+pub mod context_limit;
 pub mod error;
 pub mod in_flight;
 pub mod inspect;

@@ -1,5 +1,6 @@
 //! Outcome classification: is this outcome worth a retry, and does it count against the
 //! provider's health? Two separate questions (seed 001: never cool down on your own bugs).
+use crate::context_limit::input_too_long;
 use crate::reason::Reason;
 use crate::retry_after::{hint, Hint, HintHeaders};
 use crate::status_set::StatusSet;
@@ -17,6 +18,10 @@ pub enum Outcome {
         /// status says success: then the provider answered, but not usefully.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         failed_check: Option<String>,
+        /// The start of a non-success body (the node sends at most 4 KB), read only for the
+        /// context-too-long rule ([`crate::context_limit`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
     },
     /// A network-level failure, by Node's error code (`ECONNRESET`, …) or `TIMEOUT` for our deadline.
     Error { code: String },
@@ -24,12 +29,12 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn status(status: u16, headers: HintHeaders) -> Outcome {
-        Outcome::Status { status, headers, failed_check: None }
+        Outcome::Status { status, headers, failed_check: None, body: None }
     }
 
     /// A successful status that failed the response check named `check`.
     pub fn check_failed(status: u16, check: &str) -> Outcome {
-        Outcome::Status { status, headers: HintHeaders::default(), failed_check: Some(check.to_string()) }
+        Outcome::Status { status, headers: HintHeaders::default(), failed_check: Some(check.to_string()), body: None }
     }
 
     /// The failed check that decides this outcome: a success status with a failed check.
@@ -65,10 +70,6 @@ pub struct CallFacts {
     /// POST or PATCH: repeating it may act twice.
     pub unsafe_method: bool,
     pub has_idempotency_key: bool,
-    /// The node refreshed the credential right after this 401/403.
-    pub credential_refreshed: bool,
-    /// This item already used its one auth retry on this provider.
-    pub auth_retry_used: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,20 +97,12 @@ pub struct Classification {
     /// A 429: close this provider's shared rate gate for every worker.
     pub closes_gate: bool,
     pub hint: Option<Hint>,
-    /// Whether this was the single auth retry after a credential refresh.
-    pub auth_retry: bool,
 }
 
 pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms: u64) -> Classification {
-    let mut c = Classification {
-        verdict: Verdict::Success,
-        health: Health::Success,
-        closes_gate: false,
-        hint: None,
-        auth_retry: false,
-    };
+    let mut c = Classification { verdict: Verdict::Success, health: Health::Success, closes_gate: false, hint: None };
     match outcome {
-        Outcome::Status { status, headers, failed_check } => {
+        Outcome::Status { status, headers, failed_check, body } => {
             let status = *status;
             if (100..400).contains(&status) {
                 if failed_check.is_some() {
@@ -117,6 +110,12 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
                     c.health = Health::Failure;
                     c.verdict = Verdict::Stop(Reason::CheckFailed);
                 }
+                return c;
+            }
+            if input_too_long(status, body.as_deref()) {
+                // Our input, not the provider's health; the same input fails again here.
+                c.health = Health::Neutral;
+                c.verdict = Verdict::Stop(Reason::ContextTooLong);
                 return c;
             }
             c.hint = hint(Some(status), headers, now_ms);
@@ -127,14 +126,9 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
                 Health::Neutral
             };
             c.verdict = if status == 401 || status == 403 {
-                // One retry right after a token refresh, never a loop, never the provider's fault.
+                // Refused credentials: repeating them cannot help, and it is not the provider's fault.
                 c.health = Health::Neutral;
-                if facts.credential_refreshed && !facts.auth_retry_used {
-                    c.auth_retry = true;
-                    Verdict::Retry
-                } else {
-                    Verdict::Stop(Reason::NonRetryable)
-                }
+                Verdict::Stop(Reason::NonRetryable)
             } else if rules.retry_statuses.contains(status) {
                 Verdict::Retry
             } else {
@@ -151,12 +145,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
             };
         }
     }
-    if c.verdict == Verdict::Retry
-        && !c.auth_retry
-        && facts.unsafe_method
-        && !facts.has_idempotency_key
-        && !rules.retry_unsafe_methods
-    {
+    if c.verdict == Verdict::Retry && facts.unsafe_method && !facts.has_idempotency_key && !rules.retry_unsafe_methods {
         c.verdict = Verdict::Stop(Reason::NonRetryable);
     }
     c
@@ -200,11 +189,25 @@ mod tests {
     }
 
     #[test]
-    fn auth_is_retried_once_only_after_a_refresh() {
-        let refreshed = CallFacts { credential_refreshed: true, ..get() };
-        assert_eq!(run(&status(401), refreshed).verdict, Verdict::Retry);
-        let again = CallFacts { auth_retry_used: true, ..refreshed };
-        assert_eq!(run(&status(401), again).verdict, Verdict::Stop(Reason::NonRetryable));
+    fn refused_credentials_are_never_retried_nor_counted() {
+        for s in [401, 403] {
+            let c = run(&status(s), get());
+            assert_eq!((c.verdict, c.health), (Verdict::Stop(Reason::NonRetryable), Health::Neutral), "{s}");
+        }
+    }
+
+    fn with_body(s: u16, body: &str) -> Outcome {
+        Outcome::Status { status: s, headers: HintHeaders::default(), failed_check: None, body: Some(body.into()) }
+    }
+
+    #[test]
+    fn a_400_saying_the_input_is_too_long_is_its_own_reason() {
+        let c = run(&with_body(400, r#"{"error":{"code":"context_length_exceeded"}}"#), get());
+        assert_eq!((c.verdict, c.health), (Verdict::Stop(Reason::ContextTooLong), Health::Neutral));
+        let other = run(&with_body(400, r#"{"error":{"message":"Invalid 'model'"}}"#), get());
+        assert_eq!(other.verdict, Verdict::Stop(Reason::NonRetryable), "every other 400 keeps its rule");
+        let busy = run(&with_body(503, "maximum context length"), get());
+        assert_eq!((busy.verdict, busy.health), (Verdict::Retry, Health::Failure), "a 503 is a 503");
     }
 
     #[test]
@@ -236,6 +239,7 @@ mod tests {
             status: 503,
             headers: HintHeaders::default(),
             failed_check: Some("required_path:x".into()),
+            body: None,
         };
         assert_eq!(run(&busy, get()).verdict, Verdict::Retry, "a 503 is a 503, whatever its body lacks");
         assert_eq!(busy.decisive_check(), None);

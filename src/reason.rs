@@ -24,12 +24,14 @@ pub enum Reason {
     NonRetryable,
     /// The response did not pass the provider's response check.
     CheckFailed,
+    /// A 400 saying the input is longer than the model's context (`context_limit`).
+    ContextTooLong,
     /// The shared state store could not be reached (fail-closed).
     StoreUnavailable,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 11] = [
+    pub const ALL: [Reason; 12] = [
         Reason::CircuitOpen,
         Reason::Cooldown,
         Reason::HalfOpenBusy,
@@ -40,6 +42,7 @@ impl Reason {
         Reason::AttemptsExhausted,
         Reason::NonRetryable,
         Reason::CheckFailed,
+        Reason::ContextTooLong,
         Reason::StoreUnavailable,
     ];
 
@@ -59,12 +62,13 @@ impl Reason {
             Reason::AttemptsExhausted => "attempts_exhausted",
             Reason::NonRetryable => "non_retryable",
             Reason::CheckFailed => "check_failed",
+            Reason::ContextTooLong => "context_too_long",
             Reason::StoreUnavailable => "store_unavailable",
         }
     }
 
     /// Whether trying again later can help (deferred) or not (failed).
     pub fn is_retryable(self) -> bool {
-        !matches!(self, Reason::NonRetryable | Reason::CheckFailed)
+        !matches!(self, Reason::NonRetryable | Reason::CheckFailed | Reason::ContextTooLong)
     }
 }

@@ -25,25 +25,33 @@ pub struct End {
     pub counters: Vec<Counters>,
 }
 
-/// The answer to `poll`.
+/// The answer to `poll`. What is `None` is left out of the answer's text: each answer is written
+/// here and parsed in JS per call, and most polls have nothing to write and no end.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Polled {
     /// `call` or `sleep` (a reserved rate-gate slot); a final step comes as `end`.
     pub step: Step,
     /// Write these first; if the store refuses them, read again and poll again.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub writes: Option<RowWrites>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub transition: Option<Transition>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
 }
 
-/// The answer to `outcome` (and to `rerecord` after a lost race).
+/// The answer to `outcome` (and to `rerecord` after a lost race); `None` is left out, as above.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Recorded {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub writes: Option<RowWrites>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub transition: Option<Transition>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub attempt: Option<AttemptLog>,
     /// Wait this long before the next poll (0: poll at once). Meaningless once `end` is set.
     pub sleep_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
 }
 
@@ -80,7 +88,13 @@ impl Session {
 
     /// The next step from the chain's row texts read at `now` (the store's clock).
     pub fn poll(&mut self, now: u64, rows: &[impl AsRef<str>]) -> Result<Polled, EngineError> {
-        self.views = row_text::views(rows, self.chain.providers.len())?;
+        let views = row_text::views(rows, self.chain.providers.len())?;
+        self.poll_views(now, views)
+    }
+
+    /// [`Session::poll`] on rows already decoded (by a [`row_text::RowMemo`]).
+    pub fn poll_views(&mut self, now: u64, views: Vec<ProviderView>) -> Result<Polled, EngineError> {
+        self.views = views;
         self.effect = None;
         let poll = self.machine.poll(now, &self.views)?;
         if let Some(w) = &poll.writes {
@@ -96,7 +110,7 @@ impl Session {
 
     /// The outcome of the call the last poll returned.
     pub fn outcome(&mut self, now: u64, outcome: &Outcome) -> Result<Recorded, EngineError> {
-        let effect = self.machine.on_outcome(now, outcome, false)?;
+        let effect = self.machine.on_outcome(now, outcome)?;
         let attempt = self.machine.report().attempts.last().cloned();
         let mut out = self.record(effect, now);
         out.attempt = attempt;
@@ -132,6 +146,10 @@ impl Session {
     pub fn defer_now(&mut self, now: u64, reason: Reason) -> End {
         self.machine.defer_now(now, reason);
         self.end().expect("deferred items have ended")
+    }
+
+    pub fn providers(&self) -> usize {
+        self.chain.providers.len()
     }
 
     pub fn machine(&self) -> &ItemMachine {

@@ -21,6 +21,8 @@ pub enum Step {
         attempt: u32,
         deadline_ms: u64,
         probe: bool,
+        /// Absent when none (answers stay short: every byte is written and parsed per poll).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         idempotency_key: Option<String>,
     },
     /// Wait, then poll again.
@@ -120,7 +122,6 @@ struct Pending {
 struct Progress {
     attempts: u32,
     prev_delay_ms: u64,
-    auth_retry_used: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -290,22 +291,12 @@ impl ItemMachine {
 
     /// Feed back the outcome of the call the last `poll` returned. Returns what to record in
     /// the provider's shared state; the next `poll` says what the item does next.
-    pub fn on_outcome(
-        &mut self,
-        now: u64,
-        outcome: &Outcome,
-        credential_refreshed: bool,
-    ) -> Result<Effect, EngineError> {
+    pub fn on_outcome(&mut self, now: u64, outcome: &Outcome) -> Result<Effect, EngineError> {
         let Some(Pending { provider: i, probe }) = self.pending.take() else {
             return Err(EngineError::InvalidInput("an outcome arrived but no call was outstanding".into()));
         };
         let p = &self.chain.providers[i];
-        let facts = CallFacts {
-            unsafe_method: p.unsafe_method,
-            has_idempotency_key: self.keys[i].is_some(),
-            credential_refreshed,
-            auth_retry_used: self.progress[i].auth_retry_used,
-        };
+        let facts = CallFacts { unsafe_method: p.unsafe_method, has_idempotency_key: self.keys[i].is_some() };
         let c = classify(outcome, facts, &self.chain.rules, now);
         let remaining = self.remaining(now);
         let label = match (outcome, outcome.decisive_check()) {
@@ -315,7 +306,6 @@ impl ItemMachine {
         };
         let progress = &mut self.progress[i];
         progress.attempts += 1;
-        progress.auth_retry_used |= c.auth_retry;
         let attempt = progress.attempts;
         let mut effect = Effect {
             provider: i,
@@ -340,6 +330,11 @@ impl ItemMachine {
             Verdict::Success => {
                 let step = Step::Done { provider: i, name: p.name.clone(), fallback: i > 0 };
                 self.finished = Some(step);
+            }
+            Verdict::Stop(Reason::ContextTooLong) if !self.chain.next_provider_when_input_too_long => {
+                // The same input is too long for the next provider too, unless the user chose
+                // a chain that grows in context: end here.
+                self.finished = Some(Step::Fail { reason: Reason::ContextTooLong });
             }
             Verdict::Stop(reason) => self.local[i].done = Some((reason, now)),
             Verdict::Retry => {

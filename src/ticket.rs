@@ -114,7 +114,7 @@ pub fn report(
         ticket.probe,
         Rng::seeded(now),
     );
-    let effect = m.on_outcome(now, outcome, false)?;
+    let effect = m.on_outcome(now, outcome)?;
     let rec = record(chain, &view, &effect, now);
     let attempt = m.report().attempts.last().cloned().expect("an outcome logs its attempt");
     Ok(Reported { writes: rec.writes.as_ref().map(row_text::writes), transition: rec.transition, attempt })

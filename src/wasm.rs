@@ -4,6 +4,7 @@
 //! crossings per attempt: `poll` and `outcome`. The
 //! TypeScript shapes are declared in `wasm_types.d.ts`. Errors are JS `Error`s with a stable
 //! `code` (and `field` for configuration errors).
+use crate::answer_text;
 use crate::config::Chain;
 use crate::config_decode;
 use crate::error::EngineError;
@@ -15,6 +16,7 @@ use crate::ticket;
 use crate::wasm_input;
 use serde::Serialize;
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
@@ -65,6 +67,8 @@ fn ms(v: f64) -> u64 {
 #[wasm_bindgen]
 pub struct Engine {
     chain: Arc<Chain>,
+    /// Shared by this engine's items: the rows decoded last, by their texts.
+    memo: Rc<RefCell<row_text::RowMemo>>,
 }
 
 #[wasm_bindgen]
@@ -73,14 +77,19 @@ impl Engine {
     pub fn new(#[wasm_bindgen(unchecked_param_type = "ChainConfig")] config: JsValue) -> Result<Engine, JsValue> {
         let text: String = js_sys::JSON::stringify(&config).map(String::from).unwrap_or_default();
         let raw = config_decode::chain_config(&text).map_err(js_error)?;
-        Ok(Engine { chain: Arc::new(raw.validate().map_err(js_error)?) })
+        Ok(Engine { chain: Arc::new(raw.validate().map_err(js_error)?), memo: Rc::default() })
     }
 
     /// Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's
     /// Idempotency-Key (used only where the provider's method needs one).
     pub fn item(&self, started_ms: f64, holder: String, keys: &str) -> Result<Item, JsValue> {
-        let keys = row_text::split(keys).into_iter().map(|k| (!k.is_empty()).then(|| k.to_string())).collect();
-        Ok(Item { s: Session::new(self.chain.clone(), ms(started_ms), holder, keys, draw_rng()) })
+        // No keys (no POST/PATCH provider): nothing to split or allocate.
+        let keys = match keys {
+            "" => Vec::new(),
+            _ => keys.split(row_text::SEPARATOR).map(|k| (!k.is_empty()).then(|| k.to_string())).collect(),
+        };
+        let s = Session::new(self.chain.clone(), ms(started_ms), holder, keys, draw_rng());
+        Ok(Item { s, memo: self.memo.clone() })
     }
 
     /// What one provider's row texts say now (Get Provider State): the gauge and live leases.
@@ -117,6 +126,7 @@ impl Engine {
 #[wasm_bindgen]
 pub struct Item {
     s: Session,
+    memo: Rc<RefCell<row_text::RowMemo>>,
 }
 
 #[wasm_bindgen]
@@ -125,7 +135,12 @@ impl Item {
     /// read at `now_ms` (the store's clock).
     #[wasm_bindgen(unchecked_return_type = "Polled")]
     pub fn poll(&mut self, now_ms: f64, rows: &str) -> Result<JsValue, JsValue> {
-        done(self.s.poll(ms(now_ms), &row_text::split(rows)))
+        let views = self.memo.borrow_mut().views(&row_text::split(rows), self.s.providers());
+        let polled = views.and_then(|v| self.s.poll_views(ms(now_ms), v)).map_err(js_error)?;
+        match answer_text::bare_call(&polled) {
+            Some(text) => js_sys::JSON::parse(&text),
+            None => to_js(&polled),
+        }
     }
 
     /// The outcome of the call the last poll returned: rows to write, the attempt's log line,

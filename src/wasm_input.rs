@@ -6,8 +6,24 @@ use crate::outcome::Outcome;
 use crate::retry_after::HintHeaders;
 use wasm_bindgen::JsValue;
 
+thread_local! {
+    /// Field names as JS strings, each made once: making one per read (a UTF-8 decode in the
+    /// glue each time) was most of the cost of reading an outcome.
+    static NAMES: std::cell::RefCell<Vec<(String, JsValue)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn field(v: &JsValue, name: &str) -> JsValue {
-    js_sys::Reflect::get(v, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+    NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        let at = match names.iter().position(|(n, _)| n == name) {
+            Some(at) => at,
+            None => {
+                names.push((name.to_string(), JsValue::from_str(name)));
+                names.len() - 1
+            }
+        };
+        js_sys::Reflect::get(v, &names[at].1).unwrap_or(JsValue::UNDEFINED)
+    })
 }
 
 fn bad(what: String) -> EngineError {
@@ -23,7 +39,7 @@ fn text(v: &JsValue, name: &str) -> Result<Option<String>, EngineError> {
     f.as_string().map(Some).ok_or_else(|| bad(format!("outcome.{name} must be a string")))
 }
 
-/// `{ kind: "status", status, headers?, failed_check? }` or `{ kind: "error", code }`.
+/// `{ kind: "status", status, headers?, failed_check?, body? }` or `{ kind: "error", code }`.
 pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
     if !v.is_object() {
         return Err(bad("outcome must be an object".into()));
@@ -45,7 +61,10 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
             } else {
                 HintHeaders::default()
             };
-            Ok(Outcome::Status { status: status as u16, headers, failed_check: text(v, "failed_check")? })
+            let status = status as u16;
+            // Read only when a rule needs it: the node may hand it over lazily (a getter).
+            let body = if crate::context_limit::reads_body(status) { text(v, "body")? } else { None };
+            Ok(Outcome::Status { status, headers, failed_check: text(v, "failed_check")?, body })
         }
         Some("error") => {
             Ok(Outcome::Error { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })

@@ -2,7 +2,7 @@
 export type Reason =
   | "circuit_open" | "cooldown" | "half_open_busy" | "rate_limited" | "retry_after_exceeds_cap"
   | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "non_retryable" | "check_failed"
-  | "store_unavailable";
+  | "context_too_long" | "store_unavailable";
 export type Phase = "closed" | "half_open" | "open";
 export type Health = "success" | "failure" | "neutral";
 export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_gate";
@@ -20,6 +20,7 @@ export interface ChainConfig {
   base_ms?: number; cap_ms?: number; max_attempts?: number; deadline_ms?: number; budget_ms?: number;
   retry_after_cap_ms?: number; defer_spread_ms?: number; retry_statuses?: string;
   health_statuses?: string; count_429?: boolean; retry_unsafe_methods?: boolean;
+  next_provider_when_input_too_long?: boolean;
   trip_rule?: "consecutive" | "failure_rate"; failure_rate?: number; min_calls?: number;
   threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
   open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;
@@ -35,7 +36,7 @@ export interface RowWrites { provider: number; rows: RowWrite[] }
 export interface Transition { from: Phase; to: Phase; at_ms: number }
 
 export type Step =
-  | { kind: "call"; provider: number; name: string; attempt: number; deadline_ms: number; probe: boolean; idempotency_key: string | null }
+  | { kind: "call"; provider: number; name: string; attempt: number; deadline_ms: number; probe: boolean; idempotency_key?: string }
   | { kind: "sleep"; ms: number; cause: WaitCause }
   | { kind: "done"; provider: number; name: string; fallback: boolean }
   | { kind: "defer"; retry_at_ms: number; reason: Reason }
@@ -45,12 +46,13 @@ export type FinalStep = Extract<Step, { kind: "done" | "defer" | "fail" }>;
 export interface End { step: FinalStep; report: Report; counters: Counters[] }
 /** Row texts cross joined by ROW_SEPARATOR ("\u001e"): `ROW_KINDS.length` per provider of the
  * chain ("" for a row not written yet), and so do an item's Idempotency-Keys ("" for none). */
-/** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`. */
-export interface Polled { step: Step; writes: RowWrites | null; transition: Transition | null; end: End | null }
+/** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`.
+ * Absent fields are none. */
+export interface Polled { step: Step; writes?: RowWrites; transition?: Transition; end?: End }
 /** `outcome` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows), log
- * `attempt`, then finish with `end` or wait `sleep_ms` and poll. */
+ * `attempt`, then finish with `end` or wait `sleep_ms` and poll. Absent fields are none. */
 export interface Recorded {
-  writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog | null; sleep_ms: number; end: End | null;
+  writes?: RowWrites; transition?: Transition; attempt?: AttemptLog; sleep_ms: number; end?: End;
 }
 
 /** The guard's ticket: plain data that travels in an n8n item. */
@@ -69,7 +71,11 @@ export interface HintHeaders {
   "ratelimit-remaining"?: string; "x-ratelimit-remaining"?: string;
 }
 export type Outcome =
-  | { kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null }
+  | {
+      kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null;
+      /** The body's first 4 KB as text; read by the engine only for the statuses a rule needs. */
+      body?: string | null;
+    }
   | { kind: "error"; code: string };
 export interface AttemptLog {
   provider: number; name: string; attempt: number; outcome: string; probe: boolean;

@@ -64,6 +64,7 @@ struct ConfigIn {
     health_statuses: u8,
     count_429: bool,
     retry_unsafe_methods: bool,
+    next_provider_when_input_too_long: bool,
     failure_rate: Option<(u8, u8)>,
     threshold: u8,
     window_ms: u32,
@@ -101,6 +102,8 @@ enum Answer {
     Error(u8),
     Unknown,
     CheckFailed,
+    /// A 400 (or another status) whose body says the input is too long for the model.
+    TooLong(u8),
     RetryAfter { status: u8, value: RetryAfterIn },
     Reset { status: u8, value: ResetIn, exhausted: bool, x_prefix: bool },
 }
@@ -124,7 +127,6 @@ struct Event {
     call_ms: u16,
     late_wake_ms: u16,
     wake_early: bool,
-    credential_refreshed: bool,
     lose_race: bool,
     foreign: Option<Foreign>,
 }
@@ -178,6 +180,7 @@ impl ConfigIn {
             health_statuses: pick(HEALTH_SETS, self.health_statuses).to_string(),
             count_429: self.count_429,
             retry_unsafe_methods: self.retry_unsafe_methods,
+            next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             trip_rule: if self.failure_rate.is_some() { "failure_rate" } else { "consecutive" }.to_string(),
             failure_rate: self.failure_rate.map_or(0.5, |(r, _)| (1 + r as u32) as f64 / 256.0),
             min_calls: self.failure_rate.map_or(10, |(_, m)| 1 + m as i64 % 20),
@@ -206,6 +209,12 @@ impl Answer {
             Answer::Error(i) => Outcome::Error { code: pick(TRANSIENT_ERRORS, *i).to_string() },
             Answer::Unknown => Outcome::Error { code: "ENOTFOUND".into() },
             Answer::CheckFailed => Outcome::check_failed(200, "schema"),
+            Answer::TooLong(i) => Outcome::Status {
+                status: if *i % 2 == 0 { 400 } else { pick(STATUSES, *i) },
+                headers: HintHeaders::default(),
+                failed_check: None,
+                body: Some(r#"{"error":{"message":"prompt is too long: 9 tokens > 8 maximum"}}"#.into()),
+            },
             Answer::RetryAfter { status, value } => {
                 let v = match value {
                     RetryAfterIn::Seconds(s) => s.to_string(),
@@ -398,7 +407,7 @@ fuzz_target!(|input: Input| {
                 };
                 now += took;
                 let effect =
-                    m.on_outcome(now, &outcome, ev.credential_refreshed).expect("the outcome of the outstanding call");
+                    m.on_outcome(now, &outcome).expect("the outcome of the outstanding call");
                 assert_eq!(effect.provider, provider);
                 let log = m.report().attempts.last().expect("the call is logged");
                 assert_eq!((log.provider, log.attempt), (provider, attempt));

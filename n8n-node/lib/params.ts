@@ -3,6 +3,8 @@
 import { createHash } from 'crypto';
 import { IDataObject, IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 import type { ChainConfig } from './engine';
+import type { PresetKind } from './presets';
+import { extrasV2, readRowsV2 } from './providerRowsV2';
 
 export interface ProviderRequest {
 	name: string;
@@ -14,7 +16,18 @@ export interface ProviderRequest {
 	secretName: string;
 	secretHeader: string;
 	requiredPath: string;
+	/** Version 2: the n8n credential type that authenticates this provider (lib/auth.ts). */
+	credentialType?: string;
+	/** Version 2: put before the secret's value (an LLM preset's scheme, e.g. "Bearer "). */
+	secretPrefix?: string;
+	/** Version 2: the LLM preset that built this request and reads its answer. */
+	preset?: PresetKind;
+	/** Version 2: the vendor's answer body beside the one answer shape. */
+	includeRawResponse?: boolean;
 }
+
+/** The node's version: how its parameters are laid out. */
+export type NodeVersion = 1 | 2;
 
 export interface ItemPlan {
 	config: ChainConfig;
@@ -57,7 +70,11 @@ function idempotencyKeys(requests: ProviderRequest[], rule: KeyRule, item: IData
 	);
 }
 
-export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
+export function readItemPlan(
+	ctx: IExecuteFunctions,
+	i: number,
+	version: NodeVersion = 1,
+): ItemPlan {
 	// getNode() copies the node: only when there is an error to report (this runs per item).
 	const fail = (message: string, description?: string): never => {
 		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i, description });
@@ -81,8 +98,11 @@ export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
 		return v as IDataObject;
 	};
 
-	const list = (ctx.getNodeParameter('providers.provider', i, []) as IDataObject[]) ?? [];
-	if (list.length === 0) fail('Add at least one provider to the chain ("Providers")');
+	const rows = (ctx.getNodeParameter('providers.provider', i, []) as IDataObject[]) ?? [];
+	if (rows.length === 0) fail('Add at least one provider to the chain ("Providers")');
+	// Version 2 lays a row out differently (kind, authentication, options): read into version 1's
+	// fields plus what version 2 adds.
+	const list = version === 2 ? readRowsV2(ctx, i, rows, fail) : rows;
 	const retry = ctx.getNodeParameter('retryPolicy', i, {}) as IDataObject;
 	const breaker = ctx.getNodeParameter('breaker', i, {}) as IDataObject;
 	const scopeMode = ctx.getNodeParameter('stateScope', i, 'provider') as string;
@@ -98,16 +118,21 @@ export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
 		for (const [h, v] of Object.entries(headers)) {
 			if (String(v).length > 8192) fail(`${where}: header "${h.slice(0, 50)}" is longer than 8 KB`);
 		}
+		const body = json('Body (JSON)', p.bodyJson, where, true);
+		const method = String(p.method ?? 'GET');
 		return {
 			name,
-			method: String(p.method ?? 'GET'),
+			// Auto (version 2): POST when a body is set, else GET. Whether POST is retried is the
+			// engine's rule (Idempotency-Key).
+			method: version === 2 && method === 'auto' ? (body !== undefined ? 'POST' : 'GET') : method,
 			url,
 			qs: object('Query (JSON)', p.queryJson, where),
 			headers,
-			body: json('Body (JSON)', p.bodyJson, where, true),
+			body,
 			secretName: String(p.secretName ?? '').trim(),
 			secretHeader: String(p.secretHeader ?? 'Authorization').trim() || 'Authorization',
 			requiredPath: String(p.requiredPath ?? '').trim(),
+			...(version === 2 ? extrasV2(p) : {}),
 		};
 	});
 
@@ -174,6 +199,10 @@ export function readItemPlan(ctx: IExecuteFunctions, i: number): ItemPlan {
 	set('health_statuses', text(retry.healthStatuses));
 	set('count_429', bool(retry.count429, 'count429'));
 	set('retry_unsafe_methods', bool(retry.retryUnsafeMethods, 'retryUnsafeMethods'));
+	set(
+		'next_provider_when_input_too_long',
+		bool(retry.nextProviderWhenInputTooLong, 'nextProviderWhenInputTooLong'),
+	);
 	set('trip_rule', text(breaker.tripRule));
 	set('threshold', num(breaker.threshold, 'threshold', B));
 	set('window_ms', num(breaker.windowMs, 'windowMs', B));

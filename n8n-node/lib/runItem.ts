@@ -19,7 +19,8 @@ import type {
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
-import { Cancelled, missingPath, type CallResult } from './transport';
+import { Cancelled, offerBody, type CallResult } from './transport';
+import { failedCheck } from './responseCheck';
 
 /** Lost compare-and-set races tolerated per write before giving up (bounded: no livelock). */
 const MAX_RACES = 20;
@@ -82,7 +83,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		casRetries: lost.n,
 		counters: end.counters,
 	});
-	const noteTransition = (provider: number, t: Transition | null) => {
+	const noteTransition = (provider: number, t?: Transition) => {
 		if (t)
 			transitions.push({
 				provider: plan.requests[provider].name,
@@ -122,17 +123,17 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			const req = plan.requests[step.provider];
 			const headers: IDataObject = {};
 			if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
-			if (req.secretName) headers[req.secretHeader] = c.secrets[req.secretName];
+			if (req.secretName)
+				headers[req.secretHeader] = (req.secretPrefix ?? '') + c.secrets[req.secretName];
 			const result = await c.call(req, headers, step.deadline_ms, c.cancel);
 			const outcome = result.outcome;
 			// The check is run here (it reads the body); whether it matters is the engine's call.
-			if (
-				outcome.kind === 'status' &&
-				req.requiredPath &&
-				missingPath(result.body, req.requiredPath)
-			) {
-				outcome.failed_check = `required_path:${req.requiredPath}`;
+			if (outcome.kind === 'status') {
+				const failed = failedCheck(req, result.body);
+				if (failed) outcome.failed_check = failed;
 			}
+			// The engine matches a 400's body against the vendors' "context too long" wordings.
+			offerBody(outcome, result.body);
 			// The last answer's body: when the engine says `done`, it is the one that served.
 			body = result.body;
 			const rec = item.outcome(await store.now(), outcome);
@@ -159,12 +160,12 @@ async function commitRecord(
 	keys: string[],
 	item: Item,
 	first: Recorded,
-	note: (p: number, t: Transition | null) => void,
+	note: (p: number, t?: Transition) => void,
 	lost: { n: number },
 ) {
 	let rec = first;
 	for (let races = 0; ;) {
-		const writes: RowWrites | null = rec.writes;
+		const writes: RowWrites | undefined = rec.writes;
 		if (!writes) return; // unchanged: nothing to write
 		const key = keys[writes.provider];
 		if (await c.store.write(key, writes.rows)) {
@@ -209,7 +210,7 @@ function logAttempt(
 	c: ItemContext,
 	step: Extract<Step, { kind: 'call' }>,
 	outcome: Outcome,
-	log: AttemptLog | null,
+	log: AttemptLog | undefined,
 ) {
 	const req = c.plan.requests[step.provider];
 	if (log?.health === 'success' && step.attempt === 1 && !step.probe) {

@@ -1,9 +1,15 @@
 // One HTTP attempt through n8n's own request helper. The deadline is an abort signal because
 // n8n's `timeout` is a socket-idle timeout: a response that trickles a byte a second would
 // never hit it. Status codes are returned, never thrown; the engine classifies them.
-import type { IDataObject, IExecuteFunctions, IHttpRequestMethods } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
 import type { HintHeaders, Outcome } from './engine';
 import type { ProviderRequest } from './params';
+import { sendWithCredential, type LoadedCredentials } from './auth';
 
 export interface CallResult {
 	outcome: Outcome;
@@ -31,6 +37,7 @@ export async function callProvider(
 	extraHeaders: IDataObject,
 	deadlineMs: number,
 	cancel: AbortSignal | undefined,
+	credentials: LoadedCredentials = {},
 ): Promise<CallResult> {
 	if (cancel?.aborted) throw new Cancelled();
 	const controller = new AbortController();
@@ -39,7 +46,7 @@ export async function callProvider(
 	cancel?.addEventListener('abort', onCancel);
 	const started = Date.now();
 	try {
-		const res = (await ctx.helpers.httpRequest({
+		const options: IHttpRequestOptions = {
 			method: req.method as IHttpRequestMethods,
 			url: req.url,
 			qs: req.qs,
@@ -51,7 +58,14 @@ export async function callProvider(
 			timeout: deadlineMs,
 			maxRedirects: 5,
 			abortSignal: controller.signal,
-		})) as { statusCode: number; headers: Record<string, unknown>; body: unknown };
+		};
+		const res = (await (req.credentialType
+			? sendWithCredential(ctx, req.credentialType, credentials, options)
+			: ctx.helpers.httpRequest(options))) as {
+			statusCode: number;
+			headers: Record<string, unknown>;
+			body: unknown;
+		};
 		const headers: HintHeaders = {};
 		for (const h of HINT_HEADERS) {
 			const v = res.headers?.[h];
@@ -108,6 +122,32 @@ function errorCode(error: unknown): string {
 	)
 		return 'ECONNRESET';
 	return first ?? 'EUNKNOWN';
+}
+
+/** The engine reads at most this much of an answer's body (its context-too-long rule). */
+export const BODY_EXCERPT_CHARS = 4096;
+
+/** The start of a response body as text: what a vendor's error message is matched in. */
+export function bodyExcerpt(body: unknown): string {
+	if (body === undefined || body === null) return '';
+	if (typeof body === 'string') return body.slice(0, BODY_EXCERPT_CHARS);
+	if (Buffer.isBuffer(body)) return body.toString('utf8', 0, BODY_EXCERPT_CHARS);
+	try {
+		return (JSON.stringify(body) ?? '').slice(0, BODY_EXCERPT_CHARS);
+	} catch {
+		return ''; // a cyclic or otherwise unprintable value says nothing
+	}
+}
+
+/** Gives the outcome a `body` the engine reads only for the statuses its rules need: a getter,
+ * so a success body is never serialised (this file compares no statuses). */
+export function offerBody(outcome: Outcome, body: unknown): void {
+	if (outcome.kind !== 'status') return;
+	Object.defineProperty(outcome, 'body', {
+		get: () => bodyExcerpt(body),
+		enumerable: false,
+		configurable: true,
+	});
 }
 
 /** `a.b.0.c` must hold a non-empty value. */

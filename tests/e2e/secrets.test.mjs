@@ -6,6 +6,9 @@
 // appear nowhere: output items, error messages, n8n's stdout/stderr, the files of n8n's user
 // folder (its SQLite database with the saved execution), Redis keys and values, Postgres rows.
 // And it must have reached the providers (they log a hash of the header, never the header).
+// Version 2 adds a canary in each of n8n's own credential types (Header, Bearer, Query and Basic
+// Auth, OpenAI, Anthropic, Google Gemini): each sent to a provider that reflects every header
+// and the query string it got, with a 500 and a 401 on the way, under the same checks.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, rmSync } from 'node:fs';
@@ -22,7 +25,26 @@ const CANARY = `Bearer ${TOKEN}`;
 const TOKEN2 = `sk-second-${uid()}${uid()}`;
 const CANARY2 = `Bearer ${TOKEN2}`;
 const CRLF = `Bearer sk-crlf-${uid()}\r\nX-Injected: yes`;
-const NEEDLES = [TOKEN, TOKEN2, 'sk-crlf-'];
+const canary = (kind) => `${kind}-canary-${uid()}${uid()}`;
+const BASIC = { user: 'svc-user', password: canary('basic') };
+/** n8n credential type -> [its data holding a canary, what the provider sees in its echo]. */
+const N8N_CREDS = {
+	httpHeaderAuth: { name: 'X-Api-Key', value: canary('header') },
+	httpBearerAuth: { token: canary('bearer') },
+	httpQueryAuth: { name: 'api_key', value: canary('query') },
+	httpBasicAuth: BASIC,
+	openAiApi: { apiKey: canary('openai') },
+	anthropicApi: { apiKey: canary('anthropic') },
+	googlePalmApi: { apiKey: canary('gemini'), host: 'https://generativelanguage.googleapis.com' },
+};
+const BASIC_HEADER = Buffer.from(`${BASIC.user}:${BASIC.password}`).toString('base64');
+const NEEDLES = [
+	TOKEN,
+	TOKEN2,
+	'sk-crlf-',
+	...Object.values(N8N_CREDS).map((d) => d.value ?? d.token ?? d.password ?? d.apiKey),
+	BASIC_HEADER,
+];
 const PREFIX = `sec-${id}:`;
 const TABLE = `sec_${id}`;
 const MARKER = `marker-${id}`;
@@ -75,12 +97,30 @@ branch('429 with the key as Retry-After', [
 ]);
 branch('secret with CRLF (header injection)', [['/echo-auth', 'crlf']], { continueOnFail: true });
 branch('unknown secret name', [['/echo-auth', 'absent']], { continueOnFail: true });
+// Version 2: each n8n credential type, through a 500 (retried) and a 401 to a provider that
+// reflects every header and the query string.
+for (const type of Object.keys(N8N_CREDS))
+	branch(
+		`v2 ${type}`,
+		[
+			['/echo-all?status=500', type, { maxAttempts: 2 }],
+			['/echo-all?status=401', type],
+			['/echo-all', type],
+		],
+		{ credentialType: type },
+	);
 
 before(async () => {
 	providers = await startProviders();
 	base = `http://127.0.0.1:${providers.port}`;
 	n8n = n8nInstance(n8nInstall(major), { env: { N8N_LOG_LEVEL: 'debug' } });
 	n8n.importCredentials([
+		...Object.entries(N8N_CREDS).map(([type, data]) => ({
+			id: `canary${type}`.slice(0, 15).padEnd(15, '0'),
+			name: `canary ${type}`,
+			type,
+			data,
+		})),
 		{
 			id: 'secretsCred0001',
 			name: 'canary secrets',
@@ -110,6 +150,34 @@ before(async () => {
 	rmSync(path.join(n8n.home, 'creds.json')); // the plain-text import file is ours, not n8n's
 	const branches = Object.values(B).map((b, k) => {
 		b.id = `${id}-${k}`;
+		const type = b.extra.credentialType;
+		if (type)
+			return {
+				name: b.name,
+				typeVersion: 2,
+				item: { marker: MARKER },
+				parameters: {
+					credentialTypes: [type],
+					providers: {
+						provider: b.chain.map(([route, , options], j) => ({
+							name: `p${j}-${b.id}`,
+							kind: 'custom',
+							authentication: type,
+							url: `${base}${route}${route.includes('?') ? '&' : '?'}id=${b.id}`,
+							options: options ?? {},
+						})),
+					},
+					retryPolicy: { baseMs: 20, capMs: 50, deferSpreadMs: 0, budgetMs: 10000 },
+				},
+				nodeSettings: {
+					credentials: {
+						[type]: {
+							id: `canary${type}`.slice(0, 15).padEnd(15, '0'),
+							name: `canary ${type}`,
+						},
+					},
+				},
+			};
 		const provider = b.chain.map(([route, secretName, over], j) => ({
 			name: `p${j}-${b.id}`,
 			url: `${base}${route}${route.includes('?') ? '&' : '?'}id=${b.id}`,
@@ -232,6 +300,29 @@ test('outputs: the reflected key is replaced by ***, each scenario leaves where 
 		unknown[0].json.error,
 		/secret "absent" is not in the Resilient Provider Secrets credential/,
 	);
+});
+
+test("version 2: each n8n credential type's key reached the provider and comes back as ***", () => {
+	const seen = (name) => outputs(run, name)[0][0]?.json;
+	const echo = Object.fromEntries(Object.keys(N8N_CREDS).map((t) => [t, seen(`v2 ${t}`)]));
+	for (const [type, json] of Object.entries(echo)) {
+		assert.ok(
+			json,
+			`v2 ${type} served: ${JSON.stringify(outputs(run, `v2 ${type}`)).slice(0, 1500)}`,
+		);
+		const outcomes = json._resilience.attempts.map((a) => a.outcome);
+		assert.deepEqual(outcomes, ['500', '500', '401', '200'], `${type}: 500 retried, 401 not`);
+	}
+	assert.equal(echo.httpHeaderAuth.headers['x-api-key'], '***');
+	assert.equal(echo.httpBearerAuth.headers.authorization, 'Bearer ***');
+	assert.match(echo.httpQueryAuth.query, /[?&]api_key=\*\*\*(&|$)/);
+	assert.equal(echo.httpBasicAuth.headers.authorization, 'Basic ***');
+	assert.equal(echo.openAiApi.headers.authorization, 'Bearer ***');
+	assert.equal(echo.anthropicApi.headers['x-api-key'], '***');
+	assert.match(echo.googlePalmApi.query, /[?&]key=\*\*\*(&|$)/);
+	// Each one arrived three times at the provider with the key (the 500 twice, the 401 once) and
+	// once more where it was served.
+	for (const type of Object.keys(N8N_CREDS)) assert.equal(hitsOf(`v2 ${type}`).length, 4, type);
 });
 
 test('the canary is in no output item and no error message (the whole run data)', () => {

@@ -6,7 +6,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { ENGINE_DEFAULTS: D } = require('../../dist/lib/engineConstants.js');
-const { properties } = require('../../dist/nodes/ResilientProviderCall/description.js');
+const VERSIONS = {
+	1: require('../../dist/nodes/ResilientProviderCall/v1/description.js').properties,
+	2: require('../../dist/nodes/ResilientProviderCall/v2/properties.js').properties,
+};
 
 /** Node parameter (collection option) -> engine setting. */
 const ENGINE_SETTING = {
@@ -38,15 +41,27 @@ const ENGINE_SETTING = {
 	},
 };
 
-test("the node's parameter defaults are the engine's", () => {
-	for (const [collection, settings] of Object.entries(ENGINE_SETTING)) {
-		const options = properties.find((p) => p.name === collection).options;
-		for (const [name, key] of Object.entries(settings)) {
-			const option = options.find((o) => o.name === name);
-			assert.ok(option, `${collection}.${name} exists`);
-			assert.equal(option.default, D[key], `${collection}.${name} default vs engine ${key}`);
+test("the node's parameter defaults are the engine's (versions 1 and 2)", () => {
+	for (const [version, properties] of Object.entries(VERSIONS)) {
+		for (const [collection, settings] of Object.entries(ENGINE_SETTING)) {
+			const options = properties.find((p) => p.name === collection).options;
+			for (const [name, key] of Object.entries(settings)) {
+				const option = options.find((o) => o.name === name);
+				assert.ok(option, `v${version} ${collection}.${name} exists`);
+				assert.equal(
+					option.default,
+					D[key],
+					`v${version} ${collection}.${name} default vs engine ${key}`,
+				);
+			}
 		}
 	}
+});
+
+test("version 2's own settings take the engine's defaults too", () => {
+	const options = VERSIONS[2].find((p) => p.name === 'retryPolicy').options;
+	const option = options.find((o) => o.name === 'nextProviderWhenInputTooLong');
+	assert.equal(option.default, D.next_provider_when_input_too_long);
 });
 
 /** How README writes a duration. */
@@ -75,6 +90,7 @@ test("README's defaults table is the engine's", () => {
 		'Retryable Statuses': `\`${D.retry_statuses}\``,
 		'Statuses Counted Against Provider': `\`${D.health_statuses}\``,
 		'Retry POST/PATCH Without Key': D.retry_unsafe_methods ? 'on' : 'off',
+		'Try Next Provider When Input Is Too Long': D.next_provider_when_input_too_long ? 'on' : 'off',
 		'Trip Rule': `${D.threshold} ${D.trip_rule} failures within ${duration(D.window_ms)}`,
 		'Open Window': `${duration(D.open_ms)}, ×${D.open_growth} on each re-trip, capped at ${duration(D.open_max_ms)}`,
 		'Half-Open Probes': `${D.half_open_probes} `,

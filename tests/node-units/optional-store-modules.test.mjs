@@ -24,7 +24,7 @@ function isolatedDist() {
 }
 
 /** A minimal IExecuteFunctions: parameters fall back to the description's defaults, as in n8n. */
-function context(node, params, items) {
+function context(node, version, params, items) {
 	const defaults = Object.fromEntries(node.description.properties.map((p) => [p.name, p.default]));
 	const value = (name, fallback) => {
 		const set = name.split('.').reduce((o, k) => o?.[k], params);
@@ -38,7 +38,7 @@ function context(node, params, items) {
 			id: 'n',
 			name: 'Chain',
 			type: 'x.resilientProviderCall',
-			typeVersion: 1,
+			typeVersion: version,
 			position: [0, 0],
 			parameters: params,
 		}),
@@ -60,44 +60,46 @@ function context(node, params, items) {
 	};
 }
 
-test('without ioredis and pg the node loads and serves items through the memory store', async () => {
-	const dir = isolatedDist();
-	const refused = [];
-	const resolve = Module._resolveFilename;
-	Module._resolveFilename = function (request, ...rest) {
-		if (request === 'ioredis' || request === 'pg') {
-			refused.push(request);
-			throw Object.assign(new Error(`Cannot find module '${request}'`), {
-				code: 'MODULE_NOT_FOUND',
-			});
+for (const version of [1, 2])
+	test(`without ioredis and pg the node (version ${version}) loads and serves items through the memory store`, async () => {
+		const dir = isolatedDist();
+		const refused = [];
+		const resolve = Module._resolveFilename;
+		Module._resolveFilename = function (request, ...rest) {
+			if (request === 'ioredis' || request === 'pg') {
+				refused.push(request);
+				throw Object.assign(new Error(`Cannot find module '${request}'`), {
+					code: 'MODULE_NOT_FOUND',
+				});
+			}
+			return resolve.call(this, request, ...rest);
+		};
+		try {
+			const require = createRequire(path.join(dir, 'dist/index.js'));
+			const {
+				ResilientProviderCall,
+			} = require('./nodes/ResilientProviderCall/ResilientProviderCall.node.js');
+			const node = new ResilientProviderCall().nodeVersions[version];
+			const ctx = context(
+				node,
+				version,
+				{
+					operation: 'callChain',
+					stateStore: 'memory',
+					providers: { provider: [{ name: 'only', method: 'GET', url: 'http://127.0.0.1:9/ok' }] },
+				},
+				[{ json: { n: 1 } }, { json: { n: 2 } }],
+			);
+			const [success, deferred, failed] = await node.execute.call(ctx);
+			assert.equal(success.length, 2, JSON.stringify({ deferred, failed }).slice(0, 2000));
+			assert.equal(success[0].json._resilience.provider, 'only');
+			assert.equal(ctx.calls.length, 2);
+			assert.deepEqual(refused, [], 'nothing asked for ioredis or pg');
+			assert.ok(
+				!Object.keys(require.cache).some((f) => /node_modules[\\/](ioredis|pg)[\\/]/.test(f)),
+				'neither module is loaded',
+			);
+		} finally {
+			Module._resolveFilename = resolve;
 		}
-		return resolve.call(this, request, ...rest);
-	};
-	try {
-		const require = createRequire(path.join(dir, 'dist/index.js'));
-		const {
-			ResilientProviderCall,
-		} = require('./nodes/ResilientProviderCall/ResilientProviderCall.node.js');
-		const node = new ResilientProviderCall();
-		const ctx = context(
-			node,
-			{
-				operation: 'callChain',
-				stateStore: 'memory',
-				providers: { provider: [{ name: 'only', method: 'GET', url: 'http://127.0.0.1:9/ok' }] },
-			},
-			[{ json: { n: 1 } }, { json: { n: 2 } }],
-		);
-		const [success, deferred, failed] = await node.execute.call(ctx);
-		assert.equal(success.length, 2, JSON.stringify({ deferred, failed }).slice(0, 2000));
-		assert.equal(success[0].json._resilience.provider, 'only');
-		assert.equal(ctx.calls.length, 2);
-		assert.deepEqual(refused, [], 'nothing asked for ioredis or pg');
-		assert.ok(
-			!Object.keys(require.cache).some((f) => /node_modules[\\/](ioredis|pg)[\\/]/.test(f)),
-			'neither module is loaded',
-		);
-	} finally {
-		Module._resolveFilename = resolve;
-	}
-});
+	});

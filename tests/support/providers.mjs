@@ -23,6 +23,11 @@
 //   /echo-auth-fail?status=500  that status, the Authorization header in the error body (as a
 //                       key and a value) and in Retry-After, X-RateLimit-Reset and X-Echo
 //   /garbage            in turn: 200 non-JSON, 503 Retry-After: abc, socket destroyed, 502 bad JSON
+//   /need-auth/<scheme> 200 {"ok":true,"scheme"} when the request carries the auth set by
+//                       `expectAuth` for that scheme (header, bearer, query, basic), else 401;
+//                       the arrival records `accepted`
+//   /echo-all?status=200  that status with every request header and the query string in the body
+//                       (and in X-Echo): a provider that reflects whatever auth it got
 //   /__log              the arrival log as JSON;  /__reset clears it
 // Each arrival records `auth: 'present'` and `authHash` (sha256 of the Authorization header, 16
 // hex digits), so a test can check that its exact secret arrived without the log holding it.
@@ -33,6 +38,7 @@ import { appendFileSync } from 'node:fs';
 export function startProviders(port = 0, logFile = null) {
 	const arrivals = [];
 	const counters = new Map();
+	const expected = {};
 	const server = http.createServer((req, res) => {
 		const url = new URL(req.url, 'http://127.0.0.1');
 		const route = url.pathname;
@@ -62,6 +68,22 @@ export function startProviders(port = 0, logFile = null) {
 			arrivals.push(arrival);
 			if (logFile) appendFileSync(logFile, JSON.stringify(arrival) + '\n');
 			const n = Number(url.searchParams.get('n') ?? 1);
+			if (route.startsWith('/need-auth/')) {
+				const scheme = route.slice('/need-auth/'.length);
+				arrival.accepted = authorized(scheme, expected[scheme], req, url);
+				return arrival.accepted
+					? send(res, 200, { ok: true, scheme })
+					: send(res, 401, { error: `${scheme} auth required` });
+			}
+			if (route === '/echo-all') {
+				const echo = JSON.stringify({ headers: req.headers, query: url.search });
+				return send(
+					res,
+					Number(url.searchParams.get('status') ?? 200),
+					{ ok: true, headers: req.headers, query: url.search },
+					{ 'X-Echo': encodeURIComponent(echo) },
+				);
+			}
 			if (route === '/ok') {
 				const reply = () =>
 					send(res, 200, {
@@ -163,6 +185,9 @@ export function startProviders(port = 0, logFile = null) {
 				server,
 				port: server.address().port,
 				arrivals,
+				/** The auth each /need-auth/<scheme> route accepts: { header: { name, value },
+				 * bearer: token, query: { name, value }, basic: { user, password } }. */
+				expectAuth: (auth) => Object.assign(expected, auth),
 				close: () =>
 					new Promise((r) => {
 						server.closeAllConnections?.();
@@ -171,6 +196,17 @@ export function startProviders(port = 0, logFile = null) {
 			}),
 		),
 	);
+}
+
+function authorized(scheme, want, req, url) {
+	if (want === undefined) return false;
+	const auth = req.headers.authorization;
+	if (scheme === 'header') return req.headers[want.name.toLowerCase()] === want.value;
+	if (scheme === 'bearer') return auth === `Bearer ${want}`;
+	if (scheme === 'query') return url.searchParams.get(want.name) === want.value;
+	if (scheme === 'basic')
+		return auth === `Basic ${Buffer.from(`${want.user}:${want.password}`).toString('base64')}`;
+	return false;
 }
 
 function authHash(value) {

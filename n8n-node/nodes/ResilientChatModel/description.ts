@@ -1,29 +1,27 @@
 // The Resilient Chat Model's parameters: how many models, their provider names, and Call Chain's
-// own retry policy, breaker, store and scope parameters (taken from its description, so the two
-// nodes cannot drift apart). Idempotency settings are HTTP-only and left out.
+// own retry policy, breaker, store and scope parameters (version 2's, so the two nodes cannot
+// drift apart; shown always, not only under Call Chain's operation). Idempotency settings are
+// HTTP-only and left out.
 import type { INodeProperties } from 'n8n-workflow';
-import { properties as callChain } from '../ResilientProviderCall/description';
+import { breaker, retryPolicy } from '../ResilientProviderCall/v2/policy';
+import { store } from '../ResilientProviderCall/v2/store';
 
-const SHARED = [
-	'retryPolicy',
-	'breaker',
-	'stateStore',
-	'memoryNotice',
-	'storeOptions',
-	'stateScope',
-];
 const HTTP_ONLY = ['addIdempotencyKey', 'idempotencyKey', 'retryUnsafeMethods'];
 
-const shared: INodeProperties[] = callChain
-	.filter((p) => SHARED.includes(p.name))
-	.map((p) =>
-		p.name === 'retryPolicy'
-			? {
-					...p,
-					options: (p.options as INodeProperties[]).filter((o) => !HTTP_ONLY.includes(o.name)),
-				}
-			: p,
-	);
+const always = (p: INodeProperties): INodeProperties => {
+	const copy = { ...p };
+	delete copy.displayOptions;
+	return copy;
+};
+
+const shared: INodeProperties[] = [
+	{
+		...always(retryPolicy),
+		options: (retryPolicy.options as INodeProperties[]).filter((o) => !HTTP_ONLY.includes(o.name)),
+	},
+	always(breaker),
+	...store,
+];
 
 export const properties: INodeProperties[] = [
 	{

@@ -1,6 +1,6 @@
 // The node's parameters, described as data (as n8n's own nodes do). Defaults of engine settings
 // come from the engine's one defaults table (engineConstants.ts, generated from src/config.rs).
-import { ENGINE_DEFAULTS as D } from '../../lib/engineConstants';
+import { ENGINE_DEFAULTS as D } from '../../../lib/engineConstants';
 import type { INodeProperties } from 'n8n-workflow';
 
 const ms = (

@@ -1,0 +1,64 @@
+// Google Gemini: POST <base>/v1beta/models/<model>:generateContent with systemInstruction,
+// contents and generationConfig (camelCase, as the REST API documents).
+import {
+	asObject,
+	at,
+	baseUrlOr,
+	checkedFields,
+	count,
+	finishReason,
+	joinTexts,
+	JSON_HEADERS,
+	str,
+	type PresetAnswer,
+	type PresetFields,
+	type PresetRequest,
+} from './shared';
+
+export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
+
+export function geminiGenerateContentRequest(f: PresetFields): PresetRequest {
+	const base = baseUrlOr(f, GEMINI_DEFAULT_BASE_URL);
+	const checked = checkedFields(f);
+	// "models/gemini-2.0-flash" (the API's resource name) and "gemini-2.0-flash" both work.
+	const model = checked.model.replace(/^models\//, '');
+	const body: Record<string, unknown> = {
+		contents: [{ role: 'user', parts: [{ text: f.userMessage }] }],
+	};
+	if (f.systemPrompt) body.systemInstruction = { parts: [{ text: f.systemPrompt }] };
+	const generationConfig: Record<string, number> = {};
+	if (checked.temperature !== undefined) generationConfig.temperature = checked.temperature;
+	if (checked.maxTokens !== undefined) generationConfig.maxOutputTokens = checked.maxTokens;
+	if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+	return {
+		url: `${base}/v1beta/models/${encodeURIComponent(model)}:generateContent`,
+		method: 'POST',
+		headers: { ...JSON_HEADERS },
+		body,
+	};
+}
+
+const FINISH: Record<string, string> = {
+	STOP: 'stop',
+	MAX_TOKENS: 'length',
+	SAFETY: 'content_filter',
+	PROHIBITED_CONTENT: 'content_filter',
+	BLOCKLIST: 'content_filter',
+	SPII: 'content_filter',
+};
+
+export function geminiGenerateContentAnswer(raw: unknown, provider: string): PresetAnswer {
+	const body = asObject(raw);
+	const candidate = at(body, 'candidates', 0);
+	return {
+		// Thinking models add `thought: true` parts: those are not the answer.
+		text: joinTexts(at(candidate, 'content', 'parts'), (p) => p.thought !== true),
+		provider,
+		model: str(at(body, 'modelVersion')),
+		usage: {
+			input_tokens: count(at(body, 'usageMetadata', 'promptTokenCount')),
+			output_tokens: count(at(body, 'usageMetadata', 'candidatesTokenCount')),
+		},
+		finish_reason: finishReason(at(candidate, 'finishReason'), FINISH),
+	};
+}

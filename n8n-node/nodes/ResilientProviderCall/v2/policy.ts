@@ -1,0 +1,198 @@
+// Retry Policy and Breaker (version 2): the node's defaults for every provider, shown under Call
+// Chain only. Defaults come from the engine's one defaults table (engineConstants.ts).
+import type { INodeProperties } from 'n8n-workflow';
+import { ENGINE_DEFAULTS as D } from '../../../lib/engineConstants';
+
+const CALL_CHAIN = { show: { operation: ['callChain'] } };
+
+const ms = (
+	displayName: string,
+	name: string,
+	def: number,
+	description: string,
+): INodeProperties => ({
+	displayName,
+	name,
+	type: 'number',
+	default: def,
+	typeOptions: { minValue: 0 },
+	description,
+});
+
+export const retryPolicy: INodeProperties = {
+	displayName: 'Retry Policy',
+	name: 'retryPolicy',
+	type: 'collection',
+	default: {},
+	placeholder: 'Change Retry Policy',
+	displayOptions: CALL_CHAIN,
+	options: [
+		{
+			displayName: 'Add Idempotency-Key (POST/PATCH)',
+			name: 'addIdempotencyKey',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to send an Idempotency-Key header with POST and PATCH, so a retried request is not carried out twice',
+		},
+		{
+			displayName: 'Backoff Strategy',
+			name: 'strategy',
+			type: 'options',
+			default: D.strategy,
+			options: [
+				{ name: 'Full Jitter (Recommended)', value: 'full_jitter' },
+				{ name: 'Equal Jitter', value: 'equal_jitter' },
+				{ name: 'Decorrelated', value: 'decorrelated' },
+				{ name: 'None (Lockstep, Avoid)', value: 'none' },
+			],
+		},
+		ms('Base Delay (ms)', 'baseMs', D.base_ms, 'Ceiling of the first retry'),
+		{
+			displayName: 'Count 429 Against Provider',
+			name: 'count429',
+			type: 'boolean',
+			default: D.count_429,
+			description: "Whether a 429 (rate limited) counts toward opening the provider's breaker",
+		},
+		ms(
+			'Defer Spread (ms)',
+			'deferSpreadMs',
+			D.defer_spread_ms,
+			'Jitter added to retry_at so deferred items do not return together',
+		),
+		{
+			displayName: 'Idempotency Key',
+			name: 'idempotencyKey',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. {{ $json.orderId }}',
+			description:
+				'Empty: a hash of the item JSON and the provider name, so a deferred item re-run later sends the same key',
+		},
+		ms(
+			'Item Budget (ms)',
+			'budgetMs',
+			D.budget_ms,
+			'Total time an item may spend; then it is deferred',
+		),
+		{
+			displayName: 'Max Attempts per Provider',
+			name: 'maxAttempts',
+			type: 'number',
+			default: D.max_attempts,
+		},
+		ms('Max Delay (ms)', 'capMs', D.cap_ms, 'Cap of every delay'),
+		ms(
+			'Per-Attempt Deadline (ms)',
+			'deadlineMs',
+			D.deadline_ms,
+			'Whole-response deadline of one attempt',
+		),
+		{
+			displayName: 'Retry POST/PATCH Without Key',
+			name: 'retryUnsafeMethods',
+			type: 'boolean',
+			default: D.retry_unsafe_methods,
+			description:
+				'Whether to retry POST/PATCH without an Idempotency-Key; only for endpoints documented as idempotent',
+		},
+		ms(
+			'Retry-After Cap (ms)',
+			'retryAfterCapMs',
+			D.retry_after_cap_ms,
+			'Longest server-requested wait slept in place; longer hints close the provider for everyone and the item moves on',
+		),
+		{
+			displayName: 'Retryable Statuses',
+			name: 'retryStatuses',
+			type: 'string',
+			default: D.retry_statuses,
+			description: 'Statuses retried on the same provider, e.g. 429,500-599',
+		},
+		{
+			displayName: 'Statuses Counted Against Provider',
+			name: 'healthStatuses',
+			type: 'string',
+			default: D.health_statuses,
+			description: '4xx caused by our own request should never be here, e.g. 408,500-599',
+		},
+		{
+			displayName: 'Try Next Provider When Input Is Too Long',
+			name: 'nextProviderWhenInputTooLong',
+			type: 'boolean',
+			default: D.next_provider_when_input_too_long,
+			description:
+				'Whether an answer that the input exceeds the context length moves the item on to the next provider (e.g. one with a longer context); off: the item fails with reason context_too_long. Never counted against the provider.',
+		},
+	],
+};
+
+export const breaker: INodeProperties = {
+	displayName: 'Breaker',
+	name: 'breaker',
+	type: 'collection',
+	default: {},
+	placeholder: 'Change Breaker',
+	displayOptions: CALL_CHAIN,
+	options: [
+		{
+			displayName: 'Failure Rate',
+			name: 'failureRate',
+			type: 'number',
+			default: D.failure_rate,
+			typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
+			description:
+				'Share of failed calls that opens the breaker (Trip Rule: failure rate), e.g. 0.5',
+		},
+		{
+			displayName: 'Half-Open Probes',
+			name: 'halfOpenProbes',
+			type: 'number',
+			default: D.half_open_probes,
+			description:
+				'Real calls let through fleet-wide after the window; 0 = no probe, calls pass and one failure re-arms',
+		},
+		ms('Max Open Window (ms)', 'openMaxMs', D.open_max_ms, 'Cap of the growing window'),
+		{
+			displayName: 'Minimum Calls',
+			name: 'minCalls',
+			type: 'number',
+			default: D.min_calls,
+			description: 'Calls within the window before the failure rate is judged',
+		},
+		ms('Open Window (ms)', 'openMs', D.open_ms, 'Cooldown after a trip'),
+		{
+			displayName: 'Open Window Growth',
+			name: 'openGrowth',
+			type: 'number',
+			default: D.open_growth,
+			typeOptions: { numberPrecision: 2 },
+			description: 'Factor applied to the window on each re-trip, e.g. 2',
+		},
+		{
+			displayName: 'Successes to Close',
+			name: 'successesToClose',
+			type: 'number',
+			default: D.successes_to_close,
+		},
+		{
+			displayName: 'Threshold',
+			name: 'threshold',
+			type: 'number',
+			default: D.threshold,
+			description: 'Consecutive failures that open the breaker',
+		},
+		{
+			displayName: 'Trip Rule',
+			name: 'tripRule',
+			type: 'options',
+			default: D.trip_rule,
+			options: [
+				{ name: 'Consecutive Failures Within Window', value: 'consecutive' },
+				{ name: 'Failure Rate Over Window', value: 'failure_rate' },
+			],
+		},
+		ms('Window (ms)', 'windowMs', D.window_ms, 'Failures older than this do not count'),
+	],
+};

@@ -1,0 +1,160 @@
+// A provider row's Options collection: what the user adds, and nothing else, is shown. Each kind
+// has its own collection, so each lists only what applies to it; the per-provider overrides of
+// the node's settings are in every one.
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+import { ENGINE_DEFAULTS as D } from '../../../lib/engineConstants';
+import { OPTIONS_OF } from '../../../lib/providerRowsV2';
+import {
+	ANTHROPIC_DEFAULT_BASE_URL,
+	GEMINI_DEFAULT_BASE_URL,
+	OPENAI_DEFAULT_BASE_URL,
+	type PresetKind,
+} from '../../../lib/presets';
+
+const number = (
+	displayName: string,
+	name: string,
+	def: number,
+	description: string,
+): INodeProperties => ({
+	displayName,
+	name,
+	type: 'number',
+	default: def,
+	typeOptions: { minValue: 0 },
+	description,
+});
+
+/** This provider's own values of the node's settings (Retry Policy, Breaker) and its limits. */
+const overrides: INodeProperties[] = [
+	number(
+		'Breaker Threshold',
+		'threshold',
+		D.threshold,
+		'Failures that open the breaker (cool the provider down)',
+	),
+	number('Max Attempts', 'maxAttempts', D.max_attempts, 'Attempts on this provider per item'),
+	number(
+		'Max In Flight',
+		'maxInFlight',
+		10,
+		'Cap on calls in flight to this provider across executions',
+	),
+	number('Open Window (ms)', 'openMs', D.open_ms, 'How long the provider is skipped once tripped'),
+	number(
+		'Per-Attempt Deadline (ms)',
+		'deadlineMs',
+		D.deadline_ms,
+		'Ends the attempt even if bytes still trickle in',
+	),
+	number(
+		'Rate Limit: Burst',
+		'rateLimitBurst',
+		1,
+		'Requests allowed at once before the rate applies',
+	),
+	number('Rate Limit: Period (ms)', 'rateLimitPeriodMs', 60000, 'Period of the rate limit'),
+	number(
+		'Rate Limit: Requests',
+		'rateLimitRequests',
+		60,
+		'Soft limit per period shared by every execution (e.g. 80% of the vendor quota)',
+	),
+];
+
+const sorted = (list: INodeProperties[]) =>
+	[...list].sort((a, b) => a.displayName.localeCompare(b.displayName));
+
+export function customOptions(displayOptions: IDisplayOptions): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: OPTIONS_OF.custom,
+		type: 'collection',
+		default: {},
+		placeholder: 'Add Option',
+		displayOptions,
+		options: sorted([
+			...overrides,
+			{ displayName: 'Query (JSON)', name: 'queryJson', type: 'json', default: '{}' },
+			{
+				displayName: 'Response Must Contain',
+				name: 'requiredPath',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. choices.0.message.content',
+				description:
+					'Dot path that must hold a non-empty value in the JSON response; otherwise the answer counts as a failure of this provider and the chain moves on',
+			},
+			{
+				displayName: 'Secret Header',
+				name: 'secretHeader',
+				type: 'string',
+				default: 'Authorization',
+				description: 'Header that carries the secret value (Authentication: Secrets (JSON))',
+			},
+		]),
+	};
+}
+
+const PRESET_BASE_URL: Record<PresetKind, string> = {
+	openAiChat: OPENAI_DEFAULT_BASE_URL,
+	anthropicMessages: ANTHROPIC_DEFAULT_BASE_URL,
+	geminiGenerateContent: GEMINI_DEFAULT_BASE_URL,
+};
+
+/** One Options collection per LLM kind (its Base URL defaults to that vendor's). */
+export function presetOptions(
+	onCall: (show: Record<string, string[]>) => IDisplayOptions,
+): INodeProperties[] {
+	return (Object.keys(PRESET_BASE_URL) as PresetKind[]).map((kind) => ({
+		displayName: 'Options',
+		name: OPTIONS_OF[kind],
+		type: 'collection',
+		default: {},
+		placeholder: 'Add Option',
+		displayOptions: onCall({ kind: [kind] }),
+		options: sorted([
+			...overrides,
+			{
+				displayName: 'Base URL',
+				name: 'baseUrl',
+				type: 'string',
+				default: PRESET_BASE_URL[kind],
+				description:
+					kind === 'openAiChat'
+						? "The vendor's API root, e.g. https://openrouter.ai/api/v1, https://api.groq.com/openai/v1 or http://localhost:11434/v1 (Ollama)"
+						: "The vendor's API root (a proxy or gateway in front of it)",
+			},
+			{
+				displayName: 'Include Raw Response',
+				name: 'includeRawResponse',
+				type: 'boolean',
+				default: false,
+				description: "Whether to add the vendor's whole answer body as raw beside the text",
+			},
+			{
+				displayName: 'Max Tokens',
+				name: 'maxTokens',
+				type: 'number',
+				default: 1024,
+				typeOptions: { minValue: 1 },
+				description: 'Longest answer, in tokens',
+			},
+			{
+				displayName: 'System Prompt',
+				name: 'systemPrompt',
+				type: 'string',
+				default: '',
+				typeOptions: { rows: 3 },
+				placeholder: 'e.g. You are a concise assistant.',
+			},
+			{
+				displayName: 'Temperature',
+				name: 'temperature',
+				type: 'number',
+				default: 0.7,
+				typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
+			},
+		]),
+	}));
+}

@@ -1,0 +1,80 @@
+//! "The input is longer than the model's context": a 400 whose body says so. Not the provider's
+//! fault and not worth repeating on it; another provider (a larger context) may take it.
+//! Matched case-insensitively as a substring of the body's first [`BODY_LIMIT`] bytes.
+
+/// The node passes at most this much of a non-2xx body; the matcher reads no further.
+pub const BODY_LIMIT: usize = 4096;
+
+/// Each vendor's wording, lower case. Kept small: each line names who says it.
+pub const PHRASES: &[&str] = &[
+    // OpenAI, Groq, vLLM, OpenRouter (OpenAI-style error code)
+    "context_length_exceeded",
+    // OpenAI, DeepSeek, OpenRouter, vLLM ("This model's maximum context length is 8192 tokens"),
+    // Mistral ("Prompt contains 300000 tokens, too large for model with 131072 maximum context length")
+    "maximum context length",
+    // OpenAI ("Your input exceeds the context window of this model")
+    "exceeds the context window",
+    // Anthropic ("prompt is too long: 210000 tokens > 200000 maximum")
+    "prompt is too long",
+    // Google Gemini ("The input token count (1200000) exceeds the maximum number of tokens allowed")
+    "exceeds the maximum number of tokens",
+    // Ollama ("prompt too long; exceeded max context length by 100 tokens")
+    "prompt too long; exceeded",
+    // Ollama ("the input length exceeds the context length")
+    "exceeds the context length",
+];
+
+/// Whether the rule reads the body of an answer with this status (the boundary skips reading
+/// it otherwise: a success body is never copied into the engine).
+pub fn reads_body(status: u16) -> bool {
+    status == 400
+}
+
+/// Whether an answer with this status and body says the input was too long for the model.
+pub fn input_too_long(status: u16, body: Option<&str>) -> bool {
+    let Some(body) = body else { return false };
+    if !reads_body(status) {
+        return false;
+    }
+    let head = &body.as_bytes()[..body.len().min(BODY_LIMIT)];
+    PHRASES.iter().any(|p| contains_ignore_case(head, p.as_bytes()))
+}
+
+fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.len() <= haystack.len() && haystack.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_vendor_wording_is_recognised_in_a_400_only() {
+        let bodies = [
+            r#"{"error":{"message":"This model's maximum context length is 8192 tokens.","code":"context_length_exceeded"}}"#,
+            r#"{"error":{"message":"Please reduce the length of the messages or completion.","code":"context_length_exceeded"}}"#,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"Prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+            r#"{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}"#,
+            r#"{"object":"error","message":"Prompt contains 300000 tokens, too large for model with 131072 maximum context length"}"#,
+            r#"{"error":{"message":"This endpoint's maximum context length is 131072 tokens. However, you requested about 200000 tokens"}}"#,
+            r#"{"error":"prompt too long; exceeded max context length by 100 tokens"}"#,
+            r#"{"error":"the input length exceeds the context length"}"#,
+        ];
+        for b in bodies {
+            assert!(input_too_long(400, Some(b)), "{b}");
+            assert!(!input_too_long(500, Some(b)), "only a 400: {b}");
+        }
+        for other in [r#"{"error":{"message":"Invalid 'model'"}}"#, "", "maximum context"] {
+            assert!(!input_too_long(400, Some(other)), "{other}");
+        }
+        assert!(!input_too_long(400, None));
+    }
+
+    #[test]
+    fn only_the_first_4_kb_are_read() {
+        let late = format!("{}prompt is too long", " ".repeat(BODY_LIMIT));
+        assert!(!input_too_long(400, Some(&late)));
+        let multibyte = format!("{}prompt is too long", "é".repeat(100));
+        assert!(input_too_long(400, Some(&multibyte)), "bytes, not char boundaries");
+    }
+}
