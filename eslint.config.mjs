@@ -34,6 +34,10 @@ export default [
 			// ioredis and pg are runtime dependencies on purpose: the shared Redis and Postgres stores.
 			// n8n installs the dependencies of unverified (self-hosted) community packages.
 			'@n8n/community-nodes/no-runtime-dependencies': 'off',
+			// The Resilient Chat Model subclasses LangChain's BaseChatModel: @langchain/core must be
+			// n8n's own copy (found through n8n's NODE_PATH), never one installed with this package.
+			// n8n's installer drops peer dependencies, so the peer entry only states the contract.
+			'@n8n/community-nodes/valid-peer-dependencies': 'off',
 		},
 	},
 	{

@@ -8,7 +8,7 @@ node scripts/check-pkg-fresh.mjs --quiet || bash scripts/build-wasm.sh
 [ -x node_modules/.bin/tsc ] || npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2
 rm -rf dist
 node_modules/.bin/tsc -p tsconfig.json
-for node in ResilientProviderCall ResilientProviderTrigger; do
+for node in ResilientProviderCall ResilientProviderTrigger ResilientChatModel; do
   cp n8n-node/nodes/$node/*.svg n8n-node/nodes/$node/*.json "dist/nodes/$node/"
 done
 cp n8n-node/credentials/*.svg dist/credentials/

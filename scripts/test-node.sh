@@ -21,7 +21,7 @@ if [ $# -eq 2 ]; then
   bash scripts/lib/n8n-install.sh "$major" >/dev/null
   case $1 in
     --e2e)
-      N8N_MAJOR=$major timed "end-to-end in n8n $name" node --test --test-concurrency=1 tests/e2e/*.test.mjs \
+      N8N_MAJOR=$major timed "end-to-end in n8n $name" node --test --test-concurrency=1 tests/chat/*.test.mjs tests/e2e/*.test.mjs \
         || die "end-to-end tests failed on n8n $major" ;;
     # Queue mode (1 main + 3 workers, Postgres, Bull on Redis): a smoke run of
     # scenarios/queue-smoke.json, a worker SIGKILLed holding the probe.

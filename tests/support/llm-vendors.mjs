@@ -10,6 +10,8 @@
 //   'too_long'   400 with the vendor's own "context length exceeded" wording
 //   <number>     that status with a JSON error body (429 and 503 carry Retry-After: 1)
 //   { status, body?, headers? }   exactly that
+//   { tool, args }  a tool call (OpenAI tool_calls, Anthropic tool_use) of tool `tool` with `args`
+//   'echo_tool'  text "<id> read the tool result: <the last tool result in the request>"
 // Arrivals record `accepted` (auth as expected), never a key: `keyHash` is sha256, 16 hex digits.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
@@ -35,6 +37,35 @@ const DIALECTS = {
 			choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
 			usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
 		}),
+		toolCall: (id, model, name, args) => ({
+			id: `chatcmpl-${id}`,
+			object: 'chat.completion',
+			created: Math.floor(Date.now() / 1000),
+			model,
+			choices: [
+				{
+					index: 0,
+					message: {
+						role: 'assistant',
+						content: null,
+						tool_calls: [
+							{
+								id: `call_${id}`,
+								type: 'function',
+								function: { name, arguments: JSON.stringify(args) },
+							},
+						],
+					},
+					finish_reason: 'tool_calls',
+				},
+			],
+			usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+		}),
+		toolResult: (body) =>
+			(body?.messages ?? [])
+				.filter((m) => m.role === 'tool')
+				.map((m) => String(m.content))
+				.pop(),
 		tooLong: {
 			error: {
 				message:
@@ -66,6 +97,26 @@ const DIALECTS = {
 			stop_sequence: null,
 			usage: { input_tokens: 11, output_tokens: 7 },
 		}),
+		toolCall: (id, model, name, args) => ({
+			id: `msg_${id}`,
+			type: 'message',
+			role: 'assistant',
+			model,
+			content: [{ type: 'tool_use', id: `toolu_${id}`, name, input: args }],
+			stop_reason: 'tool_use',
+			stop_sequence: null,
+			usage: { input_tokens: 11, output_tokens: 7 },
+		}),
+		toolResult: (body) =>
+			(body?.messages ?? [])
+				.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+				.filter((b) => b.type === 'tool_result')
+				.map((b) =>
+					typeof b.content === 'string'
+						? b.content
+						: (b.content ?? []).map((c) => c.text ?? '').join(''),
+				)
+				.pop(),
 		tooLong: {
 			type: 'error',
 			error: {
@@ -166,6 +217,14 @@ export async function startLlmVendors(keys) {
 					d.ok(id, model, answer === 'ok' ? `${id} says hi` : ''),
 				);
 			if (answer === 'too_long') return send(res, (arrival.status = 400), d.tooLong);
+			if (answer === 'echo_tool')
+				return send(
+					res,
+					(arrival.status = 200),
+					d.ok(id, model, `${id} read the tool result: ${d.toolResult?.(body) ?? 'none'}`),
+				);
+			if (answer?.tool)
+				return send(res, (arrival.status = 200), d.toolCall(id, model, answer.tool, answer.args));
 			if (typeof answer === 'number') {
 				const headers = answer === 429 || answer === 503 ? { 'Retry-After': '1' } : {};
 				return send(res, (arrival.status = answer), d.error(answer), headers);

@@ -3,6 +3,7 @@ import {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
 	INode,
+	ISupplyDataFunctions,
 	NodeOperationError,
 } from 'n8n-workflow';
 import { FailoverStore } from './failover';
@@ -24,6 +25,9 @@ const ticketsRedis = () => require('./ticketsRedis') as typeof TicketsRedisModul
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const ticketsPostgres = () => require('./ticketsPostgres') as typeof TicketsPostgresModule;
 
+/** Call Chain's execute context or the Resilient Chat Model's supply-data context. */
+type NodeContext = IExecuteFunctions | ISupplyDataFunctions;
+
 export interface StoreSettings {
 	kind: 'memory' | 'redis' | 'postgres';
 	prefix: string;
@@ -33,7 +37,7 @@ export interface StoreSettings {
 	failOpen: boolean;
 }
 
-export function storeSettings(ctx: IExecuteFunctions): StoreSettings {
+export function storeSettings(ctx: NodeContext): StoreSettings {
 	return readStoreSettings(
 		(name, fallback) => ctx.getNodeParameter(name, 0, fallback),
 		ctx.getNode(),
@@ -80,7 +84,7 @@ export function readStoreSettings(
 
 /** The shared store behind this execution (pooled per credential), or null for memory. */
 export async function sharedStore(
-	ctx: IExecuteFunctions,
+	ctx: NodeContext,
 	s: StoreSettings,
 ): Promise<((scope: string) => StateStore) | null> {
 	if (s.kind === 'redis') {

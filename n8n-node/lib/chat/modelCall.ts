@@ -1,0 +1,177 @@
+// One call of the Resilient Chat Model: one item of the engine's loop (lib/runItem.ts), each
+// attempt a call to one connected model, classified into the engine's outcome. One run-data entry
+// per call on the sub-node (provider, attempts, skips, transitions) shows which model served.
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IDataObject,
+	type ISupplyDataFunctions,
+} from 'n8n-workflow';
+import type { BaseMessage } from '@langchain/core/messages';
+import type { ChatResult } from '@langchain/core/outputs';
+import type { Engine } from '../engine';
+import type { ItemPlan } from '../params';
+import { runItem, type ItemResult } from '../runItem';
+import { itemStore, type StoreSettings } from '../store/open';
+import type { StateStore } from '../store/types';
+import { Cancelled, type CallResult } from '../transport';
+import { ANSWERED, outcomeOfModelError } from './outcome';
+import { takeOver } from './takeOver';
+import type { ChatCall, ChatModel } from './wrapper';
+
+export interface ChatChain {
+	ctx: ISupplyDataFunctions;
+	engine: Engine;
+	plan: ItemPlan;
+	shared: ((scope: string) => StateStore) | null;
+	storeCfg: StoreSettings;
+}
+
+/** Options of the root node's call that the connected model gets too (not its callbacks: the
+ * connected models trace themselves; nor its signal: each attempt has its own deadline). */
+function forwarded(options: Record<string, unknown>): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const [k, v] of Object.entries(options)) {
+		if (!['signal', 'timeout', 'callbacks', 'runName', 'runId', 'configurable'].includes(k))
+			out[k] = v;
+	}
+	return out;
+}
+
+export function chatCall(chain: ChatChain): ChatCall {
+	const { ctx, plan } = chain;
+	const index = new Map(plan.requests.map((r, k) => [r.name, k]));
+	return {
+		async generate(models: ChatModel[], messages: BaseMessage[], options) {
+			for (const m of models) takeOver(m);
+			const { index: runIndex } = ctx.addInputData(NodeConnectionTypes.AiLanguageModel, [
+				[{ json: { messages: messages.map(describe) } }],
+			]);
+			// The run index is this sub-node's count of model calls in the execution.
+			const correlationId = `${ctx.getExecutionId()}:chat:${runIndex}`;
+			const signals = [ctx.getExecutionCancelSignal?.(), options.signal as AbortSignal].filter(
+				(s): s is AbortSignal => s instanceof AbortSignal,
+			);
+			const cancel = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+			const errors = new Map<number, unknown>();
+			const attempt = async (
+				provider: number,
+				deadlineMs: number,
+				signal?: AbortSignal,
+			): Promise<CallResult> => {
+				if (signal?.aborted) throw new Cancelled();
+				const deadline = new AbortController();
+				const timer = setTimeout(() => deadline.abort(), deadlineMs);
+				const onCancel = () => deadline.abort();
+				signal?.addEventListener('abort', onCancel);
+				const started = Date.now();
+				try {
+					const answer = await models[provider].invoke(messages, {
+						...forwarded(options),
+						signal: deadline.signal,
+					});
+					return { outcome: ANSWERED, body: answer, ms: Date.now() - started };
+				} catch (error) {
+					if (signal?.aborted) throw new Cancelled();
+					errors.set(provider, error);
+					const outcome = deadline.signal.aborted
+						? ({ kind: 'error', code: 'TIMEOUT' } as const)
+						: outcomeOfModelError(error);
+					return { outcome, ms: Date.now() - started };
+				} finally {
+					clearTimeout(timer);
+					signal?.removeEventListener('abort', onCancel);
+				}
+			};
+			let result: ItemResult;
+			try {
+				result = await runItem({
+					call: (req, _headers, deadlineMs, signal) =>
+						attempt(index.get(req.name) as number, deadlineMs, signal),
+					logger: ctx.logger,
+					engine: chain.engine,
+					store: itemStore(chain.shared, plan.scope, chain.storeCfg, ctx.logger),
+					plan,
+					secrets: {},
+					correlationId,
+					cancel,
+				});
+			} catch (error) {
+				const e =
+					error instanceof Cancelled
+						? new NodeOperationError(ctx.getNode(), 'Execution cancelled')
+						: new NodeOperationError(ctx.getNode(), error as Error);
+				ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, e);
+				throw e;
+			}
+			const entry = runEntry(result, correlationId);
+			ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, [[{ json: entry }]]);
+			const end = result.end;
+			if (end.kind === 'done') {
+				const message = result.body as BaseMessage;
+				return {
+					generations: [{ text: textOf(message), message }],
+					llmOutput: { resilience: entry },
+				} as ChatResult;
+			}
+			if (end.kind === 'defer') throw unavailable(ctx, entry);
+			// A non-retryable answer (a 400, a bad key): the model's own error, as without this node.
+			const lastAttempt = result.attempts[result.attempts.length - 1];
+			const last = lastAttempt ? errors.get(Number(lastAttempt.provider)) : undefined;
+			if (last instanceof Error) throw last;
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`No connected model could answer (${end.reason})`,
+				{
+					description: JSON.stringify(entry).slice(0, 2000),
+				},
+			);
+		},
+	};
+}
+
+/** Every model cooling down (or the call's budget spent): fail at once, saying when to retry. */
+function unavailable(ctx: ISupplyDataFunctions, entry: IDataObject) {
+	const error = new NodeOperationError(
+		ctx.getNode(),
+		`No connected model can answer now (${entry.reason}); retry_at ${entry.retry_at}`,
+		{
+			description: `Every model of the chain is cooling down, rate-limited or out of budget. Retry at ${entry.retry_at} (reason: ${entry.reason}).`,
+		},
+	);
+	Object.assign(error, { retry_at: entry.retry_at, reason: entry.reason });
+	return error;
+}
+
+function runEntry(r: ItemResult, correlationId: string): IDataObject {
+	const end = r.end;
+	const entry: IDataObject = {
+		outcome: end.kind === 'done' ? 'success' : end.kind === 'defer' ? 'deferred' : 'failed',
+		provider: end.kind === 'done' ? end.name : null,
+		fallback: end.kind === 'done' ? end.fallback : false,
+		attempts: r.attempts,
+		skipped: r.skipped,
+		transitions: r.transitions,
+		sleptMs: r.sleptMs,
+		totalMs: r.totalMs,
+		correlationId,
+	};
+	if (end.kind === 'defer') entry.retry_at = new Date(end.retry_at_ms).toISOString();
+	if (end.kind !== 'done') entry.reason = end.reason;
+	if (r.storeFallback) entry.storeFallback = r.storeFallback;
+	return entry;
+}
+
+function describe(m: BaseMessage): IDataObject {
+	return {
+		type: m.getType?.() ?? (m as unknown as { type?: string }).type,
+		content: m.content as never,
+	};
+}
+
+function textOf(m: BaseMessage): string {
+	if (typeof m.content === 'string') return m.content;
+	return (m.content ?? [])
+		.map((p) => (typeof p === 'string' ? p : p.type === 'text' ? String(p.text ?? '') : ''))
+		.join('');
+}

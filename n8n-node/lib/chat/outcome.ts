@@ -1,0 +1,78 @@
+// What a connected chat model threw, as the engine's outcome. This moves bytes only: the status
+// and hint headers the client saw, or the network code under the error; the engine decides what
+// they mean. Errors arrive wrapped by n8n (NodeApiError: `httpCode` a string, the client's error
+// under a non-enumerable `cause`), or raw from a plain LangChain client.
+import type { HintHeaders, Outcome } from '../engine';
+
+const HINT_HEADERS = [
+	'retry-after',
+	'ratelimit-reset',
+	'x-ratelimit-reset',
+	'ratelimit-remaining',
+	'x-ratelimit-remaining',
+] as const;
+
+interface ErrorLike {
+	name?: unknown;
+	code?: unknown;
+	status?: unknown;
+	httpCode?: unknown;
+	headers?: unknown;
+	cause?: unknown;
+}
+
+/** The errors from the outermost one inwards (n8n's wrapper, the SDK's, fetch's, the socket's). */
+function chain(error: unknown): ErrorLike[] {
+	const out: ErrorLike[] = [];
+	let e = error as ErrorLike | undefined;
+	while (e && typeof e === 'object' && out.length < 6 && !out.includes(e)) {
+		out.push(e);
+		e = e.cause as ErrorLike | undefined;
+	}
+	return out;
+}
+
+function statusOf(e: ErrorLike): number | undefined {
+	for (const v of [e.status, e.httpCode]) {
+		const n =
+			typeof v === 'number' ? v : typeof v === 'string' && /^\d{3}$/.test(v) ? Number(v) : NaN;
+		if (Number.isInteger(n) && n >= 100 && n <= 599) return n;
+	}
+	return undefined;
+}
+
+/** Hint headers from a fetch `Headers` (the SDKs') or a plain object (lower-cased names). */
+function hintsOf(chainOfErrors: ErrorLike[]): HintHeaders {
+	const headers: HintHeaders = {};
+	for (const e of chainOfErrors) {
+		const h = e.headers as { get?: (n: string) => string | null } | Record<string, unknown>;
+		if (!h || typeof h !== 'object') continue;
+		for (const name of HINT_HEADERS) {
+			if (headers[name] !== undefined) continue;
+			const v =
+				typeof h.get === 'function'
+					? (h.get as (n: string) => string | null)(name)
+					: (h as Record<string, unknown>)[name];
+			if (v !== undefined && v !== null) headers[name] = String(v);
+		}
+	}
+	return headers;
+}
+
+/** The engine's outcome for an error thrown by a model call. */
+export function outcomeOfModelError(error: unknown): Outcome {
+	const errors = chain(error);
+	for (const e of errors) {
+		const status = statusOf(e);
+		if (status !== undefined) return { kind: 'status', status, headers: hintsOf(errors) };
+	}
+	if (errors.some((e) => e.name === 'TimeoutError')) return { kind: 'error', code: 'TIMEOUT' };
+	for (const e of errors) {
+		if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code))
+			return { kind: 'error', code: e.code };
+	}
+	return { kind: 'error', code: 'EUNKNOWN' };
+}
+
+/** A model call that answered: a success, as an HTTP 200 would be. */
+export const ANSWERED: Outcome = { kind: 'status', status: 200, headers: {} };

@@ -1,0 +1,24 @@
+// The chat model's plan, read by the same code as Call Chain's (readItemPlan): its providers are
+// the connected models, in input order, under the names the user gave them; the retry policy,
+// breaker and scope parameters are Call Chain's. A model call is a POST with a stable key, so
+// the engine may retry it and move on (an LLM answer has no side effect but its cost).
+import type { IExecuteFunctions, ISupplyDataFunctions } from 'n8n-workflow';
+import { readItemPlan, type ItemPlan } from '../params';
+
+/** Where a connected model sits in the plan's request list: it is never requested over HTTP. */
+const modelUrl = (k: number) => `http://connected-model.invalid/model-${k + 1}`;
+
+export function readChatPlan(ctx: ISupplyDataFunctions, names: string[]): ItemPlan {
+	const providers = names.map((name, k) => ({ name, method: 'POST', url: modelUrl(k) }));
+	const view = {
+		getNode: () => ctx.getNode(),
+		getWorkflow: () => ctx.getWorkflow(),
+		getInputData: () => [{ json: {} }],
+		getNodeParameter: (name: string, i: number, fallback?: unknown) => {
+			if (name === 'providers.provider') return providers;
+			if (name === 'onExhaustion') return 'deferred';
+			return ctx.getNodeParameter(name, i, fallback as never);
+		},
+	};
+	return readItemPlan(view as unknown as IExecuteFunctions, 0);
+}

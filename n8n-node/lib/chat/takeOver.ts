@@ -1,0 +1,72 @@
+// A connected model called through the Resilient Chat Model, made fit for the engine:
+// - One owner of retries: exactly one request per engine attempt. LangChain clients retry in
+//   their AsyncCaller (read at call time), and ChatOpenAI keeps one caller per API
+//   (`completions`, `responses`) built from `fields`, which `bindTools` rebuilds from: all of
+//   them run at 0 retries (the SDKs' own clients already do).
+// - The client's error kept: n8n's chat models throw a NodeApiError from the caller's
+//   `onFailedAttempt`. n8n 2 keeps the client's error under its `cause`; n8n 1's loses it (a class
+//   field resets `cause`), and with it the status headers and socket codes the engine needs. The
+//   handler still runs and its error is still thrown, with the client's error put back under it.
+
+interface Caller {
+	maxRetries?: number;
+	onFailedAttempt?: (error: unknown) => unknown;
+}
+
+interface Client {
+	maxRetries?: number;
+	fields?: Caller;
+	caller?: Caller;
+	completions?: unknown;
+	responses?: unknown;
+	bound?: unknown;
+}
+
+const KEEPS = Symbol('resilient-chat-model keeps the client error');
+
+function keepClientError(handler: Caller['onFailedAttempt']): Caller['onFailedAttempt'] {
+	if (typeof handler !== 'function' || (handler as { [KEEPS]?: true })[KEEPS]) return handler;
+	const kept = (error: unknown) => {
+		try {
+			return handler(error);
+		} catch (thrown) {
+			if (
+				thrown !== error &&
+				thrown instanceof Error &&
+				(thrown as { cause?: unknown }).cause === undefined
+			)
+				Object.defineProperty(thrown, 'cause', { value: error, configurable: true });
+			throw thrown;
+		}
+	};
+	return Object.assign(kept, { [KEEPS]: true as const });
+}
+
+function takeOverCaller(c: Caller | undefined) {
+	if (!c || typeof c !== 'object') return;
+	if ('maxRetries' in c) c.maxRetries = 0;
+	if (typeof c.onFailedAttempt === 'function')
+		c.onFailedAttempt = keepClientError(c.onFailedAttempt);
+}
+
+/** Every client reachable from `model` (itself, its inner callers, a RunnableBinding's bound
+ * model): retries off, the client's error kept. Returns the model. */
+export function takeOver<T>(model: T): T {
+	const seen = new Set<unknown>();
+	const visit = (x: unknown) => {
+		if (!x || typeof x !== 'object' || seen.has(x)) return;
+		seen.add(x);
+		const m = x as Client;
+		if (m.fields && typeof m.fields === 'object') {
+			m.fields.maxRetries = 0;
+			takeOverCaller(m.fields);
+		}
+		if (typeof m.maxRetries === 'number') m.maxRetries = 0;
+		takeOverCaller(m.caller);
+		visit(m.completions);
+		visit(m.responses);
+		visit(m.bound);
+	};
+	visit(model);
+	return model;
+}

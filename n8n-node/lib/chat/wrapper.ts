@@ -1,0 +1,84 @@
+// The chat model the root node (AI Agent, Basic LLM Chain) sees: a LangChain BaseChatModel whose
+// every call is one item of the engine's loop (lib/runItem.ts), each attempt a call to one of the
+// connected models. @langchain/core is a peer: required here at run time, so n8n's own copy is
+// used (its NODE_PATH), never one of this package's.
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { BaseMessage } from '@langchain/core/messages';
+import type { ChatResult } from '@langchain/core/outputs';
+
+/** A connected model, as far as this wrapper uses it. */
+export type ChatModel = BaseChatModel;
+
+/** What one model call does: run the engine's loop over `models` (the connected models, tools
+ * bound when the root node bound some). */
+export interface ChatCall {
+	generate(
+		models: ChatModel[],
+		messages: BaseMessage[],
+		options: Record<string, unknown>,
+	): Promise<ChatResult>;
+}
+
+/** Settings of model 1 the root node reads to choose its output parser and built-in tools. */
+export interface Presented {
+	modelKwargs?: unknown;
+	format?: unknown;
+	metadata?: Record<string, unknown>;
+	invocationKwargs?: unknown;
+}
+
+type WrapperClass = new (call: ChatCall, models: ChatModel[], presented: Presented) => ChatModel;
+let loaded: WrapperClass | undefined;
+
+export function resilientChatModel(
+	call: ChatCall,
+	models: ChatModel[],
+	presented: Presented,
+): ChatModel {
+	loaded ??= defineClass();
+	return new loaded(call, models, presented);
+}
+
+function defineClass(): WrapperClass {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const core = require('@langchain/core/language_models/chat_models') as {
+		BaseChatModel: abstract new (fields: object) => BaseChatModel;
+	};
+	abstract class Base extends core.BaseChatModel {}
+	class ResilientChatModel extends (Base as unknown as new (fields: object) => BaseChatModel & {
+		modelKwargs?: unknown;
+		format?: unknown;
+	}) {
+		constructor(
+			private readonly chain: ChatCall,
+			private readonly models: ChatModel[],
+			private readonly presented: Presented,
+		) {
+			super({});
+			if (presented.modelKwargs !== undefined) this.modelKwargs = presented.modelKwargs;
+			if (presented.format !== undefined) this.format = presented.format;
+			this.metadata = { ...(presented.metadata ?? {}) };
+			if (presented.invocationKwargs !== undefined)
+				this.lc_kwargs = { ...this.lc_kwargs, invocationKwargs: presented.invocationKwargs };
+		}
+
+		_llmType(): string {
+			return 'resilient-chat-model';
+		}
+
+		/** Binds the tools to every connected model: a fallback mid-conversation continues it. */
+		bindTools(tools: unknown[], kwargs?: Record<string, unknown>) {
+			const bound = this.models.map((m) => {
+				if (typeof m.bindTools !== 'function')
+					throw new Error(`${m._llmType()} cannot call tools (it has no bindTools)`);
+				return m.bindTools(tools as never, kwargs as never) as unknown as ChatModel;
+			});
+			return new ResilientChatModel(this.chain, bound, this.presented) as never;
+		}
+
+		async _generate(messages: BaseMessage[], options: this['ParsedCallOptions']) {
+			return this.chain.generate(this.models, messages, options as Record<string, unknown>);
+		}
+	}
+	return ResilientChatModel as unknown as WrapperClass;
+}

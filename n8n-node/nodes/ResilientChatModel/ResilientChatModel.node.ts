@@ -1,0 +1,76 @@
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeType,
+	type INodeTypeDescription,
+	type ISupplyDataFunctions,
+	type SupplyData,
+} from 'n8n-workflow';
+import { properties } from './description';
+import { loadEngine, type Engine } from '../../lib/engine';
+import { configError } from '../../lib/params';
+import { sharedStore, storeSettings } from '../../lib/store/open';
+import { connectedModels } from '../../lib/chat/connected';
+import { chatCall } from '../../lib/chat/modelCall';
+import { readChatPlan } from '../../lib/chat/plan';
+import { takeOver } from '../../lib/chat/takeOver';
+import { resilientChatModel } from '../../lib/chat/wrapper';
+
+// One engine per distinct configuration in this process: the wrapper outlives supplyData (the
+// root node calls it later), so an engine is kept, not freed per execution.
+const engines = new Map<string, Engine>();
+
+// A language-model sub-node supplies a model to a root node; it has no items to run as a tool.
+// eslint-disable-next-line @n8n/community-nodes/node-usable-as-tool
+export class ResilientChatModel implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Resilient Chat Model',
+		name: 'resilientChatModel',
+		icon: { light: 'file:resilientChatModel.svg', dark: 'file:resilientChatModel.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["numberInputs"] + " models"}}',
+		description:
+			'A fallback chain of chat models with a shared breaker, cooldown and Retry-After: one chat model for an AI Agent or LLM chain',
+		defaults: { name: 'Resilient Chat Model' },
+		codex: {
+			categories: ['AI'],
+			subcategories: {
+				AI: ['Language Models', 'Root Nodes'],
+				'Language Models': ['Chat Models (Recommended)'],
+			},
+		},
+		// The inputs follow "Number of Models" (as n8n's Model Selector does); the expression is a
+		// string n8n evaluates, so it holds everything it needs.
+		inputs: `={{ ((parameters) => Array.from({ length: Number(parameters.numberInputs) || 2 }, (_, k) => ({ type: 'ai_languageModel', displayName: 'Model ' + (k + 1), required: true, maxConnections: 1 })))($parameter) }}`,
+		outputs: [NodeConnectionTypes.AiLanguageModel],
+		outputNames: ['Model'],
+		requiredInputs: 1,
+		credentials: [
+			{ name: 'redis', required: true, displayOptions: { show: { stateStore: ['redis'] } } },
+			{ name: 'postgres', required: true, displayOptions: { show: { stateStore: ['postgres'] } } },
+		],
+		properties,
+	};
+
+	async supplyData(this: ISupplyDataFunctions): Promise<SupplyData> {
+		const node = this.getNode();
+		const { models, names, presented } = await connectedModels(this);
+		const plan = readChatPlan(this, names);
+		const key = JSON.stringify(plan.config);
+		let engine = engines.get(key);
+		if (!engine) {
+			try {
+				engine = new (loadEngine(node).Engine)(plan.config);
+			} catch (e) {
+				throw configError(this as unknown as IExecuteFunctions, 0, plan, e as Error);
+			}
+			engines.set(key, engine);
+		}
+		const storeCfg = storeSettings(this);
+		const shared = await sharedStore(this, storeCfg);
+		for (const m of models) takeOver(m);
+		const call = chatCall({ ctx: this, engine, plan, shared, storeCfg });
+		return { response: resilientChatModel(call, models, presented) };
+	}
+}

@@ -1,0 +1,71 @@
+// The Resilient Chat Model's parameters: how many models, their provider names, and Call Chain's
+// own retry policy, breaker, store and scope parameters (version 2's, so the two nodes cannot
+// drift apart; shown always, not only under Call Chain's operation). Idempotency settings are
+// HTTP-only and left out.
+import type { INodeProperties } from 'n8n-workflow';
+import { breaker, retryPolicy } from '../ResilientProviderCall/v2/policy';
+import { store } from '../ResilientProviderCall/v2/store';
+
+const HTTP_ONLY = ['addIdempotencyKey', 'idempotencyKey', 'retryUnsafeMethods'];
+
+const always = (p: INodeProperties): INodeProperties => {
+	const copy = { ...p };
+	delete copy.displayOptions;
+	return copy;
+};
+
+const shared: INodeProperties[] = [
+	{
+		...always(retryPolicy),
+		options: (retryPolicy.options as INodeProperties[]).filter((o) => !HTTP_ONLY.includes(o.name)),
+	},
+	always(breaker),
+	...store,
+];
+
+export const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Each input is a provider of the fallback chain, Model 1 first. The name keys its shared state: a provider named the same in a Call Chain node shares one breaker and cooldown.',
+		name: 'chainNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Number of Models',
+		name: 'numberInputs',
+		type: 'options',
+		noDataExpression: true,
+		options: Array.from({ length: 9 }, (_, k) => ({ name: String(k + 2), value: k + 2 })),
+		default: 2,
+		description: 'How many chat models to connect; each one is an input, in fallback order',
+	},
+	{
+		displayName: 'Provider Names',
+		name: 'providers',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, sortable: true },
+		default: {},
+		placeholder: 'Add Provider Name',
+		description: 'One name per input, Model 1 first',
+		options: [
+			{
+				displayName: 'Provider',
+				name: 'provider',
+				values: [
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						required: true,
+						placeholder: 'openai',
+						description:
+							'Keys the shared state of this input (breaker, cooldown, rate limit) in the store',
+					},
+				],
+			},
+		],
+	},
+	...shared,
+];

@@ -1,0 +1,116 @@
+// When every connected model is cooling down, a model call fails at once with an error that
+// carries retry_at and the reason (so the root node's own error handling applies), and nothing
+// is sent; a Retry-After shorter than the cap moves the call to the next model, and the primary
+// serves again once it has passed. Outside n8n, the package installed as n8n installs it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { n8nInstall } from '../support/n8n.mjs';
+import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { loadInstalledChatModel, n8nRequire, supplyContext } from './support.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const KEYS = { openai: 'sk-cool', anthropic: 'a', gemini: 'g' };
+let vendors, loaded, ChatOpenAI;
+
+before(async () => {
+	const install = n8nInstall(major);
+	loaded = loadInstalledChatModel(install);
+	({ ChatOpenAI } = n8nRequire(install)('@langchain/openai'));
+	vendors = await startLlmVendors(KEYS);
+});
+after(async () => vendors?.close());
+
+const openai = (id) =>
+	new ChatOpenAI({
+		apiKey: KEYS.openai,
+		model: 'gpt-4o-mini',
+		configuration: { baseURL: `${vendors.url(id)}/v1` },
+	});
+const chain = async (ids, retryPolicy) => {
+	const ctx = supplyContext(
+		{
+			numberInputs: ids.length,
+			providers: { provider: ids.map((name) => ({ name })) },
+			retryPolicy: { baseMs: 10, capMs: 20, ...retryPolicy },
+			stateStore: 'memory',
+			stateScope: 'workflow',
+		},
+		ids.map(openai),
+	);
+	const { response } = await new loaded.ResilientChatModel().supplyData.call(ctx, 0);
+	return { model: response, runData: ctx.runData };
+};
+
+test('every model answers 429 with Retry-After: 3600: the call fails with retry_at; the next one at once, sending nothing', async () => {
+	const hour = { status: 429, headers: { 'Retry-After': '3600' } };
+	vendors.script('c1', [hour]);
+	vendors.script('c2', [hour]);
+	const { model, runData } = await chain(['c1', 'c2'], {});
+	const first = await model.invoke('hi').then(
+		() => assert.fail('served'),
+		(e) => e,
+	);
+	assert.match(first.message, /retry_at \d{4}-\d\d-\d\dT/);
+	const retryAt = Date.parse(first.retry_at);
+	assert.ok(retryAt > Date.now() + 3000 * 1000, first.retry_at);
+	assert.equal(vendors.accepted('c1') + vendors.accepted('c2'), 2);
+	const started = Date.now();
+	const second = await model.invoke('hi again').then(
+		() => assert.fail('served'),
+		(e) => e,
+	);
+	assert.ok(Date.now() - started < 1000, 'failed at once');
+	assert.ok(second.reason, 'the reason travels with the error');
+	assert.match(second.message, new RegExp(`\\(${second.reason}\\); retry_at`));
+	assert.equal(vendors.accepted('c1') + vendors.accepted('c2'), 2, 'nothing sent while cooling');
+	assert.deepEqual(
+		runData.map((r) => r.output.outcome),
+		['deferred', 'deferred'],
+	);
+});
+
+test('primary 429 with Retry-After: 2 once, then 200: calls in the next 2 s go to the fallback, then the primary serves again', async () => {
+	vendors.script('r1', [{ status: 429, headers: { 'Retry-After': '2' } }, 'ok']);
+	vendors.script('r2', ['ok']);
+	// A hint above the cap closes the provider for everyone and the call moves on (no sleep in place).
+	const { model, runData } = await chain(['r1', 'r2'], { retryAfterCapMs: 500 });
+	const served = [];
+	const t0 = Date.now();
+	while (Date.now() - t0 < 1500) {
+		served.push((await model.invoke('hi')).content);
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	assert.equal(served[0], 'r2 says hi');
+	assert.ok(
+		served.every((s) => s === 'r2 says hi'),
+		served.join(),
+	);
+	assert.equal(vendors.accepted('r1'), 1, 'no request to the primary while its Retry-After runs');
+	await new Promise((r) => setTimeout(r, 2000 - (Date.now() - t0) + 200));
+	assert.equal((await model.invoke('hi')).content, 'r1 says hi');
+	assert.equal(vendors.accepted('r1'), 2);
+	assert.ok(
+		runData[0].output.attempts[0].retry_after,
+		JSON.stringify(runData[0].output.attempts[0]),
+	);
+});
+
+test('a 400 (context too long) is not retried and not counted against the provider; the engine moves the call on (as for Call Chain)', async () => {
+	vendors.script('x1', ['too_long']);
+	vendors.script('x2', ['ok']);
+	const { model, runData } = await chain(['x1', 'x2'], {});
+	assert.equal((await model.invoke('hi')).content, 'x2 says hi');
+	assert.equal(vendors.accepted('x1'), 1, 'no retry of a 400');
+	const { attempts, skipped } = runData[0].output;
+	assert.deepEqual(
+		attempts.map((a) => [a.name, a.outcome, a.health]),
+		[
+			['x1', '400', 'neutral'],
+			['x2', '200', 'success'],
+		],
+	);
+	assert.deepEqual(
+		skipped.map((s) => [s.provider, s.reason]),
+		[['x1', 'non_retryable']],
+	);
+});

@@ -1,0 +1,145 @@
+// The error → outcome mapping on the errors the real clients throw (n8n's own LangChain copies):
+// the status and the hint headers the vendor sent, the socket's code, a timeout. Raw as a plain
+// client throws them, and as n8n's chat-model nodes throw them: their failed-attempt handler
+// throws a NodeApiError (`httpCode` a string) around the client's error, which n8n 2 keeps under
+// `cause` and n8n 1 loses; the node's takeOver puts it back. The engine decides what each means.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import path from 'node:path';
+import { n8nInstall, ROOT } from '../support/n8n.mjs';
+import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { freePorts } from '../support/ports.mjs';
+import { n8nRequire } from './support.mjs';
+import { createRequire } from 'node:module';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const KEYS = { openai: 'sk-o', anthropic: 'sk-a', gemini: 'g' };
+let vendors, req, outcomeOf, takeOver, slow;
+
+before(async () => {
+	const install = n8nInstall(major);
+	req = n8nRequire(install);
+	const dist = createRequire(import.meta.url);
+	({ outcomeOfModelError: outcomeOf } = dist(path.join(ROOT, 'dist/lib/chat/outcome.js')));
+	({ takeOver } = dist(path.join(ROOT, 'dist/lib/chat/takeOver.js')));
+	vendors = await startLlmVendors(KEYS);
+	slow = http.createServer((_q, res) => setTimeout(() => res.end('{}'), 3000).unref());
+	await new Promise((r) => slow.listen(0, '127.0.0.1', r));
+});
+after(async () => {
+	await vendors?.close();
+	slow?.closeAllConnections?.();
+	await new Promise((r) => slow?.close(r));
+});
+
+const openai = (baseURL, extra = {}, n8n = {}) =>
+	new (req('@langchain/openai').ChatOpenAI)({
+		apiKey: KEYS.openai,
+		model: 'gpt-4o-mini',
+		maxRetries: 0,
+		configuration: { baseURL },
+		...extra,
+		...n8n,
+	});
+const anthropic = (id, n8n = {}) =>
+	new (req('@langchain/anthropic').ChatAnthropic)({
+		apiKey: KEYS.anthropic,
+		model: 'claude-sonnet-4-5-20250929',
+		maxRetries: 0,
+		anthropicApiUrl: vendors.url(id),
+		...n8n,
+	});
+const thrown = async (model) => {
+	try {
+		await model.invoke('hi');
+	} catch (e) {
+		return e;
+	}
+	assert.fail('the call succeeded');
+};
+/** The same client as n8n's chat-model nodes build it: its failed-attempt handler throws a
+ * NodeApiError around the client's error (n8n's handler, last step); taken over by the node. */
+const n8nStyle =
+	(make) =>
+	(...args) => {
+		const { NodeApiError } = req('n8n-workflow');
+		const node = {
+			id: '1',
+			name: 'Chat Model',
+			type: 'x',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		};
+		return takeOver(
+			make(...args, {
+				onFailedAttempt: (error) => {
+					throw new NodeApiError(node, error, { functionality: 'configuration-node' });
+				},
+			}),
+		);
+	};
+/** The outcome of one call, thrown by the plain client and by n8n's; both must agree. */
+const outcomes = async (make, ...args) => {
+	const raw = await thrown(make(...args));
+	const wrapped = await thrown(n8nStyle(make)(...args));
+	assert.equal(wrapped.constructor.name, 'NodeApiError');
+	return [outcomeOf(raw), outcomeOf(wrapped), raw, wrapped];
+};
+
+test('OpenAI 500: status 500, no hint (NodeApiError httpCode "500")', async () => {
+	vendors.script('o500', [500]);
+	const [raw, wrapped, rawError, n8nError] = await outcomes(openai, `${vendors.url('o500')}/v1`);
+	assert.equal(rawError.status, 500);
+	assert.equal(n8nError.httpCode, '500');
+	assert.deepEqual(raw, { kind: 'status', status: 500, headers: {} });
+	assert.deepEqual(wrapped, raw);
+});
+
+test('OpenAI 429 with Retry-After 7: the header reaches the engine', async () => {
+	vendors.script('o429', [
+		{
+			status: 429,
+			headers: {
+				'Retry-After': '7',
+				'retry-after-ms': '7000',
+				'x-ratelimit-remaining-requests': '0',
+			},
+		},
+	]);
+	const [raw, wrapped] = await outcomes(openai, `${vendors.url('o429')}/v1`);
+	assert.deepEqual(raw, { kind: 'status', status: 429, headers: { 'retry-after': '7' } });
+	assert.deepEqual(wrapped, raw);
+});
+
+test('Anthropic 503 with Retry-After: status and hint', async () => {
+	vendors.script('a503', [503]);
+	const [raw, wrapped] = await outcomes(anthropic, 'a503');
+	assert.deepEqual(raw, { kind: 'status', status: 503, headers: { 'retry-after': '1' } });
+	assert.deepEqual(wrapped, raw);
+});
+
+test('OpenAI 400 (context too long): status 400', async () => {
+	vendors.script('o400', ['too_long']);
+	const [raw, wrapped] = await outcomes(openai, `${vendors.url('o400')}/v1`);
+	assert.deepEqual(raw, { kind: 'status', status: 400, headers: {} });
+	assert.deepEqual(wrapped, raw);
+});
+
+test('connection refused: the socket code under the client error (ECONNREFUSED)', async () => {
+	const [port] = await freePorts(1);
+	const [raw, wrapped] = await outcomes(openai, `http://127.0.0.1:${port}/v1`);
+	assert.deepEqual(raw, { kind: 'error', code: 'ECONNREFUSED' });
+	assert.deepEqual(wrapped, raw);
+});
+
+test("the client's own timeout: TIMEOUT", async () => {
+	const { port } = slow.address();
+	const [raw, wrapped, rawError] = await outcomes(openai, `http://127.0.0.1:${port}/v1`, {
+		timeout: 300,
+	});
+	assert.equal(rawError.name, 'TimeoutError');
+	assert.deepEqual(raw, { kind: 'error', code: 'TIMEOUT' });
+	assert.deepEqual(wrapped, raw);
+});

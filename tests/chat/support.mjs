@@ -1,0 +1,93 @@
+// The Resilient Chat Model outside n8n, as n8n would load it: the package packed from this
+// checkout, installed the way n8n's community installer does (peers dropped), and required with
+// n8n's module paths on NODE_PATH, so @langchain/core is n8n's own copy (fact 31 of the note).
+// The connected models are the real LangChain clients of the same n8n install.
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import Module from 'node:module';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../support/n8n.mjs';
+import { installLikeN8n } from '../e2e/clean-checkout.mjs';
+
+/** dist/ built, packed as npm would ship it; the tarball's path. */
+export function packWorktree() {
+	execFileSync('bash', [path.join(ROOT, 'scripts/build-node.sh')], { stdio: 'ignore' });
+	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-chat-pack-'));
+	execFileSync(
+		'npm',
+		['pack', '--ignore-scripts', '--loglevel=error', `--pack-destination=${dir}`],
+		{
+			cwd: ROOT,
+			stdio: 'ignore',
+		},
+	);
+	return path.join(
+		dir,
+		readdirSync(dir).find((f) => f.endsWith('.tgz')),
+	);
+}
+
+/** A require() that resolves from n8n's install (its @langchain/openai, n8n-workflow, …). */
+export function n8nRequire(install) {
+	return createRequire(path.join(install.dir, 'node_modules', 'n8n', 'package.json'));
+}
+
+/** The installed package's ResilientChatModel class, @langchain/core from n8n's NODE_PATH. */
+export function loadInstalledChatModel(install) {
+	const home = mkdtempSync(path.join(tmpdir(), 'rpc-chat-home-'));
+	const pkgDir = installLikeN8n(packWorktree(), home);
+	process.env.NODE_PATH = [path.join(install.dir, 'node_modules'), process.env.NODE_PATH]
+		.filter(Boolean)
+		.join(path.delimiter);
+	Module._initPaths();
+	const req = createRequire(path.join(pkgDir, 'package.json'));
+	const core = req.resolve('@langchain/core/language_models/chat_models');
+	return {
+		pkgDir,
+		coreFile: core,
+		ResilientChatModel: req(
+			path.join(pkgDir, 'dist/nodes/ResilientChatModel/ResilientChatModel.node.js'),
+		).ResilientChatModel,
+	};
+}
+
+/**
+ * Just enough of n8n's supply-data context: the node's parameters, the connected models (given
+ * Model 1 first, handed over last first as n8n does), and the run data the node writes.
+ */
+export function supplyContext(parameters, models) {
+	const runData = [];
+	const get = (name) =>
+		name.split('.').reduce((o, k) => (o == null ? undefined : o[k]), parameters);
+	const quiet = () => undefined;
+	return {
+		runData,
+		getNode: () => ({
+			id: 'chat',
+			name: 'Resilient Chat Model',
+			type: 'n8n-nodes-resilient-provider-call.resilientChatModel',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters,
+		}),
+		getNodeParameter: (name, _i, fallback) => get(name) ?? fallback,
+		getWorkflow: () => ({ id: 'wf-chat', name: 'chat', active: false }),
+		getInputData: () => [{ json: {} }],
+		getExecutionId: () => 'exec-1',
+		getExecutionCancelSignal: () => undefined,
+		getInputConnectionData: async () => [...models].reverse(),
+		getCredentials: async () => {
+			throw new Error('no credentials in this test');
+		},
+		addInputData: (_type, data) => {
+			runData.push({ input: data[0][0].json });
+			return { index: runData.length - 1 };
+		},
+		addOutputData: (_type, index, data) => {
+			runData[index].output = Array.isArray(data) ? data[0][0].json : { error: data.message };
+		},
+		logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
+	};
+}

@@ -1,0 +1,369 @@
+// The Resilient Chat Model in real n8n, installed as n8n's community installer does (so
+// @langchain/core is n8n's own): n8n's Basic LLM Chain with n8n's OpenAI Chat Model sub-nodes on
+// loopback vendors that count every request. Beside it in the same execution, n8n's own answer,
+// Enable Fallback Model, on the same kind of servers. The primary always answers 500.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { n8nInstall, n8nInstance, ROOT, uid } from '../support/n8n.mjs';
+import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { REDIS_PORT } from '../support/services.mjs';
+import {
+	aiAgent,
+	anthropicCredential,
+	anthropicModel,
+	calculatorTool,
+	chatWorkflow,
+	llmChain,
+	openAiCredential,
+	openAiModel,
+	resilientChatModel,
+} from '../support/chat-workflows.mjs';
+import { installLikeN8n } from './clean-checkout.mjs';
+import { packWorktree } from '../chat/support.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const KEYS = { openai: `sk-chat-${uid()}`, anthropic: 'unused', gemini: 'unused' };
+const THRESHOLD = 3;
+const ITEMS = 10;
+let n8n, vendors;
+const cred = {};
+const REDIS = { id: 'chatRedisCred01', name: 'redis' };
+
+before(async () => {
+	vendors = await startLlmVendors(KEYS);
+	n8n = n8nInstance(n8nInstall(major), { extensions: null });
+	installLikeN8n(packWorktree(), n8n.home);
+	for (const id of ['primary', 'backup', 'fbPrimary', 'fbBackup', 'bad'])
+		cred[id] = openAiCredential(vendors, id, KEYS.openai);
+	cred.claude = anthropicCredential(vendors, 'claude', KEYS.anthropic);
+	n8n.importCredentials([
+		...Object.values(cred),
+		{
+			...REDIS,
+			type: 'redis',
+			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
+		},
+	]);
+});
+after(async () => vendors?.close());
+
+const chatParameters = (names, extra = {}) => ({
+	numberInputs: names.length,
+	providers: { provider: names.map((name) => ({ name })) },
+	breaker: { threshold: THRESHOLD },
+	retryPolicy: { baseMs: 50, capMs: 200 },
+	...extra,
+});
+
+/** The sub-node's run-data entries: one per model call. */
+const chatEntries = (run, name) =>
+	(run.data.resultData.runData[name] ?? []).map((t) => t.data?.ai_languageModel?.[0]?.[0]?.json);
+const rootItems = (run, name) => run.data.resultData.runData[name][0].data.main[0];
+const ms = (run, name) => run.data.resultData.runData[name][0].executionTime;
+
+test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the breaker threshold, n8n's fallback one per item; a second execution sends it 0`, async () => {
+	const names = [`openai-${uid()}`, `backup-${uid()}`];
+	vendors.script('primary', [500]);
+	vendors.script('backup', ['ok']);
+	vendors.script('fbPrimary', [500]);
+	vendors.script('fbBackup', ['ok']);
+	const wf = chatWorkflow(`chat${uid()}`, {
+		items: ITEMS,
+		roots: ['Resilient chain', 'Fallback chain'],
+		nodes: [
+			llmChain('Resilient chain', [700, -200]),
+			resilientChatModel(
+				'Resilient Chat Model',
+				{
+					...chatParameters(names),
+					stateStore: 'redis',
+					stateScope: 'provider',
+				},
+				[700, 0],
+			),
+			openAiModel('Primary model', cred.primary, [600, 200]),
+			openAiModel('Backup model', cred.backup, [800, 200]),
+			llmChain('Fallback chain', [1200, -200], { needsFallback: true }),
+			openAiModel('FB primary', cred.fbPrimary, [1100, 200]),
+			openAiModel('FB backup', cred.fbBackup, [1300, 200]),
+		],
+		models: [
+			['Primary model', 'Resilient Chat Model', 0],
+			['Backup model', 'Resilient Chat Model', 1],
+			['Resilient Chat Model', 'Resilient chain', 0],
+			['FB primary', 'Fallback chain', 0],
+			['FB backup', 'Fallback chain', 1],
+		],
+	});
+	wf.nodes.find((n) => n.name === 'Resilient Chat Model').credentials = { redis: REDIS };
+	n8n.importWorkflow(wf);
+
+	const rows = [];
+	for (const execution of [1, 2]) {
+		const before = Object.fromEntries(
+			['primary', 'backup', 'fbPrimary', 'fbBackup'].map((id) => [id, vendors.accepted(id)]),
+		);
+		const { run, log } = await n8n.execute(wf.id);
+		assert.ok(run, log.slice(-3000));
+		const at = (id) => vendors.accepted(id) - before[id];
+		const ours = rootItems(run, 'Resilient chain');
+		const theirs = rootItems(run, 'Fallback chain');
+		const row = {
+			execution,
+			resilient: {
+				primary: at('primary'),
+				backup: at('backup'),
+				served: ours.length,
+				ms: ms(run, 'Resilient chain'),
+			},
+			enableFallbackModel: {
+				primary: at('fbPrimary'),
+				backup: at('fbBackup'),
+				served: theirs.length,
+				ms: ms(run, 'Fallback chain'),
+			},
+		};
+		rows.push(row);
+		console.log(`n8n ${major}: ${JSON.stringify(row)}`);
+		for (const item of ours) assert.equal(item.json.text, 'backup says hi');
+		for (const item of theirs) assert.equal(item.json.text, 'fbBackup says hi');
+		assert.equal(ours.length, ITEMS);
+		assert.equal(theirs.length, ITEMS);
+		assert.equal(
+			row.resilient.primary,
+			execution === 1 ? THRESHOLD : 0,
+			'the breaker: threshold, then open for every process',
+		);
+		assert.equal(row.resilient.backup, ITEMS);
+		assert.equal(
+			row.enableFallbackModel.primary,
+			ITEMS,
+			"n8n's fallback tries the dead primary for every item",
+		);
+		assert.equal(row.enableFallbackModel.backup, ITEMS);
+		// One run-data entry per model call on the sub-node: which provider served, and why.
+		const entries = chatEntries(run, 'Resilient Chat Model');
+		// The API key (a canary: unique per run) appears in no entry of the sub-node.
+		assert.ok(
+			!JSON.stringify(run.data.resultData.runData['Resilient Chat Model']).includes(KEYS.openai),
+		);
+		console.log(`  ms per model call: ${entries.map((e) => e.totalMs).join(', ')}`);
+		assert.equal(entries.length, ITEMS, JSON.stringify(entries[0]));
+		assert.ok(entries.every((e) => e.outcome === 'success' && e.provider === names[1]));
+		if (execution === 1) {
+			assert.deepEqual(
+				entries[0].attempts.map((a) => [a.name, a.outcome]),
+				[
+					[names[0], '500'],
+					[names[0], '500'],
+					[names[0], '500'],
+					[names[1], '200'],
+				],
+			);
+			assert.ok(entries[0].transitions.some((t) => t.provider === names[0] && t.to === 'open'));
+		}
+		assert.ok(
+			entries[entries.length - 1].skipped.some(
+				(s) => s.provider === names[0] && s.reason === 'circuit_open',
+			),
+			JSON.stringify(entries[entries.length - 1].skipped),
+		);
+	}
+});
+
+const chatInput = (name, position) => openAiModel(name, cred.bad, position);
+/** n8n's OpenAI Model: a completion model, not a chat model. */
+const textInput = (name, position) => ({
+	...openAiModel(name, cred.bad, position),
+	type: '@n8n/n8n-nodes-langchain.lmOpenAi',
+	typeVersion: 1,
+	parameters: { model: { __rl: true, mode: 'list', value: 'gpt-3.5-turbo-instruct' }, options: {} },
+});
+
+const BAD_INPUTS = [
+	[
+		'a duplicate provider name',
+		chatParameters(['same', 'same']),
+		[chatInput, chatInput],
+		/Provider Names: Model 1 and Model 2 are both named "same"/,
+	],
+	[
+		'an input without a provider name',
+		chatParameters(['named', '']),
+		[chatInput, chatInput],
+		/Provider Names: Model 2 has no provider name/,
+	],
+	['an input left unconnected', chatParameters(['a', 'b', 'c']), [chatInput, chatInput], /Model 3/],
+	[
+		'a completion (non-chat) model connected',
+		chatParameters(['chat', 'text']),
+		[chatInput, textInput],
+		/Model 2 \("text"\) is not a chat model/,
+	],
+];
+
+/** One execution, one branch per bad input (a chain that continues on fail over its own
+ * Resilient Chat Model); per branch, the errors n8n reports: "Error in sub-node …" at the root,
+ * the sub-node's own error in its run data. */
+let badRun;
+async function badInputErrors(k) {
+	badRun ??= (async () => {
+		const nodes = [];
+		const models = [];
+		BAD_INPUTS.forEach(([, parameters, inputs], b) => {
+			const y = 400 * b;
+			nodes.push(
+				llmChain(`Chain ${b}`, [700, y]),
+				resilientChatModel(`Resilient Chat Model ${b}`, parameters, [700, y + 200]),
+			);
+			models.push([`Resilient Chat Model ${b}`, `Chain ${b}`, 0]);
+			inputs.forEach((make, i) => {
+				const node = make(`Input ${b}.${i + 1}`, [500 + 200 * i, y + 300]);
+				nodes.push(node);
+				models.push([node.name, `Resilient Chat Model ${b}`, i]);
+			});
+		});
+		const roots = BAD_INPUTS.map((_, b) => `Chain ${b}`);
+		const wf = chatWorkflow(`bad${uid()}`, { items: 2, roots, nodes, models });
+		n8n.importWorkflow(wf);
+		const sent = vendors.arrivals.filter((a) => a.id === 'bad').length;
+		const { run, log } = await n8n.execute(wf.id);
+		assert.ok(run, log.slice(-3000));
+		return { run, sent: vendors.arrivals.filter((a) => a.id === 'bad').length - sent };
+	})();
+	const { run, sent } = await badRun;
+	const data = run.data.resultData.runData;
+	const messages = [
+		...(data[`Chain ${k}`]?.[0]?.data?.main?.[0] ?? []).map((i) => i.json.error),
+		...(data[`Resilient Chat Model ${k}`] ?? []).map((t) => t.error?.message),
+	];
+	return { errors: messages.filter(Boolean).join(' | '), sent };
+}
+
+BAD_INPUTS.forEach(([what, , , message], k) => {
+	test(`bad input, ${what}: a clear error naming the input, nothing sent`, async () => {
+		const { errors, sent } = await badInputErrors(k);
+		assert.match(errors, message);
+		assert.equal(sent, 0, 'no request reached any vendor');
+	});
+});
+
+test('AI Agent with a tool: the OpenAI primary answers turn 1 with a tool call and fails turn 2 with 503; the Anthropic fallback finishes with the tool result', async () => {
+	const names = [`gpt-${uid()}`, `claude-${uid()}`];
+	vendors.script('agentPrimary', [{ tool: 'Calculator', args: { input: '6*7' } }, 503]);
+	vendors.script('claude', ['echo_tool']);
+	cred.agentPrimary ??= openAiCredential(vendors, 'agentPrimary', KEYS.openai);
+	n8n.importCredentials([cred.agentPrimary]);
+	const wf = chatWorkflow(`agent${uid()}`, {
+		items: [{ q: 'What is 6 times 7? Use the calculator.' }],
+		roots: ['Agent'],
+		nodes: [
+			aiAgent('Agent', [700, -200], major),
+			resilientChatModel('Resilient Chat Model', chatParameters(names), [600, 0]),
+			openAiModel('GPT', cred.agentPrimary, [500, 200]),
+			anthropicModel('Claude', cred.claude, [700, 200]),
+			calculatorTool('Calculator', [900, 0]),
+		],
+		models: [
+			['GPT', 'Resilient Chat Model', 0],
+			['Claude', 'Resilient Chat Model', 1],
+			['Resilient Chat Model', 'Agent', 0],
+			['Calculator', 'Agent', 0, 'ai_tool'],
+		],
+	});
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-3000));
+	const [answer] = rootItems(run, 'Agent');
+	// The vendor echoes the last tool result it was sent: the calculator's 42 reached the fallback.
+	assert.match(
+		answer.json.output,
+		/^claude read the tool result: .*\b42\b/,
+		JSON.stringify(answer.json),
+	);
+	const entries = chatEntries(run, 'Resilient Chat Model');
+	const attemptsAt = (name) =>
+		entries.flatMap((e) => e.attempts).filter((a) => a.name === name).length;
+	console.log(
+		`agent: ${entries.length} model calls, served by ${entries.map((e) => e.provider).join(', ')}; ` +
+			`requests gpt ${vendors.accepted('agentPrimary')}, claude ${vendors.accepted('claude')}`,
+	);
+	assert.deepEqual(
+		entries.map((e) => e.provider),
+		names,
+	);
+	// The vendor's Retry-After: 1 on the 503s reached the engine through n8n's OpenAI node.
+	const failed = entries[1].attempts.filter((a) => a.name === names[0]);
+	assert.ok(failed.length > 0 && failed.every((a) => a.retry_after), JSON.stringify(failed));
+	assert.equal(vendors.accepted('agentPrimary'), attemptsAt(names[0]));
+	assert.equal(vendors.accepted('claude'), attemptsAt(names[1]));
+	assert.equal(vendors.accepted('claude'), 1);
+});
+
+test("README's example workflow (n8n-node/examples/resilient-chat-model.json), OpenAI always 500: 3 requests to it, Anthropic serves all 10 questions", async () => {
+	const wf = JSON.parse(
+		readFileSync(path.join(ROOT, 'n8n-node/examples/resilient-chat-model.json'), 'utf8'),
+	);
+	wf.id = `example${uid()}`;
+	vendors.script('exOpenai', [500]);
+	vendors.script('exClaude', ['ok']);
+	const openaiCred = openAiCredential(vendors, 'exOpenai', KEYS.openai);
+	const claudeCred = anthropicCredential(vendors, 'exClaude', KEYS.anthropic);
+	n8n.importCredentials([openaiCred, claudeCred]);
+	const node = (name) => wf.nodes.find((n) => n.name === name);
+	node('OpenAI Chat Model').credentials.openAiApi = { id: openaiCred.id, name: openaiCred.name };
+	node('Anthropic Chat Model').credentials.anthropicApi = {
+		id: claudeCred.id,
+		name: claudeCred.name,
+	};
+	// Provider names are global keys: unique per test run so earlier runs' state cannot leak in.
+	node('Resilient Chat Model').parameters.providers.provider = [
+		{ name: `openai-${uid()}` },
+		{ name: `anthropic-${uid()}` },
+	];
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-3000));
+	const [served, failed] = run.data.resultData.runData['Basic LLM Chain'][0].data.main;
+	assert.equal(served.length, 10);
+	assert.equal(failed?.length ?? 0, 0);
+	assert.ok(served.every((i) => i.json.text === 'exClaude says hi'));
+	assert.equal(vendors.accepted('exOpenai'), 3);
+	assert.equal(vendors.accepted('exClaude'), 10);
+});
+
+test(`Basic LLM Chain at its default batch size (5 items at once), primary always 500: the primary gets at most threshold + 4 requests`, async () => {
+	const names = [`openai-${uid()}`, `backup-${uid()}`];
+	vendors.script('batchPrimary', [500]);
+	vendors.script('batchBackup', ['ok']);
+	const primary = openAiCredential(vendors, 'batchPrimary', KEYS.openai);
+	const backup = openAiCredential(vendors, 'batchBackup', KEYS.openai);
+	n8n.importCredentials([primary, backup]);
+	const chain = llmChain('Chain', [700, -200]);
+	delete chain.parameters.batching;
+	const wf = chatWorkflow(`batch${uid()}`, {
+		items: ITEMS,
+		roots: ['Chain'],
+		nodes: [
+			chain,
+			resilientChatModel('Resilient Chat Model', chatParameters(names), [700, 0]),
+			openAiModel('Primary model', primary, [600, 200]),
+			openAiModel('Backup model', backup, [800, 200]),
+		],
+		models: [
+			['Primary model', 'Resilient Chat Model', 0],
+			['Backup model', 'Resilient Chat Model', 1],
+			['Resilient Chat Model', 'Chain', 0],
+		],
+	});
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-3000));
+	console.log(`n8n ${major}, batch size 5: primary ${vendors.accepted('batchPrimary')} requests`);
+	assert.equal(rootItems(run, 'Chain').length, ITEMS);
+	assert.ok(vendors.accepted('batchPrimary') >= THRESHOLD);
+	assert.ok(vendors.accepted('batchPrimary') <= THRESHOLD + 5 - 1);
+	assert.equal(vendors.accepted('batchBackup'), ITEMS);
+});
