@@ -5,23 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../n8n.mjs';
+import { link, node } from '../workflow-parts.mjs';
 
-const node = (name, type, typeVersion, x, parameters, extra = {}) => ({
-	id: randomUUID(),
-	name,
-	type,
-	typeVersion,
-	position: [x, 0],
-	parameters,
-	...extra,
-});
-const link = (...pairs) =>
-	Object.fromEntries(
-		pairs.map(([from, outputs]) => [
-			from,
-			{ main: outputs.map((to) => (to ? [{ node: to, type: 'main', index: 0 }] : [])) },
-		]),
-	);
 const wf = (id, name, nodes, connections) => ({
 	id,
 	name,
