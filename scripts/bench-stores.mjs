@@ -17,7 +17,7 @@ import {
 	redisClient,
 	postgresPool,
 	REDIS_PORT,
-	PG_PORT,
+	PG_CONNECTION,
 } from '../tests/support/store-harness.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -76,7 +76,7 @@ async function floorPerSecond(kind, callers) {
 	const client =
 		kind === 'redis'
 			? redisClient({ host: '127.0.0.1', port: REDIS_PORT })
-			: postgresPool({ host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres' });
+			: postgresPool(PG_CONNECTION);
 	const once = kind === 'redis' ? () => client.get('bench-floor') : () => client.query('SELECT 1');
 	let n = 0;
 	const until = Date.now() + SECONDS * 1000;

@@ -4,30 +4,15 @@
 // execution against a writable table carries none and its counters arrive.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { startProviders } from '../support/providers.mjs';
+import { postgresCredential } from '../support/store-credentials.mjs';
 import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
-import { PG_PORT } from '../support/services.mjs';
+import { PG_PORT, psql } from '../support/services.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const id = uid();
 const REFUSING = `rpc_refusing_${id}`;
 const WRITABLE = `rpc_writable_${id}`;
-const psql = (sql) =>
-	execFileSync('psql', [
-		'-h',
-		'127.0.0.1',
-		'-p',
-		String(PG_PORT),
-		'-U',
-		'postgres',
-		'-d',
-		'rpc',
-		'-Atqc',
-		sql,
-	])
-		.toString()
-		.trim();
 let providers, run;
 
 before(async () => {
@@ -36,20 +21,7 @@ before(async () => {
     name text NOT NULL, value bigint NOT NULL CHECK (value < 0), PRIMARY KEY (scope, provider, name))`);
 	const n8n = n8nInstance(n8nInstall(major));
 	n8n.importCredentials([
-		{
-			id: 'rpcCntPgCred01',
-			name: 'counters postgres',
-			type: 'postgres',
-			data: {
-				host: '127.0.0.1',
-				port: PG_PORT,
-				database: 'rpc',
-				user: 'postgres',
-				password: '',
-				ssl: 'disable',
-				maxConnections: 10,
-			},
-		},
+		postgresCredential('rpcCntPgCred01', 'counters postgres', PG_PORT, { maxConnections: 10 }),
 	]);
 	const branch = (name, table) => ({
 		name,

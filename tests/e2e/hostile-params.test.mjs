@@ -10,6 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startProviders } from '../support/providers.mjs';
+import { postgresCredential, redisCredential } from '../support/store-credentials.mjs';
 import { n8nInstall, n8nInstance, branchesWorkflow, uid } from '../support/n8n.mjs';
 import { REDIS_PORT, PG_PORT } from '../support/services.mjs';
 
@@ -301,25 +302,8 @@ before(async () => {
 	base = `http://127.0.0.1:${providers.port}`;
 	const n8n = n8nInstance(n8nInstall(major));
 	n8n.importCredentials([
-		{
-			id: 'hpRedisCred001',
-			name: 'redis',
-			type: 'redis',
-			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
-		},
-		{
-			id: 'hpPgCred000001',
-			name: 'postgres',
-			type: 'postgres',
-			data: {
-				host: '127.0.0.1',
-				port: PG_PORT,
-				database: 'rpc',
-				user: 'postgres',
-				password: '',
-				ssl: 'disable',
-			},
-		},
+		redisCredential('hpRedisCred001', 'redis', REDIS_PORT),
+		postgresCredential('hpPgCred000001', 'postgres', PG_PORT),
 	]);
 	const branches = ROWS.map((r, k) => {
 		r.id = uid();

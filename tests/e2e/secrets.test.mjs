@@ -16,8 +16,9 @@ import { readdirSync, readFileSync, statSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startProviders, authHash } from '../support/providers.mjs';
+import { postgresCredential, redisCredential } from '../support/store-credentials.mjs';
 import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
-import { REDIS_PORT, PG_PORT } from '../support/services.mjs';
+import { REDIS_PORT, PG_PORT, psql } from '../support/services.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const id = uid();
@@ -51,20 +52,6 @@ const TABLE = `sec_${id}`;
 const MARKER = `marker-${id}`;
 let providers, base, n8n, run, log;
 
-const psql = (sql) =>
-	execFileSync('psql', [
-		'-h',
-		'127.0.0.1',
-		'-p',
-		String(PG_PORT),
-		'-U',
-		'postgres',
-		'-d',
-		'rpc',
-		'-At',
-		'-c',
-		sql,
-	]).toString();
 const redisCli = (...args) =>
 	execFileSync('redis-cli', ['-p', String(REDIS_PORT), ...args]).toString();
 const leaks = (text) => NEEDLES.filter((n) => text.includes(n));
@@ -128,25 +115,8 @@ before(async () => {
 			type: 'resilientProviderSecretsApi',
 			data: { secrets: JSON.stringify({ main: CANARY, other: CANARY2, crlf: CRLF }) },
 		},
-		{
-			id: 'secRedisCred001',
-			name: 'redis',
-			type: 'redis',
-			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
-		},
-		{
-			id: 'secPgCred000001',
-			name: 'postgres',
-			type: 'postgres',
-			data: {
-				host: '127.0.0.1',
-				port: PG_PORT,
-				database: 'rpc',
-				user: 'postgres',
-				password: '',
-				ssl: 'disable',
-			},
-		},
+		redisCredential('secRedisCred001', 'redis', REDIS_PORT),
+		postgresCredential('secPgCred000001', 'postgres', PG_PORT),
 	]);
 	rmSync(path.join(n8n.home, 'creds.json')); // the plain-text import file is ours, not n8n's
 	const branches = Object.values(B).map((b, k) => {

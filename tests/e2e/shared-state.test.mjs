@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startProviders } from '../support/providers.mjs';
+import { postgresCredential, redisCredential } from '../support/store-credentials.mjs';
 import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 import { REDIS_PORT, PG_PORT } from '../support/services.mjs';
 
@@ -16,26 +17,8 @@ const hits = (route, store) =>
 	providers.arrivals.filter((a) => a.route === route && a.id === `${id}-${store}`).length;
 
 const creds = [
-	{
-		id: 'rpcRedisCred01',
-		name: 'test redis',
-		type: 'redis',
-		data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
-	},
-	{
-		id: 'rpcPgCred01',
-		name: 'test postgres',
-		type: 'postgres',
-		data: {
-			host: '127.0.0.1',
-			port: PG_PORT,
-			database: 'rpc',
-			user: 'postgres',
-			password: '',
-			ssl: 'disable',
-			maxConnections: 10,
-		},
-	},
+	redisCredential('rpcRedisCred01', 'test redis', REDIS_PORT),
+	postgresCredential('rpcPgCred01', 'test postgres', PG_PORT, { maxConnections: 10 }),
 ];
 
 function workflow(store, nodeType, port) {

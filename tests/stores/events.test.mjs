@@ -17,7 +17,7 @@ import {
 	redisClient,
 	postgresPool,
 	REDIS_PORT,
-	PG_PORT,
+	PG_CONNECTION,
 } from '../support/store-harness.mjs';
 import { startProviders } from '../support/providers.mjs';
 
@@ -26,7 +26,6 @@ const { RedisEventSource } = require(path.join(ROOT, 'dist/lib/trigger/redisEven
 const { PostgresEventSource } = require(path.join(ROOT, 'dist/lib/trigger/postgresEvents.js'));
 const { MemoryEventSource } = require(path.join(ROOT, 'dist/lib/trigger/memoryEvents.js'));
 
-const pgOptions = { host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres' };
 const sources = {
 	redis: (scope, consumer) =>
 		new RedisEventSource(
@@ -36,8 +35,8 @@ const sources = {
 		),
 	postgres: (scope, consumer) =>
 		new PostgresEventSource(
-			postgresPool(pgOptions),
-			pgOptions,
+			postgresPool(PG_CONNECTION),
+			PG_CONNECTION,
 			'resilient_provider_state',
 			scope,
 			consumer,

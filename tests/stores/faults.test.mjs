@@ -21,7 +21,7 @@ import {
 	closePostgresPools,
 	postgresPool,
 	REDIS_PORT,
-	PG_PORT,
+	PG_CONNECTION,
 	stateOf,
 } from '../support/store-harness.mjs';
 import { freePort } from '../support/ports.mjs';
@@ -96,12 +96,7 @@ test('postgres steady state: no write per healthy call', async () => {
 		'fail',
 	);
 	await runOne(store, p, eng, 'heal');
-	const pool = postgresPool({
-		host: '127.0.0.1',
-		port: PG_PORT,
-		database: 'rpc',
-		user: 'postgres',
-	});
+	const pool = postgresPool(PG_CONNECTION);
 	const row = async () =>
 		(
 			await pool.query(
@@ -438,12 +433,7 @@ const hostileStores = {
 	},
 	postgres: async (scope, provider) => {
 		const store = stores.postgres(scope);
-		const own = new pg.Client({
-			host: '127.0.0.1',
-			port: PG_PORT,
-			database: 'rpc',
-			user: 'postgres',
-		});
+		const own = new pg.Client(PG_CONNECTION);
 		await own.connect();
 		const bump = async () => {
 			const r = await own.query(

@@ -24,6 +24,7 @@ import {
 	closePostgresPools,
 	REDIS_PORT,
 	PG_PORT,
+	PG_CONNECTION,
 	stateOf,
 } from '../support/store-harness.mjs';
 
@@ -43,7 +44,7 @@ before(async () => {
 		'PONG',
 		`Redis must run on 127.0.0.1:${REDIS_PORT} (bash scripts/lib/services.sh start)`,
 	);
-	pool = postgresPool({ host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres' });
+	pool = postgresPool(PG_CONNECTION);
 	assert.equal(
 		(await pool.query('SELECT 1 AS one')).rows[0].one,
 		1,

@@ -20,7 +20,7 @@ import {
 	closeRedisClients,
 	closePostgresPools,
 	REDIS_PORT,
-	PG_PORT,
+	PG_CONNECTION,
 	stateOf,
 } from '../support/store-harness.mjs';
 
@@ -40,11 +40,7 @@ const uid = () => Math.random().toString(36).slice(2, 10);
 const tickets = {
 	memory: (scope) => new MemoryTickets(scope),
 	redis: (scope) => new RedisTickets(redisClient({ host: '127.0.0.1', port: REDIS_PORT }), scope),
-	postgres: (scope) =>
-		new PostgresTickets(
-			postgresPool({ host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres' }),
-			scope,
-		),
+	postgres: (scope) => new PostgresTickets(postgresPool(PG_CONNECTION), scope),
 };
 
 for (const kind of ['memory', 'redis', 'postgres']) {

@@ -17,8 +17,8 @@ export const { PostgresStore, postgresPool, closePostgresPools } = require(
 	path.join(ROOT, 'dist/lib/store/postgres.js'),
 );
 export const { FailoverStore } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
-import { REDIS_PORT, PG_PORT } from './services.mjs';
-export { REDIS_PORT, PG_PORT };
+import { REDIS_PORT, PG_PORT, PG_CONNECTION } from './services.mjs';
+export { REDIS_PORT, PG_PORT, PG_CONNECTION };
 
 export const quietLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
@@ -117,11 +117,7 @@ export function runOne(store, p, eng, correlationId = 'c', opts = {}) {
 export const stores = {
 	memory: (scope) => new MemoryStore(scope, new Map()),
 	redis: (scope) => new RedisStore(redisClient({ host: '127.0.0.1', port: REDIS_PORT }), scope),
-	postgres: (scope) =>
-		new PostgresStore(
-			postgresPool({ host: '127.0.0.1', port: PG_PORT, database: 'rpc', user: 'postgres' }),
-			scope,
-		),
+	postgres: (scope) => new PostgresStore(postgresPool(PG_CONNECTION), scope),
 };
 
 const inspector = new engine.Engine({ providers: [{ name: 'inspector' }] });

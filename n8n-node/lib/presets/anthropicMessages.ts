@@ -5,11 +5,9 @@ import {
 	at,
 	baseUrlOr,
 	checkedFields,
-	count,
-	finishReason,
 	joinTexts,
 	JSON_HEADERS,
-	str,
+	presetAnswer,
 	type PresetAnswer,
 	type PresetFields,
 	type PresetRequest,
@@ -48,14 +46,15 @@ const FINISH: Record<string, string> = {
 
 export function anthropicMessagesAnswer(raw: unknown, provider: string): PresetAnswer {
 	const body = asObject(raw);
-	return {
-		text: joinTexts(at(body, 'content'), (p) => p.type === 'text'),
+	return presetAnswer(
 		provider,
-		model: str(at(body, 'model')),
-		usage: {
-			input_tokens: count(at(body, 'usage', 'input_tokens')),
-			output_tokens: count(at(body, 'usage', 'output_tokens')),
+		{
+			text: joinTexts(at(body, 'content'), (p) => p.type === 'text'),
+			model: at(body, 'model'),
+			inputTokens: at(body, 'usage', 'input_tokens'),
+			outputTokens: at(body, 'usage', 'output_tokens'),
+			finish: at(body, 'stop_reason'),
 		},
-		finish_reason: finishReason(at(body, 'stop_reason'), FINISH),
-	};
+		FINISH,
+	);
 }

@@ -5,11 +5,9 @@ import {
 	at,
 	baseUrlOr,
 	checkedFields,
-	count,
-	finishReason,
 	joinTexts,
 	JSON_HEADERS,
-	str,
+	presetAnswer,
 	type PresetAnswer,
 	type PresetFields,
 	type PresetRequest,
@@ -50,15 +48,16 @@ const FINISH: Record<string, string> = {
 export function geminiGenerateContentAnswer(raw: unknown, provider: string): PresetAnswer {
 	const body = asObject(raw);
 	const candidate = at(body, 'candidates', 0);
-	return {
-		// Thinking models add `thought: true` parts: those are not the answer.
-		text: joinTexts(at(candidate, 'content', 'parts'), (p) => p.thought !== true),
+	return presetAnswer(
 		provider,
-		model: str(at(body, 'modelVersion')),
-		usage: {
-			input_tokens: count(at(body, 'usageMetadata', 'promptTokenCount')),
-			output_tokens: count(at(body, 'usageMetadata', 'candidatesTokenCount')),
+		{
+			// Thinking models add `thought: true` parts: those are not the answer.
+			text: joinTexts(at(candidate, 'content', 'parts'), (p) => p.thought !== true),
+			model: at(body, 'modelVersion'),
+			inputTokens: at(body, 'usageMetadata', 'promptTokenCount'),
+			outputTokens: at(body, 'usageMetadata', 'candidatesTokenCount'),
+			finish: at(candidate, 'finishReason'),
 		},
-		finish_reason: finishReason(at(candidate, 'finishReason'), FINISH),
-	};
+		FINISH,
+	);
 }

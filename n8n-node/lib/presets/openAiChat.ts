@@ -5,9 +5,8 @@ import {
 	at,
 	baseUrlOr,
 	checkedFields,
-	count,
-	finishReason,
 	JSON_HEADERS,
+	presetAnswer,
 	str,
 	type PresetAnswer,
 	type PresetFields,
@@ -49,14 +48,15 @@ export function openAiChatAnswer(raw: unknown, provider: string): PresetAnswer {
 	const text = Array.isArray(content)
 		? content.map((p) => str(at(p, 'text')) ?? '').join('')
 		: (str(content) ?? '');
-	return {
-		text,
+	return presetAnswer(
 		provider,
-		model: str(at(body, 'model')),
-		usage: {
-			input_tokens: count(at(body, 'usage', 'prompt_tokens')),
-			output_tokens: count(at(body, 'usage', 'completion_tokens')),
+		{
+			text,
+			model: at(body, 'model'),
+			inputTokens: at(body, 'usage', 'prompt_tokens'),
+			outputTokens: at(body, 'usage', 'completion_tokens'),
+			finish: at(choice, 'finish_reason'),
 		},
-		finish_reason: finishReason(at(choice, 'finish_reason'), FINISH),
-	};
+		FINISH,
+	);
 }

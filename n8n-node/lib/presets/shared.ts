@@ -119,3 +119,27 @@ export function finishReason(raw: unknown, map: Record<string, string>): string 
 	if (typeof raw !== 'string' || raw === '') return null;
 	return map[raw] ?? raw.toLowerCase();
 }
+
+/** Where a vendor's body keeps each part of the answer (any value; odd ones read as empty). */
+export interface AnswerParts {
+	text: string;
+	model: unknown;
+	inputTokens: unknown;
+	outputTokens: unknown;
+	finish: unknown;
+}
+
+/** The one answer shape from a vendor's parts, its finish words mapped by `finishMap`. */
+export function presetAnswer(
+	provider: string,
+	parts: AnswerParts,
+	finishMap: Record<string, string>,
+): PresetAnswer {
+	return {
+		text: parts.text,
+		provider,
+		model: str(parts.model),
+		usage: { input_tokens: count(parts.inputTokens), output_tokens: count(parts.outputTokens) },
+		finish_reason: finishReason(parts.finish, finishMap),
+	};
+}

@@ -3,6 +3,7 @@
 // or fail closed (the caller defers the item with reason `store_unavailable`). Never crash.
 import type { Logger } from 'n8n-workflow';
 import type { RowWrite } from '../engine';
+import { withinDeadline } from './deadline';
 import { MemoryStore } from './memory';
 import type { Snapshot, StateStore } from './types';
 
@@ -31,21 +32,10 @@ export class FailoverStore implements StateStore {
 
 	private async guard<T>(op: (s: StateStore) => Promise<T>): Promise<T> {
 		if (this.degraded) return op(this.memory);
-		let timer: NodeJS.Timeout | undefined;
 		try {
-			return await Promise.race([
-				op(this.shared),
-				new Promise<never>((_, reject) => {
-					timer = setTimeout(
-						() => reject(new Error(`no answer within ${this.timeoutMs} ms`)),
-						this.timeoutMs,
-					);
-				}),
-			]);
+			return await withinDeadline(op(this.shared), this.timeoutMs);
 		} catch (error) {
 			return this.fallBack((error as Error).message, op);
-		} finally {
-			clearTimeout(timer);
 		}
 	}
 

@@ -32,6 +32,19 @@ export function validTableName(name: string): boolean {
 	return IDENT.test(name);
 }
 
+/** What a pg client or pool needs to reach the credential's server (also the trigger's listener). */
+export function postgresConnection(o: PostgresOptions) {
+	return {
+		host: o.host,
+		port: o.port,
+		database: o.database,
+		user: o.user,
+		password: o.password || undefined,
+		ssl:
+			o.ssl && o.ssl !== 'disable' ? { rejectUnauthorized: !o.allowUnauthorizedCerts } : undefined,
+	};
+}
+
 export function postgresPool(o: PostgresOptions): Pool {
 	const id = JSON.stringify([
 		o.host,
@@ -44,13 +57,7 @@ export function postgresPool(o: PostgresOptions): Pool {
 	let p = pools.get(id);
 	if (p) return p;
 	p = new Pool({
-		host: o.host,
-		port: o.port,
-		database: o.database,
-		user: o.user,
-		password: o.password || undefined,
-		ssl:
-			o.ssl && o.ssl !== 'disable' ? { rejectUnauthorized: !o.allowUnauthorizedCerts } : undefined,
+		...postgresConnection(o),
 		max: Math.min(o.maxConnections ?? 10, 10),
 		connectionTimeoutMillis: 2000,
 		idleTimeoutMillis: 30_000,

@@ -2,6 +2,7 @@
 // fails or answers too slowly fails open to this process's memory, as the rows do, or closed
 // (StoreUnavailable: Check defers the item `store_unavailable`). A claim also looks in this
 // process's memory, where its Check may have failed open.
+import { withinDeadline } from './deadline';
 import type { FailoverStore } from './failover';
 import { MemoryTickets, type TicketStore } from './tickets';
 
@@ -19,21 +20,10 @@ export class FailoverTickets implements TicketStore {
 
 	private async guard<T>(op: (t: TicketStore) => Promise<T>): Promise<T> {
 		if (this.store.degraded) return op(this.memory);
-		let timer: NodeJS.Timeout | undefined;
 		try {
-			return await Promise.race([
-				op(this.shared),
-				new Promise<never>((_, reject) => {
-					timer = setTimeout(
-						() => reject(new Error(`no answer within ${this.timeoutMs} ms`)),
-						this.timeoutMs,
-					);
-				}),
-			]);
+			return await withinDeadline(op(this.shared), this.timeoutMs);
 		} catch (error) {
 			return this.store.fallBack((error as Error).message, () => op(this.memory));
-		} finally {
-			clearTimeout(timer);
 		}
 	}
 

@@ -36,21 +36,10 @@ export async function openEventSource(
 	}
 	if (s.kind === 'postgres') {
 		const o = postgresOptions(await ctx.getCredentials('postgres'));
-		const pool = load.postgres().postgresPool(o);
-		const listener = {
-			host: o.host,
-			port: o.port,
-			database: o.database,
-			user: o.user,
-			password: o.password || undefined,
-			ssl:
-				o.ssl && o.ssl !== 'disable'
-					? { rejectUnauthorized: !o.allowUnauthorizedCerts }
-					: undefined,
-		};
+		const { postgresPool, postgresConnection } = load.postgres();
 		return new (load.postgresEvents().PostgresEventSource)(
-			pool,
-			listener,
+			postgresPool(o),
+			postgresConnection(o),
 			s.table,
 			scope,
 			consumer,

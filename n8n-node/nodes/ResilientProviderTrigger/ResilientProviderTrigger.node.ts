@@ -7,6 +7,7 @@ import {
 	NodeOperationError,
 } from 'n8n-workflow';
 import { properties } from './description';
+import { storeCredentials } from '../storeDescription';
 import { readStoreSettings } from '../../lib/store/open';
 import { openEventSource } from '../../lib/trigger/open';
 import { triggerPayload } from '../../lib/trigger/payload';
@@ -27,10 +28,7 @@ export class ResilientProviderTrigger implements INodeType {
 		defaults: { name: 'Resilient Provider Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{ name: 'redis', required: true, displayOptions: { show: { stateStore: ['redis'] } } },
-			{ name: 'postgres', required: true, displayOptions: { show: { stateStore: ['postgres'] } } },
-		],
+		credentials: storeCredentials,
 		properties,
 	};
 

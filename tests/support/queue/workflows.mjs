@@ -6,6 +6,7 @@
 //   shared_store          this node with the Redis store and a shared soft limit
 // Every request carries x-worker (the worker's RPC_WORKER); a finished execution calls /done.
 import { randomUUID } from 'node:crypto';
+import { link, node } from '../workflow-parts.mjs';
 
 const RETRY = {
 	base_ms: 'baseMs',
@@ -40,15 +41,6 @@ export function nodeSettings(engine = {}) {
 	return { retryPolicy, breaker };
 }
 
-const node = (name, type, typeVersion, x, parameters, extra = {}) => ({
-	id: randomUUID(),
-	name,
-	type,
-	typeVersion,
-	position: [x, 0],
-	parameters,
-	...extra,
-});
 const EXEC = "{{ $('Webhook').first().json.body.exec }}";
 
 function webhook(path) {
@@ -84,13 +76,6 @@ function httpCall(base, extraOptions = {}, extra = {}) {
 		extra,
 	);
 }
-const link = (...pairs) =>
-	Object.fromEntries(
-		pairs.map(([from, outputs]) => [
-			from,
-			{ main: outputs.map((to) => (to ? [{ node: to, type: 'main', index: 0 }] : [])) },
-		]),
-	);
 
 export function workflow(policy, { base, tag, scenario, nodeType, redisCred }) {
 	const path = `q-${policy}-${tag}`;

@@ -5,23 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../n8n.mjs';
+import { postgresCredential, redisCredential } from '../store-credentials.mjs';
+import { link, node } from '../workflow-parts.mjs';
 
-const node = (name, type, typeVersion, x, parameters, extra = {}) => ({
-	id: randomUUID(),
-	name,
-	type,
-	typeVersion,
-	position: [x, 0],
-	parameters,
-	...extra,
-});
-const link = (...pairs) =>
-	Object.fromEntries(
-		pairs.map(([from, outputs]) => [
-			from,
-			{ main: outputs.map((to) => (to ? [{ node: to, type: 'main', index: 0 }] : [])) },
-		]),
-	);
 const wf = (id, name, nodes, connections) => ({
 	id,
 	name,
@@ -32,26 +18,8 @@ const wf = (id, name, nodes, connections) => ({
 });
 
 export const creds = (redisPort, pgPort) => [
-	{
-		id: 'rpcTrigRedis01',
-		name: 'trigger redis',
-		type: 'redis',
-		data: { host: '127.0.0.1', port: redisPort, database: 0, password: '' },
-	},
-	{
-		id: 'rpcTrigPg01',
-		name: 'trigger postgres',
-		type: 'postgres',
-		data: {
-			host: '127.0.0.1',
-			port: pgPort,
-			database: 'rpc',
-			user: 'postgres',
-			password: '',
-			ssl: 'disable',
-			maxConnections: 10,
-		},
-	},
+	redisCredential('rpcTrigRedis01', 'trigger redis', redisPort),
+	postgresCredential('rpcTrigPg01', 'trigger postgres', pgPort, { maxConnections: 10 }),
 ];
 export const OPEN_MS = 45_000;
 const credOf = (store) =>

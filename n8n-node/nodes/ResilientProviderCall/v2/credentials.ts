@@ -3,6 +3,7 @@
 // per chosen type, and each provider row picks one of those types under Authentication.
 import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 import { CREDENTIAL_TYPES } from '../../../lib/auth';
+import { storeCredentials } from '../../storeDescription';
 
 const CALL_CHAIN = { show: { operation: ['callChain'] } };
 
@@ -36,6 +37,5 @@ export const credentials: INodeCredentialDescription[] = [
 		required: true,
 		displayOptions: { show: { credentialTypes: [t.name] } },
 	})),
-	{ name: 'redis', required: true, displayOptions: { show: { stateStore: ['redis'] } } },
-	{ name: 'postgres', required: true, displayOptions: { show: { stateStore: ['postgres'] } } },
+	...storeCredentials,
 ];

@@ -2,22 +2,9 @@
 // Chain only. Defaults come from the engine's one defaults table (engineConstants.ts).
 import type { INodeProperties } from 'n8n-workflow';
 import { ENGINE_DEFAULTS as D } from '../../../lib/engineConstants';
+import { numberField } from './numberField';
 
 const CALL_CHAIN = { show: { operation: ['callChain'] } };
-
-const ms = (
-	displayName: string,
-	name: string,
-	def: number,
-	description: string,
-): INodeProperties => ({
-	displayName,
-	name,
-	type: 'number',
-	default: def,
-	typeOptions: { minValue: 0 },
-	description,
-});
 
 export const retryPolicy: INodeProperties = {
 	displayName: 'Retry Policy',
@@ -47,7 +34,7 @@ export const retryPolicy: INodeProperties = {
 				{ name: 'None (Lockstep, Avoid)', value: 'none' },
 			],
 		},
-		ms('Base Delay (ms)', 'baseMs', D.base_ms, 'Ceiling of the first retry'),
+		numberField('Base Delay (ms)', 'baseMs', D.base_ms, 'Ceiling of the first retry'),
 		{
 			displayName: 'Count 429 Against Provider',
 			name: 'count429',
@@ -55,7 +42,7 @@ export const retryPolicy: INodeProperties = {
 			default: D.count_429,
 			description: "Whether a 429 (rate limited) counts toward opening the provider's breaker",
 		},
-		ms(
+		numberField(
 			'Defer Spread (ms)',
 			'deferSpreadMs',
 			D.defer_spread_ms,
@@ -70,7 +57,7 @@ export const retryPolicy: INodeProperties = {
 			description:
 				'Empty: a hash of the item JSON and the provider name, so a deferred item re-run later sends the same key',
 		},
-		ms(
+		numberField(
 			'Item Budget (ms)',
 			'budgetMs',
 			D.budget_ms,
@@ -82,8 +69,8 @@ export const retryPolicy: INodeProperties = {
 			type: 'number',
 			default: D.max_attempts,
 		},
-		ms('Max Delay (ms)', 'capMs', D.cap_ms, 'Cap of every delay'),
-		ms(
+		numberField('Max Delay (ms)', 'capMs', D.cap_ms, 'Cap of every delay'),
+		numberField(
 			'Per-Attempt Deadline (ms)',
 			'deadlineMs',
 			D.deadline_ms,
@@ -97,7 +84,7 @@ export const retryPolicy: INodeProperties = {
 			description:
 				'Whether to retry POST/PATCH without an Idempotency-Key; only for endpoints documented as idempotent',
 		},
-		ms(
+		numberField(
 			'Retry-After Cap (ms)',
 			'retryAfterCapMs',
 			D.retry_after_cap_ms,
@@ -153,7 +140,7 @@ export const breaker: INodeProperties = {
 			description:
 				'Real calls let through fleet-wide after the window; 0 = no probe, calls pass and one failure re-arms',
 		},
-		ms('Max Open Window (ms)', 'openMaxMs', D.open_max_ms, 'Cap of the growing window'),
+		numberField('Max Open Window (ms)', 'openMaxMs', D.open_max_ms, 'Cap of the growing window'),
 		{
 			displayName: 'Minimum Calls',
 			name: 'minCalls',
@@ -161,7 +148,7 @@ export const breaker: INodeProperties = {
 			default: D.min_calls,
 			description: 'Calls within the window before the failure rate is judged',
 		},
-		ms('Open Window (ms)', 'openMs', D.open_ms, 'Cooldown after a trip'),
+		numberField('Open Window (ms)', 'openMs', D.open_ms, 'Cooldown after a trip'),
 		{
 			displayName: 'Open Window Growth',
 			name: 'openGrowth',
@@ -193,6 +180,6 @@ export const breaker: INodeProperties = {
 				{ name: 'Failure Rate Over Window', value: 'failure_rate' },
 			],
 		},
-		ms('Window (ms)', 'windowMs', D.window_ms, 'Failures older than this do not count'),
+		numberField('Window (ms)', 'windowMs', D.window_ms, 'Failures older than this do not count'),
 	],
 };

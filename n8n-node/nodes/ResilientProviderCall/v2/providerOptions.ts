@@ -3,6 +3,7 @@
 // the node's settings are in every one.
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 import { ENGINE_DEFAULTS as D } from '../../../lib/engineConstants';
+import { numberField } from './numberField';
 import { OPTIONS_OF } from '../../../lib/providerRowsV2';
 import {
 	ANTHROPIC_DEFAULT_BASE_URL,
@@ -11,50 +12,41 @@ import {
 	type PresetKind,
 } from '../../../lib/presets';
 
-const number = (
-	displayName: string,
-	name: string,
-	def: number,
-	description: string,
-): INodeProperties => ({
-	displayName,
-	name,
-	type: 'number',
-	default: def,
-	typeOptions: { minValue: 0 },
-	description,
-});
-
 /** This provider's own values of the node's settings (Retry Policy, Breaker) and its limits. */
 const overrides: INodeProperties[] = [
-	number(
+	numberField(
 		'Breaker Threshold',
 		'threshold',
 		D.threshold,
 		'Failures that open the breaker (cool the provider down)',
 	),
-	number('Max Attempts', 'maxAttempts', D.max_attempts, 'Attempts on this provider per item'),
-	number(
+	numberField('Max Attempts', 'maxAttempts', D.max_attempts, 'Attempts on this provider per item'),
+	numberField(
 		'Max In Flight',
 		'maxInFlight',
 		10,
 		'Cap on calls in flight to this provider across executions',
 	),
-	number('Open Window (ms)', 'openMs', D.open_ms, 'How long the provider is skipped once tripped'),
-	number(
+	numberField(
+		'Open Window (ms)',
+		'openMs',
+		D.open_ms,
+		'How long the provider is skipped once tripped',
+	),
+	numberField(
 		'Per-Attempt Deadline (ms)',
 		'deadlineMs',
 		D.deadline_ms,
 		'Ends the attempt even if bytes still trickle in',
 	),
-	number(
+	numberField(
 		'Rate Limit: Burst',
 		'rateLimitBurst',
 		1,
 		'Requests allowed at once before the rate applies',
 	),
-	number('Rate Limit: Period (ms)', 'rateLimitPeriodMs', 60000, 'Period of the rate limit'),
-	number(
+	numberField('Rate Limit: Period (ms)', 'rateLimitPeriodMs', 60000, 'Period of the rate limit'),
+	numberField(
 		'Rate Limit: Requests',
 		'rateLimitRequests',
 		60,
