@@ -5,16 +5,21 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import Module from 'node:module';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../support/n8n.mjs';
+import { tempDir } from '../support/tmp.mjs';
 import { installLikeN8n } from '../e2e/clean-checkout.mjs';
 
-/** dist/ built, packed as npm would ship it; the tarball's path. */
+/**
+ * The built dist/ packed as npm would ship it; the tarball's path. dist/ is not rebuilt here: the
+ * test command built it once, and other test files read it meanwhile (run scripts/build-node.sh
+ * first when running these files alone).
+ */
 export function packWorktree() {
-	execFileSync('bash', [path.join(ROOT, 'scripts/build-node.sh')], { stdio: 'ignore' });
-	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-chat-pack-'));
+	if (!existsSync(path.join(ROOT, 'dist/nodes/ResilientChatModel/ResilientChatModel.node.js')))
+		throw new Error('dist/ has no Resilient Chat Model: run bash scripts/build-node.sh first');
+	const dir = tempDir('rpc-chat-pack-');
 	execFileSync(
 		'npm',
 		['pack', '--ignore-scripts', '--loglevel=error', `--pack-destination=${dir}`],
@@ -36,7 +41,7 @@ export function n8nRequire(install) {
 
 /** The installed package's ResilientChatModel class, @langchain/core from n8n's NODE_PATH. */
 export function loadInstalledChatModel(install) {
-	const home = mkdtempSync(path.join(tmpdir(), 'rpc-chat-home-'));
+	const home = tempDir('rpc-chat-home-');
 	const pkgDir = installLikeN8n(packWorktree(), home);
 	process.env.NODE_PATH = [path.join(install.dir, 'node_modules'), process.env.NODE_PATH]
 		.filter(Boolean)
