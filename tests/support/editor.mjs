@@ -1,0 +1,99 @@
+// n8n's editor in headless Chromium (Debian's `chromium`, driven by puppeteer-core): a demo n8n
+// whose owner is set up and logged in over REST (no human at the setup screen), n8n credentials
+// created over REST, and a page already signed in. A missing Chromium fails loudly.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+import { ROOT, n8nInstall, n8nInstance } from './n8n.mjs';
+
+export const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Demo',
+	lastName: 'Owner',
+	password: 'Demo-owner-1',
+};
+
+/** The Chromium binary, installed from Debian by scripts/lib/browser-install.sh. */
+export function chromiumPath() {
+	return execFileSync('bash', [path.join(ROOT, 'scripts/lib/browser-install.sh')], {
+		stdio: ['ignore', 'pipe', 'inherit'],
+	})
+		.toString()
+		.trim();
+}
+
+/**
+ * This package as n8n's community-package installer leaves it (<user folder>/.n8n/nodes/
+ * node_modules/<name>): node types read `n8n-nodes-resilient-provider-call.*`, as in the
+ * examples a user imports. dist/ is copied; its two runtime modules are linked from this checkout.
+ */
+function installPackage(home) {
+	const pj = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+	const nodesDir = path.join(home, '.n8n/nodes');
+	const pkgDir = path.join(nodesDir, 'node_modules', pj.name);
+	mkdirSync(path.join(pkgDir, 'node_modules'), { recursive: true });
+	cpSync(path.join(ROOT, 'dist'), path.join(pkgDir, 'dist'), { recursive: true });
+	const { devDependencies, peerDependencies, ...installed } = pj;
+	writeFileSync(path.join(pkgDir, 'package.json'), JSON.stringify(installed));
+	for (const dep of Object.keys(pj.dependencies ?? {}))
+		symlinkSync(path.join(ROOT, 'node_modules', dep), path.join(pkgDir, 'node_modules', dep));
+	writeFileSync(
+		path.join(nodesDir, 'package.json'),
+		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [pj.name]: pj.version } }),
+	);
+}
+
+/** n8n 2.41.1 started with this package, its owner set up; resolves with a REST client. */
+export async function startEditorN8n() {
+	const install = n8nInstall(2);
+	const instance = n8nInstance(install, {
+		extensions: null,
+		env: { N8N_SECURE_COOKIE: 'false' },
+	});
+	installPackage(instance.home);
+	const server = await instance.start();
+	const base = `http://127.0.0.1:${server.port}`;
+	let cookie = '';
+	const rest = async (method, route, body) => {
+		const r = await fetch(`${base}/rest${route}`, {
+			method,
+			headers: { 'content-type': 'application/json', cookie },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const setCookie = r.headers.get('set-cookie');
+		if (setCookie) cookie = setCookie.split(';')[0];
+		const text = await r.text();
+		if (!r.ok) throw new Error(`${method} /rest${route}: ${r.status} ${text.slice(0, 500)}`);
+		return text ? JSON.parse(text).data : null;
+	};
+	await rest('POST', '/owner/setup', OWNER);
+	await rest('POST', '/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+	return {
+		base,
+		server,
+		instance,
+		rest,
+		cookie: () => cookie,
+		/** An n8n credential of `type` named `name`; returns its id. */
+		async credential(name, type, data) {
+			return (await rest('POST', '/credentials', { name, type, data })).id;
+		},
+		stop: () => server.stop(),
+	};
+}
+
+/** Headless Chromium with one page signed in to `n8n`. */
+export async function openEditor(n8n, { width = 1440, height = 900 } = {}) {
+	const browser = await puppeteer.launch({
+		executablePath: chromiumPath(),
+		headless: true,
+		args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', `--window-size=${width},${height}`],
+	});
+	const [page] = await browser.pages();
+	await page.setViewport({ width, height });
+	const [name, value] = n8n.cookie().split('=');
+	await browser.setCookie({ name, value, domain: '127.0.0.1', path: '/' });
+	page.setDefaultTimeout(20_000);
+	return { browser, page };
+}
