@@ -40,7 +40,11 @@ function installPackage(home) {
 		symlinkSync(path.join(ROOT, 'node_modules', dep), path.join(pkgDir, 'node_modules', dep));
 	writeFileSync(
 		path.join(nodesDir, 'package.json'),
-		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [pj.name]: pj.version } }),
+		JSON.stringify({
+			name: 'installed-nodes',
+			private: true,
+			dependencies: { [pj.name]: pj.version },
+		}),
 	);
 }
 
@@ -88,7 +92,12 @@ export async function openEditor(n8n, { width = 1440, height = 900 } = {}) {
 	const browser = await puppeteer.launch({
 		executablePath: chromiumPath(),
 		headless: true,
-		args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', `--window-size=${width},${height}`],
+		args: [
+			'--no-sandbox',
+			'--disable-dev-shm-usage',
+			'--disable-gpu',
+			`--window-size=${width},${height}`,
+		],
 	});
 	const [page] = await browser.pages();
 	await page.setViewport({ width, height });
@@ -96,4 +105,74 @@ export async function openEditor(n8n, { width = 1440, height = 900 } = {}) {
 	await browser.setCookie({ name, value, domain: '127.0.0.1', path: '/' });
 	page.setDefaultTimeout(20_000);
 	return { browser, page };
+}
+
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A new workflow, then the workflow menu's Import → From file with `file`, as a user does. */
+export async function importFromFile(page, n8n, file) {
+	await page.goto(`${n8n.base}/workflow/new`, { waitUntil: 'networkidle2' });
+	await page.click('[data-test-id=workflow-menu]');
+	await page.hover('[data-test-id=workflow-menu-item-import]');
+	const item = await page.waitForSelector('[data-test-id=workflow-menu-item-import-from-file]', {
+		visible: true,
+	});
+	const [chooser] = await Promise.all([page.waitForFileChooser(), item.click()]);
+	await chooser.accept([file]);
+	await page.waitForSelector('[data-test-id=canvas-node]');
+	await pause(1000);
+}
+
+/** Opens node `name` (double-click on the canvas); resolves once its panel shows. */
+export async function openNode(page, name) {
+	const node = await page.waitForSelector(`[data-test-id=canvas-node][data-node-name="${name}"]`);
+	await node.click({ count: 2 });
+	await page.waitForSelector('[data-test-id=ndv] [data-test-id=node-parameters]');
+	await pause(800);
+}
+
+/**
+ * What the open node panel shows: every parameter label (its parameter name from `for`, its
+ * visible text, and the text of its help tooltip, read by hovering the (?) icon), every notice's
+ * text, and every credential picker's label and button text.
+ */
+export async function panelTexts(page) {
+	const params = '[data-test-id=ndv] [data-test-id=node-parameters]';
+	const labels = [];
+	for (const label of await page.$$(`${params} label.n8n-input-label[for]`)) {
+		if (!(await label.isVisible())) continue;
+		await label.evaluate((e) => e.scrollIntoView({ block: 'center' }));
+		const name = await label.evaluate((e) => e.getAttribute('for'));
+		const text = await label.$eval('[class*=_title_]', (e) => e.textContent.trim());
+		await label.hover();
+		const icon = await label.$('[data-icon=circle-help]');
+		let help = '';
+		if (icon) {
+			await icon.hover();
+			await pause(700);
+			help = await page.evaluate(() =>
+				[...document.querySelectorAll('[data-reka-popper-content-wrapper]')]
+					.filter(
+						(w) => w.getAttribute('role') !== 'tooltip' && w.querySelector('[data-state$=open]'),
+					)
+					.map((w) => w.textContent.trim())
+					.join(' '),
+			);
+			await page.mouse.move(0, 0);
+			await pause(200);
+		}
+		labels.push({ name, text, help });
+	}
+	const notices = await page.$$eval(`${params} .notice`, (els) =>
+		els
+			.filter((e) => !e.querySelector('[data-test-id=credentials-label]'))
+			.map((e) => e.textContent.trim()),
+	);
+	const credentials = await page.$$eval(`${params} [data-test-id=node-credentials-slot]`, (els) =>
+		els.map((e) => ({
+			label: e.querySelector('[data-test-id=credentials-label]')?.textContent.trim() ?? '',
+			text: e.textContent.trim(),
+		})),
+	);
+	return { labels, notices, credentials };
 }
