@@ -71,6 +71,13 @@ export async function startEditorN8n() {
 		if (!r.ok) throw new Error(`${method} /rest${route}: ${r.status} ${text.slice(0, 500)}`);
 		return text ? JSON.parse(text).data : null;
 	};
+	// n8n answers "n8n is starting up" (not JSON) for a while after its port opens.
+	for (let deadline = Date.now() + 120_000; ;) {
+		const r = await fetch(`${base}/rest/settings`);
+		if ((r.headers.get('content-type') ?? '').includes('json')) break;
+		if (Date.now() > deadline) throw new Error(`n8n's REST API did not come up: ${await r.text()}`);
+		await new Promise((ok) => setTimeout(ok, 500));
+	}
 	await rest('POST', '/owner/setup', OWNER);
 	await rest('POST', '/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
 	return {
