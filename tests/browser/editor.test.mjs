@@ -6,16 +6,19 @@
 // and the credential pickers of the chosen types are there. REST only sets the owner up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ROOT } from '../support/n8n.mjs';
+import { ROOT, uid } from '../support/n8n.mjs';
+import { tempDir } from '../support/tmp.mjs';
+import { startLlmVendors } from '../support/llm-vendors.mjs';
 import {
 	startEditorN8n,
 	openEditor,
 	importFromFile,
 	openNode,
 	panelTexts,
+	outputBranches,
 } from '../support/editor.mjs';
 
 const require = createRequire(import.meta.url);
@@ -30,7 +33,8 @@ const example = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
 const NODE = 'Ask an LLM';
 const exampleNode = example.nodes.find((n) => n.name === NODE);
 
-let n8n, browser, panel;
+const KEYS = { openai: `sk-oa-${uid()}`, anthropic: `sk-ant-${uid()}`, gemini: 'unused' };
+let n8n, browser, panel, vendors, branches;
 
 /** Every property of the description, nested ones included (rows, collections' options). */
 function allProperties(props, out = []) {
@@ -54,16 +58,54 @@ const shownTop = v2.properties.filter((p) =>
 );
 
 before(async () => {
+	vendors = await startLlmVendors(KEYS);
+	// OpenAI is down: the chain moves on and Anthropic serves every item.
+	vendors.script('openai', [503]);
 	n8n = await startEditorN8n();
+	// The user's own credentials (REST), chosen in the example's node with the presets' Base URL
+	// set to the loopback vendors: the file a user has after picking theirs.
+	const openAi = await n8n.credential('OpenAI account', 'openAiApi', { apiKey: KEYS.openai });
+	const anthropic = await n8n.credential('Anthropic account', 'anthropicApi', {
+		apiKey: KEYS.anthropic,
+	});
+	const wf = JSON.parse(
+		readFileSync(EXAMPLE, 'utf8')
+			.replace('REPLACE_OPENAI_CREDENTIAL', openAi)
+			.replace('REPLACE_ANTHROPIC_CREDENTIAL', anthropic),
+	);
+	const [oa, an] = wf.nodes.find((n) => n.name === NODE).parameters.providers.provider;
+	oa.openAiChatOptions.baseUrl = `${vendors.url('openai')}/v1`;
+	an.anthropicMessagesOptions.baseUrl = vendors.url('anthropic');
+	const file = path.join(tempDir('rpc-browser-'), 'deferred-retry.json');
+	writeFileSync(file, JSON.stringify(wf));
 	let page;
 	({ browser, page } = await openEditor(n8n));
-	await importFromFile(page, n8n, EXAMPLE);
+	await importFromFile(page, n8n, file);
 	await openNode(page, NODE);
 	panel = await panelTexts(page);
+	// Run it from the editor: the canvas's Execute workflow button, then the node's output panel.
+	await page.click('[data-test-id=ndv-close-button]');
+	await page.click('[data-test-id=execute-workflow-button]');
+	await page
+		.waitForFunction(
+			() =>
+				document
+					.querySelector('[data-test-id=canvas-node][data-node-name="Ask an LLM"]')
+					?.textContent.includes('2 items'),
+			{ timeout: 90_000 },
+		)
+		.catch(() => {});
+	await openNode(page, NODE);
+	await page.waitForFunction(
+		() => document.querySelector('[data-test-id=ndv]')?.textContent.includes('Success Branch'),
+		{ timeout: 30_000 },
+	);
+	branches = await outputBranches(page);
 });
 after(async () => {
 	await browser?.close();
 	await n8n?.stop();
+	await vendors?.close();
 });
 
 test('every label the panel shows has the description data’s name and help text, in full', () => {
@@ -103,12 +145,33 @@ test('the notices read in full', () => {
 	assert.deepEqual(panel.notices.map(norm), expected);
 });
 
-test('the credential pickers of the chosen types (OpenAI, Anthropic) are there', () => {
-	const texts = panel.credentials.map((c) => c.text);
-	for (const vendor of ['OpenAI', 'Anthropic'])
-		assert.ok(
-			texts.some((t) => t.includes(vendor)),
-			`a ${vendor} credential picker: ${JSON.stringify(texts)}`,
-		);
+test('the credential pickers of the chosen types (OpenAI, Anthropic) are there, each on its credential', () => {
 	assert.deepEqual(exampleNode.parameters.credentialTypes, ['openAiApi', 'anthropicApi']);
+	const texts = panel.credentials.map((c) => c.text);
+	// Each picker holds the credential of its type (created as "OpenAI account", "Anthropic account").
+	for (const name of ['OpenAI account', 'Anthropic account'])
+		assert.equal(
+			texts.filter((t) => t.includes(name)).length,
+			1,
+			`a picker on ${name}: ${JSON.stringify(texts)}`,
+		);
+	assert.equal(panel.credentials.length, 3, `Secrets, OpenAI, Anthropic: ${JSON.stringify(texts)}`);
+});
+
+test('run from the editor: OpenAI down, Anthropic answers both items on Success; Deferred and Failed are empty', () => {
+	const seen = JSON.stringify(branches);
+	assert.deepEqual(
+		branches.map((b) => b.title.replace(/\s*\(.*\)$/, '')),
+		['Success Branch', 'Deferred Branch', 'Failed Branch'],
+		seen,
+	);
+	const [success, deferred, failed] = branches;
+	assert.match(success.title, /\(2 items\)/, seen);
+	assert.deepEqual(success.texts, ['anthropic says hi', 'anthropic says hi'], seen);
+	for (const empty of [deferred, failed]) {
+		assert.doesNotMatch(empty.title, /\(\d+ items?\)/, seen);
+		assert.deepEqual(empty.texts, [], seen);
+	}
+	assert.ok(vendors.accepted('openai') >= 2, 'OpenAI was asked for each item');
+	assert.equal(vendors.accepted('anthropic'), 2);
 });

@@ -183,3 +183,33 @@ export async function panelTexts(page) {
 	);
 	return { labels, notices, credentials };
 }
+
+/**
+ * The open panel's output, branch by branch as the output panel shows them: each branch tab's
+ * title, and after clicking it, the `text` column of its table (an empty branch has none).
+ */
+export async function outputBranches(page) {
+	const tabs = await page.$$(
+		'xpath/.//*[@data-test-id="ndv"]//*[contains(@class, "tab") or @role="tab"][contains(., " Branch")][not(.//*[contains(@class, "tab") or @role="tab"])]',
+	);
+	const branches = [];
+	for (const tab of tabs) {
+		const title = (await tab.evaluate((e) => e.textContent)).replace(/\s+/g, ' ').trim();
+		await tab.click();
+		await pause(600);
+		const texts = await page.evaluate(() => {
+			const table =
+				document.querySelector('[data-test-id=ndv-output-panel] table') ??
+				document.querySelector('[data-test-id=output-panel] table');
+			if (!table) return [];
+			const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+			const col = heads.findIndex((h) => h === 'text' || h.startsWith('text'));
+			if (col < 0) return [];
+			return [...table.querySelectorAll('tbody tr')].map(
+				(tr) => tr.children[col]?.textContent.trim() ?? '',
+			);
+		});
+		branches.push({ title, texts });
+	}
+	return branches;
+}
