@@ -1,9 +1,12 @@
 // The node in n8n's editor, seen in headless Chromium (Debian's chromium, puppeteer-core) on
 // n8n 2.41.1 with the package installed as a community package. Through the page, as a user:
-// the example workflow imported from its file, its LLM node opened; every parameter the panel
-// shows carries the label and help text of the node's description data (nothing swallowed or
-// cut), every parameter the description data says is shown is there, the notices read in full,
-// and the credential pickers of the chosen types are there. REST only sets the owner up.
+// the example workflow deferred-retry.json imported from its file (its credentials chosen, the
+// presets' Base URL on loopback vendors), its LLM node opened: every parameter the panel shows
+// carries the label and help text of the node's description data (nothing swallowed or cut),
+// every parameter the description data shows is there, the notices read in full, the credential
+// pickers of the chosen types hold their credentials; the workflow run from the editor, its
+// three outputs read in the output panel; then a blank workflow and the node added by the node
+// creator. REST only sets the owner up, logs in and creates the OpenAI and Anthropic credentials.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +22,8 @@ import {
 	openNode,
 	panelTexts,
 	outputBranches,
+	addNodeToBlankWorkflow,
+	panelParameterNames,
 } from '../support/editor.mjs';
 
 const require = createRequire(import.meta.url);
@@ -34,7 +39,7 @@ const NODE = 'Ask an LLM';
 const exampleNode = example.nodes.find((n) => n.name === NODE);
 
 const KEYS = { openai: `sk-oa-${uid()}`, anthropic: `sk-ant-${uid()}`, gemini: 'unused' };
-let n8n, browser, panel, vendors, branches;
+let n8n, browser, panel, vendors, branches, blankPanel;
 
 /** Every property of the description, nested ones included (rows, collections' options). */
 function allProperties(props, out = []) {
@@ -101,6 +106,14 @@ before(async () => {
 		{ timeout: 30_000 },
 	);
 	branches = await outputBranches(page);
+	// A new user's start: a blank workflow, the node added through the node creator.
+	await addNodeToBlankWorkflow(
+		page,
+		n8n,
+		'Resilient Provider Call',
+		'Call a fallback chain of providers',
+	);
+	blankPanel = await panelParameterNames(page);
 });
 after(async () => {
 	await browser?.close();
@@ -174,4 +187,17 @@ test('run from the editor: OpenAI down, Anthropic answers both items on Success;
 	}
 	assert.ok(vendors.accepted('openai') >= 2, 'OpenAI was asked for each item');
 	assert.equal(vendors.accepted('anthropic'), 2);
+});
+
+test('from a blank workflow, the added node offers Credential Types Used (to get the OpenAI and Anthropic pickers)', () => {
+	const expected = shownTop
+		.filter(
+			(p) => p.type !== 'notice' && ['operation', 'credentialTypes', 'providers'].includes(p.name),
+		)
+		.map((p) => p.name);
+	assert.deepEqual(
+		expected.filter((name) => !blankPanel.includes(name)),
+		[],
+		`the new node's panel shows ${JSON.stringify(blankPanel)}`,
+	);
 });

@@ -178,7 +178,10 @@ export async function panelTexts(page) {
 	const credentials = await page.$$eval(`${params} [data-test-id=node-credentials-slot]`, (els) =>
 		els.map((e) => ({
 			label: e.querySelector('[data-test-id=credentials-label]')?.textContent.trim() ?? '',
-			text: e.textContent.trim(),
+			// The chosen credential sits in the picker's input; an empty picker offers "Connect to …".
+			text: [e.textContent.trim(), ...[...e.querySelectorAll('input')].map((i) => i.value)].join(
+				' ',
+			),
 		})),
 	);
 	return { labels, notices, credentials };
@@ -213,3 +216,30 @@ export async function outputBranches(page) {
 	}
 	return branches;
 }
+
+/**
+ * From a blank workflow, the node added as a user does: the canvas's add button, the node
+ * creator's search, the node, then its action `action`; resolves once its panel shows (n8n adds a
+ * Manual Trigger in front of it).
+ */
+export async function addNodeToBlankWorkflow(page, n8n, search, action) {
+	await page.goto(`${n8n.base}/workflow/new`, { waitUntil: 'networkidle2' });
+	await page.click('[data-test-id=canvas-add-button]');
+	const bar = await page.waitForSelector('[data-test-id=node-creator-search-bar]');
+	await bar.type(search);
+	const item = await page.waitForSelector(
+		`xpath/.//*[@data-test-id="node-creator-item-name"][contains(., "${search}")]`,
+	);
+	await item.click();
+	const choice = await page.waitForSelector(`xpath/.//*[text()="${action}"]`);
+	await choice.click();
+	await page.waitForSelector('[data-test-id=ndv] [data-test-id=node-parameters]');
+	await pause(1000);
+}
+
+/** The parameter names whose labels the open panel shows. */
+export const panelParameterNames = (page) =>
+	page.$$eval(
+		'[data-test-id=ndv] [data-test-id=node-parameters] label.n8n-input-label[for]',
+		(els) => els.filter((e) => e.offsetParent !== null).map((e) => e.getAttribute('for')),
+	);
