@@ -1,0 +1,245 @@
+// n8n's editor in headless Chromium (Debian's `chromium`, driven by puppeteer-core): a demo n8n
+// whose owner is set up and logged in over REST (no human at the setup screen), n8n credentials
+// created over REST, and a page already signed in. A missing Chromium fails loudly.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+import { ROOT, n8nInstall, n8nInstance } from './n8n.mjs';
+
+export const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Demo',
+	lastName: 'Owner',
+	password: 'Demo-owner-1',
+};
+
+/** The Chromium binary, installed from Debian by scripts/lib/browser-install.sh. */
+export function chromiumPath() {
+	return execFileSync('bash', [path.join(ROOT, 'scripts/lib/browser-install.sh')], {
+		stdio: ['ignore', 'pipe', 'inherit'],
+	})
+		.toString()
+		.trim();
+}
+
+/**
+ * This package as n8n's community-package installer leaves it (<user folder>/.n8n/nodes/
+ * node_modules/<name>): node types read `n8n-nodes-resilient-provider-call.*`, as in the
+ * examples a user imports. dist/ is copied; its two runtime modules are linked from this checkout.
+ */
+function installPackage(home) {
+	const pj = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+	const nodesDir = path.join(home, '.n8n/nodes');
+	const pkgDir = path.join(nodesDir, 'node_modules', pj.name);
+	mkdirSync(path.join(pkgDir, 'node_modules'), { recursive: true });
+	cpSync(path.join(ROOT, 'dist'), path.join(pkgDir, 'dist'), { recursive: true });
+	const { devDependencies, peerDependencies, ...installed } = pj;
+	writeFileSync(path.join(pkgDir, 'package.json'), JSON.stringify(installed));
+	for (const dep of Object.keys(pj.dependencies ?? {}))
+		symlinkSync(path.join(ROOT, 'node_modules', dep), path.join(pkgDir, 'node_modules', dep));
+	writeFileSync(
+		path.join(nodesDir, 'package.json'),
+		JSON.stringify({
+			name: 'installed-nodes',
+			private: true,
+			dependencies: { [pj.name]: pj.version },
+		}),
+	);
+}
+
+/** n8n 2.41.1 started with this package, its owner set up; resolves with a REST client. */
+export async function startEditorN8n() {
+	const install = n8nInstall(2);
+	const instance = n8nInstance(install, {
+		extensions: null,
+		env: { N8N_SECURE_COOKIE: 'false' },
+	});
+	installPackage(instance.home);
+	const server = await instance.start();
+	const base = `http://127.0.0.1:${server.port}`;
+	let cookie = '';
+	const rest = async (method, route, body) => {
+		const r = await fetch(`${base}/rest${route}`, {
+			method,
+			headers: { 'content-type': 'application/json', cookie },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const setCookie = r.headers.get('set-cookie');
+		if (setCookie) cookie = setCookie.split(';')[0];
+		const text = await r.text();
+		if (!r.ok) throw new Error(`${method} /rest${route}: ${r.status} ${text.slice(0, 500)}`);
+		return text ? JSON.parse(text).data : null;
+	};
+	// n8n answers "n8n is starting up" (not JSON) for a while after its port opens.
+	for (let deadline = Date.now() + 120_000; ;) {
+		const r = await fetch(`${base}/rest/settings`);
+		if ((r.headers.get('content-type') ?? '').includes('json')) break;
+		if (Date.now() > deadline) throw new Error(`n8n's REST API did not come up: ${await r.text()}`);
+		await new Promise((ok) => setTimeout(ok, 500));
+	}
+	await rest('POST', '/owner/setup', OWNER);
+	await rest('POST', '/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+	return {
+		base,
+		server,
+		instance,
+		rest,
+		cookie: () => cookie,
+		/** An n8n credential of `type` named `name`; returns its id. */
+		async credential(name, type, data) {
+			return (await rest('POST', '/credentials', { name, type, data })).id;
+		},
+		stop: () => server.stop(),
+	};
+}
+
+/** Headless Chromium with one page signed in to `n8n`. */
+export async function openEditor(n8n, { width = 1440, height = 900 } = {}) {
+	const browser = await puppeteer.launch({
+		executablePath: chromiumPath(),
+		headless: true,
+		args: [
+			'--no-sandbox',
+			'--disable-dev-shm-usage',
+			'--disable-gpu',
+			`--window-size=${width},${height}`,
+		],
+	});
+	const [page] = await browser.pages();
+	await page.setViewport({ width, height });
+	const [name, value] = n8n.cookie().split('=');
+	await browser.setCookie({ name, value, domain: '127.0.0.1', path: '/' });
+	page.setDefaultTimeout(20_000);
+	return { browser, page };
+}
+
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A new workflow, then the workflow menu's Import → From file with `file`, as a user does. */
+export async function importFromFile(page, n8n, file) {
+	await page.goto(`${n8n.base}/workflow/new`, { waitUntil: 'networkidle2' });
+	await page.click('[data-test-id=workflow-menu]');
+	await page.hover('[data-test-id=workflow-menu-item-import]');
+	const item = await page.waitForSelector('[data-test-id=workflow-menu-item-import-from-file]', {
+		visible: true,
+	});
+	const [chooser] = await Promise.all([page.waitForFileChooser(), item.click()]);
+	await chooser.accept([file]);
+	await page.waitForSelector('[data-test-id=canvas-node]');
+	await pause(1000);
+}
+
+/** Opens node `name` (double-click on the canvas); resolves once its panel shows. */
+export async function openNode(page, name) {
+	const node = await page.waitForSelector(`[data-test-id=canvas-node][data-node-name="${name}"]`);
+	await node.click({ count: 2 });
+	await page.waitForSelector('[data-test-id=ndv] [data-test-id=node-parameters]');
+	await pause(800);
+}
+
+/**
+ * What the open node panel shows: every parameter label (its parameter name from `for`, its
+ * visible text, and the text of its help tooltip, read by hovering the (?) icon), every notice's
+ * text, and every credential picker's label and button text.
+ */
+export async function panelTexts(page) {
+	const params = '[data-test-id=ndv] [data-test-id=node-parameters]';
+	const labels = [];
+	for (const label of await page.$$(`${params} label.n8n-input-label[for]`)) {
+		if (!(await label.isVisible())) continue;
+		await label.evaluate((e) => e.scrollIntoView({ block: 'center' }));
+		const name = await label.evaluate((e) => e.getAttribute('for'));
+		const text = await label.$eval('[class*=_title_]', (e) => e.textContent.trim());
+		await label.hover();
+		const icon = await label.$('[data-icon=circle-help]');
+		let help = '';
+		if (icon) {
+			await icon.hover();
+			await pause(700);
+			help = await page.evaluate(() =>
+				[...document.querySelectorAll('[data-reka-popper-content-wrapper]')]
+					.filter(
+						(w) => w.getAttribute('role') !== 'tooltip' && w.querySelector('[data-state$=open]'),
+					)
+					.map((w) => w.textContent.trim())
+					.join(' '),
+			);
+			await page.mouse.move(0, 0);
+			await pause(200);
+		}
+		labels.push({ name, text, help });
+	}
+	const notices = await page.$$eval(`${params} .notice`, (els) =>
+		els
+			.filter((e) => !e.querySelector('[data-test-id=credentials-label]'))
+			.map((e) => e.textContent.trim()),
+	);
+	const credentials = await page.$$eval(`${params} [data-test-id=node-credentials-slot]`, (els) =>
+		els.map((e) => ({
+			label: e.querySelector('[data-test-id=credentials-label]')?.textContent.trim() ?? '',
+			// The chosen credential sits in the picker's input; an empty picker offers "Connect to …".
+			text: [e.textContent.trim(), ...[...e.querySelectorAll('input')].map((i) => i.value)].join(
+				' ',
+			),
+		})),
+	);
+	return { labels, notices, credentials };
+}
+
+/**
+ * The open panel's output, branch by branch as the output panel shows them: each branch tab's
+ * title, and after clicking it, the `text` column of its table (an empty branch has none).
+ */
+export async function outputBranches(page) {
+	const tabs = await page.$$(
+		'xpath/.//*[@data-test-id="ndv"]//*[contains(@class, "tab") or @role="tab"][contains(., " Branch")][not(.//*[contains(@class, "tab") or @role="tab"])]',
+	);
+	const branches = [];
+	for (const tab of tabs) {
+		const title = (await tab.evaluate((e) => e.textContent)).replace(/\s+/g, ' ').trim();
+		await tab.click();
+		await pause(600);
+		const texts = await page.evaluate(() => {
+			const table =
+				document.querySelector('[data-test-id=ndv-output-panel] table') ??
+				document.querySelector('[data-test-id=output-panel] table');
+			if (!table) return [];
+			const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+			const col = heads.findIndex((h) => h === 'text' || h.startsWith('text'));
+			if (col < 0) return [];
+			return [...table.querySelectorAll('tbody tr')].map(
+				(tr) => tr.children[col]?.textContent.trim() ?? '',
+			);
+		});
+		branches.push({ title, texts });
+	}
+	return branches;
+}
+
+/**
+ * From a blank workflow, the node added as a user does: the canvas's add button, the node
+ * creator's search, the node, then its action `action`; resolves once its panel shows (n8n adds a
+ * Manual Trigger in front of it).
+ */
+export async function addNodeToBlankWorkflow(page, n8n, search, action) {
+	await page.goto(`${n8n.base}/workflow/new`, { waitUntil: 'networkidle2' });
+	await page.click('[data-test-id=canvas-add-button]');
+	const bar = await page.waitForSelector('[data-test-id=node-creator-search-bar]');
+	await bar.type(search);
+	const item = await page.waitForSelector(
+		`xpath/.//*[@data-test-id="node-creator-item-name"][contains(., "${search}")]`,
+	);
+	await item.click();
+	const choice = await page.waitForSelector(`xpath/.//*[text()="${action}"]`);
+	await choice.click();
+	await page.waitForSelector('[data-test-id=ndv] [data-test-id=node-parameters]');
+	await pause(1000);
+}
+
+/** The parameter names whose labels the open panel shows. */
+export const panelParameterNames = (page) =>
+	page.$$eval(
+		'[data-test-id=ndv] [data-test-id=node-parameters] label.n8n-input-label[for]',
+		(els) => els.filter((e) => e.offsetParent !== null).map((e) => e.getAttribute('for')),
+	);
