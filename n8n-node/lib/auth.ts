@@ -41,7 +41,8 @@ export async function loadCredentials(
 	types: string[],
 ): Promise<LoadedCredentials> {
 	const out: LoadedCredentials = {};
-	for (const t of new Set(types)) out[t] = await ctx.getCredentials(t);
+	// `none` (Credential Types Used's "no credential") opens no slot.
+	for (const t of new Set(types)) if (credentialType(t)) out[t] = await ctx.getCredentials(t);
 	return out;
 }
 

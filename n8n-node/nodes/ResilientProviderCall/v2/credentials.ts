@@ -15,7 +15,17 @@ export const credentialTypesUsed: INodeProperties[] = [
 		// The credential slots are chosen in the editor; an expression could not choose them.
 		noDataExpression: true,
 		default: [],
-		options: CREDENTIAL_TYPES.map((t) => ({ name: t.displayName, value: t.name })),
+		// `none` opens no picker. It is also what keeps this field visible: n8n's editor takes a
+		// field every one of whose values opens a credential for the node's main authentication
+		// field, and hides it together with the fields it depends on (Operation).
+		options: [
+			{
+				name: 'None',
+				value: 'none',
+				description: 'Providers that need no n8n credential (public, or keys in Secrets (JSON))',
+			},
+			...CREDENTIAL_TYPES.map((t) => ({ name: t.displayName, value: t.name })),
+		],
 		description:
 			'The n8n credential types your providers authenticate with; one credential of each type can be picked above. Each provider then chooses one of them under Authentication.',
 		displayOptions: CALL_CHAIN,
