@@ -22,7 +22,7 @@ export interface ChainConfig {
     base_ms?: number; cap_ms?: number; max_attempts?: number; deadline_ms?: number; budget_ms?: number;
     retry_after_cap_ms?: number; defer_spread_ms?: number; retry_statuses?: string;
     health_statuses?: string; count_429?: boolean; retry_unsafe_methods?: boolean;
-    next_provider_when_input_too_long?: boolean;
+    next_provider_when_input_too_long?: boolean; next_provider_on_client_error?: boolean;
     trip_rule?: "consecutive" | "failure_rate"; failure_rate?: number; min_calls?: number;
     threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
     open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;

@@ -32,6 +32,10 @@ pub struct ChainConfig {
     /// A 400 saying the input is too long for the model moves on to the next provider (a larger
     /// context) instead of failing the item with `context_too_long`.
     pub next_provider_when_input_too_long: bool,
+    /// A client error (400/404/409/422: never retried, never counted) moves on to the next
+    /// provider, as a different API may accept the request. Off: the item fails `non_retryable`
+    /// there (a chat model's bad request is bad on every model; seed 001's "our own bugs").
+    pub next_provider_on_client_error: bool,
     pub trip_rule: String,
     pub failure_rate: f64,
     pub min_calls: i64,
@@ -61,6 +65,7 @@ impl Default for ChainConfig {
             count_429: false,
             retry_unsafe_methods: false,
             next_provider_when_input_too_long: false,
+            next_provider_on_client_error: true,
             trip_rule: "consecutive".into(),
             failure_rate: 0.5,
             min_calls: 10,
@@ -137,6 +142,8 @@ pub struct Chain {
     pub rules: RetryRules,
     /// See [`ChainConfig::next_provider_when_input_too_long`].
     pub next_provider_when_input_too_long: bool,
+    /// See [`ChainConfig::next_provider_on_client_error`].
+    pub next_provider_on_client_error: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -268,6 +275,7 @@ impl ChainConfig {
                 retry_unsafe_methods: self.retry_unsafe_methods,
             },
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
+            next_provider_on_client_error: self.next_provider_on_client_error,
         })
     }
 }

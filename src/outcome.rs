@@ -97,10 +97,20 @@ pub struct Classification {
     /// A 429: close this provider's shared rate gate for every worker.
     pub closes_gate: bool,
     pub hint: Option<Hint>,
+    /// Our own request was refused (400/404/409/422, …: a 4xx neither retried nor counted,
+    /// not refused credentials): no use repeating it here; whether another provider may take
+    /// it is the chain's choice (`next_provider_on_client_error`).
+    pub client_error: bool,
 }
 
 pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms: u64) -> Classification {
-    let mut c = Classification { verdict: Verdict::Success, health: Health::Success, closes_gate: false, hint: None };
+    let mut c = Classification {
+        verdict: Verdict::Success,
+        health: Health::Success,
+        closes_gate: false,
+        hint: None,
+        client_error: false,
+    };
     match outcome {
         Outcome::Status { status, headers, failed_check, body } => {
             let status = *status;
@@ -132,6 +142,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
             } else if rules.retry_statuses.contains(status) {
                 Verdict::Retry
             } else {
+                c.client_error = (400..500).contains(&status) && c.health == Health::Neutral;
                 Verdict::Stop(Reason::NonRetryable)
             };
         }
@@ -208,6 +219,27 @@ mod tests {
         assert_eq!(other.verdict, Verdict::Stop(Reason::NonRetryable), "every other 400 keeps its rule");
         let busy = run(&with_body(503, "maximum context length"), get());
         assert_eq!((busy.verdict, busy.health), (Verdict::Retry, Health::Failure), "a 503 is a 503");
+    }
+
+    #[test]
+    fn a_client_error_is_a_4xx_neither_retried_nor_counted_nor_refused_credentials() {
+        for s in [400, 404, 409, 422] {
+            let c = run(&status(s), get());
+            assert_eq!(
+                (c.verdict, c.health, c.client_error),
+                (Verdict::Stop(Reason::NonRetryable), Health::Neutral, true),
+                "{s}"
+            );
+        }
+        for s in [401, 403, 408, 429, 500, 503] {
+            assert!(!run(&status(s), get()).client_error, "{s}");
+        }
+        let post = CallFacts { unsafe_method: true, ..get() };
+        assert!(!run(&status(429), post).client_error, "a 429 not repeated for want of a key is still a 429");
+        assert!(!run(&with_body(400, "prompt is too long"), get()).client_error, "context_too_long has its own rule");
+        assert!(!run(&Outcome::Error { code: "ENOTFOUND".into() }, get()).client_error);
+        let counted = RetryRules { health_statuses: "404,500-599".parse().unwrap(), ..Default::default() };
+        assert!(!classify(&status(404), get(), &counted, 0).client_error, "a 4xx the user counts is the provider's");
     }
 
     #[test]

@@ -339,6 +339,11 @@ impl ItemMachine {
                 // a chain that grows in context: end here.
                 self.finished = Some(Step::Fail { reason: Reason::ContextTooLong });
             }
+            Verdict::Stop(Reason::NonRetryable) if c.client_error && !self.chain.next_provider_on_client_error => {
+                // The chain says our request is bad on every provider (a chat model's 400): end
+                // here instead of sending it to the next one.
+                self.finished = Some(Step::Fail { reason: Reason::NonRetryable });
+            }
             Verdict::Stop(reason) => self.local[i].done = Some((reason, now)),
             Verdict::Retry => {
                 let (delay, cause) = match c.hint {

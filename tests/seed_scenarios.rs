@@ -221,6 +221,50 @@ fn seed003_a_429_with_retry_after_is_honoured_and_a_422_is_never_retried() {
 }
 
 #[test]
+fn a_client_error_moves_on_by_default_and_ends_the_item_when_the_chain_says_so() {
+    let too_long = || Outcome::Status {
+        status: 400,
+        headers: Default::default(),
+        failed_check: None,
+        body: Some(r#"{"error":{"code":"context_length_exceeded"}}"#.into()),
+    };
+    let answer = |first: Outcome| move |i: usize, _| if i == 0 { first.clone() } else { status(200) };
+    let mut now = 0;
+    let call_chain = chain(&["primary", "fallback"], |_| {});
+    for s in [400, 404, 409, 422] {
+        let mut store = Store::new(2);
+        let (end, calls, _) = run_item(&call_chain, &mut store, &mut now, Job::new(1, "w"), answer(status(s)), 5);
+        assert!(matches!(end, Step::Done { provider: 1, .. }), "Call Chain's rule: {s} moves on");
+        assert_eq!(calls.len(), 2);
+    }
+
+    let chat = chain(&["primary", "fallback"], |c| c.next_provider_on_client_error = false);
+    for s in [400, 404, 409, 422] {
+        let mut store = Store::new(2);
+        let (end, calls, _) = run_item(&chat, &mut store, &mut now, Job::new(2, "w"), answer(status(s)), 5);
+        assert_eq!(end, Step::Fail { reason: Reason::NonRetryable }, "{s}");
+        assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), [0], "{s}: the fallback gets no request");
+        assert_eq!(store.views[0].breaker.version, 0, "{s}: never counted against the provider");
+    }
+    for s in [401, 403, 503] {
+        let mut store = Store::new(2);
+        let (end, _, _) = run_item(&chat, &mut store, &mut now, Job::new(3, "w"), answer(status(s)), 5);
+        assert!(matches!(end, Step::Done { provider: 1, .. }), "{s} keeps its rule: the next provider");
+    }
+
+    let mut store = Store::new(2);
+    let (end, calls, _) = run_item(&chat, &mut store, &mut now, Job::new(4, "w"), answer(too_long()), 5);
+    assert_eq!((end, calls.len()), (Step::Fail { reason: Reason::ContextTooLong }, 1), "its own rule, off by default");
+    let growing = chain(&["primary", "fallback"], |c| {
+        c.next_provider_on_client_error = false;
+        c.next_provider_when_input_too_long = true;
+    });
+    let mut store = Store::new(2);
+    let (end, _, _) = run_item(&growing, &mut store, &mut now, Job::new(5, "w"), answer(too_long()), 5);
+    assert!(matches!(end, Step::Done { provider: 1, .. }), "the context-too-long option decides a too-long input");
+}
+
+#[test]
 fn a_3600s_hint_gates_the_provider_for_3600s_without_sleeping() {
     let chain = chain(&["slow", "other"], |_| {});
     let mut store = Store::new(2);

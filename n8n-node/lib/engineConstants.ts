@@ -12,6 +12,7 @@ export const ENGINE_DEFAULTS = {
 	"health_statuses": "408,500-599",
 	"max_attempts": 3,
 	"min_calls": 10,
+	"next_provider_on_client_error": true,
 	"next_provider_when_input_too_long": false,
 	"open_growth": 2.0,
 	"open_max_ms": 600000,

@@ -94,23 +94,3 @@ test('primary 429 with Retry-After: 2 once, then 200: calls in the next 2 s go t
 		JSON.stringify(runData[0].output.attempts[0]),
 	);
 });
-
-test('a 400 (context too long) is not retried and not counted against the provider; the engine moves the call on (as for Call Chain)', async () => {
-	vendors.script('x1', ['too_long']);
-	vendors.script('x2', ['ok']);
-	const { model, runData } = await chain(['x1', 'x2'], {});
-	assert.equal((await model.invoke('hi')).content, 'x2 says hi');
-	assert.equal(vendors.accepted('x1'), 1, 'no retry of a 400');
-	const { attempts, skipped } = runData[0].output;
-	assert.deepEqual(
-		attempts.map((a) => [a.name, a.outcome, a.health]),
-		[
-			['x1', '400', 'neutral'],
-			['x2', '200', 'success'],
-		],
-	);
-	assert.deepEqual(
-		skipped.map((s) => [s.provider, s.reason]),
-		[['x1', 'non_retryable']],
-	);
-});

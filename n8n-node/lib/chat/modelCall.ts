@@ -15,7 +15,7 @@ import { runItem, type ItemResult } from '../runItem';
 import { itemStore, type StoreSettings } from '../store/open';
 import type { StateStore } from '../store/types';
 import { Cancelled, type CallResult } from '../transport';
-import { ANSWERED, outcomeOfModelError } from './outcome';
+import { ANSWERED, errorText, outcomeOfModelError } from './outcome';
 import { takeOver } from './takeOver';
 import type { ChatCall, ChatModel } from './wrapper';
 
@@ -77,7 +77,9 @@ export function chatCall(chain: ChatChain): ChatCall {
 					const outcome = deadline.signal.aborted
 						? ({ kind: 'error', code: 'TIMEOUT' } as const)
 						: outcomeOfModelError(error);
-					return { outcome, ms: Date.now() - started };
+					// The error's text stands for the vendor's error body (runItem offers it to
+					// the engine, which reads it only for its rules, e.g. a too-long input).
+					return { outcome, body: errorText(error), ms: Date.now() - started };
 				} finally {
 					clearTimeout(timer);
 					signal?.removeEventListener('abort', onCancel);

@@ -3,6 +3,7 @@
 // they mean. Errors arrive wrapped by n8n (NodeApiError: `httpCode` a string, the client's error
 // under a non-enumerable `cause`), or raw from a plain LangChain client.
 import type { HintHeaders, Outcome } from '../engine';
+import { BODY_EXCERPT_CHARS, bodyExcerpt } from '../transport';
 
 const HINT_HEADERS = [
 	'retry-after',
@@ -72,6 +73,18 @@ export function outcomeOfModelError(error: unknown): Outcome {
 			return { kind: 'error', code: e.code };
 	}
 	return { kind: 'error', code: 'EUNKNOWN' };
+}
+
+/** What a failed model call said, as the text a vendor's error body would be: each error's
+ * message and the vendor's parsed error body (the SDKs' `error`), outermost first. The engine
+ * reads it (at most 4 KB) only for its rules on the body, e.g. "context length exceeded". */
+export function errorText(error: unknown): string {
+	const parts: string[] = [];
+	for (const e of chain(error) as Array<ErrorLike & { message?: unknown; error?: unknown }>) {
+		if (typeof e.message === 'string' && e.message) parts.push(e.message);
+		if (e.error !== undefined && e.error !== null) parts.push(bodyExcerpt(e.error));
+	}
+	return parts.join('\n').slice(0, BODY_EXCERPT_CHARS);
 }
 
 /** A model call that answered: a success, as an HTTP 200 would be. */

@@ -1,7 +1,10 @@
 // The chat model's plan, read by the same code as Call Chain's (readItemPlan): its providers are
 // the connected models, in input order, under the names the user gave them; the retry policy,
 // breaker and scope parameters are Call Chain's. A model call is a POST with a stable key, so
-// the engine may retry it and move on (an LLM answer has no side effect but its cost).
+// the engine may retry it and move on (an LLM answer has no side effect but its cost). A client
+// error (a 400/422: a bad request) is the request's, the same on every model: the chain does not
+// move on after it (a too-long input keeps its own option, "Try Next Provider When Input Is Too
+// Long").
 import type { IExecuteFunctions, ISupplyDataFunctions } from 'n8n-workflow';
 import { readItemPlan, type ItemPlan } from '../params';
 
@@ -20,5 +23,7 @@ export function readChatPlan(ctx: ISupplyDataFunctions, names: string[]): ItemPl
 			return ctx.getNodeParameter(name, i, fallback as never);
 		},
 	};
-	return readItemPlan(view as unknown as IExecuteFunctions, 0);
+	const plan = readItemPlan(view as unknown as IExecuteFunctions, 0);
+	plan.config.next_provider_on_client_error = false;
+	return plan;
 }
