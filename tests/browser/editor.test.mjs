@@ -5,8 +5,12 @@
 // carries the label and help text of the node's description data (nothing swallowed or cut),
 // every parameter the description data shows is there, the notices read in full, the credential
 // pickers of the chosen types hold their credentials; the workflow run from the editor, its
-// three outputs read in the output panel; then a blank workflow and the node added by the node
-// creator. REST only sets the owner up, logs in and creates the OpenAI and Anthropic credentials.
+// three outputs read in the output panel; then a blank workflow, the node added by the node
+// creator (after n8n's Manual Trigger) and an OpenAI → Anthropic chain built in it by clicks and
+// typing (credential types, credential pickers, two provider rows with their Base URL option on
+// the loopback vendors), run with Execute step while OpenAI fails: Anthropic's `text` on Success,
+// Deferred and Failed empty. REST only sets the owner up, logs in and creates the OpenAI and
+// Anthropic credentials.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +28,12 @@ import {
 	outputBranches,
 	addNodeToBlankWorkflow,
 	panelParameterNames,
+	chooseOptions,
+	chooseCredential,
+	addRow,
+	rowValues,
+	executeStep,
+	credentialPickers,
 } from '../support/editor.mjs';
 
 const require = createRequire(import.meta.url);
@@ -39,7 +49,9 @@ const NODE = 'Ask an LLM';
 const exampleNode = example.nodes.find((n) => n.name === NODE);
 
 const KEYS = { openai: `sk-oa-${uid()}`, anthropic: `sk-ant-${uid()}`, gemini: 'unused' };
-let n8n, browser, panel, vendors, branches, blankPanel;
+let n8n, browser, panel, vendors, branches, blankPanel, built;
+// The chain built by hand talks to its own vendor instances, so their counts are its own.
+const TYPED = { openai: 'typed-openai', anthropic: 'typed-anthropic' };
 
 /** Every property of the description, nested ones included (rows, collections' options). */
 function allProperties(props, out = []) {
@@ -66,6 +78,7 @@ before(async () => {
 	vendors = await startLlmVendors(KEYS);
 	// OpenAI is down: the chain moves on and Anthropic serves every item.
 	vendors.script('openai', [503]);
+	vendors.script(TYPED.openai, [500]);
 	n8n = await startEditorN8n();
 	// The user's own credentials (REST), chosen in the example's node with the presets' Base URL
 	// set to the loopback vendors: the file a user has after picking theirs.
@@ -114,6 +127,56 @@ before(async () => {
 		'Call a fallback chain of providers',
 	);
 	blankPanel = await panelParameterNames(page);
+	// Then the chain built by clicks and typing, no JSON: OpenAI → Anthropic on their credentials.
+	await chooseOptions(page, 'credentialTypes', ['OpenAI', 'Anthropic']);
+	await chooseCredential(page, 'OpenAI', 'OpenAI account');
+	await chooseCredential(page, 'Anthropic', 'Anthropic account');
+	// Names of their own: the example's providers "openai" and "anthropic" keep their state
+	// (OpenAI's cooldown after its 503s) in this n8n, and a row's state goes by its name.
+	const message = 'Summarise ticket T-9 in one line';
+	const row = (name, kind, auth, model, baseUrl) => ({
+		fields: {
+			name,
+			kind: { pick: kind },
+			authentication: { pick: auth },
+			model,
+			userMessage: message,
+		},
+		options: { baseUrl: { label: 'Base URL', text: baseUrl } },
+	});
+	await addRow(
+		page,
+		'providers',
+		row(
+			'gpt',
+			'OpenAI-Compatible Chat Completions',
+			'OpenAI',
+			'gpt-4o-mini',
+			`${vendors.url(TYPED.openai)}/v1`,
+		),
+	);
+	await addRow(
+		page,
+		'providers',
+		row(
+			'claude',
+			'Anthropic Messages',
+			'Anthropic',
+			'claude-3-5-haiku-latest',
+			vendors.url(TYPED.anthropic),
+		),
+	);
+	const typed = await rowValues(page, 'providers');
+	const pickers = (await credentialPickers(page)).map((c) => c.text);
+	await executeStep(page, 'Success Branch');
+	built = {
+		typed,
+		pickers,
+		branches: await outputBranches(page),
+		canvas: await page.$$eval('[data-test-id=canvas-node]', (els) =>
+			els.map((e) => e.getAttribute('data-node-name')),
+		),
+	};
 });
 after(async () => {
 	await browser?.close();
@@ -200,4 +263,36 @@ test('from a blank workflow, the added node offers Credential Types Used (to get
 		[],
 		`the new node's panel shows ${JSON.stringify(blankPanel)}`,
 	);
+});
+
+test('from a blank workflow, an OpenAI → Anthropic chain built by clicks and typing: OpenAI fails, Anthropic answers on Success', () => {
+	const seen = JSON.stringify(built);
+	// n8n put a Manual Trigger in front of the node added to the blank workflow.
+	assert.equal(built.canvas.length, 2, seen);
+	assert.ok(built.canvas.includes('Resilient Provider Call'), seen);
+	// What was typed and picked is what the rows hold, each on its vendor and its credential.
+	const message = 'Summarise ticket T-9 in one line';
+	assert.deepEqual(
+		built.typed,
+		[
+			...['gpt', 'OpenAI-Compatible Chat Completions', 'OpenAI', 'gpt-4o-mini', message],
+			`${vendors.url(TYPED.openai)}/v1`,
+			...['claude', 'Anthropic Messages', 'Anthropic', 'claude-3-5-haiku-latest', message],
+			vendors.url(TYPED.anthropic),
+		],
+		seen,
+	);
+	for (const name of ['OpenAI account', 'Anthropic account'])
+		assert.equal(built.pickers.filter((t) => t.includes(name)).length, 1, seen);
+	const [success, deferred, failed] = built.branches;
+	assert.deepEqual(
+		built.branches.map((b) => b.title),
+		['Success Branch (1 item)', 'Deferred Branch', 'Failed Branch'],
+		seen,
+	);
+	assert.deepEqual(success.texts, [`${TYPED.anthropic} says hi`], seen);
+	assert.deepEqual([...deferred.texts, ...failed.texts], [], seen);
+	// The credentials chosen in the pickers reached the vendors (a wrong or missing key is a 401).
+	assert.ok(vendors.accepted(TYPED.openai) >= 1, 'OpenAI was asked, with its credential');
+	assert.equal(vendors.accepted(TYPED.anthropic), 1, 'Anthropic answered, with its credential');
 });

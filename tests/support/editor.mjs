@@ -175,7 +175,13 @@ export async function panelTexts(page) {
 			.filter((e) => !e.querySelector('[data-test-id=credentials-label]'))
 			.map((e) => e.textContent.trim()),
 	);
-	const credentials = await page.$$eval(`${params} [data-test-id=node-credentials-slot]`, (els) =>
+	const credentials = await credentialPickers(page);
+	return { labels, notices, credentials };
+}
+
+/** The open panel's credential pickers: each one's label and text (with its chosen credential). */
+export const credentialPickers = (page) =>
+	page.$$eval('[data-test-id=ndv] [data-test-id=node-credentials-slot]', (els) =>
 		els.map((e) => ({
 			label: e.querySelector('[data-test-id=credentials-label]')?.textContent.trim() ?? '',
 			// The chosen credential sits in the picker's input; an empty picker offers "Connect to …".
@@ -184,8 +190,6 @@ export async function panelTexts(page) {
 			),
 		})),
 	);
-	return { labels, notices, credentials };
-}
 
 /**
  * The open panel's output, branch by branch as the output panel shows them: each branch tab's
@@ -243,3 +247,108 @@ export const panelParameterNames = (page) =>
 		'[data-test-id=ndv] [data-test-id=node-parameters] label.n8n-input-label[for]',
 		(els) => els.filter((e) => e.offsetParent !== null).map((e) => e.getAttribute('for')),
 	);
+
+/** Clicks the option `text` of the select that is open (its headline when it has a description). */
+export async function pickOption(page, text) {
+	// An option's own text: its headline (options with a description), its first span (a
+	// credential over its type), or the whole item.
+	const option = await page
+		.waitForFunction(
+			(t) =>
+				[...document.querySelectorAll('.el-select-dropdown li.el-select-dropdown__item')].find(
+					(li) =>
+						li.offsetParent &&
+						[li.querySelector('.option-headline'), li.querySelector('span'), li].some(
+							(e) => e?.textContent.replace(/\s+/g, ' ').trim() === t,
+						),
+				),
+			{ timeout: 5_000 },
+			text,
+		)
+		.catch(async () => {
+			throw new Error(
+				`no option "${text}" in the open list: ${JSON.stringify(await openOptions(page))}`,
+			);
+		});
+	await option.asElement().click();
+	await pause(300);
+}
+
+/** The texts of the open select's options (for a failure's message). */
+const openOptions = (page) =>
+	page.$$eval('.el-select-dropdown li.el-select-dropdown__item', (els) =>
+		els.filter((li) => li.offsetParent).map((li) => li.textContent.replace(/\s+/g, ' ').trim()),
+	);
+
+/** The open panel's multi-option parameter `name`: each of `texts` ticked, then the list closed. */
+export async function chooseOptions(page, name, texts) {
+	await page.click(`[data-test-id=ndv] [data-test-id=parameter-input-${name}]`);
+	for (const text of texts) await pickOption(page, text);
+	await page.keyboard.press('Escape');
+	await pause(500);
+}
+
+/** The credential picker labelled "Credential for `type`" set to the credential `name`. */
+export async function chooseCredential(page, type, name) {
+	const picker = await page.waitForSelector(
+		`xpath/.//*[@data-test-id="ndv"]//*[@data-test-id="node-credentials-slot"][.//*[@data-test-id="credentials-label"][normalize-space(.)="Credential for ${type}"]]//*[@data-test-id="node-credentials-select"]`,
+	);
+	await picker.click();
+	await pause(400);
+	await pickOption(page, name);
+}
+
+/**
+ * A row added to the fixed collection `collection` (its Add button) and filled as a user does, in
+ * the order given: each of `fields` typed (name → text) or picked (name → { pick: option }), then
+ * each of `options` added through the row's Options list (its label) and typed over its default.
+ */
+export async function addRow(page, collection, { fields, options = {} }) {
+	const box = `[data-test-id=ndv] [data-test-id=fixed-collection-${collection}]`;
+	const lastOf = async (sel) => (await page.$$(`${box} ${sel}`)).at(-1);
+	const typeInto = async (name, text) => {
+		const field = await lastOf(`[data-test-id=parameter-input-${name}] :is(input, textarea)`);
+		await field.click();
+		await page.keyboard.down('Control');
+		await page.keyboard.press('a');
+		await page.keyboard.up('Control');
+		await field.type(text);
+		await pause(200);
+	};
+	await page.click(`${box} [data-test-id=fixed-collection-add]`);
+	await pause(800);
+	for (const [name, value] of Object.entries(fields)) {
+		if (typeof value === 'string') {
+			await typeInto(name, value);
+			continue;
+		}
+		await (await lastOf(`[data-test-id=parameter-input-${name}]`)).click();
+		await pause(400);
+		await pickOption(page, value.pick);
+	}
+	for (const [name, { label, text }] of Object.entries(options)) {
+		await (await lastOf('[data-test-id=collection-parameter-add]')).click();
+		await pause(500);
+		await pickOption(page, label);
+		await pause(400);
+		await typeInto(name, text);
+	}
+}
+
+/** The values the fixed collection `collection`'s visible fields hold, in panel order. */
+export const rowValues = (page, collection) =>
+	page.$$eval(
+		`[data-test-id=ndv] [data-test-id=fixed-collection-${collection}] :is(input, textarea)`,
+		(els) => els.filter((e) => e.offsetParent && e.value).map((e) => e.value),
+	);
+
+/** The open panel's Execute step; resolves once the output panel shows the node's branches. */
+export async function executeStep(page, firstBranch) {
+	await page.click('[data-test-id=ndv] [data-test-id=node-execute-button]');
+	await page.waitForFunction(
+		(t) => document.querySelector('[data-test-id=ndv]')?.textContent.includes(t),
+		{ timeout: 60_000 },
+		firstBranch,
+	);
+	await pause(800);
+}
