@@ -24,7 +24,11 @@ phase "1/9 gates: the committed engine, formatting, lints, words"
 # The committed pkg/ must match its sources before anything rebuilds it (it is what users get).
 node scripts/check-pkg-fresh.mjs || die "the committed pkg/ is stale"
 cargo fmt --all --check >&2 || die "Rust code is not formatted as rustfmt.toml says (run: cargo fmt --all)"
-[ -x node_modules/.bin/eslint ] && [ -x node_modules/.bin/prettier ] || npm ci --no-audit --no-fund --loglevel=error >&2
+# npm ci again whenever package-lock.json changed since the last one (a pulled branch may add a
+# dev dependency, e.g. puppeteer-core): the stamp is the lock file npm ci installed from.
+cmp -s package-lock.json node_modules/.rpc-installed-lock 2>/dev/null \
+  || { npm ci --no-audit --no-fund --loglevel=error >&2 && cp package-lock.json node_modules/.rpc-installed-lock; } \
+  || die "npm ci failed (above)"
 npm run -s format:check >&2 || die "files above are not formatted as .prettierrc.js says (run: npm run format)"
 npm run -s lint >&2 || die "n8n's community-node lint failed (npm run -s lint)"
 node scripts/check-words.mjs >&2 || die "user-facing text names an incident by number"
