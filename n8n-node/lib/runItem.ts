@@ -16,6 +16,7 @@ import type {
 	Step,
 	Transition,
 } from './engine';
+import { skipView, transitionView } from './itemView';
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
@@ -71,11 +72,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		end: end.step,
 		body: end.step.kind === 'done' ? body : undefined,
 		attempts: end.report.attempts as unknown as IDataObject[],
-		skipped: end.report.skipped.map((s) => ({
-			provider: plan.requests[s.provider].name,
-			reason: s.reason,
-			until: new Date(s.until_ms).toISOString(),
-		})),
+		skipped: end.report.skipped.map((s) => skipView(keys, s)),
 		transitions,
 		sleptMs: end.report.slept_ms,
 		totalMs: Date.now() - started,
@@ -84,13 +81,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		counters: end.counters,
 	});
 	const noteTransition = (provider: number, t?: Transition) => {
-		if (t)
-			transitions.push({
-				provider: plan.requests[provider].name,
-				from: t.from,
-				to: t.to,
-				at: new Date(t.at_ms).toISOString(),
-			});
+		if (t) transitions.push(transitionView(keys[provider], t));
 	};
 	let item: Item | undefined;
 	try {

@@ -4,6 +4,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readItemPlan } from '../params';
 import { StoreUnavailable } from '../store/failover';
 import { checkItem } from './check';
+import { deferredJson, skipView, transitionView } from '../itemView';
 import type { Engine } from '../engine';
 import { Counts, DEFERRED, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
 
@@ -31,34 +32,15 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 			const end = item.deferNow(await store.now(), 'store_unavailable');
 			item.free();
 			if (end.step.kind !== 'defer') throw error;
-			const retry_at = new Date(end.step.retry_at_ms).toISOString();
 			out[DEFERRED].push({
-				json: {
-					...input,
-					retry_at,
-					reason: end.step.reason,
-					_resilience: { outcome: 'deferred', reason: end.step.reason, retry_at },
-				},
+				json: deferredJson(input, end.step.reason, end.step.retry_at_ms),
 				pairedItem,
 			});
 			return;
 		}
 		const meta: IDataObject = {
-			skipped: c.skipped.map((k) => ({
-				provider: names[k.provider],
-				reason: k.reason,
-				until: new Date(k.until_ms).toISOString(),
-			})),
-			transitions: c.transition
-				? [
-						{
-							provider: names[c.transition.provider],
-							from: c.transition.from,
-							to: c.transition.to,
-							at: new Date(c.transition.at_ms).toISOString(),
-						},
-					]
-				: [],
+			skipped: c.skipped.map((k) => skipView(names, k)),
+			transitions: c.transition ? [transitionView(names[c.transition.provider], c.transition)] : [],
 			correlationId: `${executionId}:${i}`,
 		};
 		if (store.degraded) meta.storeFallback = store.degraded;
@@ -90,16 +72,7 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 				pairedItem,
 			});
 		} else if (d.kind === 'defer') {
-			const retry_at = new Date(d.retry_at_ms).toISOString();
-			out[DEFERRED].push({
-				json: {
-					...input,
-					retry_at,
-					reason: d.reason,
-					_resilience: { outcome: 'deferred', reason: d.reason, retry_at, ...meta },
-				},
-				pairedItem,
-			});
+			out[DEFERRED].push({ json: deferredJson(input, d.reason, d.retry_at_ms, meta), pairedItem });
 		} else {
 			out[FAILED].push({
 				json: {

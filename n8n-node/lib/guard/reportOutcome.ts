@@ -5,6 +5,7 @@ import type { Engine, Ticket } from '../engine';
 import { readItemPlan } from '../params';
 import { Counts, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
 import { guardedResult } from './guardedResult';
+import { transitionView } from '../itemView';
 import { checkNodeName, pairedTicket, ticketText, type Found } from './pairing';
 import { reportItem, TicketRefused } from './report';
 
@@ -119,16 +120,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 				result.outcome.kind === 'status'
 					? { status: result.outcome.status, from: result.from }
 					: { code: result.outcome.code, from: result.from },
-			transitions: r.transition
-				? [
-						{
-							provider: name,
-							from: r.transition.from,
-							to: r.transition.to,
-							at: new Date(r.transition.at_ms).toISOString(),
-						},
-					]
-				: [],
+			transitions: r.transition ? [transitionView(name, r.transition)] : [],
 		};
 		out[result.failed ? FAILED : GO].push({
 			json: { ...items[i].json, _resilience: meta },
