@@ -29,6 +29,11 @@ pub struct Hint {
     pub source: HintSource,
 }
 
+/// The response headers the engine reads a hint from, lower-case, in `HintHeaders`' order: the
+/// node copies exactly these from an answer (generated into the node's constants).
+pub const HINT_HEADER_NAMES: [&str; 5] =
+    ["retry-after", "ratelimit-reset", "x-ratelimit-reset", "ratelimit-remaining", "x-ratelimit-remaining"];
+
 /// Headers of interest, names lower-cased as n8n's request helper returns them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HintHeaders {

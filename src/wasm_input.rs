@@ -3,7 +3,7 @@
 //! 20 KB of the WASM engine for one small object; these readers are a few hundred bytes.
 use crate::error::EngineError;
 use crate::outcome::Outcome;
-use crate::retry_after::HintHeaders;
+use crate::retry_after::{HintHeaders, HINT_HEADER_NAMES};
 use wasm_bindgen::JsValue;
 
 thread_local! {
@@ -50,13 +50,15 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
             let status = status.ok_or_else(|| bad("outcome.status must be a whole number from 0 to 999".into()))?;
             let h = field(v, "headers");
             let headers = if h.is_object() {
+                let [retry_after, ratelimit_reset, x_ratelimit_reset, ratelimit_remaining, x_ratelimit_remaining] =
+                    HINT_HEADER_NAMES;
                 let get = |name| text(&h, name);
                 HintHeaders {
-                    retry_after: get("retry-after")?,
-                    ratelimit_reset: get("ratelimit-reset")?,
-                    x_ratelimit_reset: get("x-ratelimit-reset")?,
-                    ratelimit_remaining: get("ratelimit-remaining")?,
-                    x_ratelimit_remaining: get("x-ratelimit-remaining")?,
+                    retry_after: get(retry_after)?,
+                    ratelimit_reset: get(ratelimit_reset)?,
+                    x_ratelimit_reset: get(x_ratelimit_reset)?,
+                    ratelimit_remaining: get(ratelimit_remaining)?,
+                    x_ratelimit_remaining: get(x_ratelimit_remaining)?,
                 }
             } else {
                 HintHeaders::default()

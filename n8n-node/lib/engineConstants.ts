@@ -32,3 +32,6 @@ export const ROW_KINDS = ['breaker', 'gate', 'in_flight'] as const;
 
 /** Joins the row texts (and the Idempotency-Keys) of one engine call into one string. */
 export const ROW_SEPARATOR = '\u001e';
+
+/** The response headers the engine reads a Retry-After or rate-limit hint from. */
+export const HINT_HEADERS = ['retry-after', 'ratelimit-reset', 'x-ratelimit-reset', 'ratelimit-remaining', 'x-ratelimit-remaining'] as const;

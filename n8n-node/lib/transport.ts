@@ -8,6 +8,7 @@ import type {
 	IHttpRequestOptions,
 } from 'n8n-workflow';
 import type { HintHeaders, Outcome } from './engine';
+import { HINT_HEADERS } from './engineConstants';
 import type { ProviderRequest } from './params';
 import { sendWithCredential, type LoadedCredentials } from './auth';
 
@@ -22,14 +23,6 @@ export class Cancelled extends Error {
 		super('The execution was cancelled');
 	}
 }
-
-const HINT_HEADERS = [
-	'retry-after',
-	'ratelimit-reset',
-	'x-ratelimit-reset',
-	'ratelimit-remaining',
-	'x-ratelimit-remaining',
-] as const;
 
 export async function callProvider(
 	ctx: IExecuteFunctions,

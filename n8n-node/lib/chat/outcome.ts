@@ -3,15 +3,8 @@
 // they mean. Errors arrive wrapped by n8n (NodeApiError: `httpCode` a string, the client's error
 // under a non-enumerable `cause`), or raw from a plain LangChain client.
 import type { HintHeaders, Outcome } from '../engine';
+import { HINT_HEADERS } from '../engineConstants';
 import { BODY_EXCERPT_CHARS, bodyExcerpt } from '../transport';
-
-const HINT_HEADERS = [
-	'retry-after',
-	'ratelimit-reset',
-	'x-ratelimit-reset',
-	'ratelimit-remaining',
-	'x-ratelimit-remaining',
-] as const;
 
 interface ErrorLike {
 	name?: unknown;
