@@ -127,6 +127,27 @@ test('OpenAI 400 (context too long): status 400', async () => {
 	assert.deepEqual(wrapped, raw);
 });
 
+test('OpenAI Responses API 400 (context too long): status 400, though @langchain/openai 1.4 throws a ContextOverflowError without one', async () => {
+	vendors.script('r400', ['too_long']);
+	const [raw, wrapped, rawError] = await outcomes(
+		(url, n8n) => openai(url, { useResponsesApi: true }, n8n),
+		`${vendors.url('r400')}/v1`,
+	);
+	console.log(`n8n ${major}: ${rawError.constructor.name}, status ${rawError.status}`);
+	assert.equal(vendors.arrivals.at(-1).dialect, 'openaiResponses');
+	assert.deepEqual(raw, { kind: 'status', status: 400, headers: {} });
+	assert.deepEqual(wrapped, raw);
+});
+
+test("n8n's error as n8n serializes it (toJSON, into run data) holds no vendor body: the client's error is kept out of `cause`", async () => {
+	vendors.script('oBody', [
+		{ status: 500, body: { error: { message: 'x', secret: 'body-canary' } } },
+	]);
+	const [, wrapped, , n8nError] = await outcomes(openai, `${vendors.url('oBody')}/v1`);
+	assert.equal(wrapped.status, 500, 'the engine still sees the status');
+	assert.ok(!JSON.stringify(n8nError).includes('body-canary'), JSON.stringify(n8nError));
+});
+
 test('connection refused: the socket code under the client error (ECONNREFUSED)', async () => {
 	const [port] = await freePorts(1);
 	const [raw, wrapped] = await outcomes(openai, `http://127.0.0.1:${port}/v1`);

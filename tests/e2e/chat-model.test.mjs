@@ -35,7 +35,18 @@ before(async () => {
 	vendors = await startLlmVendors(KEYS);
 	n8n = n8nInstance(n8nInstall(major), { extensions: null });
 	installLikeN8n(packWorktree(), n8n.home);
-	for (const id of ['primary', 'backup', 'fbPrimary', 'fbBackup', 'bad'])
+	// Every credential in one import (each CLI call boots n8n: seconds of CPU).
+	for (const id of [
+		'primary',
+		'backup',
+		'fbPrimary',
+		'fbBackup',
+		'bad',
+		'respPrimary',
+		'respBackup',
+		'raPrimary',
+		'raBackup',
+	])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	cred.claude = anthropicCredential(vendors, 'claude', KEYS.anthropic);
 	n8n.importCredentials([
@@ -63,16 +74,33 @@ const chatEntries = (run, name) =>
 const rootItems = (run, name) => run.data.resultData.runData[name][0].data.main[0];
 const ms = (run, name) => run.data.resultData.runData[name][0].executionTime;
 
-test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the breaker threshold, n8n's fallback one per item; a second execution sends it 0`, async () => {
+test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the breaker threshold, n8n's fallback one per item; a second execution sends it 0 (chat completions, and the Responses API beside)`, async () => {
 	const names = [`openai-${uid()}`, `backup-${uid()}`];
+	const respNames = [`responses-${uid()}`, `respBackup-${uid()}`];
 	vendors.script('primary', [500]);
 	vendors.script('backup', ['ok']);
 	vendors.script('fbPrimary', [500]);
 	vendors.script('fbBackup', ['ok']);
+	vendors.script('respPrimary', [500]);
+	vendors.script('respBackup', ['ok']);
+	// n8n's OpenAI Chat Model at its newest version (1.3 on both majors): the Responses API is on
+	// by default.
+	const responsesModel = (name, c, position) => ({
+		...openAiModel(name, c, position),
+		typeVersion: 1.3,
+	});
 	const wf = chatWorkflow(`chat${uid()}`, {
 		items: ITEMS,
-		roots: ['Resilient chain', 'Fallback chain'],
+		roots: ['Resilient chain', 'Fallback chain', 'Responses chain'],
 		nodes: [
+			llmChain('Responses chain', [1700, -200]),
+			resilientChatModel(
+				'Responses Chat Model',
+				{ ...chatParameters(respNames), stateStore: 'redis', stateScope: 'provider' },
+				[1700, 0],
+			),
+			responsesModel('Responses primary', cred.respPrimary, [1600, 200]),
+			responsesModel('Responses backup', cred.respBackup, [1800, 200]),
 			llmChain('Resilient chain', [700, -200]),
 			resilientChatModel(
 				'Resilient Chat Model',
@@ -95,15 +123,22 @@ test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the 
 			['Resilient Chat Model', 'Resilient chain', 0],
 			['FB primary', 'Fallback chain', 0],
 			['FB backup', 'Fallback chain', 1],
+			['Responses primary', 'Responses Chat Model', 0],
+			['Responses backup', 'Responses Chat Model', 1],
+			['Responses Chat Model', 'Responses chain', 0],
 		],
 	});
-	wf.nodes.find((n) => n.name === 'Resilient Chat Model').credentials = { redis: REDIS };
+	for (const name of ['Resilient Chat Model', 'Responses Chat Model'])
+		wf.nodes.find((n) => n.name === name).credentials = { redis: REDIS };
 	n8n.importWorkflow(wf);
 
 	const rows = [];
 	for (const execution of [1, 2]) {
 		const before = Object.fromEntries(
-			['primary', 'backup', 'fbPrimary', 'fbBackup'].map((id) => [id, vendors.accepted(id)]),
+			['primary', 'backup', 'fbPrimary', 'fbBackup', 'respPrimary', 'respBackup'].map((id) => [
+				id,
+				vendors.accepted(id),
+			]),
 		);
 		const { run, log } = await n8n.execute(wf.id);
 		assert.ok(run, log.slice(-3000));
@@ -143,6 +178,21 @@ test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the 
 			"n8n's fallback tries the dead primary for every item",
 		);
 		assert.equal(row.enableFallbackModel.backup, ITEMS);
+		// The Responses API: the same breaker, counted at /responses.
+		const viaResponses = rootItems(run, 'Responses chain');
+		console.log(
+			`n8n ${major}, Responses API: primary ${at('respPrimary')}, backup ${at('respBackup')}, served ${viaResponses.length}`,
+		);
+		assert.equal(viaResponses.length, ITEMS);
+		for (const item of viaResponses) assert.equal(item.json.text, 'respBackup says hi');
+		assert.equal(at('respPrimary'), execution === 1 ? THRESHOLD : 0);
+		assert.equal(at('respBackup'), ITEMS);
+		assert.ok(
+			vendors.arrivals
+				.filter((a) => a.id.startsWith('resp'))
+				.every((a) => a.dialect === 'openaiResponses'),
+			'version 1.3 calls /responses, never /chat/completions',
+		);
 		// One run-data entry per model call on the sub-node: which provider served, and why.
 		const entries = chatEntries(run, 'Resilient Chat Model');
 		// The API key (a canary: unique per run) appears in no entry of the sub-node.
@@ -366,4 +416,92 @@ test(`Basic LLM Chain at its default batch size (5 items at once), primary alway
 	assert.ok(vendors.accepted('batchPrimary') >= THRESHOLD);
 	assert.ok(vendors.accepted('batchPrimary') <= THRESHOLD + 5 - 1);
 	assert.equal(vendors.accepted('batchBackup'), ITEMS);
+});
+
+test('primary 429 with Retry-After: 5 once, then 200 (Retry-After Cap 1 s), one item a second in a loop: items in the next 5 s go straight to the fallback, none to the primary; after 5 s the primary serves again', async () => {
+	const names = [`ra-${uid()}`, `raBackup-${uid()}`];
+	const LOOPS = 9;
+	vendors.script('raPrimary', [{ status: 429, headers: { 'Retry-After': '5' } }, 'ok']);
+	vendors.script('raBackup', ['ok']);
+	const { raPrimary: primary, raBackup: backup } = cred;
+	// A hint above the Retry-After Cap gates the provider for the hint and the call moves on at
+	// once; at the default cap (60 s) the call would sleep the 5 s on the primary instead.
+	const parameters = chatParameters(names);
+	parameters.retryPolicy = { ...parameters.retryPolicy, retryAfterCapMs: 1000 };
+	const wf = chatWorkflow(`retryAfter${uid()}`, {
+		items: LOOPS,
+		roots: ['Loop'],
+		nodes: [
+			{
+				id: 'loop',
+				name: 'Loop',
+				type: 'n8n-nodes-base.splitInBatches',
+				typeVersion: 3,
+				position: [600, 0],
+				parameters: { batchSize: 1, options: {} },
+			},
+			llmChain('Chain', [800, 0]),
+			{
+				id: 'wait',
+				name: 'Wait',
+				type: 'n8n-nodes-base.wait',
+				typeVersion: 1.1,
+				position: [1000, 0],
+				parameters: { resume: 'timeInterval', amount: 1, unit: 'seconds' },
+			},
+			resilientChatModel('Resilient Chat Model', parameters, [800, 200]),
+			openAiModel('Primary model', primary, [700, 400]),
+			openAiModel('Backup model', backup, [900, 400]),
+		],
+		models: [
+			['Primary model', 'Resilient Chat Model', 0],
+			['Backup model', 'Resilient Chat Model', 1],
+			['Resilient Chat Model', 'Chain', 0],
+		],
+	});
+	// Loop Over Items: output 0 "done", output 1 "loop" -> Chain -> Wait 1 s -> back.
+	wf.connections.Loop = { main: [[], [{ node: 'Chain', type: 'main', index: 0 }]] };
+	wf.connections.Chain = { main: [[{ node: 'Wait', type: 'main', index: 0 }]] };
+	wf.connections.Wait = { main: [[{ node: 'Loop', type: 'main', index: 0 }]] };
+	n8n.importWorkflow(wf);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-3000));
+	const texts = run.data.resultData.runData.Chain.flatMap((r) =>
+		r.data.main[0].map((i) => i.json.text),
+	);
+	const at = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
+	const [hint, ...after] = at('raPrimary');
+	const rel = (a) => a.t - hint.t;
+	console.log(
+		`n8n ${major}, Retry-After 5 s: served by ${texts.map((t) => t.split(' ')[0]).join(', ')}; ` +
+			`primary at +${after.map(rel).join(', +')} ms, fallback at +${at('raBackup').map(rel).join(', +')} ms`,
+	);
+	assert.equal(texts.length, LOOPS, 'every item served');
+	assert.equal(hint.status, 429);
+	assert.ok(
+		after.every((a) => rel(a) >= 5000),
+		'no request to the primary while its Retry-After runs',
+	);
+	assert.ok(after.length >= 2, 'after 5 s the primary serves again');
+	assert.ok(at('raBackup').length >= 4, 'the first item and those in the next 5 s: the fallback');
+	assert.ok(
+		at('raBackup').every((a) => rel(a) < 5000 + 300),
+		'the fallback only while the primary is gated',
+	);
+	assert.deepEqual(texts, [
+		...Array(at('raBackup').length).fill('raBackup says hi'),
+		...Array(after.length).fill('raPrimary says hi'),
+	]);
+	const entries = chatEntries(run, 'Resilient Chat Model');
+	assert.deepEqual(
+		entries[0].attempts.map((a) => [a.name, a.outcome, Boolean(a.retry_after)]),
+		[
+			[names[0], '429', true],
+			[names[1], '200', false],
+		],
+	);
+	assert.ok(
+		entries[1].skipped.some((s) => s.provider === names[0]),
+		JSON.stringify(entries[1].skipped),
+	);
 });

@@ -10,6 +10,12 @@
 // Version 2 adds a canary in each of n8n's own credential types (Header, Bearer, Query and Basic
 // Auth, OpenAI, Anthropic, Google Gemini): each sent to a provider that reflects every header
 // and the query string it got, with a 500 and a 401 on the way, under the same checks.
+// The Resilient Chat Model too, in the same execution: Basic LLM Chains over it, its inputs n8n's
+// OpenAI (Responses API and chat completions) and Anthropic Chat Models whose credentials carry
+// the OpenAI and Anthropic canaries, at vendors that put the key they received in their error
+// body and headers (500, 429, 400, 401, 503): its run-data entries (one per model call) and the
+// errors it throws are under the same checks. The package is installed as n8n's community
+// installer does, so the chat model gets n8n's own @langchain/core.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, rmSync } from 'node:fs';
@@ -19,6 +25,17 @@ import { startProviders, authHash } from '../support/providers.mjs';
 import { postgresCredential, redisCredential } from '../support/store-credentials.mjs';
 import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT, PG_PORT, psql } from '../support/services.mjs';
+import { startLlmVendors, keyHash } from '../support/llm-vendors.mjs';
+import {
+	anthropicCredential,
+	anthropicModel,
+	llmChain,
+	openAiCredential,
+	openAiModel,
+	resilientChatModel,
+} from '../support/chat-workflows.mjs';
+import { installLikeN8n, PKG } from './clean-checkout.mjs';
+import { packWorktree } from '../chat/support.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const id = uid();
@@ -50,7 +67,7 @@ const NEEDLES = [
 const PREFIX = `sec-${id}:`;
 const TABLE = `sec_${id}`;
 const MARKER = `marker-${id}`;
-let providers, base, n8n, run, log;
+let providers, base, n8n, run, log, vendors;
 
 const redisCli = (...args) =>
 	execFileSync('redis-cli', ['-p', String(REDIS_PORT), ...args]).toString();
@@ -98,11 +115,111 @@ for (const type of Object.keys(N8N_CREDS))
 		{ credentialType: type },
 	);
 
+// Chat scenarios: a Basic LLM Chain over a Resilient Chat Model whose inputs are [vendor
+// instance, dialect, script]; `oa` is n8n's OpenAI Chat Model at its newest version (Responses
+// API), `oaChat` the same on chat completions (version 1.2), `an` the Anthropic Chat Model.
+// Anthropic's vendor reflects the key in headers only: the Anthropic SDK puts a body without a
+// top-level `message` whole into its error's message, which n8n 2 writes into the Anthropic Chat
+// Model's own run data (`error.cause.message`) with or without this package (measured).
+const CHAT = {
+	'chat: two models reflect the key, the third serves': [
+		['cOa', 'oa', [{ reflect: 500 }]],
+		['cAn', 'an', [{ reflect: 429, inBody: false }]],
+		['cOk', 'oaChat', ['ok']],
+	],
+	'chat: a 400 reflecting the key stops the call': [
+		['cBad', 'oa', [{ reflect: 400 }]],
+		['cNever', 'an', ['ok']],
+	],
+	'chat: every model fails reflecting the key': [
+		['cOa401', 'oa', [{ reflect: 401 }]],
+		['cAn503', 'an', [{ reflect: 503, inBody: false }]],
+	],
+};
+const CHAT_ITEMS = 2;
+
+/** n8n's credential of chat input `v` (a loopback vendor instance) with the canary key. */
+const chatCredential = (v, kind) =>
+	kind === 'an'
+		? anthropicCredential(vendors, v, N8N_CREDS.anthropicApi.apiKey)
+		: openAiCredential(vendors, v, N8N_CREDS.openAiApi.apiKey);
+const chatCredentials = () =>
+	Object.values(CHAT).flatMap((inputs) => inputs.map(([v, kind]) => chatCredential(v, kind)));
+
+/** The chat scenarios as nodes of the one workflow: Start -> items -> each chain. */
+function addChatScenarios(wf) {
+	wf.nodes.push({
+		id: 'chatItems',
+		name: 'Chat items',
+		type: 'n8n-nodes-base.set',
+		typeVersion: 3.4,
+		position: [200, -400],
+		parameters: {
+			mode: 'raw',
+			jsonOutput: JSON.stringify({
+				items: Array.from({ length: CHAT_ITEMS }, (_, i) => ({ q: `Q${i}`, marker: MARKER })),
+			}),
+		},
+	});
+	wf.nodes.push({
+		id: 'chatSplit',
+		name: 'Chat split',
+		type: 'n8n-nodes-base.splitOut',
+		typeVersion: 1,
+		position: [400, -400],
+		parameters: { fieldToSplitOut: 'items' },
+	});
+	wf.connections.Start.main[0].push({ node: 'Chat items', type: 'main', index: 0 });
+	wf.connections['Chat items'] = { main: [[{ node: 'Chat split', type: 'main', index: 0 }]] };
+	wf.connections['Chat split'] = { main: [[]] };
+	Object.entries(CHAT).forEach(([name, inputs], k) => {
+		const y = -800 - 400 * k;
+		const sub = `${name} model`;
+		wf.nodes.push(
+			llmChain(name, [700, y]),
+			resilientChatModel(
+				sub,
+				{
+					numberInputs: inputs.length,
+					providers: { provider: inputs.map(([v]) => ({ name: `${v}-${id}` })) },
+					retryPolicy: { baseMs: 20, capMs: 50 },
+				},
+				[700, y + 200],
+				`${PKG}.resilientChatModel`,
+			),
+		);
+		wf.connections['Chat split'].main[0].push({ node: name, type: 'main', index: 0 });
+		wf.connections[sub] = {
+			ai_languageModel: [[{ node: name, type: 'ai_languageModel', index: 0 }]],
+		};
+		inputs.forEach(([v, kind, script], i) => {
+			vendors.script(v, script);
+			const cred = chatCredential(v, kind);
+			const node = (kind === 'an' ? anthropicModel : openAiModel)(`${name} input ${i + 1}`, cred, [
+				500 + 200 * i,
+				y + 400,
+			]);
+			if (kind === 'oa') node.typeVersion = 1.3;
+			wf.nodes.push(node);
+			wf.connections[node.name] = {
+				ai_languageModel: [[{ node: sub, type: 'ai_languageModel', index: i }]],
+			};
+		});
+	});
+}
+
 before(async () => {
 	providers = await startProviders();
 	base = `http://127.0.0.1:${providers.port}`;
-	n8n = n8nInstance(n8nInstall(major), { env: { N8N_LOG_LEVEL: 'debug' } });
+	vendors = await startLlmVendors({
+		openai: N8N_CREDS.openAiApi.apiKey,
+		anthropic: N8N_CREDS.anthropicApi.apiKey,
+	});
+	// Installed as n8n's community installer does (the chat model needs n8n's @langchain/core).
+	n8n = n8nInstance(n8nInstall(major), { extensions: null, env: { N8N_LOG_LEVEL: 'debug' } });
+	installLikeN8n(packWorktree(), n8n.home);
 	n8n.importCredentials([
+		...chatCredentials(),
 		...Object.entries(N8N_CREDS).map(([type, data]) => ({
 			id: `canary${type}`.slice(0, 15).padEnd(15, '0'),
 			name: `canary ${type}`,
@@ -184,6 +301,7 @@ before(async () => {
 		};
 	});
 	const wf = branchesWorkflow(`secrets${uid()}`, n8n.nodeType, branches);
+	addChatScenarios(wf);
 	n8n.importWorkflow(wf);
 	const t0 = Date.now();
 	({ run, log } = await n8n.execute(wf.id, { timeoutMs: 120_000 }));
@@ -195,6 +313,7 @@ before(async () => {
 });
 after(async () => {
 	await providers?.close();
+	await vendors?.close();
 	try {
 		psql(
 			`DROP TABLE IF EXISTS ${TABLE}, ${TABLE}_counters, ${TABLE}_event_claims, ${TABLE}_event_consumers, ${TABLE}_events`,
@@ -296,6 +415,46 @@ test("version 2: each n8n credential type's key reached the provider and comes b
 	// Each one arrived three times at the provider with the key (the 500 twice, the 401 once) and
 	// once more where it was served.
 	for (const type of Object.keys(N8N_CREDS)) assert.equal(hitsOf(`v2 ${type}`).length, 4, type);
+});
+
+test('chat: the vendors got the canary keys; the sub-node recorded every model call; each chain ended as its scenario says', () => {
+	const [first, stop, none] = Object.keys(CHAT);
+	const hits = (v) => vendors.arrivals.filter((a) => a.id === v);
+	for (const [v, kind] of Object.values(CHAT).flat()) {
+		if (v === 'cNever') continue;
+		assert.ok(hits(v).length > 0, `${v} was called`);
+		const key =
+			kind === 'an' ? N8N_CREDS.anthropicApi.apiKey : `Bearer ${N8N_CREDS.openAiApi.apiKey}`;
+		assert.ok(
+			hits(v).every((a) => a.accepted && a.keyHash === keyHash(key)),
+			`${v}: the exact canary arrived`,
+		);
+	}
+	assert.ok(
+		hits('cOa').every((a) => a.dialect === 'openaiResponses'),
+		'version 1.3: Responses API',
+	);
+	assert.equal(hits('cNever').length, 0, 'a 400 does not move on');
+	const data = run.data.resultData.runData;
+	const entries = (name) =>
+		(data[`${name} model`] ?? []).map((t) => t.data?.ai_languageModel?.[0]?.[0]?.json);
+	const served = outputs(run, first)[0];
+	assert.deepEqual(
+		served.map((i) => i.json.text),
+		Array(CHAT_ITEMS).fill('cOk says hi'),
+		JSON.stringify(served).slice(0, 1500),
+	);
+	const outcomes = entries(first)[0].attempts.map((a) => a.outcome);
+	assert.ok(outcomes.includes('500') && outcomes.includes('429'), outcomes.join());
+	for (const name of [stop, none]) {
+		const failed = outputs(run, name)[0];
+		assert.equal(failed.length, CHAT_ITEMS, name);
+		assert.ok(
+			failed.every((i) => i.json.error),
+			JSON.stringify(failed).slice(0, 1500),
+		);
+		assert.ok((data[`${name} model`] ?? []).length > 0, `${name}: the sub-node has run data`);
+	}
 });
 
 test('the canary is in no output item and no error message (the whole run data)', () => {

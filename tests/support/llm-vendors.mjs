@@ -1,6 +1,7 @@
 // Loopback LLM vendors that speak three dialects, refuse a request without the auth its vendor
 // expects (401) and count every request they receive: the count that matters is taken here.
 //   OpenAI-compatible   POST /<id>/v1/chat/completions              Authorization: Bearer <key>
+//   OpenAI Responses    POST /<id>/v1/responses                     Authorization: Bearer <key>
 //   Anthropic Messages  POST /<id>/v1/messages                      x-api-key: <key> + anthropic-version
 //   Gemini              POST /<id>/v1beta/models/<model>:generateContent   x-goog-api-key or ?key=
 // `<id>` names one vendor instance (its own script and counters), e.g. `primary`, `backup`.
@@ -10,8 +11,12 @@
 //   'too_long'   400 with the vendor's own "context length exceeded" wording
 //   <number>     that status with a JSON error body (429 and 503 carry Retry-After: 1)
 //   { status, body?, headers? }   exactly that
-//   { tool, args }  a tool call (OpenAI tool_calls, Anthropic tool_use) of tool `tool` with `args`
+//   { tool, args }  a tool call (OpenAI tool_calls or a Responses function_call, Anthropic
+//                tool_use) of tool `tool` with `args`
 //   'echo_tool'  text "<id> read the tool result: <the last tool result in the request>"
+//   { reflect: status, inBody? }  that status with the key it received in Retry-After,
+//                X-RateLimit-Reset and X-Echo and (unless inBody is false) in the error body beside
+//                its message: a vendor that reflects the secret
 // Arrivals record `accepted` (auth as expected), never a key: `keyHash` is sha256, 16 hex digits.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
@@ -78,6 +83,53 @@ const DIALECTS = {
 		error: (status) => ({
 			error: { message: `upstream ${status}`, type: 'server_error', code: status },
 		}),
+	},
+	// The Responses API (n8n's OpenAI Chat Model from its version 1.3): same auth and error bodies
+	// as chat completions; the answer is a `response` whose `output` holds a `message` with
+	// `output_text` parts (annotations required) or a `function_call` (arguments a JSON string), as
+	// @langchain/openai's convertResponsesMessageToAIMessage reads them (1.1.3 and 1.4.4).
+	openaiResponses: {
+		match: (rest) => rest === '/v1/responses',
+		authorized: (req, keys) => req.headers.authorization === `Bearer ${keys.openai}`,
+		get unauthorized() {
+			return DIALECTS.openai.unauthorized;
+		},
+		ok: (id, model, text) =>
+			response(id, model, [
+				{
+					type: 'message',
+					id: `msg_${id}`,
+					status: 'completed',
+					role: 'assistant',
+					content: [{ type: 'output_text', text, annotations: [] }],
+				},
+			]),
+		toolCall: (id, model, name, args) =>
+			response(id, model, [
+				{
+					type: 'function_call',
+					id: `fc_${id}`,
+					call_id: `call_${id}`,
+					name,
+					arguments: JSON.stringify(args),
+					status: 'completed',
+				},
+			]),
+		toolResult: (body) =>
+			(Array.isArray(body?.input) ? body.input : [])
+				.filter((m) => m.type === 'function_call_output')
+				.map((m) => (typeof m.output === 'string' ? m.output : JSON.stringify(m.output)))
+				.pop(),
+		tooLong: {
+			error: {
+				message:
+					'Your input exceeds the context window of this model. Please adjust your input and try again.',
+				type: 'invalid_request_error',
+				param: 'input',
+				code: 'context_length_exceeded',
+			},
+		},
+		error: (status) => DIALECTS.openai.error(status),
 	},
 	anthropic: {
 		match: (rest) => rest === '/v1/messages',
@@ -161,6 +213,30 @@ const DIALECTS = {
 	},
 };
 
+/** A completed Responses API `response` with `output` items. */
+function response(id, model, output) {
+	return {
+		id: `resp_${id}`,
+		object: 'response',
+		created_at: Math.floor(Date.now() / 1000),
+		status: 'completed',
+		error: null,
+		incomplete_details: null,
+		model,
+		output,
+		parallel_tool_calls: true,
+		tool_choice: 'auto',
+		tools: [],
+		usage: {
+			input_tokens: 11,
+			input_tokens_details: { cached_tokens: 0 },
+			output_tokens: 7,
+			output_tokens_details: { reasoning_tokens: 0 },
+			total_tokens: 18,
+		},
+	};
+}
+
 function modelOf(dialect, rest, body) {
 	if (dialect === 'gemini') return decodeURIComponent(rest.split('/models/')[1].split(':')[0]);
 	return body?.model ?? null;
@@ -228,6 +304,26 @@ export async function startLlmVendors(keys) {
 			if (typeof answer === 'number') {
 				const headers = answer === 429 || answer === 503 ? { 'Retry-After': '1' } : {};
 				return send(res, (arrival.status = answer), d.error(answer), headers);
+			}
+			if (answer.reflect) {
+				const key = String(
+					req.headers['x-api-key'] ??
+						req.headers['x-goog-api-key'] ??
+						req.headers.authorization ??
+						'',
+				);
+				// Beside the message, not in it: n8n's own chat model nodes copy a vendor's error message
+				// into their run data (`description`), with or without this package's node.
+				const body = d.error(answer.reflect);
+				if (answer.inBody !== false) {
+					body.error.key_seen = key;
+					body.echo = key;
+				}
+				return send(res, (arrival.status = answer.reflect), body, {
+					'Retry-After': key,
+					'X-RateLimit-Reset': key,
+					'X-Echo': key,
+				});
 			}
 			arrival.status = answer.status;
 			return send(res, answer.status, answer.body ?? d.error(answer.status), answer.headers ?? {});

@@ -2,9 +2,15 @@
 // and hint headers the client saw, or the network code under the error; the engine decides what
 // they mean. Errors arrive wrapped by n8n (NodeApiError: `httpCode` a string, the client's error
 // under a non-enumerable `cause`), or raw from a plain LangChain client.
+//
+// CLIENT_ERROR: where the wrapper keeps the client's error when n8n's own error lost it (n8n 1).
+// A Symbol, not `cause`: n8n serializes its errors with `cause` (toJSON), into run data, logs and
+// the saved execution, and a vendor's error body may hold whatever it was sent, the key included.
 import type { HintHeaders, Outcome } from '../engine';
 import { HINT_HEADERS } from '../engineConstants';
 import { BODY_EXCERPT_CHARS, bodyExcerpt } from '../transport';
+
+export const CLIENT_ERROR = Symbol("resilient-chat-model: the client error under n8n's");
 
 interface ErrorLike {
 	name?: unknown;
@@ -13,6 +19,7 @@ interface ErrorLike {
 	httpCode?: unknown;
 	headers?: unknown;
 	cause?: unknown;
+	[CLIENT_ERROR]?: unknown;
 }
 
 /** The errors from the outermost one inwards (n8n's wrapper, the SDK's, fetch's, the socket's). */
@@ -21,7 +28,7 @@ function chain(error: unknown): ErrorLike[] {
 	let e = error as ErrorLike | undefined;
 	while (e && typeof e === 'object' && out.length < 6 && !out.includes(e)) {
 		out.push(e);
-		e = e.cause as ErrorLike | undefined;
+		e = (e[CLIENT_ERROR] ?? e.cause) as ErrorLike | undefined;
 	}
 	return out;
 }

@@ -6,7 +6,9 @@
 // - The client's error kept: n8n's chat models throw a NodeApiError from the caller's
 //   `onFailedAttempt`. n8n 2 keeps the client's error under its `cause`; n8n 1's loses it (a class
 //   field resets `cause`), and with it the status headers and socket codes the engine needs. The
-//   handler still runs and its error is still thrown, with the client's error put back under it.
+//   handler still runs and its error is still thrown, with the client's error put back under it
+//   at CLIENT_ERROR (a Symbol: n8n writes `cause` into run data, and the body may hold the key).
+import { CLIENT_ERROR } from './outcome';
 
 interface Caller {
 	maxRetries?: number;
@@ -35,7 +37,7 @@ function keepClientError(handler: Caller['onFailedAttempt']): Caller['onFailedAt
 				thrown instanceof Error &&
 				(thrown as { cause?: unknown }).cause === undefined
 			)
-				Object.defineProperty(thrown, 'cause', { value: error, configurable: true });
+				Object.defineProperty(thrown, CLIENT_ERROR, { value: error, configurable: true });
 			throw thrown;
 		}
 	};
