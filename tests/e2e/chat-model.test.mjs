@@ -31,6 +31,192 @@ let n8n, vendors;
 const cred = {};
 const REDIS = { id: 'chatRedisCred01', name: 'redis' };
 
+// Every workflow of this file, built and imported in before() in one CLI call (each call boots
+// n8n: seconds of CPU); a test scripts its vendors, then executes its workflow.
+const build = {
+	basic: () => {
+		const names = [`openai-${uid()}`, `backup-${uid()}`];
+		const respNames = [`responses-${uid()}`, `respBackup-${uid()}`];
+		// n8n's OpenAI Chat Model at its newest version (1.3 on both majors): the Responses API is on
+		// by default.
+		const responsesModel = (name, c, position) => ({
+			...openAiModel(name, c, position),
+			typeVersion: 1.3,
+		});
+		const wf = chatWorkflow(`chat${uid()}`, {
+			items: ITEMS,
+			roots: ['Resilient chain', 'Fallback chain', 'Responses chain'],
+			nodes: [
+				llmChain('Responses chain', [1700, -200]),
+				resilientChatModel(
+					'Responses Chat Model',
+					{ ...chatParameters(respNames), stateStore: 'redis', stateScope: 'provider' },
+					[1700, 0],
+				),
+				responsesModel('Responses primary', cred.respPrimary, [1600, 200]),
+				responsesModel('Responses backup', cred.respBackup, [1800, 200]),
+				llmChain('Resilient chain', [700, -200]),
+				resilientChatModel(
+					'Resilient Chat Model',
+					{
+						...chatParameters(names),
+						stateStore: 'redis',
+						stateScope: 'provider',
+					},
+					[700, 0],
+				),
+				openAiModel('Primary model', cred.primary, [600, 200]),
+				openAiModel('Backup model', cred.backup, [800, 200]),
+				llmChain('Fallback chain', [1200, -200], { needsFallback: true }),
+				openAiModel('FB primary', cred.fbPrimary, [1100, 200]),
+				openAiModel('FB backup', cred.fbBackup, [1300, 200]),
+			],
+			models: [
+				['Primary model', 'Resilient Chat Model', 0],
+				['Backup model', 'Resilient Chat Model', 1],
+				['Resilient Chat Model', 'Resilient chain', 0],
+				['FB primary', 'Fallback chain', 0],
+				['FB backup', 'Fallback chain', 1],
+				['Responses primary', 'Responses Chat Model', 0],
+				['Responses backup', 'Responses Chat Model', 1],
+				['Responses Chat Model', 'Responses chain', 0],
+			],
+		});
+		for (const name of ['Resilient Chat Model', 'Responses Chat Model'])
+			wf.nodes.find((n) => n.name === name).credentials = { redis: REDIS };
+		return { wf, names, respNames };
+	},
+	bad: () => {
+		const nodes = [];
+		const models = [];
+		BAD_INPUTS.forEach(([, parameters, inputs], b) => {
+			const y = 400 * b;
+			nodes.push(
+				llmChain(`Chain ${b}`, [700, y]),
+				resilientChatModel(`Resilient Chat Model ${b}`, parameters, [700, y + 200]),
+			);
+			models.push([`Resilient Chat Model ${b}`, `Chain ${b}`, 0]);
+			inputs.forEach((make, i) => {
+				const node = make(`Input ${b}.${i + 1}`, [500 + 200 * i, y + 300]);
+				nodes.push(node);
+				models.push([node.name, `Resilient Chat Model ${b}`, i]);
+			});
+		});
+		const roots = BAD_INPUTS.map((_, b) => `Chain ${b}`);
+		const wf = chatWorkflow(`bad${uid()}`, { items: 2, roots, nodes, models });
+		return { wf };
+	},
+	agent: () => {
+		const names = [`gpt-${uid()}`, `claude-${uid()}`];
+		const wf = chatWorkflow(`agent${uid()}`, {
+			items: [{ q: 'What is 6 times 7? Use the calculator.' }],
+			roots: ['Agent'],
+			nodes: [
+				aiAgent('Agent', [700, -200], major),
+				resilientChatModel('Resilient Chat Model', chatParameters(names), [600, 0]),
+				openAiModel('GPT', cred.agentPrimary, [500, 200]),
+				anthropicModel('Claude', cred.claude, [700, 200]),
+				calculatorTool('Calculator', [900, 0]),
+			],
+			models: [
+				['GPT', 'Resilient Chat Model', 0],
+				['Claude', 'Resilient Chat Model', 1],
+				['Resilient Chat Model', 'Agent', 0],
+				['Calculator', 'Agent', 0, 'ai_tool'],
+			],
+		});
+		return { wf, names };
+	},
+	example: () => {
+		const wf = JSON.parse(
+			readFileSync(path.join(ROOT, 'n8n-node/examples/resilient-chat-model.json'), 'utf8'),
+		);
+		wf.id = `example${uid()}`;
+		const node = (name) => wf.nodes.find((n) => n.name === name);
+		node('OpenAI Chat Model').credentials.openAiApi = {
+			id: cred.exOpenai.id,
+			name: cred.exOpenai.name,
+		};
+		node('Anthropic Chat Model').credentials.anthropicApi = {
+			id: cred.exClaude.id,
+			name: cred.exClaude.name,
+		};
+		// Provider names are global keys: unique per test run so earlier runs' state cannot leak in.
+		node('Resilient Chat Model').parameters.providers.provider = [
+			{ name: `openai-${uid()}` },
+			{ name: `anthropic-${uid()}` },
+		];
+		return { wf };
+	},
+	batch: () => {
+		const names = [`openai-${uid()}`, `backup-${uid()}`];
+		const chain = llmChain('Chain', [700, -200]);
+		delete chain.parameters.batching;
+		const wf = chatWorkflow(`batch${uid()}`, {
+			items: ITEMS,
+			roots: ['Chain'],
+			nodes: [
+				chain,
+				resilientChatModel('Resilient Chat Model', chatParameters(names), [700, 0]),
+				openAiModel('Primary model', cred.batchPrimary, [600, 200]),
+				openAiModel('Backup model', cred.batchBackup, [800, 200]),
+			],
+			models: [
+				['Primary model', 'Resilient Chat Model', 0],
+				['Backup model', 'Resilient Chat Model', 1],
+				['Resilient Chat Model', 'Chain', 0],
+			],
+		});
+		return { wf, names };
+	},
+	retryAfter: () => {
+		const names = [`ra-${uid()}`, `raBackup-${uid()}`];
+		const LOOPS = 9;
+		const { raPrimary: primary, raBackup: backup } = cred;
+		// A hint above the Retry-After Cap gates the provider for the hint and the call moves on at
+		// once; at the default cap (60 s) the call would sleep the 5 s on the primary instead.
+		const parameters = chatParameters(names);
+		parameters.retryPolicy = { ...parameters.retryPolicy, retryAfterCapMs: 1000 };
+		const wf = chatWorkflow(`retryAfter${uid()}`, {
+			items: LOOPS,
+			roots: ['Loop'],
+			nodes: [
+				{
+					id: 'loop',
+					name: 'Loop',
+					type: 'n8n-nodes-base.splitInBatches',
+					typeVersion: 3,
+					position: [600, 0],
+					parameters: { batchSize: 1, options: {} },
+				},
+				llmChain('Chain', [800, 0]),
+				{
+					id: 'wait',
+					name: 'Wait',
+					type: 'n8n-nodes-base.wait',
+					typeVersion: 1.1,
+					position: [1000, 0],
+					parameters: { resume: 'timeInterval', amount: 1, unit: 'seconds' },
+				},
+				resilientChatModel('Resilient Chat Model', parameters, [800, 200]),
+				openAiModel('Primary model', primary, [700, 400]),
+				openAiModel('Backup model', backup, [900, 400]),
+			],
+			models: [
+				['Primary model', 'Resilient Chat Model', 0],
+				['Backup model', 'Resilient Chat Model', 1],
+				['Resilient Chat Model', 'Chain', 0],
+			],
+		});
+		// Loop Over Items: output 0 "done", output 1 "loop" -> Chain -> Wait 1 s -> back.
+		wf.connections.Loop = { main: [[], [{ node: 'Chain', type: 'main', index: 0 }]] };
+		wf.connections.Chain = { main: [[{ node: 'Wait', type: 'main', index: 0 }]] };
+		wf.connections.Wait = { main: [[{ node: 'Loop', type: 'main', index: 0 }]] };
+		return { wf, names, LOOPS };
+	},
+};
+const built = {};
+
 before(async () => {
 	vendors = await startLlmVendors(KEYS);
 	n8n = n8nInstance(n8nInstall(major), { extensions: null });
@@ -46,9 +232,14 @@ before(async () => {
 		'respBackup',
 		'raPrimary',
 		'raBackup',
+		'agentPrimary',
+		'exOpenai',
+		'batchPrimary',
+		'batchBackup',
 	])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	cred.claude = anthropicCredential(vendors, 'claude', KEYS.anthropic);
+	cred.exClaude = anthropicCredential(vendors, 'exClaude', KEYS.anthropic);
 	n8n.importCredentials([
 		...Object.values(cred),
 		{
@@ -57,6 +248,8 @@ before(async () => {
 			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
 		},
 	]);
+	for (const [name, make] of Object.entries(build)) built[name] = make();
+	n8n.importWorkflow(Object.values(built).map((b) => b.wf));
 });
 after(async () => vendors?.close());
 
@@ -75,62 +268,13 @@ const rootItems = (run, name) => run.data.resultData.runData[name][0].data.main[
 const ms = (run, name) => run.data.resultData.runData[name][0].executionTime;
 
 test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the breaker threshold, n8n's fallback one per item; a second execution sends it 0 (chat completions, and the Responses API beside)`, async () => {
-	const names = [`openai-${uid()}`, `backup-${uid()}`];
-	const respNames = [`responses-${uid()}`, `respBackup-${uid()}`];
+	const { wf, names, respNames } = built.basic;
 	vendors.script('primary', [500]);
 	vendors.script('backup', ['ok']);
 	vendors.script('fbPrimary', [500]);
 	vendors.script('fbBackup', ['ok']);
 	vendors.script('respPrimary', [500]);
 	vendors.script('respBackup', ['ok']);
-	// n8n's OpenAI Chat Model at its newest version (1.3 on both majors): the Responses API is on
-	// by default.
-	const responsesModel = (name, c, position) => ({
-		...openAiModel(name, c, position),
-		typeVersion: 1.3,
-	});
-	const wf = chatWorkflow(`chat${uid()}`, {
-		items: ITEMS,
-		roots: ['Resilient chain', 'Fallback chain', 'Responses chain'],
-		nodes: [
-			llmChain('Responses chain', [1700, -200]),
-			resilientChatModel(
-				'Responses Chat Model',
-				{ ...chatParameters(respNames), stateStore: 'redis', stateScope: 'provider' },
-				[1700, 0],
-			),
-			responsesModel('Responses primary', cred.respPrimary, [1600, 200]),
-			responsesModel('Responses backup', cred.respBackup, [1800, 200]),
-			llmChain('Resilient chain', [700, -200]),
-			resilientChatModel(
-				'Resilient Chat Model',
-				{
-					...chatParameters(names),
-					stateStore: 'redis',
-					stateScope: 'provider',
-				},
-				[700, 0],
-			),
-			openAiModel('Primary model', cred.primary, [600, 200]),
-			openAiModel('Backup model', cred.backup, [800, 200]),
-			llmChain('Fallback chain', [1200, -200], { needsFallback: true }),
-			openAiModel('FB primary', cred.fbPrimary, [1100, 200]),
-			openAiModel('FB backup', cred.fbBackup, [1300, 200]),
-		],
-		models: [
-			['Primary model', 'Resilient Chat Model', 0],
-			['Backup model', 'Resilient Chat Model', 1],
-			['Resilient Chat Model', 'Resilient chain', 0],
-			['FB primary', 'Fallback chain', 0],
-			['FB backup', 'Fallback chain', 1],
-			['Responses primary', 'Responses Chat Model', 0],
-			['Responses backup', 'Responses Chat Model', 1],
-			['Responses Chat Model', 'Responses chain', 0],
-		],
-	});
-	for (const name of ['Resilient Chat Model', 'Responses Chat Model'])
-		wf.nodes.find((n) => n.name === name).credentials = { redis: REDIS };
-	n8n.importWorkflow(wf);
 
 	const rows = [];
 	for (const execution of [1, 2]) {
@@ -260,24 +404,7 @@ const BAD_INPUTS = [
 let badRun;
 async function badInputErrors(k) {
 	badRun ??= (async () => {
-		const nodes = [];
-		const models = [];
-		BAD_INPUTS.forEach(([, parameters, inputs], b) => {
-			const y = 400 * b;
-			nodes.push(
-				llmChain(`Chain ${b}`, [700, y]),
-				resilientChatModel(`Resilient Chat Model ${b}`, parameters, [700, y + 200]),
-			);
-			models.push([`Resilient Chat Model ${b}`, `Chain ${b}`, 0]);
-			inputs.forEach((make, i) => {
-				const node = make(`Input ${b}.${i + 1}`, [500 + 200 * i, y + 300]);
-				nodes.push(node);
-				models.push([node.name, `Resilient Chat Model ${b}`, i]);
-			});
-		});
-		const roots = BAD_INPUTS.map((_, b) => `Chain ${b}`);
-		const wf = chatWorkflow(`bad${uid()}`, { items: 2, roots, nodes, models });
-		n8n.importWorkflow(wf);
+		const { wf } = built.bad;
 		const sent = vendors.arrivals.filter((a) => a.id === 'bad').length;
 		const { run, log } = await n8n.execute(wf.id);
 		assert.ok(run, log.slice(-3000));
@@ -301,29 +428,9 @@ BAD_INPUTS.forEach(([what, , , message], k) => {
 });
 
 test('AI Agent with a tool: the OpenAI primary answers turn 1 with a tool call and fails turn 2 with 503; the Anthropic fallback finishes with the tool result', async () => {
-	const names = [`gpt-${uid()}`, `claude-${uid()}`];
+	const { wf, names } = built.agent;
 	vendors.script('agentPrimary', [{ tool: 'Calculator', args: { input: '6*7' } }, 503]);
 	vendors.script('claude', ['echo_tool']);
-	cred.agentPrimary ??= openAiCredential(vendors, 'agentPrimary', KEYS.openai);
-	n8n.importCredentials([cred.agentPrimary]);
-	const wf = chatWorkflow(`agent${uid()}`, {
-		items: [{ q: 'What is 6 times 7? Use the calculator.' }],
-		roots: ['Agent'],
-		nodes: [
-			aiAgent('Agent', [700, -200], major),
-			resilientChatModel('Resilient Chat Model', chatParameters(names), [600, 0]),
-			openAiModel('GPT', cred.agentPrimary, [500, 200]),
-			anthropicModel('Claude', cred.claude, [700, 200]),
-			calculatorTool('Calculator', [900, 0]),
-		],
-		models: [
-			['GPT', 'Resilient Chat Model', 0],
-			['Claude', 'Resilient Chat Model', 1],
-			['Resilient Chat Model', 'Agent', 0],
-			['Calculator', 'Agent', 0, 'ai_tool'],
-		],
-	});
-	n8n.importWorkflow(wf);
 	const { run, log } = await n8n.execute(wf.id);
 	assert.ok(run, log.slice(-3000));
 	const [answer] = rootItems(run, 'Agent');
@@ -353,27 +460,9 @@ test('AI Agent with a tool: the OpenAI primary answers turn 1 with a tool call a
 });
 
 test("README's example workflow (n8n-node/examples/resilient-chat-model.json), OpenAI always 500: 3 requests to it, Anthropic serves all 10 questions", async () => {
-	const wf = JSON.parse(
-		readFileSync(path.join(ROOT, 'n8n-node/examples/resilient-chat-model.json'), 'utf8'),
-	);
-	wf.id = `example${uid()}`;
+	const { wf } = built.example;
 	vendors.script('exOpenai', [500]);
 	vendors.script('exClaude', ['ok']);
-	const openaiCred = openAiCredential(vendors, 'exOpenai', KEYS.openai);
-	const claudeCred = anthropicCredential(vendors, 'exClaude', KEYS.anthropic);
-	n8n.importCredentials([openaiCred, claudeCred]);
-	const node = (name) => wf.nodes.find((n) => n.name === name);
-	node('OpenAI Chat Model').credentials.openAiApi = { id: openaiCred.id, name: openaiCred.name };
-	node('Anthropic Chat Model').credentials.anthropicApi = {
-		id: claudeCred.id,
-		name: claudeCred.name,
-	};
-	// Provider names are global keys: unique per test run so earlier runs' state cannot leak in.
-	node('Resilient Chat Model').parameters.providers.provider = [
-		{ name: `openai-${uid()}` },
-		{ name: `anthropic-${uid()}` },
-	];
-	n8n.importWorkflow(wf);
 	const { run, log } = await n8n.execute(wf.id);
 	assert.ok(run, log.slice(-3000));
 	const [served, failed] = run.data.resultData.runData['Basic LLM Chain'][0].data.main;
@@ -385,30 +474,9 @@ test("README's example workflow (n8n-node/examples/resilient-chat-model.json), O
 });
 
 test(`Basic LLM Chain at its default batch size (5 items at once), primary always 500: the primary gets at most threshold + 4 requests`, async () => {
-	const names = [`openai-${uid()}`, `backup-${uid()}`];
+	const { wf, names } = built.batch;
 	vendors.script('batchPrimary', [500]);
 	vendors.script('batchBackup', ['ok']);
-	const primary = openAiCredential(vendors, 'batchPrimary', KEYS.openai);
-	const backup = openAiCredential(vendors, 'batchBackup', KEYS.openai);
-	n8n.importCredentials([primary, backup]);
-	const chain = llmChain('Chain', [700, -200]);
-	delete chain.parameters.batching;
-	const wf = chatWorkflow(`batch${uid()}`, {
-		items: ITEMS,
-		roots: ['Chain'],
-		nodes: [
-			chain,
-			resilientChatModel('Resilient Chat Model', chatParameters(names), [700, 0]),
-			openAiModel('Primary model', primary, [600, 200]),
-			openAiModel('Backup model', backup, [800, 200]),
-		],
-		models: [
-			['Primary model', 'Resilient Chat Model', 0],
-			['Backup model', 'Resilient Chat Model', 1],
-			['Resilient Chat Model', 'Chain', 0],
-		],
-	});
-	n8n.importWorkflow(wf);
 	const { run, log } = await n8n.execute(wf.id);
 	assert.ok(run, log.slice(-3000));
 	console.log(`n8n ${major}, batch size 5: primary ${vendors.accepted('batchPrimary')} requests`);
@@ -419,51 +487,9 @@ test(`Basic LLM Chain at its default batch size (5 items at once), primary alway
 });
 
 test('primary 429 with Retry-After: 5 once, then 200 (Retry-After Cap 1 s), one item a second in a loop: items in the next 5 s go straight to the fallback, none to the primary; after 5 s the primary serves again', async () => {
-	const names = [`ra-${uid()}`, `raBackup-${uid()}`];
-	const LOOPS = 9;
+	const { wf, names, LOOPS } = built.retryAfter;
 	vendors.script('raPrimary', [{ status: 429, headers: { 'Retry-After': '5' } }, 'ok']);
 	vendors.script('raBackup', ['ok']);
-	const { raPrimary: primary, raBackup: backup } = cred;
-	// A hint above the Retry-After Cap gates the provider for the hint and the call moves on at
-	// once; at the default cap (60 s) the call would sleep the 5 s on the primary instead.
-	const parameters = chatParameters(names);
-	parameters.retryPolicy = { ...parameters.retryPolicy, retryAfterCapMs: 1000 };
-	const wf = chatWorkflow(`retryAfter${uid()}`, {
-		items: LOOPS,
-		roots: ['Loop'],
-		nodes: [
-			{
-				id: 'loop',
-				name: 'Loop',
-				type: 'n8n-nodes-base.splitInBatches',
-				typeVersion: 3,
-				position: [600, 0],
-				parameters: { batchSize: 1, options: {} },
-			},
-			llmChain('Chain', [800, 0]),
-			{
-				id: 'wait',
-				name: 'Wait',
-				type: 'n8n-nodes-base.wait',
-				typeVersion: 1.1,
-				position: [1000, 0],
-				parameters: { resume: 'timeInterval', amount: 1, unit: 'seconds' },
-			},
-			resilientChatModel('Resilient Chat Model', parameters, [800, 200]),
-			openAiModel('Primary model', primary, [700, 400]),
-			openAiModel('Backup model', backup, [900, 400]),
-		],
-		models: [
-			['Primary model', 'Resilient Chat Model', 0],
-			['Backup model', 'Resilient Chat Model', 1],
-			['Resilient Chat Model', 'Chain', 0],
-		],
-	});
-	// Loop Over Items: output 0 "done", output 1 "loop" -> Chain -> Wait 1 s -> back.
-	wf.connections.Loop = { main: [[], [{ node: 'Chain', type: 'main', index: 0 }]] };
-	wf.connections.Chain = { main: [[{ node: 'Wait', type: 'main', index: 0 }]] };
-	wf.connections.Wait = { main: [[{ node: 'Loop', type: 'main', index: 0 }]] };
-	n8n.importWorkflow(wf);
 	const { run, log } = await n8n.execute(wf.id);
 	assert.ok(run, log.slice(-3000));
 	const texts = run.data.resultData.runData.Chain.flatMap((r) =>
