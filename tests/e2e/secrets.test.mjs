@@ -238,6 +238,7 @@ before(async () => {
 	rmSync(path.join(n8n.home, 'creds.json')); // the plain-text import file is ours, not n8n's
 	const branches = Object.values(B).map((b, k) => {
 		b.id = `${id}-${k}`;
+		if (b.extra.node) return { name: b.name, ...b.extra.node() }; // a node of its own shape
 		const type = b.extra.credentialType;
 		if (type)
 			return {
@@ -521,4 +522,67 @@ test('the canary is not in the Redis keys or values, nor in the Postgres rows', 
 	assert.match(rows, /""to"":""open""/, 'control: the transition event is stored');
 	assert.deepEqual(leaks(rows), []);
 	redisCli('DEL', ...keys);
+});
+
+// ---- Trigger payloads and Get Metrics labels ----
+// The 500 providers reflect the key in their error body and open their breakers (threshold 1):
+// the transition events carry their last failure. Each stored event becomes the trigger's item
+// through the trigger's own code (dist/lib/trigger/payload.js); a Get Metrics node, run in the
+// same execution after the Redis branch, renders those providers' labels and counters.
+import { createRequire } from 'node:module';
+import { ROOT } from '../support/n8n.mjs';
+
+const { triggerPayload } = createRequire(import.meta.url)(
+	path.join(ROOT, 'dist/lib/trigger/payload.js'),
+);
+const REDIS_500 = '500 with the key in body and headers, redis';
+const POSTGRES_500 = '500 with the key in body and headers, postgres';
+const chainNames = (name) => B[name].chain.map((_, j) => `p${j}-${B[name].id}`);
+branch('metrics of the redis 500 chain', [], {
+	node: () => ({
+		typeVersion: 2,
+		parameters: {
+			operation: 'getMetrics',
+			providers: { provider: chainNames(REDIS_500).map((name) => ({ name })) },
+			stateStore: 'redis',
+			storeOptions: { keyPrefix: PREFIX },
+		},
+		nodeSettings: { credentials: { redis: { id: 'secRedisCred001', name: 'redis' } } },
+	}),
+});
+
+// Read once the execution is done (the runner may start this hook beside the first one, so it
+// waits for the run), before a test cleans Redis.
+const stored = {};
+before(async () => {
+	for (let end = Date.now() + 300_000; !run && !log; await new Promise((r) => setTimeout(r, 200)))
+		if (Date.now() > end) return;
+	const rows = (text) => text.split('\n').filter((l) => l.startsWith('{'));
+	stored[REDIS_500] = rows(redisCli('XRANGE', `${PREFIX}{global}:events`, '-', '+'));
+	stored[POSTGRES_500] = rows(psql(`SELECT event FROM ${TABLE}_events ORDER BY id`));
+});
+
+test("the trigger's items hold the reflecting provider's last failure, never the key", () => {
+	for (const [name, events] of Object.entries(stored)) {
+		const items = events.map((e) => triggerPayload(e, 'global', ['open', 'closed', 'half_open']));
+		const opened = items.find((i) => i.provider === chainNames(name)[0] && i.to === 'open');
+		assert.ok(opened, `control: ${name} opened: ${JSON.stringify(items)}`);
+		assert.equal(opened.last_failure, '500', 'control: the failure that opened it');
+		assert.deepEqual(leaks(JSON.stringify(items)), [], name);
+	}
+});
+
+test('the Get Metrics text names the providers that reflected the key, and holds no key', () => {
+	const [[item]] = outputs(run, 'metrics of the redis 500 chain');
+	const text = item.json.metrics;
+	const [first] = chainNames(REDIS_500);
+	assert.match(
+		text,
+		new RegExp(`resilient_provider_state\\{scope="global",provider="${first}"\\} 2`),
+	);
+	assert.match(
+		text,
+		new RegExp(`resilient_provider_failures_total\\{scope="global",provider="${first}"\\} [1-9]`),
+	);
+	assert.deepEqual(leaks(text), []);
 });

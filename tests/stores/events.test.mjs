@@ -129,6 +129,63 @@ for (const kind of ['redis', 'postgres']) {
 		await new Promise((r) => setTimeout(r, 300));
 		assert.deepEqual(a.got, [{ to: 'open', won: true }]);
 	});
+
+	// Deactivating a workflow closes its trigger; an event it is handing to n8n at that moment
+	// must be acknowledged (Redis XACK; Postgres: the claim) before the connection goes, or it
+	// stays pending and the group's take-over fires it a second time 30 s later.
+	test(`${kind}: a trigger closed while handing an event over settles it: nothing fires again; close waits at most 2 s`, async () => {
+		const scope = `ev-close-${kind}-${Date.now()}`;
+		const store = stores[kind](scope);
+		const got = [];
+		let handing;
+		const handed = new Promise((r) => (handing = r));
+		const s = sources[kind](scope, 'wf-close');
+		open.push(s);
+		await s.start(
+			async (e) => {
+				got.push(JSON.parse(e).n);
+				handing();
+				// n8n's emit is quick; a slower hand-over makes the close land inside it every time.
+				await new Promise((r) => setTimeout(r, 300));
+			},
+			(e) => assert.fail(e),
+		);
+		const row = (v) => ({ kind: 'breaker', expected: v - 1, version: v, json: `{"version":${v}}` });
+		assert.equal(await store.write('p', [row(1)], '{"to":"open","n":1}'), true);
+		await handed;
+		await s.close();
+		assert.deepEqual(got, [1]);
+		if (kind === 'redis') {
+			// What a take-over would fire: the group's pending entries, however short their idle.
+			const r = redisClient({ host: '127.0.0.1', port: REDIS_PORT });
+			const stream = store.eventsKey();
+			const [, pending] = await r.xautoclaim(stream, 'wf-close', 'probe', 0, '0-0');
+			assert.deepEqual(pending, [], 'the event handed over is acknowledged');
+		}
+		// The workflow comes back: the event is not delivered again.
+		const back = await collect(kind, scope, 'wf-close');
+		await new Promise((r) => setTimeout(r, 600));
+		assert.deepEqual(back.got, []);
+		await back.close();
+		// A hand-over that never ends does not hold the deactivation: close gives up after 2 s.
+		let handing2;
+		const handed2 = new Promise((r) => (handing2 = r));
+		const s2 = sources[kind](scope, 'wf-close');
+		open.push(s2);
+		await s2.start(
+			async (e) => {
+				handing2();
+				await new Promise((r) => setTimeout(r, 60_000).unref());
+			},
+			(e) => assert.fail(e),
+		);
+		assert.equal(await store.write('p', [row(2)], '{"to":"closed","n":2}'), true);
+		await handed2;
+		const t0 = Date.now();
+		await s2.close();
+		const took = Date.now() - t0;
+		assert.ok(took >= 1_900 && took < 3_000, `close took ${took} ms`);
+	});
 }
 
 test('memory: in-process events; a transition decided in fail-open memory is not emitted', async (t) => {

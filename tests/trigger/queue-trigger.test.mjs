@@ -2,8 +2,8 @@
 // and on Postgres at once (one workflow set per store, one cluster start), with a second n8n main
 // holding the same trigger workflows; a real Prometheus scrapes the metrics webhook.
 //   40 executions fail against one dead provider -> the trigger fires once for the opening, in
-//   total over both mains; after recovery once for the closing. A trigger workflow whose n8n was
-//   off during the closing gets it once when it comes back. Prometheus reads gauge 2 while open,
+//   total over both mains; after recovery once for the closing. A trigger workflow unpublished
+//   through n8n's REST API (as the editor does) during the closing gets it once when published. Prometheus reads gauge 2 while open,
 //   0 after, and the counters equal the requests the provider counted.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +19,7 @@ import {
 	triggerWorkflow,
 } from '../support/trigger/workflows.mjs';
 import { startPrometheus } from '../support/trigger/prometheus.mjs';
+import { activate, deactivate, ownerSession } from '../support/trigger/publish.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const STORES = ['redis', 'postgres'];
@@ -138,8 +139,12 @@ test('40 executions against a dead provider: the opening fires the trigger once 
 	assert.equal(rejections, 40 - arrivals.redis);
 });
 
-test('recovery while the second main is off: the closing fires once; B gets it once when it is back', async () => {
-	await main2.running.stop(); // its workflows' triggers are off during the closing
+test('recovery while B is unpublished as in the editor: the closing fires A once over two mains; B gets it once when published again', async () => {
+	// B runs only on the second main: switched off there (REST, as the editor's Unpublish) during
+	// the closing, its triggers are closed, not just idle.
+	const rest = await ownerSession(main2.running.port);
+	const B = (s) => `trgB${s}${tag}`;
+	for (const s of STORES) await deactivate(rest, B(s));
 	for (const s of STORES) dead[s] = false;
 	const opened = Math.max(...STORES.map((s) => Number(sinks[`A-${s}`][0].at_ms)));
 	await sleep(Math.max(0, opened + OPEN_MS + 500 - Date.now())); // the open window ends
@@ -153,7 +158,7 @@ test('recovery while the second main is off: the closing fires once; B gets it o
 	}
 	await until('Prometheus reads the closed gauge', async () => (await gauge('redis')) === 0);
 	await until('Prometheus reads the calls', async () => (await calls('redis')) === arrivals.redis);
-	main2.running = await main2.start();
+	for (const s of STORES) await activate(rest, B(s));
 	await until('B gets the closing it missed', () =>
 		STORES.every((s) => transitions(`B-${s}`).length >= 2),
 	);

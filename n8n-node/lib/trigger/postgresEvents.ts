@@ -11,6 +11,8 @@ import type { EventSource, OnEvent } from './source';
 /** Polled this often as well as on NOTIFY: a notification sent while the listener reconnected
  * is not lost, only later. */
 const POLL_MS = 5_000;
+/** close() waits at most this for the claim round in progress to hand its events to n8n. */
+const CLOSE_WAIT_MS = 2_000;
 
 export class PostgresEventSource implements EventSource {
 	private listener: Client | undefined;
@@ -81,10 +83,18 @@ export class PostgresEventSource implements EventSource {
 		return this.running;
 	}
 
+	/** No new claim round starts; the one in progress still hands over what it claimed (a claim is
+	 * the delivery record: a claimed event not handed over would be lost, and none is claimed
+	 * twice, so nothing fires again). Waits for it at most CLOSE_WAIT_MS. */
 	async close(): Promise<void> {
 		this.stopped = true;
 		clearInterval(this.timer);
 		await this.listener?.end().catch(() => undefined);
-		await this.running.catch(() => undefined);
+		let timer: NodeJS.Timeout | undefined;
+		await Promise.race([
+			this.running.catch(() => undefined),
+			new Promise((r) => (timer = setTimeout(r, CLOSE_WAIT_MS))),
+		]);
+		clearTimeout(timer);
 	}
 }

@@ -10,6 +10,8 @@ import type { EventSource, OnEvent } from './source';
 /** An entry delivered to a consumer that died before acknowledging it is taken over after this. */
 const CLAIM_IDLE_MS = 30_000;
 const BLOCK_MS = 2_000;
+/** close() waits at most this for the event being handed to n8n to be acknowledged. */
+const CLOSE_WAIT_MS = 2_000;
 
 type Entries = [id: string, fields: string[]][];
 
@@ -17,6 +19,8 @@ export class RedisEventSource implements EventSource {
 	private reader: Redis | Cluster | undefined;
 	private stopped = false;
 	private loop: Promise<void> | undefined;
+	/** The event being handed to n8n and acknowledged, while there is one. */
+	private delivering: Promise<void> | undefined;
 	private readonly consumer = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 
 	constructor(
@@ -78,16 +82,33 @@ export class RedisEventSource implements EventSource {
 
 	private async deliver(entries: Entries, on: OnEvent) {
 		for (const [id, fields] of entries) {
+			// Read as the trigger closed: not handed to n8n, so left pending for the group (taken
+			// over after CLAIM_IDLE_MS) rather than emitted by a workflow being deactivated.
+			if (this.stopped) return;
 			if (!fields) continue; // trimmed away by MAXLEN while pending
 			const at = fields.indexOf('event');
-			if (at >= 0) await on(fields[at + 1]);
-			await this.reader!.xack(this.stream, this.group, id);
+			this.delivering = (async () => {
+				if (at >= 0) await on(fields[at + 1]);
+				await this.reader!.xack(this.stream, this.group, id);
+			})();
+			try {
+				await this.delivering;
+			} finally {
+				this.delivering = undefined;
+			}
 		}
 	}
 
+	/** An event already handed to n8n is acknowledged before the connection goes (waiting at most
+	 * CLOSE_WAIT_MS): unacknowledged, it would stay pending and fire again when taken over. A
+	 * blocked read is cut at once: what it had not returned yet stays pending, delivered once. */
 	async close(): Promise<void> {
 		this.stopped = true;
+		let timer: NodeJS.Timeout | undefined;
+		const deadline = new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)));
+		if (this.delivering) await Promise.race([this.delivering.catch(() => undefined), deadline]);
 		this.reader?.disconnect();
-		await this.loop?.catch(() => undefined);
+		await Promise.race([this.loop?.catch(() => undefined), deadline]);
+		clearTimeout(timer);
 	}
 }
