@@ -119,7 +119,8 @@ const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 /** A new workflow, then the workflow menu's Import → From file with `file`, as a user does. */
 export async function importFromFile(page, n8n, file) {
 	await page.goto(`${n8n.base}/workflow/new`, { waitUntil: 'networkidle2' });
-	await page.click('[data-test-id=workflow-menu]');
+	// The network may idle before the app has drawn its header: wait for the menu itself.
+	await (await page.waitForSelector('[data-test-id=workflow-menu]', { visible: true })).click();
 	await page.hover('[data-test-id=workflow-menu-item-import]');
 	const item = await page.waitForSelector('[data-test-id=workflow-menu-item-import-from-file]', {
 		visible: true,
