@@ -6,13 +6,7 @@ import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'nod
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { ROOT, n8nInstall, n8nInstance } from './n8n.mjs';
-
-export const OWNER = {
-	email: 'owner@example.com',
-	firstName: 'Demo',
-	lastName: 'Owner',
-	password: 'Demo-owner-1',
-};
+import { ownerSession } from './owner-session.mjs';
 
 /** The Chromium binary, installed from Debian by scripts/lib/browser-install.sh. */
 export function chromiumPath() {
@@ -58,19 +52,6 @@ export async function startEditorN8n() {
 	installPackage(instance.home);
 	const server = await instance.start();
 	const base = `http://127.0.0.1:${server.port}`;
-	let cookie = '';
-	const rest = async (method, route, body) => {
-		const r = await fetch(`${base}/rest${route}`, {
-			method,
-			headers: { 'content-type': 'application/json', cookie },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const setCookie = r.headers.get('set-cookie');
-		if (setCookie) cookie = setCookie.split(';')[0];
-		const text = await r.text();
-		if (!r.ok) throw new Error(`${method} /rest${route}: ${r.status} ${text.slice(0, 500)}`);
-		return text ? JSON.parse(text).data : null;
-	};
 	// n8n answers "n8n is starting up" (not JSON) for a while after its port opens.
 	for (let deadline = Date.now() + 120_000; ;) {
 		const r = await fetch(`${base}/rest/settings`);
@@ -78,14 +59,13 @@ export async function startEditorN8n() {
 		if (Date.now() > deadline) throw new Error(`n8n's REST API did not come up: ${await r.text()}`);
 		await new Promise((ok) => setTimeout(ok, 500));
 	}
-	await rest('POST', '/owner/setup', OWNER);
-	await rest('POST', '/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+	const { rest, cookie } = await ownerSession(base);
 	return {
 		base,
 		server,
 		instance,
 		rest,
-		cookie: () => cookie,
+		cookie,
 		/** An n8n credential of `type` named `name`; returns its id. */
 		async credential(name, type, data) {
 			return (await rest('POST', '/credentials', { name, type, data })).id;

@@ -4,33 +4,13 @@
 // publication outbox, so each then polls GET /rest/workflows/<id>/publication-status until the
 // triggers say so (published: every trigger activated; off: none left).
 
+import { ownerSession as signIn } from '../owner-session.mjs';
+
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** The owner of the n8n on `port`, set up and logged in (no human at the setup screen). */
+/** The owner of the n8n on `port`, set up and logged in: its `rest` caller. */
 export async function ownerSession(port) {
-	const base = `http://127.0.0.1:${port}/rest`;
-	let cookie = '';
-	const rest = async (method, route, body) => {
-		const r = await fetch(`${base}${route}`, {
-			method,
-			headers: { 'content-type': 'application/json', cookie },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const setCookie = r.headers.get('set-cookie');
-		if (setCookie) cookie = setCookie.split(';')[0];
-		const text = await r.text();
-		if (!r.ok) throw new Error(`${method} /rest${route}: ${r.status} ${text.slice(0, 500)}`);
-		return text ? JSON.parse(text).data : null;
-	};
-	const owner = {
-		email: 'owner@example.com',
-		firstName: 'T',
-		lastName: 'O',
-		password: 'Trig-owner-1',
-	};
-	await rest('POST', '/owner/setup', owner);
-	await rest('POST', '/login', { emailOrLdapLoginId: owner.email, password: owner.password });
-	return rest;
+	return (await signIn(`http://127.0.0.1:${port}`)).rest;
 }
 
 async function settle(rest, id, what, ok, ms = 30_000) {
