@@ -85,10 +85,19 @@ function openAiGuarded() {
 
 /** Items → Loop Over Items (one at a time) → Check → guarded → Report (both paths) → Loop;
  * Check's deferred and failed go back to the Loop too; the Loop's done output is `Done`. */
+/** A workflow run by `n8n execute`: a Manual Trigger named Start, then `nodes`. */
+const manualWorkflow = (wid, nodes, connections) => ({
+	id: wid,
+	name: wid,
+	active: false,
+	settings: { executionOrder: 'v1' },
+	nodes: [node('Start', 'n8n-nodes-base.manualTrigger', 1, {}), ...nodes],
+	connections,
+});
+
 function guardWorkflow(wid, { items = 10, check, guarded, report = {}, extra = {} }) {
 	const nodeType = n8n.nodeType;
 	const nodes = [
-		node('Start', 'n8n-nodes-base.manualTrigger', 1, {}),
 		node('Items', 'n8n-nodes-base.set', 3.4, {
 			mode: 'raw',
 			jsonOutput: JSON.stringify({
@@ -103,22 +112,15 @@ function guardWorkflow(wid, { items = 10, check, guarded, report = {}, extra = {
 		node('Done', 'n8n-nodes-base.noOp', 1, {}),
 	];
 	const to = (n) => [{ node: n, type: 'main', index: 0 }];
-	return {
-		id: wid,
-		name: wid,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes,
-		connections: {
-			Start: { main: [to('Items')] },
-			Items: { main: [to('Split')] },
-			Split: { main: [to('Loop')] },
-			Loop: { main: [to('Done'), to('Check')] },
-			Check: { main: [to(guarded.name), to('Loop'), to('Loop')] },
-			[guarded.name]: { main: [to('Report'), to('Report')] },
-			Report: { main: [to('Loop'), [], to('Loop')] },
-		},
-	};
+	return manualWorkflow(wid, nodes, {
+		Start: { main: [to('Items')] },
+		Items: { main: [to('Split')] },
+		Split: { main: [to('Loop')] },
+		Loop: { main: [to('Done'), to('Check')] },
+		Check: { main: [to(guarded.name), to('Loop'), to('Loop')] },
+		[guarded.name]: { main: [to('Report'), to('Report')] },
+		Report: { main: [to('Loop'), [], to('Loop')] },
+	});
 }
 
 /** Every item the Loop handed out came back to it: Done's items by their outcome. */
@@ -173,13 +175,9 @@ function leaseWorkflows() {
 	});
 	// The same Check alone: its execution ends between Check and Report.
 	const abandon = `guardabandon${id}`;
-	const abandonWf = {
-		id: abandon,
-		name: abandon,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			node('Start', 'n8n-nodes-base.manualTrigger', 1, {}),
+	const abandonWf = manualWorkflow(
+		abandon,
+		[
 			node(
 				'Check',
 				n8n.nodeType,
@@ -188,8 +186,8 @@ function leaseWorkflows() {
 				{ credentials: REDIS },
 			),
 		],
-		connections: { Start: { main: [[{ node: 'Check', type: 'main', index: 0 }]] } },
-	};
+		{ Start: { main: [[{ node: 'Check', type: 'main', index: 0 }]] } },
+	);
 	return [fullWf, abandonWf];
 }
 
@@ -222,13 +220,9 @@ function badInputWorkflow() {
 	const ticketFrom = (edit) =>
 		`={{ JSON.stringify({ ...$('Check').item.json._resilience.ticket, ${edit} }) }}`;
 	const to = (n) => [{ node: n, type: 'main', index: 0 }];
-	return {
-		id: wid,
-		name: wid,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			node('Start', 'n8n-nodes-base.manualTrigger', 1, {}),
+	return manualWorkflow(
+		wid,
+		[
 			node('Orphan items', 'n8n-nodes-base.set', 3.4, {
 				mode: 'raw',
 				jsonOutput: '{"orphan":true}',
@@ -271,7 +265,7 @@ function badInputWorkflow() {
 				{ executeOnce: true },
 			),
 		],
-		connections: {
+		{
 			Start: { main: [[...to('Orphan items'), ...to('Items')]] },
 			'Orphan items': { main: [to('Orphan report')] },
 			Items: { main: [to('Split')] },
@@ -283,7 +277,7 @@ function badInputWorkflow() {
 			'Report foreign': { main: [[], [], to('Report unknown')] },
 			'Report unknown': { main: [[], [], to('State')] },
 		},
-	};
+	);
 }
 
 /** README's guard example, its URLs at the loopback providers. */

@@ -136,20 +136,26 @@ for (const kind of ['redis', 'postgres']) {
 	test(`${kind}: a trigger closed while handing an event over settles it: nothing fires again; close waits at most 2 s`, async () => {
 		const scope = `ev-close-${kind}-${Date.now()}`;
 		const store = stores[kind](scope);
-		const got = [];
-		let handing;
-		const handed = new Promise((r) => (handing = r));
-		const s = sources[kind](scope, 'wf-close');
-		open.push(s);
-		await s.start(
-			async (e) => {
-				got.push(JSON.parse(e).n);
-				handing();
-				// n8n's emit is quick; a slower hand-over makes the close land inside it every time.
-				await new Promise((r) => setTimeout(r, 300));
-			},
-			(e) => assert.fail(e),
-		);
+		// A trigger of workflow wf-close whose hand-over of each event to n8n takes `ms`; resolves
+		// `handed` when the first one begins.
+		const slowTrigger = async (ms) => {
+			let handing;
+			const handed = new Promise((r) => (handing = r));
+			const got = [];
+			const s = sources[kind](scope, 'wf-close');
+			open.push(s);
+			await s.start(
+				async (e) => {
+					got.push(JSON.parse(e).n);
+					handing();
+					await new Promise((r) => setTimeout(r, ms).unref());
+				},
+				(e) => assert.fail(e),
+			);
+			return { s, got, handed };
+		};
+		// n8n's emit is quick; a slower hand-over makes the close land inside it every time.
+		const { s, got, handed } = await slowTrigger(300);
 		const row = (v) => ({ kind: 'breaker', expected: v - 1, version: v, json: `{"version":${v}}` });
 		assert.equal(await store.write('p', [row(1)], '{"to":"open","n":1}'), true);
 		await handed;
@@ -168,17 +174,7 @@ for (const kind of ['redis', 'postgres']) {
 		assert.deepEqual(back.got, []);
 		await back.close();
 		// A hand-over that never ends does not hold the deactivation: close gives up after 2 s.
-		let handing2;
-		const handed2 = new Promise((r) => (handing2 = r));
-		const s2 = sources[kind](scope, 'wf-close');
-		open.push(s2);
-		await s2.start(
-			async (e) => {
-				handing2();
-				await new Promise((r) => setTimeout(r, 60_000).unref());
-			},
-			(e) => assert.fail(e),
-		);
+		const { s: s2, handed: handed2 } = await slowTrigger(60_000);
 		assert.equal(await store.write('p', [row(2)], '{"to":"closed","n":2}'), true);
 		await handed2;
 		const t0 = Date.now();
