@@ -7,6 +7,7 @@
 import { Client, type Pool } from 'pg';
 import { EVENTS_CHANNEL, ensureEventTables } from '../store/postgres';
 import type { EventSource, OnEvent } from './source';
+import { settledWithin } from './within';
 
 /** Polled this often as well as on NOTIFY: a notification sent while the listener reconnected
  * is not lost, only later. */
@@ -90,11 +91,6 @@ export class PostgresEventSource implements EventSource {
 		this.stopped = true;
 		clearInterval(this.timer);
 		await this.listener?.end().catch(() => undefined);
-		let timer: NodeJS.Timeout | undefined;
-		await Promise.race([
-			this.running.catch(() => undefined),
-			new Promise((r) => (timer = setTimeout(r, CLOSE_WAIT_MS))),
-		]);
-		clearTimeout(timer);
+		await settledWithin(this.running, CLOSE_WAIT_MS);
 	}
 }

@@ -6,6 +6,7 @@
 import { hostname } from 'os';
 import type { Cluster, Redis } from 'ioredis';
 import type { EventSource, OnEvent } from './source';
+import { settledWithin } from './within';
 
 /** An entry delivered to a consumer that died before acknowledging it is taken over after this. */
 const CLAIM_IDLE_MS = 30_000;
@@ -104,11 +105,9 @@ export class RedisEventSource implements EventSource {
 	 * blocked read is cut at once: what it had not returned yet stays pending, delivered once. */
 	async close(): Promise<void> {
 		this.stopped = true;
-		let timer: NodeJS.Timeout | undefined;
-		const deadline = new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)));
-		if (this.delivering) await Promise.race([this.delivering.catch(() => undefined), deadline]);
+		const until = Date.now() + CLOSE_WAIT_MS;
+		await settledWithin(this.delivering, CLOSE_WAIT_MS);
 		this.reader?.disconnect();
-		await Promise.race([this.loop?.catch(() => undefined), deadline]);
-		clearTimeout(timer);
+		await settledWithin(this.loop, Math.max(0, until - Date.now()));
 	}
 }
