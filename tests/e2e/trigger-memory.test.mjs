@@ -1,17 +1,19 @@
 // Resilient Provider Trigger and Get Metrics in one n8n process on the memory store (both n8n
 // majors; the queue-mode run on Redis and Postgres is tests/trigger/, n8n 2 only): 12 executions
-// fail against a dead provider whose name holds a quote and a backslash -> the trigger fires once,
-// with that name; the metrics webhook (the example workflow) answers the Prometheus text with the
-// name escaped, gauge 2, and the calls the provider counted.
+// fail against a dead provider whose name holds a quote, a backslash and a line break -> the
+// trigger fires once, with that name; the metrics webhook (the example workflow) answers the
+// Prometheus text with the name escaped, gauge 2, and the calls the provider counted, and
+// Prometheus's own parser (Debian's promtool) reads the text without a complaint.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 import { callWorkflow, metricsWorkflow, triggerWorkflow } from '../support/trigger/workflows.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const tag = uid().slice(0, 6);
-const provider = `vendor "m" \\ ${tag}`;
+const provider = `vendor "m" \\ \n${tag}`;
 const counts = { calls: 0, done: 0 };
 const sink = [];
 let server, n8n, flows, metrics;
@@ -82,7 +84,7 @@ test('one trigger execution for the opening; the metrics webhook answers escaped
 	// n8n may reorder the parameters: text/plain with version 0.0.4 is what Prometheus needs.
 	assert.match(r.headers.get('content-type'), /^text\/plain;/);
 	assert.match(r.headers.get('content-type'), /version=0\.0\.4/);
-	const labels = `{scope="global",provider="vendor \\"m\\" \\\\ ${tag}"}`;
+	const labels = `{scope="global",provider="vendor \\"m\\" \\\\ \\n${tag}"}`;
 	assert.ok(text.includes(`# TYPE resilient_provider_state gauge\n`), text);
 	assert.ok(text.includes(`resilient_provider_state${labels} 2\n`), text);
 	assert.ok(text.includes(`resilient_provider_calls_total${labels} ${counts.calls}\n`), text);
@@ -91,4 +93,9 @@ test('one trigger execution for the opening; the metrics webhook answers escaped
 		text.includes(`resilient_provider_rejections_total${labels} ${12 - counts.calls}\n`),
 		text,
 	);
+	// The text as Prometheus parses it: promtool exits non-zero on a malformed line or a lint
+	// problem (a counter without _total, a missing HELP).
+	const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+	assert.equal(check.error, undefined, "promtool (Debian's prometheus package) must be installed");
+	assert.equal(check.status, 0, `promtool check metrics: ${check.stdout}${check.stderr}\n${text}`);
 });
