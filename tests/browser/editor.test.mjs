@@ -15,6 +15,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, uid } from '../support/n8n.mjs';
 import { tempDir } from '../support/tmp.mjs';
@@ -49,7 +50,7 @@ const NODE = 'Ask an LLM';
 const exampleNode = example.nodes.find((n) => n.name === NODE);
 
 const KEYS = { openai: `sk-oa-${uid()}`, anthropic: `sk-ant-${uid()}`, gemini: 'unused' };
-let n8n, browser, panel, vendors, branches, blankPanel, built;
+let n8n, browser, pageNow, panel, vendors, branches, blankPanel, built;
 // The chain built by hand talks to its own vendor instances, so their counts are its own.
 const TYPED = { openai: 'typed-openai', anthropic: 'typed-anthropic' };
 
@@ -75,6 +76,18 @@ const shownTop = v2.properties.filter((p) =>
 );
 
 before(async () => {
+	try {
+		await setUp();
+	} catch (e) {
+		// What the page showed when a step failed, kept past the run for whoever reads the log.
+		const shot = path.join(tmpdir(), `rpc-browser-failure-${Date.now()}.png`);
+		await pageNow?.screenshot({ path: shot, fullPage: true }).catch(() => {});
+		console.log(`the page at the failure: ${shot}`);
+		throw e;
+	}
+});
+
+async function setUp() {
 	vendors = await startLlmVendors(KEYS);
 	// OpenAI is down: the chain moves on and Anthropic serves every item.
 	vendors.script('openai', [503]);
@@ -98,6 +111,7 @@ before(async () => {
 	writeFileSync(file, JSON.stringify(wf));
 	let page;
 	({ browser, page } = await openEditor(n8n));
+	pageNow = page;
 	await importFromFile(page, n8n, file);
 	await openNode(page, NODE);
 	panel = await panelTexts(page);
@@ -177,7 +191,7 @@ before(async () => {
 			els.map((e) => e.getAttribute('data-node-name')),
 		),
 	};
-});
+}
 after(async () => {
 	await browser?.close();
 	await n8n?.stop();

@@ -229,7 +229,12 @@ export const panelParameterNames = (page) =>
 		(els) => els.filter((e) => e.offsetParent !== null).map((e) => e.getAttribute('for')),
 	);
 
-/** Clicks the option `text` of the select that is open (its headline when it has a description). */
+/**
+ * Clicks the option `text` of the select that is open (its headline when it has a description).
+ * The list is still sliding open, or scrolling to the chosen item, for a moment after it shows:
+ * a click aimed while it moves lands on a neighbour (seen: "Query Auth" ticked for "OpenAI"), so
+ * the option is brought into view and clicked only once it has stood still for two frames.
+ */
 export async function pickOption(page, text) {
 	// An option's own text: its headline (options with a description), its first span (a
 	// credential over its type), or the whole item.
@@ -251,8 +256,22 @@ export async function pickOption(page, text) {
 				`no option "${text}" in the open list: ${JSON.stringify(await openOptions(page))}`,
 			);
 		});
-	await option.asElement().click();
+	const li = option.asElement();
+	await li.evaluate((e) => e.scrollIntoView({ block: 'nearest' }));
+	await standingStill(li);
+	await li.click();
 	await pause(300);
+}
+
+/** Resolves once `handle`'s box is the same in two reads 100 ms apart (at most 5 s). */
+async function standingStill(handle) {
+	let last = null;
+	for (let deadline = Date.now() + 5_000; Date.now() < deadline;) {
+		const box = JSON.stringify(await handle.boundingBox());
+		if (box === last) return;
+		last = box;
+		await pause(100);
+	}
 }
 
 /** The texts of the open select's options (for a failure's message). */
@@ -261,22 +280,55 @@ const openOptions = (page) =>
 		els.filter((li) => li.offsetParent).map((li) => li.textContent.replace(/\s+/g, ' ').trim()),
 	);
 
-/** The open panel's multi-option parameter `name`: each of `texts` ticked, then the list closed. */
+/** The tags a multi-option parameter `name` of the open panel shows (its chosen options). */
+const chosenTags = (page, name) =>
+	page.$$eval(
+		`[data-test-id=ndv] [data-test-id=parameter-input-${name}] .el-select__tags-text`,
+		(els) => els.map((e) => e.textContent.trim()),
+	);
+
+/**
+ * The open panel's multi-option parameter `name`: each of `texts` ticked, then the list closed;
+ * resolves once its tags read exactly `texts` (a tick that did not take is given again).
+ */
 export async function chooseOptions(page, name, texts) {
-	await page.click(`[data-test-id=ndv] [data-test-id=parameter-input-${name}]`);
-	for (const text of texts) await pickOption(page, text);
-	await page.keyboard.press('Escape');
-	await pause(500);
+	for (let round = 0; ; round++) {
+		const tags = await chosenTags(page, name);
+		const missing = texts.filter((t) => !tags.includes(t));
+		if (!missing.length && tags.length === texts.length) return;
+		if (round === 3)
+			throw new Error(`${name} reads ${JSON.stringify(tags)}, not ${JSON.stringify(texts)}`);
+		await page.click(`[data-test-id=ndv] [data-test-id=parameter-input-${name}]`);
+		// A tag that is not wanted is unticked in the list as it was ticked: by its option.
+		for (const text of [...missing, ...tags.filter((t) => !texts.includes(t))])
+			await pickOption(page, text);
+		await page.keyboard.press('Escape');
+		await pause(500);
+	}
 }
 
 /** The credential picker labelled "Credential for `type`" set to the credential `name`. */
 export async function chooseCredential(page, type, name) {
-	const picker = await page.waitForSelector(
-		`xpath/.//*[@data-test-id="ndv"]//*[@data-test-id="node-credentials-slot"][.//*[@data-test-id="credentials-label"][normalize-space(.)="Credential for ${type}"]]//*[@data-test-id="node-credentials-select"]`,
-	);
-	await picker.click();
-	await pause(400);
-	await pickOption(page, name);
+	const picker = await page
+		.waitForSelector(
+			`xpath/.//*[@data-test-id="ndv"]//*[@data-test-id="node-credentials-slot"][.//*[@data-test-id="credentials-label"][normalize-space(.)="Credential for ${type}"]]//*[@data-test-id="node-credentials-select"]`,
+		)
+		.catch(async (e) => {
+			const slots = (await credentialPickers(page)).map((c) => c.text);
+			throw new Error(
+				`no picker "Credential for ${type}"; the slots read ${JSON.stringify(slots)}`,
+				{ cause: e },
+			);
+		});
+	// Read back like a row's field: the picker's input holds the chosen credential's name.
+	for (let round = 0; ; round++) {
+		await picker.click();
+		await pause(400);
+		await pickOption(page, name);
+		const got = await picker.$$eval('input', (els) => els.map((e) => e.value));
+		if (got.includes(name)) return;
+		if (round === 2) throw new Error(`Credential for ${type} reads ${JSON.stringify(got)}`);
+	}
 }
 
 /**
@@ -287,26 +339,41 @@ export async function chooseCredential(page, type, name) {
 export async function addRow(page, collection, { fields, options = {} }) {
 	const box = `[data-test-id=ndv] [data-test-id=fixed-collection-${collection}]`;
 	const lastOf = async (sel) => (await page.$$(`${box} ${sel}`)).at(-1);
-	const typeInto = async (name, text) => {
-		const field = await lastOf(`[data-test-id=parameter-input-${name}] :is(input, textarea)`);
-		await field.click();
-		await page.keyboard.down('Control');
-		await page.keyboard.press('a');
-		await page.keyboard.up('Control');
-		await field.type(text);
-		await pause(200);
+	const valueOf = async (name) =>
+		(await lastOf(`[data-test-id=parameter-input-${name}] :is(input, textarea)`)).evaluate(
+			(e) => e.value,
+		);
+	// Each field is read back after it is set, and set again if the panel's re-render (a new
+	// kind shows other fields) swallowed it: what the test typed is what the row holds.
+	const settle = async (name, want, set) => {
+		for (let round = 0; ; round++) {
+			await set();
+			const got = await valueOf(name);
+			if (got === want) return;
+			if (round === 2)
+				throw new Error(`${collection} row field ${name} reads "${got}", not "${want}"`);
+		}
 	};
+	const typeInto = (name, text) =>
+		settle(name, text, async () => {
+			const field = await lastOf(`[data-test-id=parameter-input-${name}] :is(input, textarea)`);
+			await field.click();
+			await page.keyboard.down('Control');
+			await page.keyboard.press('a');
+			await page.keyboard.up('Control');
+			await field.type(text);
+			await pause(200);
+		});
+	const pickIn = (name, text) =>
+		settle(name, text, async () => {
+			await (await lastOf(`[data-test-id=parameter-input-${name}]`)).click();
+			await pause(400);
+			await pickOption(page, text);
+		});
 	await page.click(`${box} [data-test-id=fixed-collection-add]`);
 	await pause(800);
-	for (const [name, value] of Object.entries(fields)) {
-		if (typeof value === 'string') {
-			await typeInto(name, value);
-			continue;
-		}
-		await (await lastOf(`[data-test-id=parameter-input-${name}]`)).click();
-		await pause(400);
-		await pickOption(page, value.pick);
-	}
+	for (const [name, value] of Object.entries(fields))
+		await (typeof value === 'string' ? typeInto(name, value) : pickIn(name, value.pick));
 	for (const [name, { label, text }] of Object.entries(options)) {
 		await (await lastOf('[data-test-id=collection-parameter-add]')).click();
 		await pause(500);
