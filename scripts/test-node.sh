@@ -20,8 +20,17 @@ if [ $# -eq 2 ]; then
   name=$([ "$major" = 2 ] && echo "$N8N2_VERSION (Node 24)" || echo "$N8N1_VERSION (Node 20)")
   bash scripts/lib/n8n-install.sh "$major" >/dev/null
   case $1 in
+    # One file at a time, each timed: the log says which file the lane's minutes went to.
     --e2e)
-      N8N_MAJOR=$major timed "end-to-end in n8n $name" node --test --test-concurrency=1 tests/chat/*.test.mjs tests/e2e/*.test.mjs \
+      e2e_files() {
+        local f rc=0
+        for f in tests/chat/*.test.mjs tests/e2e/*.test.mjs; do
+          timed "  ${f#tests/}" node --test "$f" || rc=1
+        done
+        return "$rc"
+      }
+      export N8N_MAJOR=$major
+      timed "end-to-end in n8n $name" e2e_files \
         || die "end-to-end tests failed on n8n $major" ;;
     # Queue mode (1 main + 3 workers, Postgres, Bull on Redis): a smoke run of
     # scenarios/queue-smoke.json, a worker SIGKILLed holding the probe.

@@ -59,14 +59,14 @@ bash scripts/lib/n8n-install.sh 1 >/dev/null
 bash scripts/lib/services.sh install
 bash scripts/lib/browser-install.sh >/dev/null
 
-# The test of the test command mostly waits on servers and n8n's boots: the fuzz smoke and the
-# second WASM build (CPU) run beside it.
-phase "4/8 side by side: the test command beside servers on the default ports, then the editor in Chromium; the fuzz smoke, the test-only WASM build"
-lanes "test command, the editor in Chromium" "node --test tests/test-command/*.test.mjs || die 'the test command does not cope with taken default ports'
-   timed 'the editor in headless Chromium' node --test tests/browser/*.test.mjs || die 'the node in n8n'\''s editor (tests/browser/) failed'" \
+# The test of the test command and the editor's test mostly wait (on servers, n8n's boots, the
+# page): they run beside each other and beside the fuzz smoke and the second WASM build (CPU).
+phase "4/8 side by side: the test command beside servers on the default ports; the editor in Chromium; the fuzz smoke, the test-only WASM build"
+lanes "test command" "timed 'the test command beside taken default ports' node --test tests/test-command/*.test.mjs || die 'the test command does not cope with taken default ports'" \
+  "the editor in Chromium" "timed 'the editor in headless Chromium' node --test tests/browser/*.test.mjs || die 'the node in n8n'\''s editor (tests/browser/) failed'" \
   "fuzz smoke, replay build" "timed 'fuzz smoke' bash scripts/fuzz-smoke.sh || die 'fuzz smoke failed (the long run: scripts/fuzz.sh)'
    timed 'WASM build with the test-only exports (target/pkg-replay/)' bash scripts/build-wasm-replay.sh" \
-  || die "the test command's test, the fuzz smoke or the replay build failed"
+  || die "the test command's test, the editor's test, the fuzz smoke or the replay build failed"
 
 hold_default_ports
 services_up
