@@ -39,6 +39,10 @@ node scripts/check-module-cycles.mjs >&2 || die "a module cycle in the engine or
 phase "2/8 Rust tests"
 cargo_log=$(mktemp)
 at_exit "rm -f '$cargo_log'"
+# What the run's test processes share (the clean-clone tarball of both n8n lanes), gone at its end.
+RPC_RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rpc-run.XXXXXX")
+export RPC_RUN_DIR
+at_exit "rm -rf '$RPC_RUN_DIR'"
 # Run once; on success one line per test binary, on failure everything cargo said.
 if cargo test --workspace --locked >"$cargo_log" 2>&1; then
   awk '/^ +(Running|Doc-tests) /{ sub(/^ +(Running (unittests )?)?/, ""); sub(/ \(.*/, ""); name = $0 }

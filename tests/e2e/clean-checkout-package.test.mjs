@@ -8,7 +8,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { startProviders } from '../support/providers.mjs';
 import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
-import { installLikeN8n, packFromCleanClone } from './clean-checkout.mjs';
+import { installLikeN8n, packFromCleanCloneOnce } from './clean-checkout.mjs';
 import { DEMO_NODE, demoWorkflow, requestsAtProviders } from '../support/demo-workflow.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
@@ -16,8 +16,11 @@ let providers, n8n, pkgDir, packed, demoWf, noWasmWf;
 
 before(async () => {
 	const install = n8nInstall(major);
-	// npm ci runs under this n8n's Node (24 for n8n 2, 20 for n8n 1): the root install works on both.
-	packed = packFromCleanClone(install.nodeBin);
+	// npm ci runs under an n8n's Node (24 for n8n 2, 20 for n8n 1): in the test command, once, by
+	// whichever lane comes first, and both n8n install that tarball (the test command's own npm ci
+	// is on Node 20 too).
+	packed = await packFromCleanCloneOnce(install.nodeBin);
+	console.log(`packed from a clean clone of ${packed.head} under ${packed.packedBy}`);
 	n8n = n8nInstance(install, { extensions: null });
 	pkgDir = installLikeN8n(packed.tarball, n8n.home);
 	providers = await startProviders();

@@ -3,7 +3,15 @@
 // installer does: the tarball unpacked into <user folder>/.n8n/nodes/node_modules/<name>, its
 // dev, peer and optional dependencies dropped, `npm install` shallow with scripts off.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+	copyFileSync,
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	readdirSync,
+	renameSync,
+	writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../support/n8n.mjs';
@@ -60,6 +68,47 @@ export function packFromCleanClone(nodeBin) {
 	);
 	const files = execFileSync('tar', ['-tzf', tarball]).toString().trim().split('\n');
 	return { head, tarball, files };
+}
+
+/**
+ * One clean-clone pack per test command (RPC_RUN_DIR, made by scripts/test.sh): the two n8n lanes
+ * reach this file together, and a second `npm ci` of the same commit (~750 MB of dev
+ * dependencies) would only spend a minute of both cores. The first caller packs under its n8n's
+ * Node; the other waits for that tarball and installs it in its own n8n. Run alone, it packs.
+ */
+export async function packFromCleanCloneOnce(nodeBin) {
+	const runDir = process.env.RPC_RUN_DIR;
+	if (!runDir) return { ...packFromCleanClone(nodeBin), packedBy: nodeBin };
+	const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT }).toString().trim();
+	const dir = path.join(runDir, `clean-pack-${head}`);
+	const result = path.join(dir, 'result.json');
+	const failed = path.join(dir, 'failed');
+	try {
+		mkdirSync(dir);
+	} catch (e) {
+		if (e.code !== 'EEXIST') throw e;
+		for (const end = Date.now() + 20 * 60_000; !existsSync(result);) {
+			if (existsSync(failed))
+				throw new Error(
+					`the other lane's clean-clone pack failed: ${readFileSync(failed, 'utf8')}`,
+				);
+			if (Date.now() > end) throw new Error(`no clean-clone pack in ${dir} after 20 min`);
+			await new Promise((r) => setTimeout(r, 1000));
+		}
+		return JSON.parse(readFileSync(result, 'utf8'));
+	}
+	try {
+		const packed = packFromCleanClone(nodeBin);
+		// The packer's own temporary folder goes with its process: the tarball is kept in the run's.
+		const tarball = path.join(dir, path.basename(packed.tarball));
+		copyFileSync(packed.tarball, tarball);
+		writeFileSync(`${result}.tmp`, JSON.stringify({ ...packed, tarball, packedBy: nodeBin }));
+		renameSync(`${result}.tmp`, result);
+		return JSON.parse(readFileSync(result, 'utf8'));
+	} catch (e) {
+		writeFileSync(failed, String(e.stack ?? e));
+		throw e;
+	}
 }
 
 /** n8n's community installer, step by step (packages/cli community-packages service). */
