@@ -7,7 +7,7 @@
 import { Client, type Pool } from 'pg';
 import { EVENTS_CHANNEL, ensureEventTables } from '../store/postgres';
 import type { EventSource, OnEvent } from './source';
-import { settledWithin } from './within';
+import { settledBy } from './within';
 
 /** Polled this often as well as on NOTIFY: a notification sent while the listener reconnected
  * is not lost, only later. */
@@ -91,6 +91,6 @@ export class PostgresEventSource implements EventSource {
 		this.stopped = true;
 		clearInterval(this.timer);
 		await this.listener?.end().catch(() => undefined);
-		await settledWithin(this.running, CLOSE_WAIT_MS);
+		await settledBy(this.running, Date.now() + CLOSE_WAIT_MS);
 	}
 }

@@ -6,7 +6,7 @@
 import { hostname } from 'os';
 import type { Cluster, Redis } from 'ioredis';
 import type { EventSource, OnEvent } from './source';
-import { settledWithin } from './within';
+import { settledBy } from './within';
 
 /** An entry delivered to a consumer that died before acknowledging it is taken over after this. */
 const CLAIM_IDLE_MS = 30_000;
@@ -105,9 +105,9 @@ export class RedisEventSource implements EventSource {
 	 * blocked read is cut at once: what it had not returned yet stays pending, delivered once. */
 	async close(): Promise<void> {
 		this.stopped = true;
-		const until = Date.now() + CLOSE_WAIT_MS;
-		await settledWithin(this.delivering, CLOSE_WAIT_MS);
+		const deadline = Date.now() + CLOSE_WAIT_MS;
+		await settledBy(this.delivering, deadline);
 		this.reader?.disconnect();
-		await settledWithin(this.loop, Math.max(0, until - Date.now()));
+		await settledBy(this.loop, deadline);
 	}
 }
