@@ -288,23 +288,40 @@ const chosenTags = (page, name) =>
 	);
 
 /**
- * The open panel's multi-option parameter `name`: each of `texts` ticked, then the list closed;
- * resolves once its tags read exactly `texts` (a tick that did not take is given again).
+ * Sets a value as a user does, then reads it back, and sets it again (3 tries in all) while the
+ * panel does not hold it: a click on a list still moving, or a re-render (a new kind shows other
+ * fields), can swallow one. What the test set is then what the node holds.
  */
-export async function chooseOptions(page, name, texts) {
-	for (let round = 0; ; round++) {
-		const tags = await chosenTags(page, name);
-		const missing = texts.filter((t) => !tags.includes(t));
-		if (!missing.length && tags.length === texts.length) return;
-		if (round === 3)
-			throw new Error(`${name} reads ${JSON.stringify(tags)}, not ${JSON.stringify(texts)}`);
-		await page.click(`[data-test-id=ndv] [data-test-id=parameter-input-${name}]`);
-		// A tag that is not wanted is unticked in the list as it was ticked: by its option.
-		for (const text of [...missing, ...tags.filter((t) => !texts.includes(t))])
-			await pickOption(page, text);
-		await page.keyboard.press('Escape');
-		await pause(500);
+async function setUntilItReads(what, set, read, holds) {
+	let got;
+	for (let round = 0; round < 3; round++) {
+		await set();
+		got = await read();
+		if (holds(got)) return;
 	}
+	throw new Error(`${what} reads ${JSON.stringify(got)}`);
+}
+
+/** The open panel's multi-option parameter `name` set to exactly `texts` (its tags), list closed. */
+export async function chooseOptions(page, name, texts) {
+	await setUntilItReads(
+		name,
+		async () => {
+			const tags = await chosenTags(page, name);
+			// A tag that is not wanted is unticked as it was ticked: by its option in the list.
+			const flips = [
+				...texts.filter((t) => !tags.includes(t)),
+				...tags.filter((t) => !texts.includes(t)),
+			];
+			if (!flips.length) return;
+			await page.click(`[data-test-id=ndv] [data-test-id=parameter-input-${name}]`);
+			for (const text of flips) await pickOption(page, text);
+			await page.keyboard.press('Escape');
+			await pause(500);
+		},
+		() => chosenTags(page, name),
+		(tags) => tags.length === texts.length && texts.every((t) => tags.includes(t)),
+	);
 }
 
 /** The credential picker labelled "Credential for `type`" set to the credential `name`. */
@@ -320,15 +337,17 @@ export async function chooseCredential(page, type, name) {
 				{ cause: e },
 			);
 		});
-	// Read back like a row's field: the picker's input holds the chosen credential's name.
-	for (let round = 0; ; round++) {
-		await picker.click();
-		await pause(400);
-		await pickOption(page, name);
-		const got = await picker.$$eval('input', (els) => els.map((e) => e.value));
-		if (got.includes(name)) return;
-		if (round === 2) throw new Error(`Credential for ${type} reads ${JSON.stringify(got)}`);
-	}
+	// The picker's input holds the chosen credential's name.
+	await setUntilItReads(
+		`Credential for ${type}`,
+		async () => {
+			await picker.click();
+			await pause(400);
+			await pickOption(page, name);
+		},
+		() => picker.$$eval('input', (els) => els.map((e) => e.value)),
+		(values) => values.includes(name),
+	);
 }
 
 /**
@@ -343,17 +362,13 @@ export async function addRow(page, collection, { fields, options = {} }) {
 		(await lastOf(`[data-test-id=parameter-input-${name}] :is(input, textarea)`)).evaluate(
 			(e) => e.value,
 		);
-	// Each field is read back after it is set, and set again if the panel's re-render (a new
-	// kind shows other fields) swallowed it: what the test typed is what the row holds.
-	const settle = async (name, want, set) => {
-		for (let round = 0; ; round++) {
-			await set();
-			const got = await valueOf(name);
-			if (got === want) return;
-			if (round === 2)
-				throw new Error(`${collection} row field ${name} reads "${got}", not "${want}"`);
-		}
-	};
+	const settle = (name, want, set) =>
+		setUntilItReads(
+			`${collection} row field ${name}`,
+			set,
+			() => valueOf(name),
+			(v) => v === want,
+		);
 	const typeInto = (name, text) =>
 		settle(name, text, async () => {
 			const field = await lastOf(`[data-test-id=parameter-input-${name}] :is(input, textarea)`);
