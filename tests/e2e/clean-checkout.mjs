@@ -102,9 +102,10 @@ export async function packFromCleanCloneOnce(nodeBin) {
 		// The packer's own temporary folder goes with its process: the tarball is kept in the run's.
 		const tarball = path.join(dir, path.basename(packed.tarball));
 		copyFileSync(packed.tarball, tarball);
-		writeFileSync(`${result}.tmp`, JSON.stringify({ ...packed, tarball, packedBy: nodeBin }));
+		const shared = { ...packed, tarball, packedBy: nodeBin };
+		writeFileSync(`${result}.tmp`, JSON.stringify(shared));
 		renameSync(`${result}.tmp`, result);
-		return JSON.parse(readFileSync(result, 'utf8'));
+		return shared;
 	} catch (e) {
 		writeFileSync(failed, String(e.stack ?? e));
 		throw e;
