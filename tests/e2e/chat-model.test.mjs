@@ -18,6 +18,7 @@ import {
 	llmChain,
 	openAiCredential,
 	openAiModel,
+	resilientOver,
 	resilientChatModel,
 } from '../support/chat-workflows.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
@@ -43,43 +44,44 @@ const build = {
 			...openAiModel(name, c, position),
 			typeVersion: 1.3,
 		});
+		const onRedis = (n) => ({ ...chatParameters(n), stateStore: 'redis', stateScope: 'provider' });
+		const responses = resilientOver(
+			'Responses Chat Model',
+			onRedis(respNames),
+			[1700, 0],
+			'Responses chain',
+			[
+				responsesModel('Responses primary', cred.respPrimary, [1600, 200]),
+				responsesModel('Responses backup', cred.respBackup, [1800, 200]),
+			],
+		);
+		const resilient = resilientOver(
+			'Resilient Chat Model',
+			onRedis(names),
+			[700, 0],
+			'Resilient chain',
+			[
+				openAiModel('Primary model', cred.primary, [600, 200]),
+				openAiModel('Backup model', cred.backup, [800, 200]),
+			],
+		);
 		const wf = chatWorkflow(`chat${uid()}`, {
 			items: ITEMS,
 			roots: ['Resilient chain', 'Fallback chain', 'Responses chain'],
 			nodes: [
 				llmChain('Responses chain', [1700, -200]),
-				resilientChatModel(
-					'Responses Chat Model',
-					{ ...chatParameters(respNames), stateStore: 'redis', stateScope: 'provider' },
-					[1700, 0],
-				),
-				responsesModel('Responses primary', cred.respPrimary, [1600, 200]),
-				responsesModel('Responses backup', cred.respBackup, [1800, 200]),
+				...responses.nodes,
 				llmChain('Resilient chain', [700, -200]),
-				resilientChatModel(
-					'Resilient Chat Model',
-					{
-						...chatParameters(names),
-						stateStore: 'redis',
-						stateScope: 'provider',
-					},
-					[700, 0],
-				),
-				openAiModel('Primary model', cred.primary, [600, 200]),
-				openAiModel('Backup model', cred.backup, [800, 200]),
+				...resilient.nodes,
 				llmChain('Fallback chain', [1200, -200], { needsFallback: true }),
 				openAiModel('FB primary', cred.fbPrimary, [1100, 200]),
 				openAiModel('FB backup', cred.fbBackup, [1300, 200]),
 			],
 			models: [
-				['Primary model', 'Resilient Chat Model', 0],
-				['Backup model', 'Resilient Chat Model', 1],
-				['Resilient Chat Model', 'Resilient chain', 0],
+				...resilient.models,
 				['FB primary', 'Fallback chain', 0],
 				['FB backup', 'Fallback chain', 1],
-				['Responses primary', 'Responses Chat Model', 0],
-				['Responses backup', 'Responses Chat Model', 1],
-				['Responses Chat Model', 'Responses chain', 0],
+				...responses.models,
 			],
 		});
 		for (const name of ['Resilient Chat Model', 'Responses Chat Model'])
@@ -108,22 +110,19 @@ const build = {
 	},
 	agent: () => {
 		const names = [`gpt-${uid()}`, `claude-${uid()}`];
+		const model = resilientOver('Resilient Chat Model', chatParameters(names), [600, 0], 'Agent', [
+			openAiModel('GPT', cred.agentPrimary, [500, 200]),
+			anthropicModel('Claude', cred.claude, [700, 200]),
+		]);
 		const wf = chatWorkflow(`agent${uid()}`, {
 			items: [{ q: 'What is 6 times 7? Use the calculator.' }],
 			roots: ['Agent'],
 			nodes: [
 				aiAgent('Agent', [700, -200], major),
-				resilientChatModel('Resilient Chat Model', chatParameters(names), [600, 0]),
-				openAiModel('GPT', cred.agentPrimary, [500, 200]),
-				anthropicModel('Claude', cred.claude, [700, 200]),
+				...model.nodes,
 				calculatorTool('Calculator', [900, 0]),
 			],
-			models: [
-				['GPT', 'Resilient Chat Model', 0],
-				['Claude', 'Resilient Chat Model', 1],
-				['Resilient Chat Model', 'Agent', 0],
-				['Calculator', 'Agent', 0, 'ai_tool'],
-			],
+			models: [...model.models, ['Calculator', 'Agent', 0, 'ai_tool']],
 		});
 		return { wf, names };
 	},
@@ -152,31 +151,30 @@ const build = {
 		const names = [`openai-${uid()}`, `backup-${uid()}`];
 		const chain = llmChain('Chain', [700, -200]);
 		delete chain.parameters.batching;
+		const model = resilientOver('Resilient Chat Model', chatParameters(names), [700, 0], 'Chain', [
+			openAiModel('Primary model', cred.batchPrimary, [600, 200]),
+			openAiModel('Backup model', cred.batchBackup, [800, 200]),
+		]);
 		const wf = chatWorkflow(`batch${uid()}`, {
 			items: ITEMS,
 			roots: ['Chain'],
-			nodes: [
-				chain,
-				resilientChatModel('Resilient Chat Model', chatParameters(names), [700, 0]),
-				openAiModel('Primary model', cred.batchPrimary, [600, 200]),
-				openAiModel('Backup model', cred.batchBackup, [800, 200]),
-			],
-			models: [
-				['Primary model', 'Resilient Chat Model', 0],
-				['Backup model', 'Resilient Chat Model', 1],
-				['Resilient Chat Model', 'Chain', 0],
-			],
+			nodes: [chain, ...model.nodes],
+			models: model.models,
 		});
 		return { wf, names };
 	},
 	retryAfter: () => {
 		const names = [`ra-${uid()}`, `raBackup-${uid()}`];
 		const LOOPS = 9;
-		const { raPrimary: primary, raBackup: backup } = cred;
+
 		// A hint above the Retry-After Cap gates the provider for the hint and the call moves on at
 		// once; at the default cap (60 s) the call would sleep the 5 s on the primary instead.
 		const parameters = chatParameters(names);
 		parameters.retryPolicy = { ...parameters.retryPolicy, retryAfterCapMs: 1000 };
+		const model = resilientOver('Resilient Chat Model', parameters, [800, 200], 'Chain', [
+			openAiModel('Primary model', cred.raPrimary, [700, 400]),
+			openAiModel('Backup model', cred.raBackup, [900, 400]),
+		]);
 		const wf = chatWorkflow(`retryAfter${uid()}`, {
 			items: LOOPS,
 			roots: ['Loop'],
@@ -198,15 +196,9 @@ const build = {
 					position: [1000, 0],
 					parameters: { resume: 'timeInterval', amount: 1, unit: 'seconds' },
 				},
-				resilientChatModel('Resilient Chat Model', parameters, [800, 200]),
-				openAiModel('Primary model', primary, [700, 400]),
-				openAiModel('Backup model', backup, [900, 400]),
+				...model.nodes,
 			],
-			models: [
-				['Primary model', 'Resilient Chat Model', 0],
-				['Backup model', 'Resilient Chat Model', 1],
-				['Resilient Chat Model', 'Chain', 0],
-			],
+			models: model.models,
 		});
 		// Loop Over Items: output 0 "done", output 1 "loop" -> Chain -> Wait 1 s -> back.
 		wf.connections.Loop = { main: [[], [{ node: 'Chain', type: 'main', index: 0 }]] };

@@ -51,6 +51,17 @@ export const resilientChatModel = (name, parameters, position, nodeType = CHAT_N
 	parameters,
 });
 
+/**
+ * A Resilient Chat Model at `position` feeding `root`, over the chat model nodes `inputs` (its
+ * inputs 0, 1, … in that order): that sub-tree's nodes and `chatWorkflow` model links.
+ */
+export function resilientOver(name, parameters, position, root, inputs) {
+	return {
+		nodes: [resilientChatModel(name, parameters, position), ...inputs],
+		models: [...inputs.map((input, i) => [input.name, name, i]), [name, root, 0]],
+	};
+}
+
 /** Start -> n items {q} -> every root in `roots`; `models` wire sub-nodes: [from, to, index,
  * type = ai_languageModel]. */
 export function chatWorkflow(id, { items, nodes, roots, models }) {
