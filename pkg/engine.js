@@ -46,6 +46,18 @@ class Engine {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
+     * Whether a streamed chunk with these facts commits the call to its model (text, a
+     * tool-call delta, reasoning); crossed only until the first one that does.
+     * @param {number} text_chars
+     * @param {number} tool_call_chunks
+     * @param {number} reasoning_chars
+     * @returns {boolean}
+     */
+    commits(text_chars, tool_call_chunks, reasoning_chars) {
+        const ret = wasm.engine_commits(this.__wbg_ptr, text_chars, tool_call_chunks, reasoning_chars);
+        return ret !== 0;
+    }
+    /**
      * What one provider's row texts say now (Get Provider State): the gauge and live leases.
      * @param {string} rows
      * @param {number} now_ms
@@ -254,6 +266,16 @@ class Item {
             throw takeFromExternrefTable0(ret[1]);
         }
         return takeFromExternrefTable0(ret[0]);
+    }
+    /**
+     * This item's calls are streamed: each call step carries its `stream` limits. Fails on a
+     * chain not configured with `streams`.
+     */
+    stream() {
+        const ret = wasm.item_stream(this.__wbg_ptr);
+        if (ret[1]) {
+            throw takeFromExternrefTable0(ret[0]);
+        }
     }
 }
 if (Symbol.dispose) Item.prototype[Symbol.dispose] = Item.prototype.free;

@@ -4,6 +4,7 @@ export const memory: WebAssembly.Memory;
 export const __wbg_engine_free: (a: number, b: number) => void;
 export const __wbg_item_free: (a: number, b: number) => void;
 export const engine_check: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number) => [number, number, number];
+export const engine_commits: (a: number, b: number, c: number, d: number) => number;
 export const engine_inspect: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const engine_item: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
 export const engine_metrics: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number) => [number, number, number, number];
@@ -13,6 +14,7 @@ export const item_deferNow: (a: number, b: number, c: any) => [number, number, n
 export const item_outcome: (a: number, b: number, c: any) => [number, number, number];
 export const item_poll: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const item_rerecord: (a: number, b: number, c: number, d: number) => [number, number, number];
+export const item_stream: (a: number) => [number, number];
 export const __wbindgen_malloc: (a: number, b: number) => number;
 export const __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
 export const __wbindgen_free: (a: number, b: number, c: number) => void;

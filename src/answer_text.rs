@@ -8,7 +8,9 @@ use crate::step::Step;
 /// The text of `p` when it is a bare call step, else `None` (then serialise it with serde_json).
 pub fn bare_call(p: &Polled) -> Option<String> {
     let Polled { step, writes: None, transition: None, end: None } = p else { return None };
-    let Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key } = step else { return None };
+    let Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key, stream: None } = step else {
+        return None;
+    };
     let mut out = String::with_capacity(128 + name.len());
     out.push_str(r#"{"step":{"kind":"call","provider":"#);
     number(&mut out, *provider as u64);
@@ -69,6 +71,7 @@ mod tests {
             deadline_ms: u64::MAX,
             probe: true,
             idempotency_key: key.map(String::from),
+            stream: None,
         }
     }
 
@@ -81,6 +84,7 @@ mod tests {
             deadline_ms: 0,
             probe: false,
             idempotency_key: None,
+            stream: None,
         };
         for step in [first, call("a", None), call("é \"q\" \\ \n\u{1}", Some("k\u{1e}\"")), call("", Some(""))] {
             let p = Polled { step, writes: None, transition: None, end: None };
@@ -99,6 +103,14 @@ mod tests {
             end: None,
         };
         assert_eq!(bare_call(&with_transition), None);
+        let limits = crate::stream::StreamStep { first_chunk_ms: 1, idle_ms: 2, total_ms: 3 };
+        let streamed = match call("a", None) {
+            Step::Call { stream: _, provider, name, attempt, deadline_ms, probe, idempotency_key } => {
+                Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key, stream: Some(limits) }
+            }
+            _ => unreachable!(),
+        };
+        assert_eq!(bare_call(&Polled { step: streamed, writes: None, transition: None, end: None }), None);
         assert_eq!(bare_call(&sleep), None);
     }
 }

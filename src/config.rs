@@ -6,6 +6,7 @@ use crate::error::EngineError;
 use crate::outcome::RetryRules;
 use crate::rate_gate::RateLimit;
 use crate::status_set::StatusSet;
+use crate::stream::StreamLimits;
 use serde::{Deserialize, Serialize};
 
 /// Node-level settings. `ChainConfig::default()` is the product's one defaults table: the
@@ -36,6 +37,18 @@ pub struct ChainConfig {
     /// provider, as a different API may accept the request. Off: the item fails `non_retryable`
     /// there (a chat model's bad request is bad on every model; seed 001's "our own bugs").
     pub next_provider_on_client_error: bool,
+    /// The chain's calls may be streamed (the chat model under a root node that streams): the
+    /// two limits below apply, and the first-chunk deadline must be below every deadline.
+    pub streams: bool,
+    /// A streamed attempt that sent no committing chunk (text, a tool-call delta, reasoning) by
+    /// then is aborted as a timeout and the next provider takes the call. 8 s: time to first
+    /// token of the common chat models is well under that on prompts of a few thousand tokens,
+    /// and it leaves the default per-attempt deadline (10 s) room to be the larger.
+    pub first_chunk_deadline_ms: i64,
+    /// A committed stream that sends nothing for this long is aborted (and fails: it is never
+    /// appended to another model's answer). 30 s: pauses of healthy streams (tool arguments,
+    /// server-side tools, reasoning between output items) stay far below it.
+    pub stream_idle_ms: i64,
     pub trip_rule: String,
     pub failure_rate: f64,
     pub min_calls: i64,
@@ -66,6 +79,9 @@ impl Default for ChainConfig {
             retry_unsafe_methods: false,
             next_provider_when_input_too_long: false,
             next_provider_on_client_error: true,
+            streams: false,
+            first_chunk_deadline_ms: 8_000,
+            stream_idle_ms: 30_000,
             trip_rule: "consecutive".into(),
             failure_rate: 0.5,
             min_calls: 10,
@@ -144,6 +160,8 @@ pub struct Chain {
     pub next_provider_when_input_too_long: bool,
     /// See [`ChainConfig::next_provider_on_client_error`].
     pub next_provider_on_client_error: bool,
+    /// The limits of streamed calls; `None` for a chain that never streams.
+    pub stream: Option<StreamLimits>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -262,7 +280,9 @@ impl ChainConfig {
         for (i, p) in self.providers.iter().enumerate() {
             providers.push(p.validate(i, &node_breaker, node_attempts, node_deadline, &providers)?);
         }
+        let stream = if self.streams { Some(self.stream_limits(&providers)?) } else { None };
         Ok(Chain {
+            stream,
             providers,
             backoff: Backoff { strategy, base_ms, cap_ms },
             budget_ms: ms("budget_ms", self.budget_ms, 1, 7 * DAY)?,
@@ -277,6 +297,22 @@ impl ChainConfig {
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
         })
+    }
+}
+
+impl ChainConfig {
+    fn stream_limits(&self, providers: &[Provider]) -> Result<StreamLimits, EngineError> {
+        let first_chunk_ms = ms("first_chunk_deadline_ms", self.first_chunk_deadline_ms, 1, DAY)?;
+        if let Some(p) = providers.iter().find(|p| first_chunk_ms >= p.deadline_ms) {
+            return Err(EngineError::config(
+                "first_chunk_deadline_ms",
+                format!(
+                    "{first_chunk_ms} ms must be below the per-attempt deadline ({} ms for '{}')",
+                    p.deadline_ms, p.name
+                ),
+            ));
+        }
+        Ok(StreamLimits { first_chunk_ms, idle_ms: ms("stream_idle_ms", self.stream_idle_ms, 1, DAY)? })
     }
 }
 

@@ -6,7 +6,8 @@
 //! schedule), [`retry_after`] (server hints), [`breaker`] (provider health), [`rate_gate`] and
 //! [`in_flight`] (shared pacing), [`chain`] (which provider next), [`step`] (one item's steps),
 //! [`record`] (an outcome's effect on shared rows), [`row_text`] (rows as stores hold them),
-//! [`session`] (an item through the two-call boundary), [`answer_text`] (its commonest answer as
+//! [`session`] (an item through the two-call boundary), [`stream`] (a streamed call's
+//! commit and limits), [`answer_text`] (its commonest answer as
 //! text), [`ticket`] (the guard's check and report), [`event`] (a transition as the fleet's alert
 //! reads it), [`metrics`] (Prometheus text).
 pub mod answer_text;
@@ -35,6 +36,7 @@ pub mod row_text;
 pub mod session;
 pub mod status_set;
 pub mod step;
+pub mod stream;
 pub mod ticket;
 
 #[cfg(target_arch = "wasm32")]

@@ -25,6 +25,9 @@ pub enum Outcome {
     },
     /// A network-level failure, by Node's error code (`ECONNRESET`, …) or `TIMEOUT` for our deadline.
     Error { code: String },
+    /// A streamed answer that failed after its first committing chunk reached the caller, by
+    /// the error's code (`ECONNRESET`, …, or `IDLE_TIMEOUT` / `TIMEOUT` for our stream limits).
+    Broken { code: String },
 }
 
 impl Outcome {
@@ -146,6 +149,12 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
                 Verdict::Stop(Reason::NonRetryable)
             };
         }
+        Outcome::Broken { .. } => {
+            // The provider failed mid-answer; part of it was delivered, so nothing repeats it.
+            c.health = Health::Failure;
+            c.verdict = Verdict::Stop(Reason::StreamBroken);
+            return c;
+        }
         Outcome::Error { code } => {
             // Unknown errors (ENOTFOUND, redirect loops) are not repeated, but the provider failed.
             c.health = Health::Failure;
@@ -240,6 +249,14 @@ mod tests {
         assert!(!run(&Outcome::Error { code: "ENOTFOUND".into() }, get()).client_error);
         let counted = RetryRules { health_statuses: "404,500-599".parse().unwrap(), ..Default::default() };
         assert!(!classify(&status(404), get(), &counted, 0).client_error, "a 4xx the user counts is the provider's");
+    }
+
+    #[test]
+    fn a_stream_broken_after_its_first_chunk_counts_once_and_is_never_repeated() {
+        for code in ["ECONNRESET", "IDLE_TIMEOUT", "TIMEOUT", "EUNKNOWN"] {
+            let c = run(&Outcome::Broken { code: code.into() }, get());
+            assert_eq!((c.verdict, c.health), (Verdict::Stop(Reason::StreamBroken), Health::Failure), "{code}");
+        }
     }
 
     #[test]

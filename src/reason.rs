@@ -28,10 +28,13 @@ pub enum Reason {
     ContextTooLong,
     /// The shared state store could not be reached (fail-closed).
     StoreUnavailable,
+    /// A streamed answer broke after its first chunk reached the caller (dropped, idle too
+    /// long): the call ends with that model's error, never with another model's text appended.
+    StreamBroken,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 12] = [
+    pub const ALL: [Reason; 13] = [
         Reason::CircuitOpen,
         Reason::Cooldown,
         Reason::HalfOpenBusy,
@@ -44,6 +47,7 @@ impl Reason {
         Reason::CheckFailed,
         Reason::ContextTooLong,
         Reason::StoreUnavailable,
+        Reason::StreamBroken,
     ];
 
     pub fn parse(s: &str) -> Option<Reason> {
@@ -64,11 +68,12 @@ impl Reason {
             Reason::CheckFailed => "check_failed",
             Reason::ContextTooLong => "context_too_long",
             Reason::StoreUnavailable => "store_unavailable",
+            Reason::StreamBroken => "stream_broken",
         }
     }
 
     /// Whether trying again later can help (deferred) or not (failed).
     pub fn is_retryable(self) -> bool {
-        !matches!(self, Reason::NonRetryable | Reason::CheckFailed | Reason::ContextTooLong)
+        !matches!(self, Reason::NonRetryable | Reason::CheckFailed | Reason::ContextTooLong | Reason::StreamBroken)
     }
 }

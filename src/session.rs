@@ -149,6 +149,11 @@ impl Session {
         self.end().expect("deferred items have ended")
     }
 
+    /// Mark this item's calls as streamed (see [`ItemMachine::stream`]).
+    pub fn stream(&mut self) -> Result<(), EngineError> {
+        self.machine.stream()
+    }
+
     pub fn providers(&self) -> usize {
         self.chain.providers.len()
     }

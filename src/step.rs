@@ -8,6 +8,7 @@ use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
 use crate::retry_after::HintSource;
 use crate::rng::Rng;
+use crate::stream::StreamStep;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -24,6 +25,9 @@ pub enum Step {
         /// Absent when none (answers stay short: every byte is written and parsed per poll).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         idempotency_key: Option<String>,
+        /// A streamed item's limits for this attempt (absent for a call that does not stream).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stream: Option<StreamStep>,
     },
     /// Wait, then poll again.
     Sleep {
@@ -140,6 +144,8 @@ pub struct ItemMachine {
     sleep_cause: WaitCause,
     finished: Option<Step>,
     report: Report,
+    /// Its calls are streamed: each attempt carries the chain's stream limits.
+    streamed: bool,
 }
 
 impl ItemMachine {
@@ -162,7 +168,18 @@ impl ItemMachine {
             sleep_cause: WaitCause::Backoff,
             finished: None,
             report: Report::default(),
+            streamed: false,
         }
+    }
+
+    /// This item's calls are streamed (a chat under a root node that streams). Only a chain
+    /// configured for streams has the limits that bound them.
+    pub fn stream(&mut self) -> Result<(), EngineError> {
+        if self.chain.stream.is_none() {
+            return Err(EngineError::InvalidInput("a streamed item on a chain without stream limits (streams)".into()));
+        }
+        self.streamed = true;
+        Ok(())
     }
 
     /// A machine for one call admitted elsewhere (a guard's ticket, around another node's call):
@@ -251,13 +268,19 @@ impl ItemMachine {
                 self.local[provider].reserved_at_ms = None;
                 self.pending = Some(Pending { provider, probe });
                 let p = &self.chain.providers[provider];
+                let deadline_ms = p.deadline_ms.min(remaining);
+                let stream = match self.chain.stream {
+                    Some(limits) if self.streamed => Some(limits.step(deadline_ms, remaining)),
+                    _ => None,
+                };
                 let step = Step::Call {
                     provider,
                     name: p.name.clone(),
                     attempt: self.progress[provider].attempts + 1,
-                    deadline_ms: p.deadline_ms.min(remaining),
+                    deadline_ms,
                     probe,
                     idempotency_key: if p.unsafe_method { self.keys[provider].clone() } else { None },
+                    stream,
                 };
                 Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition })
             }
@@ -306,6 +329,7 @@ impl ItemMachine {
             (_, Some(check)) => format!("check_failed:{check}"),
             (Outcome::Status { status, .. }, None) => status.to_string(),
             (Outcome::Error { code }, None) => code.clone(),
+            (Outcome::Broken { code }, None) => format!("stream_broken:{code}"),
         };
         let progress = &mut self.progress[i];
         progress.attempts += 1;
@@ -338,6 +362,10 @@ impl ItemMachine {
                 // The same input is too long for the next provider too, unless the user chose
                 // a chain that grows in context: end here.
                 self.finished = Some(Step::Fail { reason: Reason::ContextTooLong });
+            }
+            Verdict::Stop(Reason::StreamBroken) => {
+                // Part of this model's answer reached the caller: no other model may continue it.
+                self.finished = Some(Step::Fail { reason: Reason::StreamBroken });
             }
             Verdict::Stop(Reason::NonRetryable) if c.client_error && !self.chain.next_provider_on_client_error => {
                 // The chain says our request is bad on every provider (a chat model's 400): end

@@ -92,6 +92,12 @@ impl Engine {
         Ok(Item { s, memo: self.memo.clone() })
     }
 
+    /// Whether a streamed chunk with these facts commits the call to its model (text, a
+    /// tool-call delta, reasoning); crossed only until the first one that does.
+    pub fn commits(&self, text_chars: u32, tool_call_chunks: u32, reasoning_chars: u32) -> bool {
+        crate::stream::commits(&crate::stream::ChunkFacts { text_chars, tool_call_chunks, reasoning_chars })
+    }
+
     /// What one provider's row texts say now (Get Provider State): the gauge and live leases.
     #[wasm_bindgen(unchecked_return_type = "ProviderState")]
     pub fn inspect(&self, rows: &str, now_ms: f64) -> Result<JsValue, JsValue> {
@@ -161,6 +167,12 @@ impl Item {
         done(self.s.outcome(ms(now_ms), &outcome))
     }
 
+    /// This item's calls are streamed: each call step carries its `stream` limits. Fails on a
+    /// chain not configured with `streams`.
+    pub fn stream(&mut self) -> Result<(), JsValue> {
+        self.s.stream().map_err(js_error)
+    }
+
     /// After a lost race: the last outcome on the provider's fresh row texts.
     #[wasm_bindgen(unchecked_return_type = "Recorded")]
     pub fn rerecord(&mut self, now_ms: f64, rows: &str) -> Result<JsValue, JsValue> {
@@ -210,7 +222,7 @@ mod replay {
         let _ = js_sys::Reflect::set(&outcome, &"headers".into(), &headers);
         let headers = match wasm_input::outcome(&outcome).map_err(js_error)? {
             crate::outcome::Outcome::Status { headers, .. } => headers,
-            crate::outcome::Outcome::Error { .. } => unreachable!("built as a status"),
+            _ => unreachable!("built as a status"),
         };
         to_js(&hint(Some(status), &headers, ms(now_ms)))
     }

@@ -39,7 +39,8 @@ fn text(v: &JsValue, name: &str) -> Result<Option<String>, EngineError> {
     f.as_string().map(Some).ok_or_else(|| bad(format!("outcome.{name} must be a string")))
 }
 
-/// `{ kind: "status", status, headers?, failed_check?, body? }` or `{ kind: "error", code }`.
+/// `{ kind: "status", status, headers?, failed_check?, body? }`, `{ kind: "error", code }` or
+/// `{ kind: "broken", code }` (a streamed answer that failed after its first chunk).
 pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
     if !v.is_object() {
         return Err(bad("outcome must be an object".into()));
@@ -71,7 +72,12 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
         Some("error") => {
             Ok(Outcome::Error { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })
         }
-        other => Err(bad(format!("outcome.kind must be status or error, got \"{}\"", other.unwrap_or_default()))),
+        Some("broken") => {
+            Ok(Outcome::Broken { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })
+        }
+        other => {
+            Err(bad(format!("outcome.kind must be status, error or broken, got \"{}\"", other.unwrap_or_default())))
+        }
     }
 }
 

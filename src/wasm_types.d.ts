@@ -2,7 +2,7 @@
 export type Reason =
   | "circuit_open" | "cooldown" | "half_open_busy" | "rate_limited" | "retry_after_exceeds_cap"
   | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "non_retryable" | "check_failed"
-  | "context_too_long" | "store_unavailable";
+  | "context_too_long" | "store_unavailable" | "stream_broken";
 export type Phase = "closed" | "half_open" | "open";
 export type Health = "success" | "failure" | "neutral";
 export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_gate";
@@ -21,6 +21,7 @@ export interface ChainConfig {
   retry_after_cap_ms?: number; defer_spread_ms?: number; retry_statuses?: string;
   health_statuses?: string; count_429?: boolean; retry_unsafe_methods?: boolean;
   next_provider_when_input_too_long?: boolean; next_provider_on_client_error?: boolean;
+  streams?: boolean; first_chunk_deadline_ms?: number; stream_idle_ms?: number;
   trip_rule?: "consecutive" | "failure_rate"; failure_rate?: number; min_calls?: number;
   threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
   open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;
@@ -37,11 +38,17 @@ export interface RowWrites { provider: number; rows: RowWrite[]; event: string |
 export interface Transition { from: Phase; to: Phase; at_ms: number }
 
 export type Step =
-  | { kind: "call"; provider: number; name: string; attempt: number; deadline_ms: number; probe: boolean; idempotency_key?: string }
+  | {
+      kind: "call"; provider: number; name: string; attempt: number; deadline_ms: number; probe: boolean;
+      idempotency_key?: string; stream?: StreamStep;
+    }
   | { kind: "sleep"; ms: number; cause: WaitCause }
   | { kind: "done"; provider: number; name: string; fallback: boolean }
   | { kind: "defer"; retry_at_ms: number; reason: Reason }
   | { kind: "fail"; reason: Reason };
+/** A streamed attempt's timers: the first committing chunk within `first_chunk_ms`; once
+ * committed, no gap over `idle_ms` and no longer than `total_ms` in all. */
+export interface StreamStep { first_chunk_ms: number; idle_ms: number; total_ms: number }
 export type FinalStep = Extract<Step, { kind: "done" | "defer" | "fail" }>;
 /** How an item ended: its final step, what it went through, its counters (index = provider). */
 export interface End { step: FinalStep; report: Report; counters: Counters[] }
@@ -77,7 +84,9 @@ export type Outcome =
       /** The body's first 4 KB as text; read by the engine only for the statuses a rule needs. */
       body?: string | null;
     }
-  | { kind: "error"; code: string };
+  | { kind: "error"; code: string }
+  /** A streamed answer that failed after its first committing chunk reached the caller. */
+  | { kind: "broken"; code: string };
 export interface AttemptLog {
   provider: number; name: string; attempt: number; outcome: string; probe: boolean;
   wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean; health: Health;

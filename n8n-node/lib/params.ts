@@ -205,6 +205,8 @@ export function readItemPlan(
 		'next_provider_when_input_too_long',
 		bool(retry.nextProviderWhenInputTooLong, 'nextProviderWhenInputTooLong'),
 	);
+	set('first_chunk_deadline_ms', num(retry.firstChunkDeadlineMs, 'firstChunkDeadlineMs', R));
+	set('stream_idle_ms', num(retry.streamIdleMs, 'streamIdleMs', R));
 	set('trip_rule', text(breaker.tripRule));
 	set('threshold', num(breaker.threshold, 'threshold', B));
 	set('window_ms', num(breaker.windowMs, 'windowMs', B));

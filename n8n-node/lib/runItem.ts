@@ -14,6 +14,7 @@ import type {
 	Recorded,
 	RowWrites,
 	Step,
+	StreamStep,
 	Transition,
 } from './engine';
 import { skipView, transitionView } from './itemView';
@@ -51,6 +52,8 @@ export interface ItemContext {
 		headers: IDataObject,
 		deadlineMs: number,
 		cancel?: AbortSignal,
+		/** A streamed item's limits for this attempt (the engine's; absent when not streamed). */
+		stream?: StreamStep,
 	) => Promise<CallResult>;
 	logger: Logger;
 	engine: Engine;
@@ -59,6 +62,8 @@ export interface ItemContext {
 	secrets: Record<string, string>;
 	correlationId: string;
 	cancel?: AbortSignal;
+	/** The item's calls are streamed (the chat model under a root node that streams). */
+	streamed?: boolean;
 }
 
 export async function runItem(c: ItemContext): Promise<ItemResult> {
@@ -90,6 +95,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			`${c.correlationId}:${randomTag()}`,
 			plan.keys.map((k) => k ?? '').join(ROW_SEPARATOR),
 		);
+		if (c.streamed) item.stream();
 		for (let races = 0; ;) {
 			const snap = await store.read(keys);
 			const poll = item.poll(snap.now, snap.rows.join(ROW_SEPARATOR));
@@ -119,7 +125,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
 			if (req.secretName)
 				headers[req.secretHeader] = (req.secretPrefix ?? '') + c.secrets[req.secretName];
-			const result = await c.call(req, headers, step.deadline_ms, c.cancel);
+			const result = await c.call(req, headers, step.deadline_ms, c.cancel, step.stream);
 			const outcome = result.outcome;
 			// The check is run here (it reads the body); whether it matters is the engine's call.
 			if (outcome.kind === 'status') {
@@ -229,7 +235,8 @@ function logAttempt(
 		method: req.method,
 		provider: req.name,
 		status: outcome.kind === 'status' ? outcome.status : undefined,
-		code: outcome.kind === 'error' ? outcome.code : undefined,
+		code: outcome.kind !== 'status' ? outcome.code : undefined,
+		streamBroken: outcome.kind === 'broken' || undefined,
 		check: outcome.kind === 'status' ? (outcome.failed_check ?? undefined) : undefined,
 		attempt: step.attempt,
 		probe: step.probe,

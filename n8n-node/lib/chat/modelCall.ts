@@ -7,7 +7,7 @@ import {
 	type IDataObject,
 	type ISupplyDataFunctions,
 } from 'n8n-workflow';
-import type { BaseMessage } from '@langchain/core/messages';
+import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import type { Engine } from '../engine';
 import type { ItemPlan } from '../params';
@@ -16,6 +16,8 @@ import { itemStore, type StoreSettings } from '../store/open';
 import type { StateStore } from '../store/types';
 import { Cancelled, type CallResult } from '../transport';
 import { ANSWERED, errorText, outcomeOfModelError } from './outcome';
+import { ChunkChannel } from './chunkChannel';
+import { streamAttempt } from './streamAttempt';
 import { takeOver } from './takeOver';
 import type { ChatCall, ChatModel } from './wrapper';
 
@@ -41,93 +43,135 @@ function forwarded(options: Record<string, unknown>): Record<string, unknown> {
 export function chatCall(chain: ChatChain): ChatCall {
 	const { ctx, plan } = chain;
 	const index = new Map(plan.requests.map((r, k) => [r.name, k]));
-	return {
-		async generate(models: ChatModel[], messages: BaseMessage[], options) {
-			for (const m of models) takeOver(m);
-			const { index: runIndex } = ctx.addInputData(NodeConnectionTypes.AiLanguageModel, [
-				[{ json: { messages: messages.map(describe) } }],
-			]);
-			// The run index is this sub-node's count of model calls in the execution.
-			const correlationId = `${ctx.getExecutionId()}:chat:${runIndex}`;
-			const signals = [ctx.getExecutionCancelSignal?.(), options.signal as AbortSignal].filter(
-				(s): s is AbortSignal => s instanceof AbortSignal,
-			);
-			const cancel = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-			const errors = new Map<number, unknown>();
-			const attempt = async (
-				provider: number,
-				deadlineMs: number,
-				signal?: AbortSignal,
-			): Promise<CallResult> => {
-				if (signal?.aborted) throw new Cancelled();
-				const deadline = new AbortController();
-				const timer = setTimeout(() => deadline.abort(), deadlineMs);
-				const onCancel = () => deadline.abort();
-				signal?.addEventListener('abort', onCancel);
-				const started = Date.now();
-				try {
-					const answer = await models[provider].invoke(messages, {
-						...forwarded(options),
-						signal: deadline.signal,
-					});
-					return { outcome: ANSWERED, body: answer, ms: Date.now() - started };
-				} catch (error) {
-					if (signal?.aborted) throw new Cancelled();
-					errors.set(provider, error);
-					const outcome = deadline.signal.aborted
-						? ({ kind: 'error', code: 'TIMEOUT' } as const)
-						: outcomeOfModelError(error);
-					// The error's text stands for the vendor's error body (runItem offers it to
-					// the engine, which reads it only for its rules, e.g. a too-long input).
-					return { outcome, body: errorText(error), ms: Date.now() - started };
-				} finally {
-					clearTimeout(timer);
-					signal?.removeEventListener('abort', onCancel);
-				}
-			};
-			let result: ItemResult;
+
+	/** One model call as one item of the engine's loop; `attempt` calls one model. Returns the
+	 * serving model's answer (its message, or nothing when streamed), or throws what the
+	 * caller should see. */
+	async function run(
+		models: ChatModel[],
+		messages: BaseMessage[],
+		options: Record<string, unknown>,
+		streamed: ChunkChannel<AIMessageChunk> | undefined,
+	): Promise<{ message?: BaseMessage; entry: IDataObject }> {
+		for (const m of models) takeOver(m);
+		const { index: runIndex } = ctx.addInputData(NodeConnectionTypes.AiLanguageModel, [
+			[{ json: { messages: messages.map(describe) } }],
+		]);
+		// The run index is this sub-node's count of model calls in the execution.
+		const correlationId = `${ctx.getExecutionId()}:chat:${runIndex}`;
+		const signals = [ctx.getExecutionCancelSignal?.(), options.signal as AbortSignal].filter(
+			(s): s is AbortSignal => s instanceof AbortSignal,
+		);
+		const cancel = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+		const errors = new Map<number, unknown>();
+		const passed = forwarded(options);
+		const invoke = async (
+			provider: number,
+			deadlineMs: number,
+			signal?: AbortSignal,
+		): Promise<CallResult> => {
+			if (signal?.aborted) throw new Cancelled();
+			const deadline = new AbortController();
+			const timer = setTimeout(() => deadline.abort(), deadlineMs);
+			const onCancel = () => deadline.abort();
+			signal?.addEventListener('abort', onCancel);
+			const started = Date.now();
 			try {
-				result = await runItem({
-					call: (req, _headers, deadlineMs, signal) =>
-						attempt(index.get(req.name) as number, deadlineMs, signal),
-					logger: ctx.logger,
-					engine: chain.engine,
-					store: itemStore(chain.shared, plan.scope, chain.storeCfg, ctx.logger),
-					plan,
-					secrets: {},
-					correlationId,
-					cancel,
+				const answer = await models[provider].invoke(messages, {
+					...passed,
+					signal: deadline.signal,
 				});
+				return { outcome: ANSWERED, body: answer, ms: Date.now() - started };
 			} catch (error) {
-				const e =
-					error instanceof Cancelled
-						? new NodeOperationError(ctx.getNode(), 'Execution cancelled')
-						: new NodeOperationError(ctx.getNode(), error as Error);
-				ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, e);
-				throw e;
+				if (signal?.aborted) throw new Cancelled();
+				errors.set(provider, error);
+				const outcome = deadline.signal.aborted
+					? ({ kind: 'error', code: 'TIMEOUT' } as const)
+					: outcomeOfModelError(error);
+				// The error's text stands for the vendor's error body (runItem offers it to
+				// the engine, which reads it only for its rules, e.g. a too-long input).
+				return { outcome, body: errorText(error), ms: Date.now() - started };
+			} finally {
+				clearTimeout(timer);
+				signal?.removeEventListener('abort', onCancel);
 			}
-			const entry = runEntry(result, correlationId);
-			ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, [[{ json: entry }]]);
-			const end = result.end;
-			if (end.kind === 'done') {
-				const message = result.body as BaseMessage;
-				return {
-					generations: [{ text: textOf(message), message }],
-					llmOutput: { resilience: entry },
-				} as ChatResult;
-			}
-			if (end.kind === 'defer') throw unavailable(ctx, entry);
-			// A non-retryable answer (a 400, a bad key): the model's own error, as without this node.
-			const lastAttempt = result.attempts[result.attempts.length - 1];
-			const last = lastAttempt ? errors.get(Number(lastAttempt.provider)) : undefined;
-			if (last instanceof Error) throw last;
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`No connected model could answer (${end.reason})`,
-				{
-					description: JSON.stringify(entry).slice(0, 2000),
+		};
+		let result: ItemResult;
+		try {
+			result = await runItem({
+				call: (req, _headers, deadlineMs, signal, limits) => {
+					const provider = index.get(req.name) as number;
+					if (!streamed || !limits) return invoke(provider, deadlineMs, signal);
+					return streamAttempt({
+						model: models[provider],
+						messages,
+						options: passed,
+						limits,
+						cancel: signal,
+						commits: (f) =>
+							chain.engine.commits(f.text_chars, f.tool_call_chunks, f.reasoning_chars),
+						deliver: (chunk) => streamed.push(chunk),
+						failed: (error) => errors.set(provider, error),
+					});
 				},
+				logger: ctx.logger,
+				engine: chain.engine,
+				store: itemStore(chain.shared, plan.scope, chain.storeCfg, ctx.logger),
+				plan,
+				secrets: {},
+				correlationId,
+				cancel,
+				streamed: streamed !== undefined,
+			});
+		} catch (error) {
+			const e =
+				error instanceof Cancelled
+					? new NodeOperationError(ctx.getNode(), 'Execution cancelled')
+					: new NodeOperationError(ctx.getNode(), error as Error);
+			ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, e);
+			throw e;
+		}
+		const entry = runEntry(result, correlationId);
+		ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, [[{ json: entry }]]);
+		const end = result.end;
+		if (end.kind === 'done') return { message: result.body as BaseMessage | undefined, entry };
+		if (end.kind === 'defer') throw unavailable(ctx, entry);
+		// A non-retryable answer (a 400, a bad key) or a stream broken after its first chunk:
+		// the model's own error, as without this node.
+		const lastAttempt = result.attempts[result.attempts.length - 1];
+		const last = lastAttempt ? errors.get(Number(lastAttempt.provider)) : undefined;
+		if (last instanceof Error) throw last;
+		throw new NodeOperationError(ctx.getNode(), `No connected model could answer (${end.reason})`, {
+			description: JSON.stringify(entry).slice(0, 2000),
+		});
+	}
+
+	return {
+		async generate(models, messages, options) {
+			const { message, entry } = await run(models, messages, options, undefined);
+			const answer = message as BaseMessage;
+			return {
+				generations: [{ text: textOf(answer), message: answer }],
+				llmOutput: { resilience: entry },
+			} as ChatResult;
+		},
+		stream(models, messages, options) {
+			const channel = new ChunkChannel<AIMessageChunk>();
+			// A caller that stops reading (the root node's run aborted) ends the model's stream.
+			const gone = new AbortController();
+			const given = options.signal instanceof AbortSignal ? [options.signal] : [];
+			const signal = AbortSignal.any([...given, gone.signal]);
+			run(models, messages, { ...options, signal }, channel).then(
+				() => channel.end(),
+				(error: unknown) => channel.end({ error }),
 			);
+			return (async function* relay() {
+				try {
+					yield* channel.drain();
+				} finally {
+					gone.abort();
+				}
+			})();
 		},
 	};
 }

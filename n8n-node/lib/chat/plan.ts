@@ -4,7 +4,7 @@
 // the engine may retry it and move on (an LLM answer has no side effect but its cost). A client
 // error (a 400/422: a bad request) is the request's, the same on every model: the chain does not
 // move on after it (a too-long input keeps its own option, "Try Next Provider When Input Is Too
-// Long").
+// Long"). Its calls may stream: the chain carries the first-chunk deadline and the idle limit.
 import type { IExecuteFunctions, ISupplyDataFunctions } from 'n8n-workflow';
 import { readItemPlan, type ItemPlan } from '../params';
 
@@ -25,5 +25,7 @@ export function readChatPlan(ctx: ISupplyDataFunctions, names: string[]): ItemPl
 	};
 	const plan = readItemPlan(view as unknown as IExecuteFunctions, 0);
 	plan.config.next_provider_on_client_error = false;
+	// A chat may stream (when its root node does): the engine then holds its stream limits.
+	plan.config.streams = true;
 	return plan;
 }

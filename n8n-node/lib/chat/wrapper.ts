@@ -3,8 +3,9 @@
 // connected models. @langchain/core is a peer: required here at run time, so n8n's own copy is
 // used (its NODE_PATH), never one of this package's.
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import type { BaseMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
+import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
+import type { ChatGenerationChunk, ChatResult } from '@langchain/core/outputs';
 
 /** A connected model, as far as this wrapper uses it. */
 export type ChatModel = BaseChatModel;
@@ -17,6 +18,12 @@ export interface ChatCall {
 		messages: BaseMessage[],
 		options: Record<string, unknown>,
 	): Promise<ChatResult>;
+	/** The same call streamed: the serving model's chunks as they arrive. */
+	stream(
+		models: ChatModel[],
+		messages: BaseMessage[],
+		options: Record<string, unknown>,
+	): AsyncGenerator<AIMessageChunk>;
 }
 
 /** Settings of model 1 the root node reads to choose its output parser and built-in tools. */
@@ -43,6 +50,13 @@ function defineClass(): WrapperClass {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const core = require('@langchain/core/language_models/chat_models') as {
 		BaseChatModel: abstract new (fields: object) => BaseChatModel;
+	};
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const outputs = require('@langchain/core/outputs') as {
+		ChatGenerationChunk: new (fields: {
+			text: string;
+			message: AIMessageChunk;
+		}) => ChatGenerationChunk;
 	};
 	abstract class Base extends core.BaseChatModel {}
 	class ResilientChatModel extends (Base as unknown as new (fields: object) => BaseChatModel & {
@@ -78,6 +92,31 @@ function defineClass(): WrapperClass {
 
 		async _generate(messages: BaseMessage[], options: this['ParsedCallOptions']) {
 			return this.chain.generate(this.models, messages, options as Record<string, unknown>);
+		}
+
+		/** The root node streams (an AI Agent under a streaming trigger): the connected models
+		 * are asked to stream, and the serving model's chunks are passed on as they arrive, each
+		 * announced once as a new token (what LangChain's stream events are made of). */
+		async *_streamResponseChunks(
+			messages: BaseMessage[],
+			options: this['ParsedCallOptions'],
+			runManager?: CallbackManagerForLLMRun,
+		): AsyncGenerator<ChatGenerationChunk> {
+			const stream = this.chain.stream(this.models, messages, options as Record<string, unknown>);
+			for await (const message of stream) {
+				const chunk = new outputs.ChatGenerationChunk({ text: message.text ?? '', message });
+				await runManager?.handleLLMNewToken(
+					chunk.text,
+					undefined,
+					undefined,
+					undefined,
+					undefined,
+					{
+						chunk,
+					},
+				);
+				yield chunk;
+			}
 		}
 	}
 	return ResilientChatModel as unknown as WrapperClass;

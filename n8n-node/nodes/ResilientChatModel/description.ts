@@ -5,6 +5,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { breaker, retryPolicy } from '../ResilientProviderCall/v2/policy';
 import { store } from '../ResilientProviderCall/v2/store';
+import { numberField } from '../ResilientProviderCall/v2/numberField';
+import { ENGINE_DEFAULTS as D } from '../../lib/engineConstants';
 
 const HTTP_ONLY = ['addIdempotencyKey', 'idempotencyKey', 'retryUnsafeMethods'];
 
@@ -14,10 +16,32 @@ const always = (p: INodeProperties): INodeProperties => {
 	return copy;
 };
 
+// Only a chat streams: its first-chunk deadline and idle limit are shown here alone.
+const STREAM_ONLY: INodeProperties[] = [
+	numberField(
+		'First-Chunk Deadline (ms)',
+		'firstChunkDeadlineMs',
+		D.first_chunk_deadline_ms,
+		'When the root node streams: a model that sends no text, tool call or reasoning by then is cut off and the next model takes the call. Must be below the per-attempt deadline.',
+	),
+	numberField(
+		'Stream Idle Limit (ms)',
+		'streamIdleMs',
+		D.stream_idle_ms,
+		'When the root node streams: once a model has begun its answer, the longest pause between two chunks; a longer one ends the call with an error (the answer is never continued by another model)',
+	),
+];
+
+const byName = (a: INodeProperties, b: INodeProperties) =>
+	a.displayName.localeCompare(b.displayName);
+
 const shared: INodeProperties[] = [
 	{
 		...always(retryPolicy),
-		options: (retryPolicy.options as INodeProperties[]).filter((o) => !HTTP_ONLY.includes(o.name)),
+		options: [
+			...(retryPolicy.options as INodeProperties[]).filter((o) => !HTTP_ONLY.includes(o.name)),
+			...STREAM_ONLY,
+		].sort(byName),
 	},
 	always(breaker),
 	...store,

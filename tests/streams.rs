@@ -1,0 +1,99 @@
+//! Streamed calls (the chat model under a root node that streams): until the first committing
+//! chunk an attempt like any other; after it the item's answer, never continued by another model.
+mod common;
+use common::{chain, status, Store};
+use resilient_engine::config::ChainConfig;
+use resilient_engine::outcome::Outcome;
+use resilient_engine::reason::Reason;
+use resilient_engine::record::record;
+use resilient_engine::rng::Rng;
+use resilient_engine::step::{ItemMachine, Step};
+use resilient_engine::stream::StreamStep;
+
+fn streaming(names: &[&str]) -> std::sync::Arc<resilient_engine::config::Chain> {
+    chain(names, |c| c.streams = true)
+}
+
+#[test]
+fn a_first_chunk_deadline_not_below_the_attempt_deadline_is_refused_by_name() {
+    for (first, deadline) in [(10_000, 10_000), (12_000, 10_000)] {
+        let cfg = ChainConfig {
+            providers: vec![resilient_engine::config::ProviderConfig { name: "a".into(), ..Default::default() }],
+            streams: true,
+            first_chunk_deadline_ms: first,
+            deadline_ms: deadline,
+            ..Default::default()
+        };
+        let e = cfg.validate().unwrap_err();
+        assert_eq!(e.field(), Some("first_chunk_deadline_ms"), "{e}");
+    }
+    let calls_only = ChainConfig {
+        providers: vec![resilient_engine::config::ProviderConfig { name: "a".into(), ..Default::default() }],
+        first_chunk_deadline_ms: 60_000,
+        ..Default::default()
+    };
+    assert!(calls_only.validate().unwrap().stream.is_none(), "a chain that never streams ignores the stream limits");
+}
+
+#[test]
+fn a_streamed_attempt_carries_its_limits_and_a_plain_one_none() {
+    let c = streaming(&["openai", "anthropic"]);
+    let store = Store::new(2);
+    let mut m = ItemMachine::new(c.clone(), 0, "chat".into(), vec![], Rng::seeded(1));
+    m.stream().unwrap();
+    let Step::Call { stream, deadline_ms, .. } = m.poll(0, &store.views).unwrap().step else { panic!("a call") };
+    assert_eq!(deadline_ms, 10_000);
+    assert_eq!(stream, Some(StreamStep { first_chunk_ms: 8_000, idle_ms: 30_000, total_ms: 60_000 }));
+
+    let mut plain = ItemMachine::new(c, 0, "chat".into(), vec![], Rng::seeded(1));
+    let Step::Call { stream, .. } = plain.poll(0, &store.views).unwrap().step else { panic!("a call") };
+    assert_eq!(stream, None);
+    let no_limits = chain(&["a"], |_| {});
+    assert!(ItemMachine::new(no_limits, 0, "x".into(), vec![], Rng::seeded(1)).stream().is_err());
+}
+
+#[test]
+fn model_1_drops_its_stream_after_two_chunks_the_call_fails_and_model_2_is_never_asked() {
+    let c = streaming(&["openai", "anthropic"]);
+    let mut store = Store::new(2);
+    let mut m = ItemMachine::new(c.clone(), 0, "chat".into(), vec![], Rng::seeded(7));
+    m.stream().unwrap();
+    let mut calls = vec![];
+    let mut now = 0;
+    let end = loop {
+        let poll = m.poll(now, &store.views).unwrap();
+        if let Some(w) = &poll.writes {
+            store.apply(w);
+        }
+        match poll.step {
+            Step::Call { provider, .. } => {
+                calls.push(provider);
+                now += 2_000;
+                let effect = m.on_outcome(now, &Outcome::Broken { code: "ECONNRESET".into() }).unwrap();
+                if let Some(w) = &record(&c, &store.views[provider], &effect, now).writes {
+                    store.apply(w);
+                }
+            }
+            Step::Sleep { ms, .. } => now += ms,
+            end => break end,
+        }
+    };
+    assert_eq!(end, Step::Fail { reason: Reason::StreamBroken });
+    assert_eq!(calls, vec![0], "no other model continues a partial answer");
+    let counters = m.counters();
+    assert_eq!((counters[0].calls, counters[0].failures), (1, 1), "model 1 counted once");
+    assert_eq!(counters[1].calls, 0);
+    assert_eq!(store.views[0].breaker.failures.len(), 1, "the breaker saw one failure");
+    assert_eq!(m.report().attempts[0].outcome, "stream_broken:ECONNRESET");
+}
+
+#[test]
+fn a_stream_that_completes_is_one_success() {
+    let c = streaming(&["openai", "anthropic"]);
+    let mut store = Store::new(2);
+    let (end, calls, m) =
+        common::run_item(&c, &mut store, &mut 0, common::Job::new(3, "chat"), |_, _| status(200), 25_000);
+    assert_eq!(end, Step::Done { provider: 0, name: "openai".into(), fallback: false });
+    assert_eq!(calls.len(), 1);
+    assert_eq!(m.counters()[0].failures, 0);
+}
