@@ -17,6 +17,7 @@ import {
 } from '../support/chat-workflows.mjs';
 import { node } from '../support/workflow-parts.mjs';
 import { items, postStreaming } from '../support/chat-stream.mjs';
+import { activate, ownerSession } from '../support/trigger/publish.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 
@@ -146,9 +147,15 @@ before(async () => {
 	} catch (e) {
 		throw new Error(`import failed: ${String(e.stdout).slice(-1500)}`);
 	}
-	for (const f of Object.values(flows)) n8n.activate(f.wf.id);
+	// Every workflow published: n8n 1 in one CLI call; n8n 2 through its REST API once it runs,
+	// as the editor's Publish button does (a CLI publish per workflow boots n8n each time).
+	if (major === 1) n8n.cli(['update:workflow', '--all', '--active=true']);
 	server = await n8n.start();
 	base = `http://127.0.0.1:${server.port}`;
+	if (major === 2) {
+		const rest = await ownerSession(server.port);
+		for (const f of Object.values(flows)) await activate(rest, f.wf.id);
+	}
 	// n8n 2 registers a published workflow's webhooks a moment after its API is up: a GET to a
 	// POST webhook then answers "did you mean POST" instead of "not registered".
 	for (const f of Object.values(flows)) {
@@ -224,13 +231,13 @@ test('a tool call streamed by Model 2 (Anthropic): the Calculator runs once, the
 	vendors.script('toolCtl', script);
 	const r = await ask(flows.tool, 'What is 6 times 7? Use the calculator.', `t${uid()}`);
 	const ctl = await ask(flows.toolCtl, 'What is 6 times 7? Use the calculator.', `t${uid()}`);
-	// n8n's agent writes an item for every chunk with content, "" for a tool-call delta's
-	// (Anthropic's content blocks): the same lines as on Anthropic alone.
-	assert.deepEqual(items(r.lines), items(ctl.lines), show(r));
-	assert.deepEqual(
-		items(r.lines).filter((t) => t !== ''),
-		['It is ', '42.'],
-	);
+	// n8n's agent writes an item for every chunk with content, "" for each of Anthropic's
+	// content-block chunks of a tool call; the preamble (message_start, the block's start) does
+	// not reach it through this node, so it writes fewer of those than on Anthropic alone.
+	const text = (lines) => items(lines).filter((t) => t !== '');
+	assert.deepEqual(text(r.lines), ['It is ', '42.'], show(r));
+	assert.deepEqual(text(r.lines), text(ctl.lines), 'the same text as on Anthropic alone');
+	assert.ok(items(r.lines).length <= items(ctl.lines).length, show(ctl));
 	assert.equal(at('tool'), 2, 'one call for the tool call, one for the answer');
 	const second = JSON.stringify(requestsTo('tool')[1].body.messages);
 	assert.equal((second.match(/"tool_result"/g) ?? []).length, 1, 'the tool ran once');
