@@ -64,6 +64,23 @@ test("version 2's own settings take the engine's defaults too", () => {
 	assert.equal(option.default, D.next_provider_when_input_too_long);
 });
 
+test("the Resilient Chat Model's stream limits take the engine's defaults, shown on its panel only", () => {
+	const chat = require('../../dist/nodes/ResilientChatModel/description.js').properties;
+	const options = chat.find((p) => p.name === 'retryPolicy').options;
+	for (const [name, key] of [
+		['firstChunkDeadlineMs', 'first_chunk_deadline_ms'],
+		['streamIdleMs', 'stream_idle_ms'],
+	]) {
+		assert.equal(options.find((o) => o.name === name)?.default, D[key], name);
+		const v2 = VERSIONS[2].find((p) => p.name === 'retryPolicy').options;
+		assert.equal(
+			v2.find((o) => o.name === name),
+			undefined,
+			`${name} is not on Call Chain's panel`,
+		);
+	}
+});
+
 /** How README writes a duration. */
 const duration = (ms) =>
 	ms >= 600_000 && ms % 60_000 === 0
@@ -91,6 +108,8 @@ test("README's defaults table is the engine's", () => {
 		'Statuses Counted Against Provider': `\`${D.health_statuses}\``,
 		'Retry POST/PATCH Without Key': D.retry_unsafe_methods ? 'on' : 'off',
 		'Try Next Provider When Input Is Too Long': D.next_provider_when_input_too_long ? 'on' : 'off',
+		'First-Chunk Deadline': duration(D.first_chunk_deadline_ms),
+		'Stream Idle Limit': duration(D.stream_idle_ms),
 		'Trip Rule': `${D.threshold} ${D.trip_rule} failures within ${duration(D.window_ms)}`,
 		'Open Window': `${duration(D.open_ms)}, ×${D.open_growth} on each re-trip, capped at ${duration(D.open_max_ms)}`,
 		'Half-Open Probes': `${D.half_open_probes} `,
