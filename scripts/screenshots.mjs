@@ -1,6 +1,6 @@
-// README's pictures of the node in n8n's editor, taken in headless Chromium (Debian's chromium,
-// puppeteer-core): the demo n8n 2.41.1 with the package installed, its owner set up over REST,
-// OpenAI and Anthropic credentials created over REST, the example workflow
+// README's pictures of the node in n8n's editor and n8n's hosted chat, taken in headless Chromium
+// (Debian's chromium, puppeteer-core): the demo n8n 2.41.1 with the package installed, its owner
+// set up over REST, OpenAI and Anthropic credentials created over REST, the example workflow
 // n8n-node/examples/deferred-retry.json imported from its file through the editor (its two LLM
 // providers pointed at loopback vendors that speak each dialect; OpenAI answers 503, so Anthropic
 // serves), then:
@@ -12,16 +12,29 @@
 //   docs/editor-ai-agent.png        the canvas: the agent, the Resilient Chat Model, its two
 //                                   models and the tool, after the run
 //   docs/editor-ai-agent-model.png  the Resilient Chat Model's panel, its model calls' entries
-// Usage: node scripts/screenshots.mjs [chain] [ai-agent]   (default both; needs dist/:
-// bash scripts/build-node.sh)
-import { readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// and README's streaming example n8n-node/examples/resilient-chat-model-streaming.json (a public
+// Chat Trigger in hosted-chat mode, Response Mode Streaming) with its own credentials (Base URL on
+// the loopback vendors) and provider names, created over REST and published, then its chat page
+// opened as a visitor does: a question typed and sent, OpenAI answering 503, Anthropic streaming
+// the answer in deltas 150 ms apart:
+//   docs/chat-streaming.png  n8n's hosted chat page: the question and the streamed answer
+// The page loads normalize.css and @n8n/chat's widget from cdn.jsdelivr.net, which this machine
+// cannot reach: those requests are answered from the npm registry's copy of the same packages
+// (npm pack into $RPC_CACHE/chat-widget, once), every other request goes through. Its title
+// and greeting carry an emoji: Debian's fonts-noto-color-emoji is installed first when no font on
+// the machine has one (as scripts/lib/browser-install.sh installs Chromium).
+// Usage: node scripts/screenshots.mjs [chain] [ai-agent] [streaming-chat]   (default all; needs
+// dist/: bash scripts/build-node.sh)
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, uid } from '../tests/support/n8n.mjs';
 import { tempDir } from '../tests/support/tmp.mjs';
 import { startLlmVendors } from '../tests/support/llm-vendors.mjs';
 import { startEditorN8n, openEditor, importFromFile, openNode } from '../tests/support/editor.mjs';
 import { agentExampleFile, AGENT_MODEL } from '../tests/support/agent-example.mjs';
+import { activate } from '../tests/support/trigger/publish.mjs';
 
 const NODE = 'Ask an LLM';
 const KEYS = { openai: `sk-oa-${uid()}`, anthropic: `sk-ant-${uid()}`, gemini: 'unused' };
@@ -42,6 +55,133 @@ async function executeWorkflow(page) {
 	);
 }
 
+// The hosted chat's widget: the packages (and versions) its page asks cdn.jsdelivr.net for; the
+// page names no @n8n/chat version, so jsdelivr serves the latest, 1.37.0 when this was written.
+const CACHE =
+	process.env.RPC_CACHE ?? path.join(homedir(), '.cache/n8n-nodes-resilient-provider-call');
+const WIDGET = path.join(CACHE, 'chat-widget');
+const WIDGET_PACKAGES = { '@n8n/chat': '1.37.0', 'normalize.css': '8.0.1' };
+const CHAT_QUESTION = 'Which city is the capital of France?';
+const CHAT_ANSWER = [
+	'The capital of France',
+	' is **Paris**,',
+	' home of the Eiffel Tower',
+	' and the Louvre.',
+	' Anything else you would like',
+	' to know about it?',
+];
+
+/**
+ * The widget's packages unpacked under WIDGET/node_modules (once). `npm pack`, not `npm install`:
+ * the page loads only their built files, and @n8n/chat 1.37.0's own dependencies do not all
+ * resolve on the registry (@n8n/design-system@2.37.0 is missing).
+ */
+function chatWidget() {
+	for (const [name, version] of Object.entries(WIDGET_PACKAGES)) {
+		const dir = path.join(WIDGET, 'node_modules', name);
+		const pj = path.join(dir, 'package.json');
+		if (existsSync(pj) && JSON.parse(readFileSync(pj, 'utf8')).version === version) continue;
+		mkdirSync(dir, { recursive: true });
+		const tgz = execFileSync(
+			'npm',
+			['pack', '--silent', '--pack-destination', WIDGET, `${name}@${version}`],
+			{ stdio: ['ignore', 'pipe', 'inherit'] },
+		)
+			.toString()
+			.trim()
+			.split('\n')
+			.pop();
+		execFileSync('tar', ['-xzf', path.join(WIDGET, tgz), '-C', dir, '--strip-components=1']);
+	}
+}
+
+/** An emoji font for Chromium (read when it starts): Debian's, installed when none is there. */
+function emojiFont() {
+	const has = () => execFileSync('fc-list', [':charset=1f44b', 'family']).toString().trim() !== '';
+	if (has()) return;
+	console.error("installing Debian's fonts-noto-color-emoji for the chat's emoji");
+	const apt = ['apt-get', 'install', '-y', 'fonts-noto-color-emoji'];
+	const [cmd, ...args] = process.getuid() === 0 ? apt : ['sudo', ...apt];
+	execFileSync(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+	if (!has()) throw new Error('fonts-noto-color-emoji installed, yet no font has an emoji');
+}
+
+/** The installed file for a cdn.jsdelivr.net URL the chat page asks for, or null. */
+function widgetFile(url) {
+	const { pathname } = new URL(url);
+	const chat = pathname.match(/^\/npm\/@n8n\/chat(?:@[^/]+)?\/dist\/(.+)$/);
+	if (chat) return path.join(WIDGET, 'node_modules/@n8n/chat/dist', chat[1]);
+	// jsdelivr minifies on request; the package ships the file unminified.
+	if (/^\/npm\/normalize\.css(?:@[^/]+)?\/normalize(?:\.min)?\.css$/.test(pathname))
+		return path.join(WIDGET, 'node_modules/normalize.css/normalize.css');
+	return null;
+}
+
+/** `page` answering the chat page's cdn.jsdelivr.net requests from WIDGET; the rest go through. */
+async function serveWidget(page) {
+	await page.setRequestInterception(true);
+	page.on('request', (request) => {
+		if (request.isInterceptResolutionHandled()) return;
+		if (!request.url().startsWith('https://cdn.jsdelivr.net/')) return void request.continue();
+		const file = widgetFile(request.url());
+		if (!file || !existsSync(file)) {
+			console.error(`not served from the npm copy: ${request.url()}`);
+			return void request.respond({ status: 404, body: 'not found' });
+		}
+		request.respond({
+			status: 200,
+			// A module script from another origin is fetched in CORS mode.
+			headers: { 'access-control-allow-origin': '*' },
+			contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript',
+			body: readFileSync(file),
+		});
+	});
+}
+
+/**
+ * The streaming example with credentials on vendor instances chat-openai and chat-anthropic and
+ * provider names of its own, created and published over REST; resolves with its chat page's URL
+ * once n8n serves it (n8n 2 registers the webhook a moment after publishing).
+ */
+async function publishStreamingChat(n8n, vendors) {
+	const openAi = { name: 'OpenAI (chat)' };
+	openAi.id = await n8n.credential(openAi.name, 'openAiApi', {
+		apiKey: KEYS.openai,
+		url: `${vendors.url('chat-openai')}/v1`,
+	});
+	const anthropic = { name: 'Anthropic (chat)' };
+	anthropic.id = await n8n.credential(anthropic.name, 'anthropicApi', {
+		apiKey: KEYS.anthropic,
+		url: vendors.url('chat-anthropic'),
+	});
+	const wf = JSON.parse(
+		readFileSync(path.join(ROOT, 'n8n-node/examples/resilient-chat-model-streaming.json'), 'utf8'),
+	);
+	const node = (name) => wf.nodes.find((n) => n.name === name);
+	node('OpenAI Chat Model').credentials.openAiApi = openAi;
+	node('Anthropic Chat Model').credentials.anthropicApi = anthropic;
+	node('Resilient Chat Model').parameters.providers.provider = [
+		{ name: `openai-${uid()}` },
+		{ name: `anthropic-${uid()}` },
+	];
+	const webhookId = `chat-${uid()}`;
+	node('When chat message received').webhookId = webhookId;
+	const { id } = await n8n.rest('POST', '/workflows', {
+		name: wf.name,
+		nodes: wf.nodes,
+		connections: wf.connections,
+		settings: wf.settings,
+	});
+	await activate(n8n.rest, id);
+	const url = `${n8n.base}/webhook/${webhookId}/chat`;
+	for (let deadline = Date.now() + 30_000; ; await pause(300)) {
+		const r = await fetch(url);
+		await r.body?.cancel();
+		if (r.status === 200) return url;
+		if (Date.now() > deadline) throw new Error(`${url} answers ${r.status} after publishing`);
+	}
+}
+
 const vendors = await startLlmVendors(KEYS);
 vendors.script('openai', [503]);
 // The agent's models: a Calculator call, then down (503 without a hint); Anthropic echoes the tool.
@@ -50,6 +190,9 @@ vendors.script('agent-openai', [
 	{ status: 503 },
 ]);
 vendors.script('agent-anthropic', ['echo_tool']);
+// The chat's models: OpenAI down, Anthropic streaming its answer.
+vendors.script('chat-openai', [503]);
+vendors.script('chat-anthropic', [{ stream: { text: CHAT_ANSWER, gapMs: 150 } }]);
 const n8n = await startEditorN8n();
 let browser, page;
 try {
@@ -57,6 +200,7 @@ try {
 	const anthropic = await n8n.credential('Anthropic account', 'anthropicApi', {
 		apiKey: KEYS.anthropic,
 	});
+	if (take('streaming-chat')) emojiFont();
 	({ browser, page } = await openEditor(n8n, { width: 1440, height: 2300 }));
 	if (take('chain')) {
 		// The example as a user would have it after picking their credentials and base URLs.
@@ -115,6 +259,53 @@ try {
 		await pause(800);
 		await page.screenshot({ path: out('editor-ai-agent-model.png') });
 		console.log('docs/editor-ai-agent-model.png');
+	}
+	if (take('streaming-chat')) {
+		chatWidget();
+		const url = await publishStreamingChat(n8n, vendors);
+		// The chat page as a visitor opens it (authentication None), in a tab of its own.
+		const chat = await browser.newPage();
+		page = chat;
+		chat.setDefaultTimeout(20_000);
+		await chat.setViewport({ width: 900, height: 700 });
+		await serveWidget(chat);
+		await chat.goto(url, { waitUntil: 'networkidle2' });
+		const input = await chat.waitForSelector('.chat-inputs textarea', { visible: true });
+		await input.type(CHAT_QUESTION);
+		await chat.keyboard.press('Enter');
+		// The bot's answer as it grows (the widget's typing dots stay below it until the stream
+		// ends): every text it showed on the way, until it is whole and the dots are gone.
+		const whole = CHAT_ANSWER.join('').replace(/\*\*/g, '');
+		const seen = new Set();
+		for (let deadline = Date.now() + 60_000; ; await pause(40)) {
+			const { text, typing } = await chat.evaluate(() => ({
+				text: [...document.querySelectorAll('.chat-message-from-bot:not(.chat-message-typing)')]
+					.at(-1)
+					?.textContent.trim(),
+				typing: Boolean(document.querySelector('.chat-message-typing')),
+			}));
+			if (text) seen.add(text);
+			if (text?.includes(whole) && !typing) break;
+			if (Date.now() > deadline)
+				throw new Error(`the chat's answer reads ${JSON.stringify(text)}, not ${whole}`);
+		}
+		const served = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
+		const [oa, an] = [served('chat-openai'), served('chat-anthropic')];
+		if (!oa.length || oa.some((a) => a.status !== 503) || an.length !== 1 || an[0].sent < 2)
+			throw new Error(
+				`expected OpenAI 503 then one Anthropic stream: ${JSON.stringify(
+					[...oa, ...an].map(({ id, status, sent }) => ({ id, status, sent })),
+				)}`,
+			);
+		// Its texts on the way: the greeting, then one per delta that reached the page by itself.
+		if (seen.size < 3) throw new Error(`the answer did not grow on the page: ${[...seen]}`);
+		// The input's blinking caret left out of the picture.
+		await chat.evaluate(() => document.activeElement?.blur());
+		await pause(800);
+		await chat.screenshot({ path: out('chat-streaming.png') });
+		console.log(
+			`docs/chat-streaming.png (OpenAI 503 ×${oa.length}; Anthropic's answer grew on the page through ${seen.size - 1} texts)`,
+		);
 	}
 } catch (e) {
 	const shot = path.join(tmpdir(), 'rpc-screenshots-failed.png');

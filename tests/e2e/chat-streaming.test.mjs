@@ -134,6 +134,8 @@ before(async () => {
 	installLikeN8n(packWorktree(), n8n.home);
 	for (const id of [
 		'exOpenai',
+		'leak',
+		'leakDrop',
 		'down',
 		'up',
 		'ctl',
@@ -159,6 +161,7 @@ before(async () => {
 	// The long healthy stream runs on the defaults (no retry policy of its own).
 	flows.long = chatFlow('long', { inputs: [openai('long'), openai('spare')] });
 	flows.long.wf.nodes.find((n) => n.name === 'Resilient Chat Model').parameters.retryPolicy = {};
+	flows.leak = chatFlow('leak', { inputs: [openai('leak'), openai('leakDrop')] });
 	flows.drop = chatFlow('drop', { inputs: [openai('drop'), claude('dropSpare')] });
 	flows.example = exampleFlow();
 	try {
@@ -195,12 +198,13 @@ after(async () => {
 
 const url = (f) =>
 	f.isChat ? `${base}/webhook/${f.wf.nodes[0].webhookId}/chat` : `${base}/webhook/${f.path}`;
+const streamed = [];
 const ask = (f, q, session, opts) =>
 	postStreaming(
 		url(f),
 		f.isChat ? { action: 'sendMessage', sessionId: session, chatInput: q } : { q, session },
 		opts,
-	);
+	).then((r) => (streamed.push(...r.lines), r));
 const at = (id) => vendors.accepted(id);
 const requestsTo = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
 const show = (r) => JSON.stringify(r.lines.map(({ at, ...l }) => l)).slice(0, 1500);
@@ -242,7 +246,7 @@ test("Webhook (Streaming) -> AI Agent -> Resilient Chat Model, Model 1 answers 5
 
 test('a tool call streamed by Model 2 (Anthropic): the Calculator runs once, the answer streams as on Model 2 alone', async () => {
 	const script = [
-		{ stream: { tool: { name: 'calculator', args: { input: '6*7' } } } },
+		{ stream: { tool: { name: 'Calculator', args: { input: '6*7' } } } },
 		{ stream: { text: ['It is ', '42.'] } },
 	];
 	vendors.script('tdown', [503]);
@@ -264,12 +268,8 @@ test('a tool call streamed by Model 2 (Anthropic): the Calculator runs once, the
 		'tool',
 	);
 	assert.equal(second, alone, 'the second call carries what it carries on Anthropic alone');
-	// n8n 1.123's agent (v3) streaming sends the second call without the tool's result, with or
-	// without this node (the line above); n8n 2's sends it, once.
-	if (major === 2) {
-		assert.equal((second.match(/"tool_result"/g) ?? []).length, 1, 'the tool ran once');
-		assert.match(second, /42/, 'its result went back to the model');
-	}
+	assert.equal((second.match(/"tool_result"/g) ?? []).length, 1, 'the tool ran once');
+	assert.match(second, /42/, 'its result went back to the model');
 });
 
 test("first-chunk deadline 1 s (per-attempt 30 s), Model 1 stalls after its headers: Model 2 answers within 1 s + 300 ms, Model 1's socket closed within 300 ms of the deadline", async () => {
@@ -342,4 +342,17 @@ test("README's streaming example (a public Chat Trigger in Streaming mode), Open
 	assert.deepEqual(items(next.lines), ['Still ', 'here'], show(next));
 	const history = JSON.stringify(requestsTo('exClaude')[1].body.messages);
 	assert.match(history, /Hello from Claude/, 'the first answer is in the chat memory');
+});
+
+test("Model 1 reflects the API key in its 503, Model 2 breaks mid-stream: the key is in no streamed line and not in n8n's log", async () => {
+	vendors.script('leak', [{ reflect: 503 }]);
+	vendors.script('leakDrop', [{ stream: { text: ['a ', 'b'], dropAfter: 1 } }]);
+	const r = await ask(flows.leak, 'hello', `k${uid()}`);
+	assert.deepEqual(items(r.lines), ['a '], show(r));
+	assert.ok(
+		vendors.arrivals.some((a) => a.id === 'leak' && a.accepted),
+		'the key was sent',
+	);
+	for (const line of streamed) assert.doesNotMatch(JSON.stringify(line), new RegExp(KEYS.openai));
+	assert.doesNotMatch(server.log(), new RegExp(KEYS.openai), "n8n's log");
 });

@@ -17,7 +17,50 @@
 //   { reflect: status, inBody? }  that status with the key it received in Retry-After,
 //                X-RateLimit-Reset and X-Echo and (unless inBody is false) in the error body beside
 //                its message: a vendor that reflects the secret
+//   { stream: { text?, tool?, gapMs?, firstDelayMs?, stallAfterHeaders?, dropAfter?, holdLast? } }
+//                a streamed answer, shaped by:
+//                text: ['Hel', 'lo']  the text deltas (default: the text of 'ok', "<id> says hi",
+//                  in 3 deltas of about equal size)
+//                tool: { name, args }  a tool call instead of text, its JSON arguments in 2-3 deltas
+//                gapMs  the pause before each delta after the first (default 0)
+//                firstDelayMs  the headers and the preamble (below) at once, then this pause before
+//                  the first delta
+//                stallAfterHeaders: true  the status and headers, then nothing, never ending, until the
+//                  client closes the socket; 'preamble': the same after the preamble
+//                dropAfter: N  after N deltas (and the gap that would precede the next one) the
+//                  vendor destroys the socket: no terminating event, no [DONE]
+//                holdLast: true  everything but the last delta (and the terminating events), then a
+//                  wait for vendors.release(id), then the rest
+//                To a request that is not streamed it answers as 'ok' with the deltas' text joined
+//                (or as { tool, args }).
+// A streamed request (`stream: true` in the body of a chat completions, Responses or Messages
+// request; Gemini's streaming route is not served) answered 'ok', 'empty', 'echo_tool', { tool,
+// args } or { stream } gets 200 text/event-stream and the dialect's own events, as the SDKs that
+// n8n ships parse them (openai 6 core/streaming + @langchain/openai 1.1.3/1.4.4 converters,
+// @anthropic-ai/sdk MessageStream + @langchain/anthropic 1.1.3/1.5.6), after an SSE comment
+// `: keep-alive`; "deltas" are the content events, "preamble" is what precedes the first one:
+//   chat completions  data: chat.completion.chunk — preamble: the role-only delta (a tool call's
+//                carries the call's id, type and name, arguments ''); deltas: delta.content or
+//                delta.tool_calls[{ index, function: { arguments } }]; then an empty delta with
+//                finish_reason 'stop' / 'tool_calls', a usage chunk (choices []) when
+//                stream_options.include_usage, and data: [DONE]
+//   Responses    event: <type> + data with sequence_number — preamble: response.created,
+//                response.in_progress, response.output_item.added (a message, or a function_call
+//                with arguments ''), response.content_part.added (text only); deltas:
+//                response.output_text.delta / response.function_call_arguments.delta; then
+//                .output_text.done + .content_part.done (or .function_call_arguments.done),
+//                .output_item.done and response.completed (the whole response, usage 11 in / 7 out)
+//   Anthropic    event: <type> — preamble: message_start (content [], usage input_tokens 11),
+//                content_block_start (text '' or tool_use with input {}), ping; deltas:
+//                content_block_delta text_delta / input_json_delta (partial_json); then
+//                content_block_stop, message_delta (stop_reason end_turn / tool_use, output_tokens
+//                7) and message_stop
+// Error answers to a streamed request stay plain JSON errors, before any event, as the APIs do.
 // Arrivals record `accepted` (auth as expected), never a key: `keyHash` is sha256, 16 hex digits.
+// `streamed` says the request asked for a stream; an arrival answered with one also has `sent`
+// (deltas written), `closedAt` (ms, when the response ended or its socket closed, whoever closed
+// it) and `clientClosed` (true when the client closed the connection before the vendor ended the
+// response; false for a complete stream and for dropAfter, where the vendor closed it).
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 
@@ -83,6 +126,63 @@ const DIALECTS = {
 		error: (status) => ({
 			error: { message: `upstream ${status}`, type: 'server_error', code: status },
 		}),
+		// The chunks of chat completions' stream: every one an SSE `data:` line, no event names.
+		stream(id, model, body, { text, tool }) {
+			const created = Math.floor(Date.now() / 1000);
+			const usage = body?.stream_options?.include_usage === true;
+			const chunk = (choices, extra = {}) =>
+				sse(null, {
+					id: `chatcmpl-${id}`,
+					object: 'chat.completion.chunk',
+					created,
+					model,
+					system_fingerprint: 'fp_vendor',
+					choices,
+					...(usage ? { usage: null } : {}),
+					...extra,
+				});
+			const choice = (delta, finish = null) => [
+				{ index: 0, delta, logprobs: null, finish_reason: finish },
+			];
+			const role = { role: 'assistant', content: tool ? null : '', refusal: null };
+			const head = tool
+				? {
+						tool_calls: [
+							{
+								index: 0,
+								id: `call_${id}`,
+								type: 'function',
+								function: { name: tool.name, arguments: '' },
+							},
+						],
+					}
+				: {};
+			return {
+				preamble: [chunk(choice({ ...role, ...head }))],
+				deltas: tool
+					? tool.fragments.map((arguments_) =>
+							chunk(choice({ tool_calls: [{ index: 0, function: { arguments: arguments_ } }] })),
+						)
+					: text.map((content) => chunk(choice({ content }))),
+				end: [
+					chunk(choice({}, tool ? 'tool_calls' : 'stop')),
+					...(usage
+						? [
+								chunk([], {
+									usage: {
+										prompt_tokens: 11,
+										completion_tokens: 7,
+										total_tokens: 18,
+										prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+										completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
+									},
+								}),
+							]
+						: []),
+					'data: [DONE]\n\n',
+				],
+			};
+		},
 	},
 	// The Responses API (n8n's OpenAI Chat Model from its version 1.3): same auth and error bodies
 	// as chat completions; the answer is a `response` whose `output` holds a `message` with
@@ -130,6 +230,67 @@ const DIALECTS = {
 			},
 		},
 		error: (status) => DIALECTS.openai.error(status),
+		// The Responses stream: named events, each data carrying its type and a sequence_number.
+		stream(id, model, body, { text, tool }) {
+			let seq = 0;
+			const ev = (type, data) => sse(type, { type, sequence_number: seq++, ...data });
+			const inProgress = { ...response(id, model, []), status: 'in_progress', usage: null };
+			const whole = text?.join('') ?? '';
+			const args = tool?.fragments.join('') ?? '';
+			const item = tool
+				? {
+						type: 'function_call',
+						id: `fc_${id}`,
+						call_id: `call_${id}`,
+						name: tool.name,
+						arguments: '',
+						status: 'in_progress',
+					}
+				: {
+						type: 'message',
+						id: `msg_${id}`,
+						status: 'in_progress',
+						role: 'assistant',
+						content: [],
+					};
+			const part = (t) => ({ type: 'output_text', text: t, annotations: [], logprobs: [] });
+			const done = tool
+				? { ...item, arguments: args, status: 'completed' }
+				: { ...item, status: 'completed', content: [part(whole)] };
+			const at = { item_id: item.id, output_index: 0 };
+			return {
+				preamble: [
+					ev('response.created', { response: inProgress }),
+					ev('response.in_progress', { response: inProgress }),
+					ev('response.output_item.added', { output_index: 0, item }),
+					...(tool
+						? []
+						: [ev('response.content_part.added', { ...at, content_index: 0, part: part('') })]),
+				],
+				deltas: tool
+					? tool.fragments.map((delta) =>
+							ev('response.function_call_arguments.delta', { ...at, delta }),
+						)
+					: text.map((delta) =>
+							ev('response.output_text.delta', { ...at, content_index: 0, delta, logprobs: [] }),
+						),
+				end: [
+					...(tool
+						? [ev('response.function_call_arguments.done', { ...at, arguments: args })]
+						: [
+								ev('response.output_text.done', {
+									...at,
+									content_index: 0,
+									text: whole,
+									logprobs: [],
+								}),
+								ev('response.content_part.done', { ...at, content_index: 0, part: part(whole) }),
+							]),
+					ev('response.output_item.done', { output_index: 0, item: done }),
+					ev('response.completed', { response: response(id, model, [done]) }),
+				],
+			};
+		},
 	},
 	anthropic: {
 		match: (rest) => rest === '/v1/messages',
@@ -180,6 +341,51 @@ const DIALECTS = {
 			type: 'error',
 			error: { type: 'api_error', message: `upstream ${status}` },
 		}),
+		// The Messages stream: named events, the data repeating its type.
+		stream(id, model, body, { text, tool }) {
+			const ev = (type, data = {}) => sse(type, { type, ...data });
+			return {
+				preamble: [
+					ev('message_start', {
+						message: {
+							id: `msg_${id}`,
+							type: 'message',
+							role: 'assistant',
+							model,
+							content: [],
+							stop_reason: null,
+							stop_sequence: null,
+							usage: { input_tokens: 11, output_tokens: 1 },
+						},
+					}),
+					ev('content_block_start', {
+						index: 0,
+						content_block: tool
+							? { type: 'tool_use', id: `toolu_${id}`, name: tool.name, input: {} }
+							: { type: 'text', text: '' },
+					}),
+					ev('ping'),
+				],
+				deltas: tool
+					? tool.fragments.map((partial_json) =>
+							ev('content_block_delta', {
+								index: 0,
+								delta: { type: 'input_json_delta', partial_json },
+							}),
+						)
+					: text.map((t) =>
+							ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: t } }),
+						),
+				end: [
+					ev('content_block_stop', { index: 0 }),
+					ev('message_delta', {
+						delta: { stop_reason: tool ? 'tool_use' : 'end_turn', stop_sequence: null },
+						usage: { output_tokens: 7 },
+					}),
+					ev('message_stop'),
+				],
+			};
+		},
 	},
 	gemini: {
 		match: (rest) => /^\/v1beta\/models\/[^/]+:generateContent$/.test(rest),
@@ -237,6 +443,22 @@ function response(id, model, output) {
 	};
 }
 
+/** One server-sent event: `event:` when named, one `data:` line of JSON. */
+function sse(event, data) {
+	return `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+}
+
+/** `s` in `n` pieces of about equal size (fewer when it is shorter), by code point. */
+function split(s, n) {
+	const chars = Array.from(s);
+	const pieces = Math.min(n, chars.length);
+	return Array.from({ length: pieces }, (_, i) =>
+		chars
+			.slice(Math.round((chars.length * i) / pieces), Math.round((chars.length * (i + 1)) / pieces))
+			.join(''),
+	);
+}
+
 function modelOf(dialect, rest, body) {
 	if (dialect === 'gemini') return decodeURIComponent(rest.split('/models/')[1].split(':')[0]);
 	return body?.model ?? null;
@@ -247,6 +469,21 @@ export async function startLlmVendors(keys) {
 	const arrivals = [];
 	const scripts = new Map();
 	const served = new Map();
+	// holdLast: the streams of each instance waiting for release(id), and releases that came first.
+	const held = new Map();
+	const released = new Map();
+	const hold = (id, wait) => {
+		if (released.get(id) > 0) return void released.set(id, released.get(id) - 1);
+		return wait((done) => {
+			if (!held.has(id)) held.set(id, new Set());
+			held.get(id).add(done);
+			return () => held.get(id)?.delete(done);
+		});
+	};
+	const releaseAll = () => {
+		for (const waiting of held.values()) for (const resolve of waiting) resolve();
+		held.clear();
+	};
 	const server = http.createServer((req, res) => {
 		const url = new URL(req.url, 'http://127.0.0.1');
 		let raw = '';
@@ -279,6 +516,7 @@ export async function startLlmVendors(keys) {
 				),
 				body,
 				status: 0,
+				streamed: Boolean(d.stream) && body?.stream === true,
 			};
 			arrivals.push(arrival);
 			if (!accepted) return send(res, (arrival.status = 401), d.unauthorized);
@@ -286,21 +524,23 @@ export async function startLlmVendors(keys) {
 			served.set(id, n + 1);
 			const script = scripts.get(id) ?? ['ok'];
 			const answer = script[Math.min(n, script.length - 1)];
-			if (answer === 'ok' || answer === 'empty')
+			const content = contentOf(answer, id, d, body);
+			if (content && arrival.streamed)
+				return streamAnswer(
+					res,
+					arrival,
+					d.stream(id, model, body, content),
+					content.options,
+					(w) => hold(id, w),
+				).catch(() => res.destroy());
+			if (content?.tool)
 				return send(
 					res,
 					(arrival.status = 200),
-					d.ok(id, model, answer === 'ok' ? `${id} says hi` : ''),
+					d.toolCall(id, model, content.tool.name, content.tool.args),
 				);
+			if (content) return send(res, (arrival.status = 200), d.ok(id, model, content.text.join('')));
 			if (answer === 'too_long') return send(res, (arrival.status = 400), d.tooLong);
-			if (answer === 'echo_tool')
-				return send(
-					res,
-					(arrival.status = 200),
-					d.ok(id, model, `${id} read the tool result: ${d.toolResult?.(body) ?? 'none'}`),
-				);
-			if (answer?.tool)
-				return send(res, (arrival.status = 200), d.toolCall(id, model, answer.tool, answer.args));
 			if (typeof answer === 'number') {
 				const headers = answer === 429 || answer === 503 ? { 'Retry-After': '1' } : {};
 				return send(res, (arrival.status = answer), d.error(answer), headers);
@@ -342,13 +582,129 @@ export async function startLlmVendors(keys) {
 			scripts.set(id, answers);
 			served.set(id, 0);
 		},
+		/**
+		 * Lets the held streams (holdLast) of instance `id` send the rest; when none waits yet, the
+		 * next one to reach its hold does not wait.
+		 */
+		release(id) {
+			const waiting = held.get(id);
+			held.delete(id);
+			if (waiting?.size) for (const resolve of waiting) resolve();
+			else released.set(id, (released.get(id) ?? 0) + 1);
+		},
+		/** Forgets arrivals, scripts and early releases; a stream still held sends the rest. */
 		reset() {
 			arrivals.length = 0;
 			scripts.clear();
 			served.clear();
+			released.clear();
+			releaseAll();
 		},
-		close: () => new Promise((resolve) => server.close(resolve)),
+		/** Stops the server, destroying the connections still open (a stalled stream's too). */
+		close: () =>
+			new Promise((resolve) => {
+				server.close(resolve);
+				server.closeAllConnections();
+			}),
 	};
+}
+
+/**
+ * What a success answer says, or null for an error answer: `text` (its deltas) or `tool`
+ * ({ name, args, fragments }), and `options` (the { stream } answer's, else none).
+ */
+function contentOf(answer, id, d, body) {
+	const said = (text, options = {}) => ({ text: split(text, 3), options });
+	if (answer === 'ok') return said(`${id} says hi`);
+	if (answer === 'empty') return said('');
+	if (answer === 'echo_tool')
+		return said(`${id} read the tool result: ${d.toolResult?.(body) ?? 'none'}`);
+	const tool = (name, args, options = {}) => ({
+		tool: { name, args, fragments: split(JSON.stringify(args ?? {}), 3) },
+		options,
+	});
+	if (answer?.tool) return tool(answer.tool, answer.args);
+	if (!answer?.stream) return null;
+	const options = answer.stream;
+	if (options.tool) return tool(options.tool.name, options.tool.args, options);
+	return options.text ? { text: options.text, options } : said(`${id} says hi`, options);
+}
+
+/**
+ * Writes a streamed answer: `events` ({ preamble, deltas, end }: SSE strings) as `o` (the
+ * { stream } answer's options) shapes it, keeping `arrival`'s sent / closedAt / clientClosed.
+ * `hold(wait)` resolves when the stream may send its last delta (release).
+ */
+async function streamAnswer(res, arrival, events, o, hold) {
+	arrival.status = 200;
+	arrival.sent = 0;
+	arrival.closedAt = null;
+	arrival.clientClosed = false;
+	let over = false;
+	let dropped = false;
+	// What the stream waits for (a pause, a hold, a write, the end of a stall): `start(done)` begins
+	// it and may return its cleanup; the response closing ends every wait at once.
+	const wake = new Set();
+	const wait = (start) =>
+		new Promise((resolve) => {
+			if (over) return resolve();
+			let cleanup;
+			const done = () => {
+				wake.delete(done);
+				cleanup?.();
+				resolve();
+			};
+			wake.add(done);
+			cleanup = start?.(done);
+		});
+	const pause = (ms) =>
+		ms > 0
+			? wait((done) => {
+					const timer = setTimeout(done, ms);
+					return () => clearTimeout(timer);
+				})
+			: undefined;
+	const put = (chunk) => (over ? undefined : wait((done) => void res.write(chunk, () => done())));
+	res.on('close', () => {
+		over = true;
+		arrival.closedAt ??= Date.now();
+		arrival.clientClosed = !dropped && !res.writableEnded;
+		for (const resolve of [...wake]) resolve();
+	});
+	// Stamped now: the socket's close event may come after the client has seen the drop.
+	const drop = () => {
+		dropped = true;
+		arrival.closedAt = Date.now();
+		res.destroy();
+	};
+	res.writeHead(200, {
+		'Content-Type': 'text/event-stream; charset=utf-8',
+		'Cache-Control': 'no-cache',
+		Connection: 'keep-alive',
+	});
+	if (o.stallAfterHeaders === true) {
+		res.flushHeaders();
+		return wait();
+	}
+	await put(': keep-alive\n\n');
+	for (const event of events.preamble) await put(event);
+	if (o.stallAfterHeaders) return wait();
+	await pause(o.firstDelayMs);
+	const n = events.deltas.length;
+	for (const [i, delta] of events.deltas.entries()) {
+		if (i > 0) await pause(o.gapMs);
+		if (over) return;
+		if (i === o.dropAfter) return drop();
+		if (o.holdLast && i === n - 1) await hold(wait);
+		await put(delta);
+		if (!over) arrival.sent++;
+	}
+	if (n > 0) await pause(o.gapMs);
+	if (over) return;
+	if (o.dropAfter >= n) return drop();
+	if (o.holdLast && n === 0) await hold(wait);
+	for (const event of events.end) await put(event);
+	if (!over) res.end();
 }
 
 function send(res, status, body, headers = {}) {

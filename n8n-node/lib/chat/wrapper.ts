@@ -96,7 +96,10 @@ function defineClass(): WrapperClass {
 
 		/** The root node streams (an AI Agent under a streaming trigger): the connected models
 		 * are asked to stream, and the serving model's chunks are passed on as they arrive, each
-		 * announced once as a new token (what LangChain's stream events are made of). */
+		 * announced once as a new token (what LangChain's stream events are made of). Core 1.2+
+		 * also has `_streamChatModelEvents`, taken only for a handler that prefers chat-model
+		 * stream events (none of n8n's 2.41.1 or 1.123.81 nodes has one); its default is built
+		 * on this method, so that path streams the same chunks. */
 		async *_streamResponseChunks(
 			messages: BaseMessage[],
 			options: this['ParsedCallOptions'],
