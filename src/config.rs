@@ -36,6 +36,10 @@ pub struct ChainConfig {
     /// provider, as a different API may accept the request. Off: the item fails `non_retryable`
     /// there (a chat model's bad request is bad on every model; seed 001's "our own bugs").
     pub next_provider_on_client_error: bool,
+    /// A retryable failure moves the item on at once to the next provider of the chain that is
+    /// admissible now, instead of backing off on the failing one; a provider failed over from is
+    /// not tried again by that item, and the last admissible one keeps its retries with backoff.
+    pub fail_over_first: bool,
     pub trip_rule: String,
     pub failure_rate: f64,
     pub min_calls: i64,
@@ -66,6 +70,7 @@ impl Default for ChainConfig {
             retry_unsafe_methods: false,
             next_provider_when_input_too_long: false,
             next_provider_on_client_error: true,
+            fail_over_first: false,
             trip_rule: "consecutive".into(),
             failure_rate: 0.5,
             min_calls: 10,
@@ -81,6 +86,14 @@ impl Default for ChainConfig {
 }
 
 impl ChainConfig {
+    /// The Resilient Chat Model's column of the defaults table: where it differs from Call
+    /// Chain's. A chat call is latency-bound and its connected fallback is what the user asked
+    /// for (fail over first); a bad request is bad on every model (no next provider on a client
+    /// error). Generated into `CHAT_DEFAULTS` beside `ENGINE_DEFAULTS`.
+    pub fn chat_default() -> Self {
+        ChainConfig { fail_over_first: true, next_provider_on_client_error: false, ..Default::default() }
+    }
+
     /// The defaults resolved for one provider with default settings.
     pub fn default_chain() -> Chain {
         let cfg = ChainConfig {
@@ -144,6 +157,8 @@ pub struct Chain {
     pub next_provider_when_input_too_long: bool,
     /// See [`ChainConfig::next_provider_on_client_error`].
     pub next_provider_on_client_error: bool,
+    /// See [`ChainConfig::fail_over_first`].
+    pub fail_over_first: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -276,6 +291,7 @@ impl ChainConfig {
             },
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
+            fail_over_first: self.fail_over_first,
         })
     }
 }

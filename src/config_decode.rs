@@ -112,6 +112,7 @@ const CHAIN: &[&str] = &[
     "retry_unsafe_methods",
     "next_provider_when_input_too_long",
     "next_provider_on_client_error",
+    "fail_over_first",
     "trip_rule",
     "failure_rate",
     "min_calls",
@@ -196,6 +197,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("retry_unsafe_methods", &mut c.retry_unsafe_methods),
         ("next_provider_when_input_too_long", &mut c.next_provider_when_input_too_long),
         ("next_provider_on_client_error", &mut c.next_provider_on_client_error),
+        ("fail_over_first", &mut c.fail_over_first),
     ] {
         f.flag(name, slot)?;
     }
@@ -213,7 +215,7 @@ mod tests {
     fn reads_every_config_as_serde_does() {
         for text in [
             r#"{"providers":[{"name":"a"}]}"#,
-            r#"{"providers":[{"name":"a","method":"post","max_attempts":2,"deadline_ms":5,"threshold":null,"open_ms":9,"rate_limit":{"requests":3,"period_ms":1000},"max_in_flight":4}],"strategy":"none","base_ms":1,"cap_ms":2,"max_attempts":3,"deadline_ms":4,"budget_ms":5,"retry_after_cap_ms":6,"defer_spread_ms":7,"retry_statuses":"500","health_statuses":"500-599","count_429":true,"retry_unsafe_methods":true,"next_provider_when_input_too_long":true,"next_provider_on_client_error":false,"trip_rule":"failure_rate","failure_rate":0.25,"min_calls":8,"threshold":9,"window_ms":10,"open_ms":11,"open_growth":1.5,"open_max_ms":12,"half_open_probes":0,"successes_to_close":2}"#,
+            r#"{"providers":[{"name":"a","method":"post","max_attempts":2,"deadline_ms":5,"threshold":null,"open_ms":9,"rate_limit":{"requests":3,"period_ms":1000},"max_in_flight":4}],"strategy":"none","base_ms":1,"cap_ms":2,"max_attempts":3,"deadline_ms":4,"budget_ms":5,"retry_after_cap_ms":6,"defer_spread_ms":7,"retry_statuses":"500","health_statuses":"500-599","count_429":true,"retry_unsafe_methods":true,"next_provider_when_input_too_long":true,"next_provider_on_client_error":false,"fail_over_first":true,"trip_rule":"failure_rate","failure_rate":0.25,"min_calls":8,"threshold":9,"window_ms":10,"open_ms":11,"open_growth":1.5,"open_max_ms":12,"half_open_probes":0,"successes_to_close":2}"#,
             r#"{"providers":[{"name":"a","rate_limit":{"requests":3,"period_ms":1000,"burst":2}}],"open_growth":3,"base_ms":-5}"#,
         ] {
             let serdes: ChainConfig = serde_json::from_str(text).unwrap();
@@ -229,6 +231,7 @@ mod tests {
                 r#"{"providers":[{"name":"a"}],"next_provider_when_input_too_long":1}"#,
                 "next_provider_when_input_too_long",
             ),
+            (r#"{"providers":[{"name":"a"}],"fail_over_first":"yes"}"#, "fail_over_first"),
             (r#"{"providers":{}}"#, "providers"),
             (r#"[1]"#, "config"),
         ] {

@@ -7,6 +7,7 @@ export const ENGINE_DEFAULTS = {
 	"count_429": false,
 	"deadline_ms": 10000,
 	"defer_spread_ms": 10000,
+	"fail_over_first": false,
 	"failure_rate": 0.5,
 	"half_open_probes": 1,
 	"health_statuses": "408,500-599",
@@ -26,6 +27,14 @@ export const ENGINE_DEFAULTS = {
 	"trip_rule": "consecutive",
 	"window_ms": 60000
 } as const;
+
+/** The Resilient Chat Model's defaults (`ChainConfig::chat_default()`): Call Chain's but for these. */
+export const CHAT_OVERRIDES = {
+	"fail_over_first": true,
+	"next_provider_on_client_error": false
+} as const;
+
+export const CHAT_DEFAULTS = { ...ENGINE_DEFAULTS, ...CHAT_OVERRIDES } as const;
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
 export const ROW_KINDS = ['breaker', 'gate', 'in_flight'] as const;
