@@ -205,6 +205,7 @@ export function readItemPlan(
 		'next_provider_when_input_too_long',
 		bool(retry.nextProviderWhenInputTooLong, 'nextProviderWhenInputTooLong'),
 	);
+	set('fail_over_first', bool(retry.failOverFirst, 'failOverFirst'));
 	set('trip_rule', text(breaker.tripRule));
 	set('threshold', num(breaker.threshold, 'threshold', B));
 	set('window_ms', num(breaker.windowMs, 'windowMs', B));
