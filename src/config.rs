@@ -49,6 +49,10 @@ pub struct ChainConfig {
     /// appended to another model's answer). 30 s: pauses of healthy streams (tool arguments,
     /// server-side tools, reasoning between output items) stay far below it.
     pub stream_idle_ms: i64,
+    /// A retryable failure moves the item on at once to the next provider of the chain that is
+    /// admissible now, instead of backing off on the failing one; a provider failed over from is
+    /// not tried again by that item, and the last admissible one keeps its retries with backoff.
+    pub fail_over_first: bool,
     pub trip_rule: String,
     pub failure_rate: f64,
     pub min_calls: i64,
@@ -82,6 +86,7 @@ impl Default for ChainConfig {
             streams: false,
             first_chunk_deadline_ms: 8_000,
             stream_idle_ms: 30_000,
+            fail_over_first: false,
             trip_rule: "consecutive".into(),
             failure_rate: 0.5,
             min_calls: 10,
@@ -97,6 +102,15 @@ impl Default for ChainConfig {
 }
 
 impl ChainConfig {
+    /// The Resilient Chat Model's column of the defaults table: where it differs from Call
+    /// Chain's. A chat call is latency-bound and its connected fallback is what the user asked
+    /// for (fail over first); a bad request is bad on every model (no next provider on a client
+    /// error); its calls may stream (when its root node streams). Generated into `CHAT_DEFAULTS`
+    /// beside `ENGINE_DEFAULTS`.
+    pub fn chat_default() -> Self {
+        ChainConfig { fail_over_first: true, next_provider_on_client_error: false, streams: true, ..Default::default() }
+    }
+
     /// The defaults resolved for one provider with default settings.
     pub fn default_chain() -> Chain {
         let cfg = ChainConfig {
@@ -162,6 +176,8 @@ pub struct Chain {
     pub next_provider_on_client_error: bool,
     /// The limits of streamed calls; `None` for a chain that never streams.
     pub stream: Option<StreamLimits>,
+    /// See [`ChainConfig::fail_over_first`].
+    pub fail_over_first: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -296,6 +312,7 @@ impl ChainConfig {
             },
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
+            fail_over_first: self.fail_over_first,
         })
     }
 }

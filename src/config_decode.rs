@@ -115,6 +115,7 @@ const CHAIN: &[&str] = &[
     "streams",
     "first_chunk_deadline_ms",
     "stream_idle_ms",
+    "fail_over_first",
     "trip_rule",
     "failure_rate",
     "min_calls",
@@ -202,6 +203,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("next_provider_when_input_too_long", &mut c.next_provider_when_input_too_long),
         ("next_provider_on_client_error", &mut c.next_provider_on_client_error),
         ("streams", &mut c.streams),
+        ("fail_over_first", &mut c.fail_over_first),
     ] {
         f.flag(name, slot)?;
     }
@@ -219,7 +221,7 @@ mod tests {
     fn reads_every_config_as_serde_does() {
         for text in [
             r#"{"providers":[{"name":"a"}]}"#,
-            r#"{"providers":[{"name":"a","method":"post","max_attempts":2,"deadline_ms":5,"threshold":null,"open_ms":9,"rate_limit":{"requests":3,"period_ms":1000},"max_in_flight":4}],"strategy":"none","base_ms":1,"cap_ms":2,"max_attempts":3,"deadline_ms":4,"budget_ms":5,"retry_after_cap_ms":6,"defer_spread_ms":7,"retry_statuses":"500","health_statuses":"500-599","count_429":true,"retry_unsafe_methods":true,"next_provider_when_input_too_long":true,"next_provider_on_client_error":false,"streams":true,"first_chunk_deadline_ms":3,"stream_idle_ms":4,"trip_rule":"failure_rate","failure_rate":0.25,"min_calls":8,"threshold":9,"window_ms":10,"open_ms":11,"open_growth":1.5,"open_max_ms":12,"half_open_probes":0,"successes_to_close":2}"#,
+            r#"{"providers":[{"name":"a","method":"post","max_attempts":2,"deadline_ms":5,"threshold":null,"open_ms":9,"rate_limit":{"requests":3,"period_ms":1000},"max_in_flight":4}],"strategy":"none","base_ms":1,"cap_ms":2,"max_attempts":3,"deadline_ms":4,"budget_ms":5,"retry_after_cap_ms":6,"defer_spread_ms":7,"retry_statuses":"500","health_statuses":"500-599","count_429":true,"retry_unsafe_methods":true,"next_provider_when_input_too_long":true,"next_provider_on_client_error":false,"fail_over_first":true,"streams":true,"first_chunk_deadline_ms":3,"stream_idle_ms":4,"trip_rule":"failure_rate","failure_rate":0.25,"min_calls":8,"threshold":9,"window_ms":10,"open_ms":11,"open_growth":1.5,"open_max_ms":12,"half_open_probes":0,"successes_to_close":2}"#,
             r#"{"providers":[{"name":"a","rate_limit":{"requests":3,"period_ms":1000,"burst":2}}],"open_growth":3,"base_ms":-5}"#,
         ] {
             let serdes: ChainConfig = serde_json::from_str(text).unwrap();
@@ -235,6 +237,7 @@ mod tests {
                 r#"{"providers":[{"name":"a"}],"next_provider_when_input_too_long":1}"#,
                 "next_provider_when_input_too_long",
             ),
+            (r#"{"providers":[{"name":"a"}],"fail_over_first":"yes"}"#, "fail_over_first"),
             (r#"{"providers":{}}"#, "providers"),
             (r#"[1]"#, "config"),
         ] {

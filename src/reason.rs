@@ -20,6 +20,10 @@ pub enum Reason {
     BudgetExhausted,
     /// This provider used all its attempts for the item on retryable failures.
     AttemptsExhausted,
+    /// Fail over first: the provider failed retryably and the item moved on at once to another
+    /// provider admissible then, instead of backing off; not tried again by this item. Retryable:
+    /// `until_ms` is when the skipped backoff would have ended.
+    FailedOver,
     /// The provider answered with a non-retryable outcome (400/404/409/422, auth, unsafe method).
     NonRetryable,
     /// The response did not pass the provider's response check.
@@ -34,7 +38,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 13] = [
+    pub const ALL: [Reason; 14] = [
         Reason::CircuitOpen,
         Reason::Cooldown,
         Reason::HalfOpenBusy,
@@ -43,6 +47,7 @@ impl Reason {
         Reason::InFlightCap,
         Reason::BudgetExhausted,
         Reason::AttemptsExhausted,
+        Reason::FailedOver,
         Reason::NonRetryable,
         Reason::CheckFailed,
         Reason::ContextTooLong,
@@ -64,6 +69,7 @@ impl Reason {
             Reason::InFlightCap => "in_flight_cap",
             Reason::BudgetExhausted => "budget_exhausted",
             Reason::AttemptsExhausted => "attempts_exhausted",
+            Reason::FailedOver => "failed_over",
             Reason::NonRetryable => "non_retryable",
             Reason::CheckFailed => "check_failed",
             Reason::ContextTooLong => "context_too_long",

@@ -1,8 +1,8 @@
 /** Fixed set of reason codes (README: "Reason codes"). */
 export type Reason =
   | "circuit_open" | "cooldown" | "half_open_busy" | "rate_limited" | "retry_after_exceeds_cap"
-  | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "non_retryable" | "check_failed"
-  | "context_too_long" | "store_unavailable" | "stream_broken";
+  | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "failed_over" | "non_retryable"
+  | "check_failed" | "context_too_long" | "store_unavailable" | "stream_broken";
 export type Phase = "closed" | "half_open" | "open";
 export type Health = "success" | "failure" | "neutral";
 export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_gate";
@@ -22,6 +22,7 @@ export interface ChainConfig {
   health_statuses?: string; count_429?: boolean; retry_unsafe_methods?: boolean;
   next_provider_when_input_too_long?: boolean; next_provider_on_client_error?: boolean;
   streams?: boolean; first_chunk_deadline_ms?: number; stream_idle_ms?: number;
+  fail_over_first?: boolean;
   trip_rule?: "consecutive" | "failure_rate"; failure_rate?: number; min_calls?: number;
   threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
   open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;

@@ -81,10 +81,11 @@ proptest! {
     /// deadline). The item's metadata reports the sleeps it took.
     #[test]
     fn the_sum_of_sleeps_never_exceeds_the_budget(budget in 100u64..20_000, base in 1i64..2_000, call_ms in 1u64..400,
-                                                  seed in any::<u64>(), gate in prop::option::of((1i64..4, 100i64..5_000)),
+                                                  seed in any::<u64>(), gate in prop::option::of((1i64..4, 100i64..5_000)), fail_over_first in any::<bool>(),
                                                   answers in prop::collection::vec(prop_oneof![Just(500u16), Just(503), Just(429), Just(1), Just(200), Just(404), Just(0)], 1..30)) {
         let chain = chain(&["a", "b"], |c| {
             c.budget_ms = budget as i64; c.base_ms = base; c.cap_ms = base * 10; c.max_attempts = 5;
+            c.fail_over_first = fail_over_first;
             c.providers[0].rate_limit = gate.map(|(requests, period_ms)| RateLimitConfig { requests, period_ms, burst: 1 });
         });
         let mut store = Store::new(2);
@@ -121,5 +122,36 @@ proptest! {
         prop_assert!(slept <= budget, "slept {slept} ms > budget {budget}");
         prop_assert_eq!(m.report().slept_ms, slept, "the metadata's sleptMs is the sleeps taken");
         prop_assert!(now - start < budget + call_ms, "ran {} ms: past the budget {budget} plus one {call_ms} ms call", now - start);
+    }
+
+    /// Fail over first, every provider admissible (no limits, a breaker that never trips): a
+    /// provider that failed is left at once for the next one and never called again by the item;
+    /// only the last one is retried, with backoff; nothing is slept before it is reached.
+    #[test]
+    fn fail_over_first_tries_each_provider_once_and_only_the_last_backs_off(seed in any::<u64>(), n in 2usize..5,
+            answers in prop::collection::vec(prop_oneof![Just(500u16), Just(503), Just(429), Just(0), Just(200)], 1..20)) {
+        let names = ["a", "b", "c", "d"];
+        let chain = chain(&names[..n], |c| { c.fail_over_first = true; c.threshold = 10_000; });
+        let mut store = Store::new(n);
+        let mut now = 1_000;
+        let mut k = 0;
+        let (end, calls, m) = run_item(&chain, &mut store, &mut now, Job::new(seed, "w"), |_, _| {
+            k += 1;
+            match answers[(k - 1) % answers.len()] {
+                0 => Outcome::Error { code: "ECONNRESET".into() },
+                s => status(s),
+            }
+        }, 10);
+        let order: Vec<usize> = calls.iter().map(|c| c.0).collect();
+        prop_assert!(order.windows(2).all(|w| w[0] <= w[1]), "never revisited: {order:?}");
+        for p in 0..n - 1 {
+            prop_assert!(order.iter().filter(|&&i| i == p).count() <= 1, "provider {p} tried at most once: {order:?}");
+        }
+        for a in &m.report().attempts {
+            prop_assert!(a.provider == n - 1 || a.wait_ms == 0, "no wait before the last provider: {a:?}");
+        }
+        if !matches!(end, Step::Done { .. }) {
+            prop_assert_eq!(order.iter().filter(|&&i| i == n - 1).count(), 3, "the last used its attempts");
+        }
     }
 }

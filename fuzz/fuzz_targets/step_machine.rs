@@ -7,10 +7,10 @@
 //! Invariants: no panic and no error from well-formed driving; the item ends (Done, Defer or
 //! Fail) within a bounded number of steps; the sum of its sleeps stays within the budget and no
 //! sleep ends past it; no call after the budget or past a provider's attempts; no call to a
-//! provider the item gave up on, whose breaker is open or whose rate gate is closed (as the
-//! store holds them when polled); the in-flight cap holds; a deferral's `retry_at_ms` is not in
-//! the past; Done follows a successful call on that provider, Fail carries a permanent reason,
-//! Defer a retryable one.
+//! provider the item gave up on (or failed over from), whose breaker is open or whose rate gate
+//! is closed (as the store holds them when polled); the in-flight cap holds; a deferral's
+//! `retry_at_ms` is not in the past; Done follows a successful call on that provider, Fail
+//! carries a permanent reason, Defer a retryable one.
 #![no_main]
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -66,6 +66,7 @@ struct ConfigIn {
     retry_unsafe_methods: bool,
     next_provider_when_input_too_long: bool,
     next_provider_on_client_error: bool,
+    fail_over_first: bool,
     failure_rate: Option<(u8, u8)>,
     threshold: u8,
     window_ms: u32,
@@ -183,6 +184,7 @@ impl ConfigIn {
             retry_unsafe_methods: self.retry_unsafe_methods,
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
+            fail_over_first: self.fail_over_first,
             trip_rule: if self.failure_rate.is_some() { "failure_rate" } else { "consecutive" }.to_string(),
             failure_rate: self.failure_rate.map_or(0.5, |(r, _)| (1 + r as u32) as f64 / 256.0),
             min_calls: self.failure_rate.map_or(10, |(_, m)| 1 + m as i64 % 20),

@@ -7,6 +7,7 @@ export const ENGINE_DEFAULTS = {
 	"count_429": false,
 	"deadline_ms": 10000,
 	"defer_spread_ms": 10000,
+	"fail_over_first": false,
 	"failure_rate": 0.5,
 	"first_chunk_deadline_ms": 8000,
 	"half_open_probes": 1,
@@ -29,6 +30,15 @@ export const ENGINE_DEFAULTS = {
 	"trip_rule": "consecutive",
 	"window_ms": 60000
 } as const;
+
+/** The Resilient Chat Model's defaults (`ChainConfig::chat_default()`): Call Chain's but for these. */
+export const CHAT_OVERRIDES = {
+	"fail_over_first": true,
+	"next_provider_on_client_error": false,
+	"streams": true
+} as const;
+
+export const CHAT_DEFAULTS = { ...ENGINE_DEFAULTS, ...CHAT_OVERRIDES } as const;
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
 export const ROW_KINDS = ['breaker', 'gate', 'in_flight'] as const;

@@ -207,6 +207,7 @@ export function readItemPlan(
 	);
 	set('first_chunk_deadline_ms', num(retry.firstChunkDeadlineMs, 'firstChunkDeadlineMs', R));
 	set('stream_idle_ms', num(retry.streamIdleMs, 'streamIdleMs', R));
+	set('fail_over_first', bool(retry.failOverFirst, 'failOverFirst'));
 	set('trip_rule', text(breaker.tripRule));
 	set('threshold', num(breaker.threshold, 'threshold', B));
 	set('window_ms', num(breaker.windowMs, 'windowMs', B));

@@ -33,7 +33,9 @@ const openai = (id) =>
 const PARAMETERS = (primary, backup) => ({
 	numberInputs: 2,
 	providers: { provider: [{ name: primary }, { name: backup }] },
-	retryPolicy: { baseMs: 10, capMs: 20, maxAttempts: 3 },
+	// Fail Over First off (the chat model's default is on): the primary keeps its 3 attempts, so
+	// each of them is seen to cost exactly one request.
+	retryPolicy: { baseMs: 10, capMs: 20, maxAttempts: 3, failOverFirst: false },
 	breaker: { threshold: 50 },
 	stateStore: 'memory',
 	stateScope: 'workflow',

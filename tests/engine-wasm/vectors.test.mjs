@@ -19,8 +19,15 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		Object.getOwnPropertyNames(cls.prototype)
 			.filter((m) => m !== 'constructor' && m !== 'free' && !m.startsWith('__'))
 			.sort();
-	assert.deepEqual(methods(shipped.Engine), ['check', 'inspect', 'item', 'metrics', 'report']);
-	assert.deepEqual(methods(shipped.Item), ['deferNow', 'outcome', 'poll', 'rerecord']);
+	assert.deepEqual(methods(shipped.Engine), [
+		'check',
+		'commits',
+		'inspect',
+		'item',
+		'metrics',
+		'report',
+	]);
+	assert.deepEqual(methods(shipped.Item), ['deferNow', 'outcome', 'poll', 'rerecord', 'stream']);
 });
 
 test('Retry-After and RateLimit-Reset vectors', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
-const { ENGINE_DEFAULTS: D } = require('../../dist/lib/engineConstants.js');
+const { ENGINE_DEFAULTS: D, CHAT_DEFAULTS: C } = require('../../dist/lib/engineConstants.js');
 const VERSIONS = {
 	1: require('../../dist/nodes/ResilientProviderCall/v1/description.js').properties,
 	2: require('../../dist/nodes/ResilientProviderCall/v2/properties.js').properties,
@@ -60,8 +60,13 @@ test("the node's parameter defaults are the engine's (versions 1 and 2)", () => 
 
 test("version 2's own settings take the engine's defaults too", () => {
 	const options = VERSIONS[2].find((p) => p.name === 'retryPolicy').options;
-	const option = options.find((o) => o.name === 'nextProviderWhenInputTooLong');
-	assert.equal(option.default, D.next_provider_when_input_too_long);
+	for (const [name, key] of [
+		['nextProviderWhenInputTooLong', 'next_provider_when_input_too_long'],
+		['failOverFirst', 'fail_over_first'],
+	]) {
+		const option = options.find((o) => o.name === name);
+		assert.equal(option.default, D[key], `${name} default vs engine ${key}`);
+	}
 });
 
 test("the Resilient Chat Model's stream limits take the engine's defaults, shown on its panel only", () => {
@@ -110,6 +115,7 @@ test("README's defaults table is the engine's", () => {
 		'Try Next Provider When Input Is Too Long': D.next_provider_when_input_too_long ? 'on' : 'off',
 		'First-Chunk Deadline': duration(D.first_chunk_deadline_ms),
 		'Stream Idle Limit': duration(D.stream_idle_ms),
+		'Fail Over First': `${D.fail_over_first ? 'on' : 'off'} (the Resilient Chat Model: ${C.fail_over_first ? 'on' : 'off'})`,
 		'Trip Rule': `${D.threshold} ${D.trip_rule} failures within ${duration(D.window_ms)}`,
 		'Open Window': `${duration(D.open_ms)}, ×${D.open_growth} on each re-trip, capped at ${duration(D.open_max_ms)}`,
 		'Half-Open Probes': `${D.half_open_probes} `,

@@ -4,8 +4,11 @@
 // the engine may retry it and move on (an LLM answer has no side effect but its cost). A client
 // error (a 400/422: a bad request) is the request's, the same on every model: the chain does not
 // move on after it (a too-long input keeps its own option, "Try Next Provider When Input Is Too
-// Long"). Its calls may stream: the chain carries the first-chunk deadline and the idle limit.
+// Long"); a retryable failure moves on at once to a model that can take the call (Fail Over
+// First); its calls may stream (when its root node does). These are the chat model's column of
+// the engine's defaults table (CHAT_OVERRIDES), given to the engine where the user set nothing.
 import type { IExecuteFunctions, ISupplyDataFunctions } from 'n8n-workflow';
+import { CHAT_OVERRIDES } from '../engineConstants';
 import { readItemPlan, type ItemPlan } from '../params';
 
 /** Where a connected model sits in the plan's request list: it is never requested over HTTP. */
@@ -24,8 +27,6 @@ export function readChatPlan(ctx: ISupplyDataFunctions, names: string[]): ItemPl
 		},
 	};
 	const plan = readItemPlan(view as unknown as IExecuteFunctions, 0);
-	plan.config.next_provider_on_client_error = false;
-	// A chat may stream (when its root node does): the engine then holds its stream limits.
-	plan.config.streams = true;
+	plan.config = { ...CHAT_OVERRIDES, ...plan.config };
 	return plan;
 }

@@ -1,20 +1,24 @@
 // The Resilient Chat Model's parameters: how many models, their provider names, and Call Chain's
 // own retry policy, breaker, store and scope parameters (version 2's, so the two nodes cannot
-// drift apart; shown always, not only under Call Chain's operation). Idempotency settings are
-// HTTP-only and left out.
+// drift apart; shown always, not only under Call Chain's operation). The retry policy takes the
+// chat model's column of the engine's defaults (CHAT_DEFAULTS: Fail Over First on). Idempotency
+// settings are HTTP-only and left out.
 import type { INodeProperties } from 'n8n-workflow';
-import { breaker, retryPolicy } from '../ResilientProviderCall/v2/policy';
+import { CHAT_DEFAULTS, ENGINE_DEFAULTS as D } from '../../lib/engineConstants';
+import { breaker, retryPolicyWith } from '../ResilientProviderCall/v2/policy';
 import { store } from '../ResilientProviderCall/v2/store';
 import { numberField } from '../ResilientProviderCall/v2/numberField';
-import { ENGINE_DEFAULTS as D } from '../../lib/engineConstants';
 
 const HTTP_ONLY = ['addIdempotencyKey', 'idempotencyKey', 'retryUnsafeMethods'];
 
+/** Shown always: this node has no operation for Call Chain's conditions to look at. */
 const always = (p: INodeProperties): INodeProperties => {
 	const copy = { ...p };
 	delete copy.displayOptions;
 	return copy;
 };
+
+const retryPolicy = retryPolicyWith(CHAT_DEFAULTS);
 
 // Only a chat streams: its first-chunk deadline and idle limit are shown here alone.
 const STREAM_ONLY: INodeProperties[] = [
@@ -39,7 +43,9 @@ const shared: INodeProperties[] = [
 	{
 		...always(retryPolicy),
 		options: [
-			...(retryPolicy.options as INodeProperties[]).filter((o) => !HTTP_ONLY.includes(o.name)),
+			...(retryPolicy.options as INodeProperties[])
+				.filter((o) => !HTTP_ONLY.includes(o.name))
+				.map(always),
 			...STREAM_ONLY,
 		].sort(byName),
 	},

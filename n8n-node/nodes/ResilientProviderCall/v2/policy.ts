@@ -1,12 +1,17 @@
 // Retry Policy and Breaker (version 2): the node's defaults for every provider, shown under Call
-// Chain only. Defaults come from the engine's one defaults table (engineConstants.ts).
+// Chain only. Defaults come from the engine's one defaults table (engineConstants.ts): Call
+// Chain's column here, the chat model's (CHAT_DEFAULTS) in its own panel, from the same fields.
 import type { INodeProperties } from 'n8n-workflow';
-import { ENGINE_DEFAULTS as D } from '../../../lib/engineConstants';
+import { CHAT_DEFAULTS, ENGINE_DEFAULTS } from '../../../lib/engineConstants';
 import { numberField } from './numberField';
 
 const CALL_CHAIN = { show: { operation: ['callChain'] } };
 
-export const retryPolicy: INodeProperties = {
+/** A column of the engine's defaults table. */
+export type Defaults = typeof ENGINE_DEFAULTS | typeof CHAT_DEFAULTS;
+
+/** The Retry Policy collection with the defaults of `D` (Call Chain's or the chat model's). */
+export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 	displayName: 'Retry Policy',
 	name: 'retryPolicy',
 	type: 'collection',
@@ -48,6 +53,16 @@ export const retryPolicy: INodeProperties = {
 			D.defer_spread_ms,
 			'Jitter added to retry_at so deferred items do not return together',
 		),
+		{
+			displayName: 'Fail Over First',
+			name: 'failOverFirst',
+			type: 'boolean',
+			default: D.fail_over_first,
+			description:
+				'Whether a retryable failure moves the item on at once to the next provider that can take the call now, instead of backing off on this one (not tried again for the item); the last provider keeps its retries with backoff',
+			// A chain's choice: Check Provider admits one call and has nothing to move on to.
+			displayOptions: { show: { '/operation': ['callChain'] } },
+		},
 		{
 			displayName: 'Idempotency Key',
 			name: 'idempotencyKey',
@@ -113,7 +128,11 @@ export const retryPolicy: INodeProperties = {
 				'Whether an answer that the input exceeds the context length moves the item on to the next provider (e.g. one with a longer context); off: the item fails with reason context_too_long. Never counted against the provider.',
 		},
 	],
-};
+});
+
+export const retryPolicy = retryPolicyWith(ENGINE_DEFAULTS);
+
+const D = ENGINE_DEFAULTS;
 
 export const breaker: INodeProperties = {
 	displayName: 'Breaker',
