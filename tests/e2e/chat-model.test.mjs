@@ -338,18 +338,26 @@ test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the 
 		console.log(`  ms per model call: ${entries.map((e) => e.totalMs).join(', ')}`);
 		assert.equal(entries.length, ITEMS, JSON.stringify(entries[0]));
 		assert.ok(entries.every((e) => e.outcome === 'success' && e.provider === names[1]));
-		if (execution === 1) {
+		// Fail Over First (the chat model's default): Model 1 once per item until its breaker
+		// opens, then Model 2 alone; no item sleeps.
+		const path = (e) => e.attempts.map((a) => [a.name, a.outcome]);
+		for (const [k, e] of entries.entries()) {
+			assert.equal(e.sleptMs, 0, `entry ${k} slept`);
 			assert.deepEqual(
-				entries[0].attempts.map((a) => [a.name, a.outcome]),
-				[
-					[names[0], '500'],
-					[names[0], '500'],
-					[names[0], '500'],
-					[names[1], '200'],
-				],
+				path(e),
+				execution === 1 && k < THRESHOLD
+					? [
+							[names[0], '500'],
+							[names[1], '200'],
+						]
+					: [[names[1], '200']],
+				`entry ${k}`,
 			);
-			assert.ok(entries[0].transitions.some((t) => t.provider === names[0] && t.to === 'open'));
 		}
+		if (execution === 1)
+			assert.ok(
+				entries[THRESHOLD - 1].transitions.some((t) => t.provider === names[0] && t.to === 'open'),
+			);
 		assert.ok(
 			entries[entries.length - 1].skipped.some(
 				(s) => s.provider === names[0] && s.reason === 'circuit_open',
