@@ -185,6 +185,11 @@ impl ConfigIn {
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
+            // Streamed items are the chat model's, driven through the same machine: their limits
+            // are covered by tests/streams.rs; here every call is a plain one.
+            streams: false,
+            first_chunk_deadline_ms: ChainConfig::default().first_chunk_deadline_ms,
+            stream_idle_ms: ChainConfig::default().stream_idle_ms,
             trip_rule: if self.failure_rate.is_some() { "failure_rate" } else { "consecutive" }.to_string(),
             failure_rate: self.failure_rate.map_or(0.5, |(r, _)| (1 + r as u32) as f64 / 256.0),
             min_calls: self.failure_rate.map_or(10, |(_, m)| 1 + m as i64 % 20),
