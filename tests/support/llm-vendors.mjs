@@ -22,7 +22,7 @@
 //                text: ['Hel', 'lo']  the text deltas (default: the text of 'ok', "<id> says hi",
 //                  in 3 deltas of about equal size)
 //                tool: { name, args }  a tool call instead of text, its JSON arguments in 2-3 deltas
-//                gapMs  the pause before each delta after the first (default 0)
+//                gapMs  the pause before each delta after the first and after the last (default 0)
 //                firstDelayMs  the headers and the preamble (below) at once, then this pause before
 //                  the first delta
 //                stallAfterHeaders: true  the status and headers, then nothing, never ending, until the
@@ -36,9 +36,10 @@
 // A streamed request (`stream: true` in the body of a chat completions, Responses or Messages
 // request; Gemini's streaming route is not served) answered 'ok', 'empty', 'echo_tool', { tool,
 // args } or { stream } gets 200 text/event-stream and the dialect's own events, as the SDKs that
-// n8n ships parse them (openai 6 core/streaming + @langchain/openai 1.1.3/1.4.4 converters,
-// @anthropic-ai/sdk MessageStream + @langchain/anthropic 1.1.3/1.5.6), after an SSE comment
-// `: keep-alive`; "deltas" are the content events, "preamble" is what precedes the first one:
+// n8n ships parse them (openai 6.49 core/streaming.js + @langchain/openai 1.1.3/1.4.4 converters;
+// @anthropic-ai/sdk 0.71/0.115 core/streaming.js, which keys on the `event:` name, +
+// @langchain/anthropic 1.1.3/1.5.6 utils/message_outputs), after an SSE comment `: keep-alive`;
+// "deltas" are the content events ('empty' has none), "preamble" is what precedes the first one:
 //   chat completions  data: chat.completion.chunk — preamble: the role-only delta (a tool call's
 //                carries the call's id, type and name, arguments ''); deltas: delta.content or
 //                delta.tool_calls[{ index, function: { arguments } }]; then an empty delta with
@@ -61,6 +62,7 @@
 // (deltas written), `closedAt` (ms, when the response ended or its socket closed, whoever closed
 // it) and `clientClosed` (true when the client closed the connection before the vendor ended the
 // response; false for a complete stream and for dropAfter, where the vendor closed it).
+// `vendors.release(id)` lets instance `id`'s held streams go on; `close()` destroys open sockets.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 
