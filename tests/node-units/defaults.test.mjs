@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { SHARED_RETRY_SETTINGS } from './retry-policy-settings.mjs';
 const require = createRequire(import.meta.url);
 const { ENGINE_DEFAULTS: D, CHAT_DEFAULTS: C } = require('../../dist/lib/engineConstants.js');
 const VERSIONS = {
@@ -13,20 +14,7 @@ const VERSIONS = {
 
 /** Node parameter (collection option) -> engine setting. */
 const ENGINE_SETTING = {
-	retryPolicy: {
-		strategy: 'strategy',
-		baseMs: 'base_ms',
-		capMs: 'cap_ms',
-		maxAttempts: 'max_attempts',
-		deadlineMs: 'deadline_ms',
-		budgetMs: 'budget_ms',
-		retryAfterCapMs: 'retry_after_cap_ms',
-		deferSpreadMs: 'defer_spread_ms',
-		retryStatuses: 'retry_statuses',
-		healthStatuses: 'health_statuses',
-		count429: 'count_429',
-		retryUnsafeMethods: 'retry_unsafe_methods',
-	},
+	retryPolicy: SHARED_RETRY_SETTINGS,
 	breaker: {
 		tripRule: 'trip_rule',
 		threshold: 'threshold',

@@ -1,4 +1,4 @@
-// Fail Over First (issue 24) on both panels that share the Retry Policy description: Call Chain's
+// Fail Over First on both panels that share the Retry Policy description: Call Chain's
 // option is off and the chat model's on, each the default of its column of the engine's defaults
 // table (ENGINE_DEFAULTS, CHAT_DEFAULTS); each Retry Policy field shows only where it does
 // something; the plans hand the engine its column's value when the user set nothing; and the
@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { V2_RETRY_SETTINGS } from './retry-policy-settings.mjs';
 const require = createRequire(import.meta.url);
 const { NodeHelpers } = require('n8n-workflow');
 const {
@@ -26,22 +27,7 @@ const { MemoryStore } = require('../../dist/lib/store/memory.js');
 const { FailoverStore } = require('../../dist/lib/store/failover.js');
 
 /** Retry Policy option -> engine setting (every option that has one). */
-const SETTING = {
-	strategy: 'strategy',
-	baseMs: 'base_ms',
-	capMs: 'cap_ms',
-	maxAttempts: 'max_attempts',
-	deadlineMs: 'deadline_ms',
-	budgetMs: 'budget_ms',
-	retryAfterCapMs: 'retry_after_cap_ms',
-	deferSpreadMs: 'defer_spread_ms',
-	retryStatuses: 'retry_statuses',
-	healthStatuses: 'health_statuses',
-	count429: 'count_429',
-	retryUnsafeMethods: 'retry_unsafe_methods',
-	nextProviderWhenInputTooLong: 'next_provider_when_input_too_long',
-	failOverFirst: 'fail_over_first',
-};
+const SETTING = V2_RETRY_SETTINGS;
 const HTTP_ONLY = ['addIdempotencyKey', 'idempotencyKey', 'retryUnsafeMethods'];
 
 const options = (props) => props.find((p) => p.name === 'retryPolicy').options;
