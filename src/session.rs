@@ -111,7 +111,7 @@ impl Session {
 
     /// The outcome of the call the last poll returned.
     pub fn outcome(&mut self, now: u64, outcome: &Outcome) -> Result<Recorded, EngineError> {
-        let effect = self.machine.on_outcome(now, outcome)?;
+        let effect = self.machine.on_outcome(now, outcome, &self.views)?;
         let attempt = self.machine.report().attempts.last().cloned();
         let mut out = self.record(effect, now);
         out.attempt = attempt;

@@ -139,9 +139,6 @@ pub struct ItemMachine {
     rng: Rng,
     progress: Vec<Progress>,
     local: Vec<Local>,
-    /// Fail over first: the provider views the last poll decided on, for the dry run of the next
-    /// choice when an outcome comes (empty when the chain does not fail over first).
-    views: Vec<ProviderView>,
     pending: Option<Pending>,
     sleep_until_ms: u64,
     sleep_cause: WaitCause,
@@ -166,7 +163,6 @@ impl ItemMachine {
             rng,
             progress: vec![Progress::default(); n],
             local: vec![Local::default(); n],
-            views: Vec::new(),
             pending: None,
             sleep_until_ms: 0,
             sleep_cause: WaitCause::Backoff,
@@ -255,10 +251,6 @@ impl ItemMachine {
             )));
         }
         self.pending = None;
-        if self.chain.fail_over_first {
-            self.views.clear();
-            self.views.extend_from_slice(views);
-        }
         if now < self.sleep_until_ms {
             return Ok(Poll {
                 step: Step::Sleep { ms: self.sleep_until_ms - now, cause: self.sleep_cause },
@@ -323,9 +315,11 @@ impl ItemMachine {
         self.report.slept_ms += ms;
     }
 
-    /// Feed back the outcome of the call the last `poll` returned. Returns what to record in
-    /// the provider's shared state; the next `poll` says what the item does next.
-    pub fn on_outcome(&mut self, now: u64, outcome: &Outcome) -> Result<Effect, EngineError> {
+    /// Feed back the outcome of the call the last `poll` returned, with the providers' shared
+    /// state as the caller holds it now (read by Fail Over First's dry run only; `&[]` for a call
+    /// admitted elsewhere, which has no chain to move on in). Returns what to record in the
+    /// provider's shared state; the next `poll` says what the item does next.
+    pub fn on_outcome(&mut self, now: u64, outcome: &Outcome, views: &[ProviderView]) -> Result<Effect, EngineError> {
         let Some(Pending { provider: i, probe }) = self.pending.take() else {
             return Err(EngineError::InvalidInput("an outcome arrived but no call was outstanding".into()));
         };
@@ -408,7 +402,7 @@ impl ItemMachine {
                     self.local[i].done = Some((Reason::AttemptsExhausted, now + self.chain.backoff.cap_ms));
                 } else if delay >= remaining {
                     self.local[i].done = Some((Reason::BudgetExhausted, now.saturating_add(delay)));
-                } else if self.chain.fail_over_first && self.another_admissible_now(i, now) {
+                } else if self.chain.fail_over_first && self.another_admissible_now(i, now, views) {
                     // Move on at once rather than sleep (a backoff or a hint within the cap; a
                     // gate the outcome closes stays closed). Not tried again by this item; a later
                     // deferral counts it from when the skipped wait would have ended.
@@ -426,16 +420,16 @@ impl ItemMachine {
     }
 
     /// Fail over first: whether the next poll would call another provider now, were `failed`
-    /// done for this item. The same [`choose`] on the views last polled, as a dry run: a scratch
-    /// skip list, nothing written; a slot reserved later on the rate gate is not "now".
-    fn another_admissible_now(&self, failed: usize, now: u64) -> bool {
-        if self.views.len() != self.chain.providers.len() {
+    /// done for this item. The same [`choose`] on `views`, as a dry run: a scratch skip list,
+    /// nothing written; a slot reserved later on the rate gate is not "now".
+    fn another_admissible_now(&self, failed: usize, now: u64, views: &[ProviderView]) -> bool {
+        if views.len() != self.chain.providers.len() {
             return false; // never polled: one call admitted elsewhere (the guard)
         }
         let mut local = self.local.clone();
         local[failed].done = Some((Reason::FailedOver, now));
         let max_wait = self.chain.retry_after_cap_ms.min(self.remaining(now));
-        let choice = choose(&self.chain, &self.views, &local, now, &self.holder, max_wait, &mut Vec::new());
+        let choice = choose(&self.chain, views, &local, now, &self.holder, max_wait, &mut Vec::new());
         matches!(choice, Choice::Call { .. })
     }
 

@@ -120,7 +120,7 @@ pub fn report(
         ticket.probe,
         Rng::seeded(now),
     );
-    let effect = m.on_outcome(now, outcome)?;
+    let effect = m.on_outcome(now, outcome, &[])?;
     let rec = record(chain, &view, &effect, now);
     let attempt = m.report().attempts.last().cloned().expect("an outcome logs its attempt");
     Ok(Reported {

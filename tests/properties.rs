@@ -113,7 +113,7 @@ proptest! {
                     };
                     calls += 1;
                     now += call_ms;
-                    let effect = m.on_outcome(now, &outcome).unwrap();
+                    let effect = m.on_outcome(now, &outcome, &store.views).unwrap();
                     if let Some(w) = &record(&chain, &store.views[provider], &effect, now).writes { store.apply(w); }
                 }
                 Step::Done { .. } | Step::Defer { .. } | Step::Fail { .. } => break,

@@ -106,8 +106,16 @@ enum Answer {
     CheckFailed,
     /// A 400 (or another status) whose body says the input is too long for the model.
     TooLong(u8),
-    RetryAfter { status: u8, value: RetryAfterIn },
-    Reset { status: u8, value: ResetIn, exhausted: bool, x_prefix: bool },
+    RetryAfter {
+        status: u8,
+        value: RetryAfterIn,
+    },
+    Reset {
+        status: u8,
+        value: ResetIn,
+        exhausted: bool,
+        x_prefix: bool,
+    },
 }
 
 /// Another worker touching provider `provider`'s shared rows between two polls of this item.
@@ -415,8 +423,7 @@ fuzz_target!(|input: Input| {
                     (answer.outcome(now), ev.call_ms as u64)
                 };
                 now += took;
-                let effect =
-                    m.on_outcome(now, &outcome).expect("the outcome of the outstanding call");
+                let effect = m.on_outcome(now, &outcome, &store.views).expect("the outcome of the outstanding call");
                 assert_eq!(effect.provider, provider);
                 let log = m.report().attempts.last().expect("the call is logged");
                 assert_eq!((log.provider, log.attempt), (provider, attempt));

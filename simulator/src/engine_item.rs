@@ -37,7 +37,7 @@ pub fn answered(w: &mut World, id: u32) {
     let item = w.items[id as usize].as_mut().expect("a live item");
     let outcome = item.answer.take().expect("an answer was due");
     let Runner::Engine(machine) = &mut item.runner else { unreachable!("an engine item") };
-    let effect = machine.on_outcome(now, &outcome).expect("a call was outstanding");
+    let effect = machine.on_outcome(now, &outcome, &w.rows[scope]).expect("a call was outstanding");
     let views = &mut w.rows[scope];
     if let Some(writes) = record(&chain, &views[effect.provider], &effect, now).writes {
         apply(views, &writes);

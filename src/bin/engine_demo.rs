@@ -66,7 +66,8 @@ fn dead_provider_requests(cooldown: bool) -> usize {
                     hits += (provider == 0) as usize;
                     let status = if provider == 0 { 500 } else { 200 };
                     now += 50;
-                    let effect = m.on_outcome(now, &Outcome::status(status, Default::default())).expect("pending call");
+                    let effect =
+                        m.on_outcome(now, &Outcome::status(status, Default::default()), &views).expect("pending call");
                     if let Some(w) = record(&chain, &views[provider], &effect, now).writes {
                         apply(&mut views, w);
                     }
