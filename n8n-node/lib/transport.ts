@@ -11,6 +11,7 @@ import type { HintHeaders, Outcome } from './engine';
 import { HINT_HEADERS } from './engineConstants';
 import type { ProviderRequest } from './params';
 import { sendWithCredential, type LoadedCredentials } from './auth';
+import { AttemptAbort, Cancelled } from './attemptAbort';
 
 export interface CallResult {
 	outcome: Outcome;
@@ -18,11 +19,7 @@ export interface CallResult {
 	ms: number;
 }
 
-export class Cancelled extends Error {
-	constructor() {
-		super('The execution was cancelled');
-	}
-}
+export { Cancelled } from './attemptAbort';
 
 export async function callProvider(
 	ctx: IExecuteFunctions,
@@ -32,11 +29,8 @@ export async function callProvider(
 	cancel: AbortSignal | undefined,
 	credentials: LoadedCredentials = {},
 ): Promise<CallResult> {
-	if (cancel?.aborted) throw new Cancelled();
-	const controller = new AbortController();
-	const timer = setTimeout(() => controller.abort(), deadlineMs);
-	const onCancel = () => controller.abort();
-	cancel?.addEventListener('abort', onCancel);
+	const abort = new AttemptAbort(cancel);
+	abort.after(deadlineMs, 'deadline');
 	const started = Date.now();
 	try {
 		const options: IHttpRequestOptions = {
@@ -50,7 +44,7 @@ export async function callProvider(
 			ignoreHttpStatusErrors: true,
 			timeout: deadlineMs,
 			maxRedirects: 5,
-			abortSignal: controller.signal,
+			abortSignal: abort.signal,
 		};
 		const res = (await (req.credentialType
 			? sendWithCredential(ctx, req.credentialType, credentials, options)
@@ -70,12 +64,11 @@ export async function callProvider(
 			ms: Date.now() - started,
 		};
 	} catch (error) {
-		if (cancel?.aborted) throw new Cancelled();
-		const code = controller.signal.aborted ? 'TIMEOUT' : errorCode(error);
+		if (abort.cancelled) throw new Cancelled();
+		const code = abort.fired ? 'TIMEOUT' : errorCode(error);
 		return { outcome: { kind: 'error', code }, ms: Date.now() - started };
 	} finally {
-		clearTimeout(timer);
-		cancel?.removeEventListener('abort', onCancel);
+		abort.dispose();
 	}
 }
 

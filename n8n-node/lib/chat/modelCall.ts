@@ -14,7 +14,8 @@ import type { ItemPlan } from '../params';
 import { runItem, type ItemResult } from '../runItem';
 import { itemStore, type StoreSettings } from '../store/open';
 import type { StateStore } from '../store/types';
-import { Cancelled, type CallResult } from '../transport';
+import { AttemptAbort, Cancelled } from '../attemptAbort';
+import type { CallResult } from '../transport';
 import { ANSWERED, errorText, outcomeOfModelError } from './outcome';
 import { ChunkChannel } from './chunkChannel';
 import { streamAttempt } from './streamAttempt';
@@ -70,30 +71,23 @@ export function chatCall(chain: ChatChain): ChatCall {
 			deadlineMs: number,
 			signal?: AbortSignal,
 		): Promise<CallResult> => {
-			if (signal?.aborted) throw new Cancelled();
-			const deadline = new AbortController();
-			const timer = setTimeout(() => deadline.abort(), deadlineMs);
-			const onCancel = () => deadline.abort();
-			signal?.addEventListener('abort', onCancel);
+			const abort = new AttemptAbort(signal);
+			abort.after(deadlineMs, 'deadline');
 			const started = Date.now();
 			try {
-				const answer = await models[provider].invoke(messages, {
-					...passed,
-					signal: deadline.signal,
-				});
+				const answer = await models[provider].invoke(messages, { ...passed, signal: abort.signal });
 				return { outcome: ANSWERED, body: answer, ms: Date.now() - started };
 			} catch (error) {
-				if (signal?.aborted) throw new Cancelled();
+				if (abort.cancelled) throw new Cancelled();
 				errors.set(provider, error);
-				const outcome = deadline.signal.aborted
+				const outcome = abort.fired
 					? ({ kind: 'error', code: 'TIMEOUT' } as const)
 					: outcomeOfModelError(error);
 				// The error's text stands for the vendor's error body (runItem offers it to
 				// the engine, which reads it only for its rules, e.g. a too-long input).
 				return { outcome, body: errorText(error), ms: Date.now() - started };
 			} finally {
-				clearTimeout(timer);
-				signal?.removeEventListener('abort', onCancel);
+				abort.dispose();
 			}
 		};
 		let result: ItemResult;

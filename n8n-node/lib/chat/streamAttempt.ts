@@ -7,7 +7,8 @@
 // or broken (dropped, idle past the limit, past the item's budget).
 import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import type { StreamStep } from '../engine';
-import { Cancelled, type CallResult } from '../transport';
+import { AttemptAbort, Cancelled } from '../attemptAbort';
+import type { CallResult } from '../transport';
 import { chunkFacts, type ChunkFacts } from './chunkFacts';
 import { ANSWERED, errorText, outcomeOfModelError } from './outcome';
 import type { ChatModel } from './wrapper';
@@ -26,24 +27,16 @@ export interface StreamedAttempt {
 	failed: (error: unknown) => void;
 }
 
-type Fired = 'first_chunk' | 'idle' | 'total' | undefined;
+/** The engine's code for each of the stream's timers: before the commit a timeout like any
+ * attempt's; after it, what broke the committed stream. */
+const TIMER_CODE = { first_chunk: 'TIMEOUT', total: 'TIMEOUT', idle: 'IDLE_TIMEOUT' } as const;
 
 export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
-	if (a.cancel?.aborted) throw new Cancelled();
-	const abort = new AbortController();
-	let fired: Fired;
-	const fire = (why: Fired) => () => {
-		fired = why;
-		abort.abort();
-	};
-	const onCancel = () => abort.abort();
-	a.cancel?.addEventListener('abort', onCancel);
+	const abort = new AttemptAbort<keyof typeof TIMER_CODE>(a.cancel);
 	const started = Date.now();
-	const timers = {
-		first: setTimeout(fire('first_chunk'), a.limits.first_chunk_ms),
-		total: setTimeout(fire('total'), a.limits.total_ms),
-		idle: undefined as ReturnType<typeof setTimeout> | undefined,
-	};
+	const first = abort.after(a.limits.first_chunk_ms, 'first_chunk');
+	abort.after(a.limits.total_ms, 'total');
+	let idle: ReturnType<typeof setTimeout> | undefined;
 	let pending: AIMessageChunk | undefined;
 	let committed = false;
 	try {
@@ -55,40 +48,28 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 				pending = pending ? (pending.concat(chunk) as AIMessageChunk) : chunk;
 				if (!a.commits(chunkFacts(chunk))) continue;
 				committed = true;
-				clearTimeout(timers.first);
+				abort.clear(first);
 				a.deliver(pending);
 				pending = undefined;
 			}
-			clearTimeout(timers.idle);
-			timers.idle = setTimeout(fire('idle'), a.limits.idle_ms);
+			abort.clear(idle);
+			idle = abort.after(a.limits.idle_ms, 'idle');
 		}
 		// An answer with nothing that commits (an empty text): still the answer.
 		if (!committed && pending) a.deliver(pending);
 		return { outcome: ANSWERED, body: undefined, ms: Date.now() - started };
 	} catch (error) {
-		if (a.cancel?.aborted) throw new Cancelled();
+		if (abort.cancelled) throw new Cancelled();
 		a.failed(error);
 		const ms = Date.now() - started;
-		if (committed) {
-			const seen = outcomeOfModelError(error);
-			const code =
-				fired === 'idle'
-					? 'IDLE_TIMEOUT'
-					: fired === 'total'
-						? 'TIMEOUT'
-						: seen.kind === 'status'
-							? String(seen.status)
-							: seen.code;
-			return { outcome: { kind: 'broken', code }, body: errorText(error), ms };
-		}
-		const outcome = fired
-			? ({ kind: 'error', code: 'TIMEOUT' } as const)
+		const seen = abort.fired
+			? ({ kind: 'error', code: TIMER_CODE[abort.fired] } as const)
 			: outcomeOfModelError(error);
-		return { outcome, body: errorText(error), ms };
+		if (!committed) return { outcome: seen, body: errorText(error), ms };
+		// Once committed, whatever ended the stream is one fact: the code it came with.
+		const code = seen.kind === 'status' ? String(seen.status) : seen.code;
+		return { outcome: { kind: 'broken', code }, body: errorText(error), ms };
 	} finally {
-		clearTimeout(timers.first);
-		clearTimeout(timers.total);
-		clearTimeout(timers.idle);
-		a.cancel?.removeEventListener('abort', onCancel);
+		abort.dispose();
 	}
 }
