@@ -33,6 +33,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROOT, VERSIONS, n8nInstall, n8nInstance, uid } from '../tests/support/n8n.mjs';
+import { freePort } from '../tests/support/ports.mjs';
 import { startProviders } from '../tests/support/providers.mjs';
 import { loadProfile, report, summarise } from './lib/cpuprofile.mjs';
 
@@ -93,14 +94,6 @@ const NODES = [
 	{ key: 'memory', name: 'RPC memory', label: 'this node, memory store' },
 	{ key: 'redis', name: 'RPC Redis', label: 'this node, Redis store' },
 ];
-
-async function freePort() {
-	const s = net.createServer();
-	await new Promise((r) => s.listen(0, '127.0.0.1', r));
-	const { port } = s.address();
-	await new Promise((r) => s.close(r));
-	return port;
-}
 
 /** Our own redis-server on a free loopback port; stopped by its pid at the end. */
 async function startRedis() {
