@@ -7,7 +7,8 @@
 //   per-call: --calls N (100) healthy calls after --warmup W (10) not counted, each timed alone;
 //     plain ChatOpenAI vs this node over [it, a spare], memory store and Redis store (a Redis
 //     started here); the median difference, and the first call's cost in this process (the
-//     WebAssembly engine's load and, on Redis, the connection).
+//     WebAssembly engine's load and, on Redis, the connection); and per call of this node, the
+//     store round trips and the crossings into the engine (scripts/lib/call-census.mjs).
 //   dead Model 1: --items N (10) calls one after another, Model 1 always 500, breaker threshold
 //     3: this node with Fail Over First (the chat model's default) and with it off, beside
 //     withFallbacks; requests at Model 1 and the time to the last item, best of --runs R (3).
@@ -19,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { n8nInstall, uid } from '../tests/support/n8n.mjs';
 import { startLlmVendors } from '../tests/support/llm-vendors.mjs';
 import { loadInstalledChatModel, n8nRequire, supplyContext } from '../tests/chat/support.mjs';
+import { callCensus, perCall } from './lib/call-census.mjs';
 
 const { values: opt } = parseArgs({
 	options: {
@@ -33,6 +35,7 @@ const major = Number(opt.n8n);
 const KEYS = { openai: 'sk-bench', anthropic: 'a', gemini: 'g' };
 const install = n8nInstall(major);
 const loaded = loadInstalledChatModel(install);
+const census = callCensus(loaded.pkgDir);
 const { ChatOpenAI } = n8nRequire(install)('@langchain/openai');
 const vendors = await startLlmVendors(KEYS);
 const services = JSON.parse(
@@ -106,6 +109,7 @@ try {
 	console.log(
 		'store    plain ChatOpenAI   this node   difference (median)   goal      with supplyData per call (as Basic LLM Chain)',
 	);
+	const crossings = [];
 	for (const [store, goal] of [
 		['memory', 2],
 		['redis', 3],
@@ -125,17 +129,31 @@ try {
 		const a = [];
 		const b = [];
 		const c = [];
+		// What this node's calls alone crossed into the engine and asked of the store.
+		const crossed = { engine: {}, store: {} };
+		const add = (into, from) => {
+			for (const [k, n] of Object.entries(from)) into[k] = (into[k] ?? 0) + n;
+		};
 		// Interleaved, so a busy moment of the machine falls on both.
 		for (let k = 0; k < Number(opt.calls); k++) {
 			a.push(...(await timed(plain, 1)));
+			census.take();
 			b.push(...(await timed(ours, 1)));
+			const t = census.take();
+			add(crossed.engine, t.engine);
+			add(crossed.store, t.store);
 			c.push(...(await timed(each, 1)));
 		}
 		const diff = median(b) - median(a);
 		console.log(
 			`${store.padEnd(8)} ${ms(median(a)).padEnd(18)} ${ms(median(b)).padEnd(11)} ${ms(diff).padEnd(21)} <= ${goal} ms ${diff <= goal ? 'met' : 'MISSED'}   +${ms(median(c) - median(a))}`,
 		);
+		crossings.push(
+			`${store.padEnd(8)} store round trips ${perCall(crossed.store, Number(opt.calls))}; engine crossings ${perCall(crossed.engine, Number(opt.calls))}`,
+		);
 	}
+	console.log(`\nper call of this node (the same ${opt.calls} calls):`);
+	for (const line of crossings) console.log(line);
 
 	const items = Number(opt.items);
 	console.log(

@@ -65,10 +65,26 @@ const build = {
 				openAiModel('Backup model', cred.backup, [800, 200]),
 			],
 		);
+		// The process warmed first (n8n's v1 order runs the top-most branch first): the engine's
+		// load, the Redis connection and n8n's own token estimate (js-tiktoken builds its encoder
+		// once per process, ~0.8 s of CPU on whichever model call is in flight) are paid here, so
+		// the two measured chains' times are like for like.
+		const warm = resilientOver(
+			'Warm-up Chat Model',
+			onRedis([`warm-${uid()}`, `warmSpare-${uid()}`]),
+			[700, -400],
+			'Warm-up chain',
+			[
+				openAiModel('Warm-up model', cred.warm, [600, -300]),
+				openAiModel('Warm-up spare', cred.warm, [800, -300]),
+			],
+		);
 		const wf = chatWorkflow(`chat${uid()}`, {
 			items: ITEMS,
-			roots: ['Resilient chain', 'Fallback chain', 'Responses chain'],
+			roots: ['Warm-up chain', 'Resilient chain', 'Fallback chain', 'Responses chain'],
 			nodes: [
+				llmChain('Warm-up chain', [700, -600]),
+				...warm.nodes,
 				llmChain('Responses chain', [1700, -200]),
 				...responses.nodes,
 				llmChain('Resilient chain', [700, -200]),
@@ -78,13 +94,14 @@ const build = {
 				openAiModel('FB backup', cred.fbBackup, [1300, 200]),
 			],
 			models: [
+				...warm.models,
 				...resilient.models,
 				['FB primary', 'Fallback chain', 0],
 				['FB backup', 'Fallback chain', 1],
 				...responses.models,
 			],
 		});
-		for (const name of ['Resilient Chat Model', 'Responses Chat Model'])
+		for (const name of ['Resilient Chat Model', 'Responses Chat Model', 'Warm-up Chat Model'])
 			wf.nodes.find((n) => n.name === name).credentials = { redis: REDIS };
 		return { wf, names, respNames };
 	},
@@ -228,6 +245,7 @@ before(async () => {
 		'exOpenai',
 		'batchPrimary',
 		'batchBackup',
+		'warm',
 	])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	cred.claude = anthropicCredential(vendors, 'claude', KEYS.anthropic);
@@ -267,6 +285,7 @@ test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the 
 	vendors.script('fbBackup', ['ok']);
 	vendors.script('respPrimary', [500]);
 	vendors.script('respBackup', ['ok']);
+	vendors.script('warm', ['ok']);
 
 	const rows = [];
 	for (const execution of [1, 2]) {
@@ -297,7 +316,10 @@ test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the 
 			},
 		};
 		rows.push(row);
-		console.log(`n8n ${major}: ${JSON.stringify(row)}`);
+		// The goal (time to the last item within 1.2x of Enable Fallback Model's) is printed, not
+		// asserted: a loaded machine's timing is a figure, not a verdict.
+		const ratio = (row.resilient.ms / row.enableFallbackModel.ms).toFixed(2);
+		console.log(`n8n ${major}: ${JSON.stringify(row)}; time ratio ${ratio}x (goal <= 1.2x)`);
 		for (const item of ours) assert.equal(item.json.text, 'backup says hi');
 		for (const item of theirs) assert.equal(item.json.text, 'fbBackup says hi');
 		assert.equal(ours.length, ITEMS);

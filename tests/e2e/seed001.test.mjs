@@ -32,10 +32,24 @@ after(async () => providers?.close());
 
 test('seed 001 in one execution: 10 items cost the dead primary exactly 3 requests (baseline: 50)', async () => {
 	const n8n = n8nInstance(install);
-	const [a, b, c] = [uid(), uid(), uid()];
+	const [a, b, c, d] = [uid(), uid(), uid(), uid()];
 	const wf = branchesWorkflow(`seed001${uid()}`, n8n.nodeType, [
 		{ name: 'with cooldown', items: 10, parameters: chain(a) },
 		{ name: 'concurrency 5', items: 10, parameters: chain(b, { itemConcurrency: 5 }) },
+		// Fail Over First (node version 2's Retry Policy): the dead primary is tried once per item
+		// without backoff until its breaker opens, then skipped: still the threshold in total.
+		{
+			name: 'fail over first',
+			items: 10,
+			typeVersion: 2,
+			parameters: {
+				...chain(d),
+				providers: {
+					provider: chain(d).providers.provider.map((p) => ({ ...p, kind: 'custom' })),
+				},
+				retryPolicy: { failOverFirst: true },
+			},
+		},
 	]);
 	// Baseline: n8n's own HTTP Request node with Retry On Fail (5 tries, no wait) on the same provider.
 	wf.nodes.push({
@@ -95,11 +109,19 @@ test('seed 001 in one execution: 10 items cost the dead primary exactly 3 reques
 		'the trip is reported once, on the item that caused it',
 	);
 	assert.ok(ok.slice(1).every((x) => x.json._resilience.transitions.length === 0));
+	assert.equal(hits('/always500', d), 3, 'fail over first: still exactly the threshold');
+	const [fofOk, ...fofRest] = outputs(run, 'fail over first');
+	assert.equal(fofOk.length, 10);
+	assert.equal(fofRest.flat().length, 0);
+	assert.ok(
+		fofOk.every((x) => x.json._resilience.sleptMs === 0),
+		`no item backs off on the dead primary while the fallback can take it: ${JSON.stringify(fofOk.map((x) => x.json._resilience.sleptMs))}`,
+	);
 	const conc = hits('/always500', b);
 	assert.ok(conc >= 3 && conc <= 3 + 4, `item concurrency 5: ${conc} <= threshold + c - 1 = 7`);
 	assert.equal(outputs(run, 'concurrency 5')[0].length, 10);
 	console.log(
-		`n8n ${major}: dead-primary requests - Retry On Fail baseline 50, this node ${hits('/always500', a)}, concurrency 5: ${conc}`,
+		`n8n ${major}: dead-primary requests - Retry On Fail baseline 50, this node ${hits('/always500', a)}, concurrency 5: ${conc}, fail over first: ${hits('/always500', d)}`,
 	);
 });
 
