@@ -188,9 +188,13 @@ export function n8nInstance(
 			const deadline = Date.now() + 120_000;
 			for (;;) {
 				if (child.exitCode !== null) throw new Error(`n8n start exited: ${log.slice(-3000)}`);
+				if (/port \d+ is already in use/.test(log))
+					throw new Error(`n8n start could not bind its port: ${log.slice(-3000)}`);
 				try {
+					// Ours answering, not another server on the port: n8n logs this line once it
+					// listens.
 					const r = await fetch(`http://127.0.0.1:${port}/rest/settings`);
-					if (r.ok) break;
+					if (r.ok && log.includes('Editor is now accessible via')) break;
 				} catch {
 					/* not up yet */
 				}
