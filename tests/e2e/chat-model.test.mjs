@@ -180,6 +180,20 @@ const build = {
 		});
 		return { wf, names };
 	},
+	lastRetried: () => {
+		const names = [`dead-${uid()}`, `blip-${uid()}`];
+		const model = resilientOver('Resilient Chat Model', chatParameters(names), [700, 0], 'Chain', [
+			openAiModel('Dead model', cred.lrDead, [600, 200]),
+			openAiModel('Blip model', cred.lrBlip, [800, 200]),
+		]);
+		const wf = chatWorkflow(`lastRetried${uid()}`, {
+			items: 1,
+			roots: ['Chain'],
+			nodes: [llmChain('Chain', [700, -200]), ...model.nodes],
+			models: model.models,
+		});
+		return { wf, names };
+	},
 	retryAfter: () => {
 		const names = [`ra-${uid()}`, `raBackup-${uid()}`];
 		const LOOPS = 9;
@@ -246,6 +260,8 @@ before(async () => {
 		'batchPrimary',
 		'batchBackup',
 		'warm',
+		'lrDead',
+		'lrBlip',
 	])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	cred.claude = anthropicCredential(vendors, 'claude', KEYS.anthropic);
@@ -493,6 +509,31 @@ test("README's example workflow (n8n-node/examples/resilient-chat-model.json), O
 	assert.ok(served.every((i) => i.json.text === 'exClaude says hi'));
 	assert.equal(vendors.accepted('exOpenai'), 3);
 	assert.equal(vendors.accepted('exClaude'), 10);
+});
+
+test('Fail Over First, the last admissible model answers 503 then 200: it is retried with backoff and serves (Model 1 always 500)', async () => {
+	const { wf, names } = built.lastRetried;
+	vendors.script('lrDead', [500]);
+	vendors.script('lrBlip', [{ status: 503, body: { error: { message: 'overloaded' } } }, 'ok']);
+	const { run, log } = await n8n.execute(wf.id);
+	assert.ok(run, log.slice(-3000));
+	const [item] = rootItems(run, 'Chain');
+	assert.equal(item.json.text, 'lrBlip says hi');
+	const [entry] = chatEntries(run, 'Resilient Chat Model');
+	console.log(
+		`n8n ${major}, last model 503 then 200: ${JSON.stringify(entry.attempts.map((a) => [a.name, a.outcome]))}, slept ${entry.sleptMs} ms`,
+	);
+	assert.deepEqual(
+		entry.attempts.map((a) => [a.name, a.outcome]),
+		[
+			[names[0], '500'],
+			[names[1], '503'],
+			[names[1], '200'],
+		],
+	);
+	assert.ok(entry.sleptMs > 0, 'the retry on the last model waited its backoff');
+	assert.equal(vendors.accepted('lrDead'), 1, 'Model 1 is not revisited');
+	assert.equal(vendors.accepted('lrBlip'), 2);
 });
 
 test(`Basic LLM Chain at its default batch size (5 items at once), primary always 500: the primary gets at most threshold + 4 requests`, async () => {
