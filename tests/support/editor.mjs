@@ -98,9 +98,12 @@ const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A new workflow, then the workflow menu's Import → From file with `file`, as a user does. */
 export async function importFromFile(page, n8n, file) {
-	await page.goto(`${n8n.base}/workflow/new`, { waitUntil: 'networkidle2' });
-	// The network may idle before the app has drawn its header: wait for the menu itself.
-	await (await page.waitForSelector('[data-test-id=workflow-menu]', { visible: true })).click();
+	// The page's own load, then the app's menu: waiting for the network to idle timed out on a
+	// busy 2-core machine (the editor keeps its push connection and fetches open).
+	await page.goto(`${n8n.base}/workflow/new`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+	await (
+		await page.waitForSelector('[data-test-id=workflow-menu]', { visible: true, timeout: 60_000 })
+	).click();
 	await page.hover('[data-test-id=workflow-menu-item-import]');
 	const item = await page.waitForSelector('[data-test-id=workflow-menu-item-import-from-file]', {
 		visible: true,
@@ -208,8 +211,13 @@ export async function outputBranches(page) {
  * Manual Trigger in front of it).
  */
 export async function addNodeToBlankWorkflow(page, n8n, search, action) {
-	await page.goto(`${n8n.base}/workflow/new`, { waitUntil: 'networkidle2' });
-	await page.click('[data-test-id=canvas-add-button]');
+	await page.goto(`${n8n.base}/workflow/new`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+	await (
+		await page.waitForSelector('[data-test-id=canvas-add-button]', {
+			visible: true,
+			timeout: 60_000,
+		})
+	).click();
 	const bar = await page.waitForSelector('[data-test-id=node-creator-search-bar]');
 	await bar.type(search);
 	const item = await page.waitForSelector(
