@@ -11,7 +11,9 @@ export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_g
 
 export interface RateLimitConfig { requests: number; period_ms: number; burst?: number }
 export interface ProviderConfig {
-    name: string; method?: string; max_attempts?: number | null; deadline_ms?: number | null;
+    name: string; method?: string;
+    /** Safe to repeat whatever the method (a model call): retried without an Idempotency-Key. */
+    idempotent?: boolean; max_attempts?: number | null; deadline_ms?: number | null;
     threshold?: number | null; open_ms?: number | null; rate_limit?: RateLimitConfig | null;
     max_in_flight?: number | null;
 }
@@ -89,7 +91,21 @@ export type Outcome =
 }
 | { kind: "error"; code: string }
 /** A streamed answer that failed after its first committing chunk reached the caller. */
-| { kind: "broken"; code: string };
+| { kind: "broken"; code: string }
+/** What a call left behind, unread: the engine decides which fact decides (README: "Outcomes"). */
+| OutcomeFacts;
+export interface OutcomeFacts {
+    kind: "facts";
+    /** It ended with an answer (a resolved call, an item on the main output), not an error. */
+    answered?: boolean;
+    /** The status as received: a number, n8n's `httpCode` text ("503", "5XX"), or none. */
+    status?: number | string | null;
+    /** Down the cause chain, outermost first, as they came: error codes, messages, class names. */
+    codes?: string[]; messages?: string[]; names?: string[];
+    headers?: HintHeaders; failed_check?: string | null;
+    /** Read by the engine only for the statuses a rule needs. */
+    body?: string | null;
+}
 export interface AttemptLog {
     provider: number; name: string; attempt: number; outcome: string; probe: boolean;
     wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean; health: Health;

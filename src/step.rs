@@ -330,6 +330,7 @@ impl ItemMachine {
         let label = match (outcome, outcome.decisive_check()) {
             (_, Some(check)) => format!("check_failed:{check}"),
             (Outcome::Status { status, .. }, None) => status.to_string(),
+            (Outcome::Class { class }, None) => format!("{class}XX"),
             (Outcome::Error { code }, None) => code.clone(),
             (Outcome::Broken { code }, None) => format!("stream_broken:{code}"),
         };
