@@ -90,18 +90,22 @@ export type Outcome =
     body?: string | null;
 }
 | { kind: "error"; code: string }
-/** A streamed answer that failed after its first committing chunk reached the caller. */
+/** A streamed answer that failed after its first committing chunk reached the caller: by its
+ * code, or by the facts of the error that broke it (`OutcomeFacts` but for `kind`). */
 | { kind: "broken"; code: string }
+| (Omit<OutcomeFacts, "kind"> & { kind: "broken"; code?: undefined })
 /** What a call left behind, unread: the engine decides which fact decides (README: "Outcomes"). */
 | OutcomeFacts;
 export interface OutcomeFacts {
     kind: "facts";
     /** It ended with an answer (a resolved call, an item on the main output), not an error. */
     answered?: boolean;
-    /** The status as received: a number, n8n's `httpCode` text ("503", "5XX"), or none. */
+    /** The status as received: a number, or every status field's text down the cause chain
+     * (n8n's `httpCode` "503", "5XX"; the SDK's `status`) joined by ROW_SEPARATOR; none if none. */
     status?: number | string | null;
-    /** Down the cause chain, outermost first, as they came: error codes, messages, class names. */
-    codes?: string[]; messages?: string[]; names?: string[];
+    /** Down the cause chain, outermost first, as they came, joined by ROW_SEPARATOR: error codes,
+     * messages, class names. */
+    codes?: string; messages?: string; names?: string;
     headers?: HintHeaders; failed_check?: string | null;
     /** Read by the engine only for the statuses a rule needs. */
     body?: string | null;

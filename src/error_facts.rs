@@ -6,7 +6,9 @@
 use crate::outcome::Outcome;
 use crate::retry_after::HintHeaders;
 
-/// A status as it came: JSON's number or n8n's `httpCode` text.
+/// A status as it came: JSON's number, or the texts of every status field down the cause chain
+/// (n8n's `httpCode`, the SDK's `status`), joined by `ROW_SEPARATOR`: the first that reads as
+/// a status decides.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RawStatus {
     Number(f64),
@@ -91,7 +93,7 @@ fn status_fact(raw: &RawStatus) -> Option<StatusFact> {
         RawStatus::Number(n) => {
             (n.fract() == 0.0 && (100.0..=599.0).contains(n)).then_some(StatusFact::Exact(*n as u16))
         }
-        RawStatus::Text(t) => status_text(t),
+        RawStatus::Text(t) => t.split(crate::row_text::SEPARATOR).find_map(status_text),
     }
 }
 
@@ -137,6 +139,15 @@ fn has_word(haystack: &str, word: &str) -> bool {
 /// n8n's ECONNABORTED text, which names its own code.
 fn says_cut_off(message: &str) -> bool {
     has_word(message, "premature close") || has_word(message, "aborted") && !has_word(message, "connection was aborted")
+}
+
+/// The label an outcome carries into a streamed answer broken after its first chunk.
+pub fn broken_code(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Status { status, .. } => status.to_string(),
+        Outcome::Class { class } => format!("{class}XX"),
+        Outcome::Error { code } | Outcome::Broken { code } => code.clone(),
+    }
 }
 
 /// The outcome these facts make.
@@ -208,6 +219,8 @@ mod tests {
         }
         let f = Facts { status: Some(RawStatus::Number(529.0)), ..failed() };
         assert_eq!(outcome_of(f), status(529));
+        let f = Facts { status: Some(text("error\u{1e}429")), ..failed() };
+        assert_eq!(outcome_of(f), status(429), "the first field that reads as a status");
         for raw in ["0", "600", "abc", "", "5000"] {
             let f = Facts { status: Some(text(raw)), ..failed() };
             assert_eq!(outcome_of(f), code(UNKNOWN_CODE), "{raw:?} is no status");
@@ -256,6 +269,13 @@ mod tests {
         assert_eq!(outcome_of(f), code("EAI_AGAIN"));
         let f = Facts { names: vec!["APIConnectionTimeoutError", "TimeoutError"], ..failed() };
         assert_eq!(outcome_of(f), code("TIMEOUT"));
+    }
+
+    #[test]
+    fn a_stream_broken_by_what_these_facts_make_keeps_its_code() {
+        assert_eq!(broken_code(&outcome_of(Facts { codes: vec!["EAI_AGAIN"], ..failed() })), "EAI_AGAIN");
+        assert_eq!(broken_code(&outcome_of(Facts { status: Some(text("5xx")), ..failed() })), "5XX");
+        assert_eq!(broken_code(&status(529)), "529");
     }
 
     #[test]

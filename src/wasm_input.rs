@@ -115,9 +115,13 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
         Some("error") => {
             Ok(Outcome::Error { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })
         }
-        Some("broken") => {
-            Ok(Outcome::Broken { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })
-        }
+        Some("broken") => Ok(Outcome::Broken {
+            code: match text(v, "code")? {
+                Some(code) => code,
+                // Broken by an error handed over as facts: the code they make.
+                None => crate::error_facts::broken_code(&facts(v)?),
+            },
+        }),
         other => Err(bad(format!(
             "outcome.kind must be status, error, broken or facts, got \"{}\"",
             other.unwrap_or_default()

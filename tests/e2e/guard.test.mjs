@@ -333,7 +333,7 @@ test('HTTP Request guarded: 10 items, dead provider, threshold 3 → 3 requests 
 	const failed = d.items.filter((j) => j._resilience.outcome === 'failed');
 	for (const j of failed) {
 		assert.equal(j._resilience.provider, `dead-${id}`);
-		assert.equal(j._resilience.observed.status, 500, JSON.stringify(j._resilience.observed));
+		assert.equal(j._resilience.observed, '500', JSON.stringify(j._resilience.observed));
 		assert.equal(j._resilience.health, 'failure');
 	}
 	assert.deepEqual(
@@ -353,7 +353,7 @@ test("OpenAI node guarded (credential's Base URL at the loopback vendor): dead v
 	assert.equal(d.items.length, 10, 'no item lost');
 	assert.deepEqual(d.by, { failed: 3, deferred: 7 });
 	for (const j of d.items.filter((x) => x._resilience.outcome === 'failed'))
-		assert.equal(j._resilience.observed.status, 500, JSON.stringify(j._resilience.observed));
+		assert.equal(j._resilience.observed, '500', JSON.stringify(j._resilience.observed));
 	for (const j of d.items.filter((x) => x._resilience.outcome === 'deferred')) {
 		assert.equal(j.reason, 'circuit_open');
 		assert.ok(Date.parse(j.retry_at) > Date.now(), 'retry_at after the window');

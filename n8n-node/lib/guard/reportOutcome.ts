@@ -116,10 +116,8 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			provider: name,
 			probe: found.ticket.probe,
 			health: r.attempt.health,
-			observed:
-				result.outcome.kind === 'status'
-					? { status: result.outcome.status, from: result.from }
-					: { code: result.outcome.code, from: result.from },
+			// What the engine read the item's facts as: a status, "5XX", or an error code.
+			observed: r.attempt.outcome,
 			transitions: r.transition ? [transitionView(name, r.transition)] : [],
 		};
 		out[result.failed ? FAILED : GO].push({
