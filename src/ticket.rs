@@ -34,9 +34,21 @@ pub struct Ticket {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Decision {
-    Go { provider: usize, name: String, ticket: Ticket },
-    Defer { retry_at_ms: u64, reason: Reason },
-    Fail { reason: Reason },
+    /// `ticket_ttl_ms`: how long the store keeps the ticket (its leases' life), so the node
+    /// computes nothing from the ticket's fields.
+    Go {
+        provider: usize,
+        name: String,
+        ticket: Ticket,
+        ticket_ttl_ms: u64,
+    },
+    Defer {
+        retry_at_ms: u64,
+        reason: Reason,
+    },
+    Fail {
+        reason: Reason,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -70,9 +82,10 @@ pub fn check(
     let skipped = m.report().skipped.clone();
     let (decision, writes) = match poll.step {
         Step::Call { provider, name, probe, .. } => {
-            let expires_ms = now.saturating_add(chain.providers[provider].breaker.probe_lease_ms);
+            let ticket_ttl_ms = chain.providers[provider].breaker.probe_lease_ms;
+            let expires_ms = now.saturating_add(ticket_ttl_ms);
             let ticket = Ticket { provider, name: name.clone(), probe, lease, scope, issued_ms: now, expires_ms };
-            (Decision::Go { provider, name, ticket }, poll.writes)
+            (Decision::Go { provider, name, ticket, ticket_ttl_ms }, poll.writes)
         }
         // A gate slot further off: the caller cannot sleep towards it, so it is not taken.
         Step::Sleep { ms, .. } => (Decision::Defer { retry_at_ms: now + ms, reason: Reason::RateLimited }, None),
@@ -185,8 +198,10 @@ mod tests {
     fn a_foreign_or_expired_ticket_is_refused_and_counts_nothing() {
         let chain = chain(5);
         let rows = vec![String::new(); 6];
-        let c = check(&chain, 0, &rows, "l".into(), "global".into(), Rng::seeded(1)).unwrap();
-        let Decision::Go { ticket, .. } = c.decision else { panic!() };
+        let c = check(&chain, 7, &rows, "l".into(), "global".into(), Rng::seeded(1)).unwrap();
+        let Decision::Go { ticket, ticket_ttl_ms, .. } = c.decision else { panic!() };
+        assert_eq!(ticket_ttl_ms, ticket.expires_ms - ticket.issued_ms, "the store keeps it as long as its leases");
+        assert!(ticket_ttl_ms > 0);
         let ok = Outcome::status(200, Default::default());
         let e = report(&chain, &ticket, "wf:7", 1, &ok, &rows[0..3]).unwrap_err();
         assert_eq!(e.code(), "invalid_ticket");

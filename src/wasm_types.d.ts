@@ -71,7 +71,8 @@ export interface Ticket {
   provider: number; name: string; probe: boolean; lease: string; scope: string; issued_ms: number; expires_ms: number;
 }
 export type Decision =
-  | { kind: "go"; provider: number; name: string; ticket: Ticket }
+  /** `ticket_ttl_ms`: how long the store keeps the ticket (the life of its leases). */
+  | { kind: "go"; provider: number; name: string; ticket: Ticket; ticket_ttl_ms: number }
   | { kind: "defer"; retry_at_ms: number; reason: Reason }
   | { kind: "fail"; reason: Reason };
 export interface Checked { decision: Decision; writes: RowWrites | null; transition: Transition | null; skipped: Skip[] }

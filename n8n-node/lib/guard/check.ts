@@ -53,7 +53,7 @@ export async function checkItem(
 		if (c.decision.kind === 'go') {
 			const t = c.decision.ticket;
 			result.ticketText = ticketText(t);
-			await tickets(store).put(t.lease, result.ticketText, t.expires_ms - t.issued_ms);
+			await tickets(store).put(t.lease, result.ticketText, c.decision.ticket_ttl_ms);
 		}
 		return result;
 	}
