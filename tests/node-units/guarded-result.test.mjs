@@ -37,8 +37,8 @@ for (const version of Object.values(VERSIONS)) {
 		// Statuses n8n names only by class: an unknown status of that class, not its first one
 		// (a 529 is no 500): a 5XX is retried and counted, a 4XX neither.
 		for (const [status, as] of [
-			[418, { outcome: '4XX', health: 'neutral', retried: false }],
-			[529, { outcome: '5XX', health: 'failure', retried: true }],
+			[418, { outcome: '4XX', health: 'neutral', retried: false, retryAfter: false }],
+			[529, { outcome: '5XX', health: 'failure', retried: true, retryAfter: false }],
 		]) {
 			const e = new NodeApiError(node, { message: 'upstream', httpCode: String(status) });
 			assert.deepEqual(readAs(guardedResult({ json: { error: e.message } }, 1).outcome), as);
