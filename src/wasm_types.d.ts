@@ -75,8 +75,12 @@ export type Decision =
   | { kind: "go"; provider: number; name: string; ticket: Ticket; ticket_ttl_ms: number }
   | { kind: "defer"; retry_at_ms: number; reason: Reason }
   | { kind: "fail"; reason: Reason };
-export interface Checked { decision: Decision; writes: RowWrites | null; transition: Transition | null; skipped: Skip[] }
-export interface Reported { writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog }
+/** `counters`: this check's share of each provider's counters (index = provider). */
+export interface Checked {
+  decision: Decision; writes: RowWrites | null; transition: Transition | null; skipped: Skip[]; counters: Counters[];
+}
+/** `counters`: the reported call's share of its provider's counters (Call Chain's rule). */
+export interface Reported { writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog; counters: Counters }
 
 export interface HintHeaders {
   "retry-after"?: string; "ratelimit-reset"?: string; "x-ratelimit-reset"?: string;
