@@ -211,6 +211,42 @@ const sharedWorkflow = () => {
 	});
 };
 
+/** The shared-breaker chain's shape on fresh provider names, then Get Metrics on the same store
+ * and names in the same execution: what the guard counted, beside what the vendor saw. */
+const countedWorkflow = () => {
+	const names = [`counted-dead-${id}`, `counted-next-${id}`];
+	const wf = guardWorkflow(`guardcounted${id}`, {
+		guarded: httpGuarded(),
+		check: {
+			providers: {
+				provider: [
+					{ name: names[0], url: `${base}/always500?id=c-${id}` },
+					{ name: names[1], url: `${base}/ok?id=c-${id}&name=next` },
+				],
+			},
+			breaker: { threshold: 3, openMs: 600000 },
+			stateStore: 'redis',
+		},
+		report: { stateStore: 'redis' },
+		extra: { credentials: REDIS },
+	});
+	wf.nodes.push(
+		node(
+			'Metrics',
+			n8n.nodeType,
+			2,
+			{
+				operation: 'getMetrics',
+				providers: { provider: names.map((name) => ({ name })) },
+				stateStore: 'redis',
+			},
+			{ credentials: REDIS },
+		),
+	);
+	wf.connections.Done = { main: [[{ node: 'Metrics', type: 'main', index: 0 }]] };
+	return wf;
+};
+
 /** Check, HTTP Request and Report wired wrong on purpose, each misuse on the error output. */
 function badInputWorkflow() {
 	const wid = `guardbad${id}`;
@@ -308,6 +344,7 @@ before(async () => {
 		openAiWorkflow(),
 		...leaseWorkflows(),
 		sharedWorkflow(),
+		countedWorkflow(),
 		badInputWorkflow(),
 		exampleWorkflow(),
 	]);
@@ -341,6 +378,31 @@ test('HTTP Request guarded: 10 items, dead provider, threshold 3 → 3 requests 
 		['open'],
 		'the third failure opened the breaker, once',
 	);
+});
+
+test('Check/Report counted through the engine: Get Metrics equals the vendor (3 + 7 calls, 3 failures, 7 rejections)', async () => {
+	const { run, log } = await n8n.execute(`guardcounted${id}`);
+	assert.ok(run, log.slice(-8000));
+	const dead = hits('/always500', `c-${id}`);
+	const next = hits('/ok', `c-${id}`);
+	assert.deepEqual([dead, next], [3, 7], 'control: the vendor saw the breaker open after 3');
+	const text = outputs(run, 'Metrics')[0][0].json.metrics;
+	const metric = (name, provider) => {
+		const line = text
+			.split('\n')
+			.find((l) =>
+				l.startsWith(`resilient_provider_${name}{scope="global",provider="${provider}"}`),
+			);
+		assert.ok(line, `${name} of ${provider} in:\n${text}`);
+		return Number(line.split(' ').at(-1));
+	};
+	const [d, n] = [`counted-dead-${id}`, `counted-next-${id}`];
+	assert.equal(metric('calls_total', d), dead, 'each call counted once, at Report');
+	assert.equal(metric('calls_total', n), next);
+	assert.equal(metric('failures_total', d), 3);
+	assert.equal(metric('failures_total', n), 0);
+	assert.equal(metric('rejections_total', d), 7, 'Check skipped the open breaker 7 times');
+	assert.equal(metric('transitions_total', d), 1);
 });
 
 test("OpenAI node guarded (credential's Base URL at the loopback vendor): dead vendor, threshold 3 → 3 requests, 7 deferred", async () => {
