@@ -43,6 +43,31 @@ for (const version of Object.values(VERSIONS)) {
 			const e = new NodeApiError(node, { message: 'upstream', httpCode: String(status) });
 			assert.deepEqual(readAs(guardedResult({ json: { error: e.message } }, 1).outcome), as);
 		}
+		// The error as n8n hands it on (item.error, the NodeApiError itself): its status as
+		// received decides. Its JSON (toJSON, what run data keeps) drops httpCode and keeps only
+		// the message: a 408 then reads as n8n's 4XX class text, a 529 as 5XX, a 429 by its own.
+		for (const [status, held, asJson] of [
+			[408, ['408', 'failure', true], ['4XX', 'neutral', false]],
+			[429, ['429', 'neutral', true], ['429', 'neutral', true]],
+			[529, ['529', 'failure', false], ['5XX', 'failure', true]],
+		]) {
+			const e = new NodeApiError(node, { message: 'upstream', httpCode: String(status) });
+			const read = (item) => {
+				const r = readAs(guardedResult(item, 1).outcome);
+				return [r.outcome, r.health, r.retried];
+			};
+			assert.deepEqual(read({ json: {}, error: e }), held, `${status} as n8n hands it on`);
+			assert.deepEqual(
+				read({ json: { error: JSON.parse(JSON.stringify(e)) } }),
+				asJson,
+				`${status}`,
+			);
+		}
+		const reset = new NodeApiError(node, { message: 'socket hang up', code: 'ECONNRESET' });
+		assert.deepEqual(
+			readAs(guardedResult({ json: { error: JSON.parse(JSON.stringify(reset)) } }, 1).outcome),
+			{ outcome: 'ECONNRESET', health: 'failure', retried: true, retryAfter: false },
+		);
 		for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']) {
 			const e = new NodeApiError(node, { message: `connect ${code}`, code });
 			assert.equal(
