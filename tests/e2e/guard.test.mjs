@@ -247,6 +247,40 @@ const countedWorkflow = () => {
 	return wf;
 };
 
+/** Check → HTTP Request (its URL from the item: 408, 429, 529, a reset) → Report on both paths,
+ * all items at once (a threshold no run reaches); `full`: the node's full-response option. */
+const statusesWorkflow = (full) => {
+	const targets = ['/status/408', '/status/429', '/status/529', '/reset-mid-body'];
+	const http = httpGuarded();
+	http.parameters.url = '={{ $json.target }}';
+	if (full) http.parameters.options = { response: { response: { fullResponse: true } } };
+	const nodeType = n8n.nodeType;
+	const nodes = [
+		node('Items', 'n8n-nodes-base.set', 3.4, {
+			mode: 'raw',
+			jsonOutput: JSON.stringify({
+				items: targets.map((t) => ({ target: `${base}${t}?id=st-${id}` })),
+			}),
+		}),
+		node('Split', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'items' }),
+		node('Check', nodeType, 2, {
+			operation: 'checkProvider',
+			providers: { provider: [{ name: `statuses-${full}-${id}` }] },
+			breaker: { threshold: 100, openMs: 600000 },
+		}),
+		http,
+		node('Report', nodeType, 2, { operation: 'reportOutcome' }),
+	];
+	const to = (n) => [{ node: n, type: 'main', index: 0 }];
+	return manualWorkflow(`guardstatuses${full}${id}`, nodes, {
+		Start: { main: [to('Items')] },
+		Items: { main: [to('Split')] },
+		Split: { main: [to('Check')] },
+		Check: { main: [to(http.name), [], []] },
+		[http.name]: { main: [to('Report'), to('Report')] },
+	});
+};
+
 /** Check, HTTP Request and Report wired wrong on purpose, each misuse on the error output. */
 function badInputWorkflow() {
 	const wid = `guardbad${id}`;
@@ -345,6 +379,8 @@ before(async () => {
 		...leaseWorkflows(),
 		sharedWorkflow(),
 		countedWorkflow(),
+		statusesWorkflow(false),
+		statusesWorkflow(true),
 		badInputWorkflow(),
 		exampleWorkflow(),
 	]);
@@ -404,6 +440,31 @@ test('Check/Report counted through the engine: Get Metrics equals the vendor (3 
 	assert.equal(metric('rejections_total', d), 7, 'Check skipped the open breaker 7 times');
 	assert.equal(metric('transitions_total', d), 1);
 });
+
+for (const full of [false, true])
+	test(`Report Outcome after an HTTP Request node (full response ${full ? 'on' : 'off'}): 408, 429, 529 and a reset, each read and counted as README's outcome table says`, async (t) => {
+		const { run, log } = await n8n.execute(`guardstatuses${full}${id}`);
+		assert.ok(run, log.slice(-8000));
+		const items = outputs(run, 'Report')
+			.flat()
+			.map((i) => i.json);
+		const seen = Object.fromEntries(
+			items.map((j) => [
+				new URL(j.target).pathname,
+				[j._resilience.observed, j._resilience.health],
+			]),
+		);
+		t.diagnostic(JSON.stringify(seen));
+		assert.equal(items.length, 4, JSON.stringify(items).slice(0, 2000));
+		// The status as received (a 529 is no 500); 408 and 529 count against health, 429 does
+		// not (it closes the gate), a reset does (README's outcome table).
+		assert.deepEqual(seen, {
+			'/status/408': ['408', 'failure'],
+			'/status/429': ['429', 'neutral'],
+			'/status/529': ['529', 'failure'],
+			'/reset-mid-body': ['ECONNRESET', 'failure'],
+		});
+	});
 
 test("OpenAI node guarded (credential's Base URL at the loopback vendor): dead vendor, threshold 3 → 3 requests, 7 deferred", async () => {
 	const wid = `guardopenai${id}`;
