@@ -140,6 +140,9 @@ impl Default for RetryRules {
 pub struct ProviderConfig {
     pub name: String,
     pub method: String,
+    /// The call is safe to repeat whatever its method says (a model call: it acts on nothing
+    /// but its cost), so it is retried without an Idempotency-Key.
+    pub idempotent: bool,
     pub max_attempts: Option<i64>,
     pub deadline_ms: Option<i64>,
     pub threshold: Option<i64>,
@@ -379,7 +382,7 @@ impl ProviderConfig {
         };
         Ok(Provider {
             name: name.to_string(),
-            unsafe_method: method == "POST" || method == "PATCH",
+            unsafe_method: !self.idempotent && (method == "POST" || method == "PATCH"),
             max_attempts: match self.max_attempts {
                 Some(v) => count(&f("max_attempts"), v, 1, 100)?,
                 None => attempts,
@@ -401,5 +404,23 @@ mod decimal_tests {
         {
             assert_eq!(super::decimal(v), text);
         }
+    }
+}
+
+#[cfg(test)]
+mod idempotent_tests {
+    use super::*;
+
+    fn provider(method: &str, idempotent: bool) -> Provider {
+        let p = ProviderConfig { name: "m".into(), method: method.into(), idempotent, ..Default::default() };
+        let chain = ChainConfig { providers: vec![p], ..Default::default() };
+        chain.validate().unwrap().providers.remove(0)
+    }
+
+    #[test]
+    fn a_call_that_says_it_is_idempotent_is_safe_to_repeat_whatever_its_method() {
+        assert!(provider("POST", false).unsafe_method);
+        assert!(!provider("POST", true).unsafe_method, "a model call: safe because it says so");
+        assert!(!provider("GET", false).unsafe_method);
     }
 }

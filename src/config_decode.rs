@@ -127,14 +127,24 @@ const CHAIN: &[&str] = &[
     "half_open_probes",
     "successes_to_close",
 ];
-const PROVIDER: &[&str] =
-    &["name", "method", "max_attempts", "deadline_ms", "threshold", "open_ms", "rate_limit", "max_in_flight"];
+const PROVIDER: &[&str] = &[
+    "name",
+    "method",
+    "idempotent",
+    "max_attempts",
+    "deadline_ms",
+    "threshold",
+    "open_ms",
+    "rate_limit",
+    "max_in_flight",
+];
 
 fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
     let f = Fields::of(format!("providers[{i}]"), v, PROVIDER)?;
     let mut p = ProviderConfig::default();
     f.text("name", &mut p.name)?;
     f.text("method", &mut p.method)?;
+    f.flag("idempotent", &mut p.idempotent)?;
     for (name, slot) in [
         ("max_attempts", &mut p.max_attempts),
         ("deadline_ms", &mut p.deadline_ms),

@@ -1,7 +1,8 @@
 //! Policy engine of the Resilient Provider Call n8n node. Sans-IO: no clock, socket or store;
 //! time (`now_ms`, the store's clock) and randomness come in, decisions and new rows come out.
 //!
-//! One module per decision: [`outcome`] (retry? counts against health?), [`context_limit`] (input
+//! One module per decision: [`error_facts`] (what a call left behind, as an outcome), [`outcome`]
+//! (retry? counts against health?), [`context_limit`] (input
 //! too long for the model?), [`backoff`] (delay
 //! schedule), [`retry_after`] (server hints), [`breaker`] (provider health), [`rate_gate`] and
 //! [`in_flight`] (shared pacing), [`chain`] (which provider next), [`step`] (one item's steps),
@@ -18,6 +19,7 @@ pub mod config;
 pub mod config_decode;
 pub mod context_limit;
 pub mod error;
+pub mod error_facts;
 pub mod event;
 pub mod in_flight;
 pub mod inspect;

@@ -23,6 +23,8 @@ pub enum Outcome {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         body: Option<String>,
     },
+    /// A failure whose status is known only by its class (n8n's "4XX" / "5XX" text): 4 or 5.
+    Class { class: u8 },
     /// A network-level failure, by Node's error code (`ECONNRESET`, …) or `TIMEOUT` for our deadline.
     Error { code: String },
     /// A streamed answer that failed after its first committing chunk reached the caller, by
@@ -149,6 +151,19 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
                 Verdict::Stop(Reason::NonRetryable)
             };
         }
+        Outcome::Class { class } => {
+            // An unknown status of a class: a 5xx is the provider's and worth another try; a
+            // 4xx is our request's, neither repeated nor counted.
+            if *class == 5 {
+                c.health = Health::Failure;
+                c.verdict = Verdict::Retry;
+            } else {
+                c.health = Health::Neutral;
+                c.verdict = Verdict::Stop(Reason::NonRetryable);
+                c.client_error = true;
+                return c;
+            }
+        }
         Outcome::Broken { .. } => {
             // The provider failed mid-answer; part of it was delivered, so nothing repeats it.
             c.health = Health::Failure;
@@ -266,6 +281,16 @@ mod tests {
         assert_eq!(run(&status(503), post).health, Health::Failure, "still the provider's failure");
         let keyed = CallFacts { has_idempotency_key: true, ..post };
         assert_eq!(run(&status(503), keyed).verdict, Verdict::Retry);
+    }
+
+    #[test]
+    fn a_status_known_only_by_its_class_is_retried_and_counted_only_when_5xx() {
+        let c = run(&Outcome::Class { class: 5 }, get());
+        assert_eq!((c.verdict, c.health, c.client_error), (Verdict::Retry, Health::Failure, false));
+        let c = run(&Outcome::Class { class: 4 }, get());
+        assert_eq!((c.verdict, c.health, c.client_error), (Verdict::Stop(Reason::NonRetryable), Health::Neutral, true));
+        let post = CallFacts { unsafe_method: true, ..get() };
+        assert_eq!(run(&Outcome::Class { class: 5 }, post).verdict, Verdict::Stop(Reason::NonRetryable));
     }
 
     #[test]

@@ -95,6 +95,17 @@ pub struct AttemptLog {
     pub health: Health,
 }
 
+impl Counters {
+    /// One attempt's share: a call, and whether it failed, retried or met a 429. The same rule
+    /// for every entry point (Call Chain, the chat model, Report Outcome).
+    pub fn count(&mut self, a: &AttemptLog) {
+        self.calls += 1;
+        self.failures += (a.health == Health::Failure) as u32;
+        self.retries += (a.attempt > 1) as u32;
+        self.rate_limited_429 += (a.outcome == "429") as u32;
+    }
+}
+
 /// Seeds 002 and 003's metrics for one provider, as this item contributed to them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Counters {
@@ -199,11 +210,7 @@ impl ItemMachine {
     pub fn counters(&self) -> Vec<Counters> {
         let mut c = vec![Counters::default(); self.chain.providers.len()];
         for a in &self.report.attempts {
-            let p = &mut c[a.provider];
-            p.calls += 1;
-            p.failures += (a.health == Health::Failure) as u32;
-            p.retries += (a.attempt > 1) as u32;
-            p.rate_limited_429 += (a.outcome == "429") as u32;
+            c[a.provider].count(a);
         }
         for s in &self.report.skipped {
             c[s.provider].rejections +=
@@ -330,6 +337,7 @@ impl ItemMachine {
         let label = match (outcome, outcome.decisive_check()) {
             (_, Some(check)) => format!("check_failed:{check}"),
             (Outcome::Status { status, .. }, None) => status.to_string(),
+            (Outcome::Class { class }, None) => format!("{class}XX"),
             (Outcome::Error { code }, None) => code.clone(),
             (Outcome::Broken { code }, None) => format!("stream_broken:{code}"),
         };

@@ -13,7 +13,7 @@ use crate::reason::Reason;
 use crate::record::record;
 use crate::rng::Rng;
 use crate::row_text::{self, RowWrites};
-use crate::step::{AttemptLog, ItemMachine, Step};
+use crate::step::{AttemptLog, Counters, ItemMachine, Step};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -34,9 +34,21 @@ pub struct Ticket {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Decision {
-    Go { provider: usize, name: String, ticket: Ticket },
-    Defer { retry_at_ms: u64, reason: Reason },
-    Fail { reason: Reason },
+    /// `ticket_ttl_ms`: how long the store keeps the ticket (its leases' life), so the node
+    /// computes nothing from the ticket's fields.
+    Go {
+        provider: usize,
+        name: String,
+        ticket: Ticket,
+        ticket_ttl_ms: u64,
+    },
+    Defer {
+        retry_at_ms: u64,
+        reason: Reason,
+    },
+    Fail {
+        reason: Reason,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,6 +58,9 @@ pub struct Checked {
     pub writes: Option<RowWrites>,
     pub transition: Option<Transition>,
     pub skipped: Vec<Skip>,
+    /// This check's share of each provider's counters (index = provider): rejections of the
+    /// providers it skipped, and a give-up (and deferral) on the first when it admitted none.
+    pub counters: Vec<Counters>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -53,6 +68,9 @@ pub struct Reported {
     pub writes: Option<RowWrites>,
     pub transition: Option<Transition>,
     pub attempt: AttemptLog,
+    /// The reported call's share of its provider's counters, by the rule Call Chain's attempts
+    /// are counted by.
+    pub counters: Counters,
 }
 
 /// Which provider may be called now, from the chain's row texts read at `now`.
@@ -68,14 +86,21 @@ pub fn check(
     let mut m = ItemMachine::new(chain.clone(), now, lease.clone(), Vec::new(), rng);
     let poll = m.poll(now, &views)?;
     let skipped = m.report().skipped.clone();
+    let mut counters = m.counters();
     let (decision, writes) = match poll.step {
         Step::Call { provider, name, probe, .. } => {
-            let expires_ms = now.saturating_add(chain.providers[provider].breaker.probe_lease_ms);
+            let ticket_ttl_ms = chain.providers[provider].breaker.probe_lease_ms;
+            let expires_ms = now.saturating_add(ticket_ttl_ms);
             let ticket = Ticket { provider, name: name.clone(), probe, lease, scope, issued_ms: now, expires_ms };
-            (Decision::Go { provider, name, ticket }, poll.writes)
+            (Decision::Go { provider, name, ticket, ticket_ttl_ms }, poll.writes)
         }
         // A gate slot further off: the caller cannot sleep towards it, so it is not taken.
-        Step::Sleep { ms, .. } => (Decision::Defer { retry_at_ms: now + ms, reason: Reason::RateLimited }, None),
+        Step::Sleep { ms, .. } => {
+            // Handed back like a deferred item, which the machine (still waiting) has not counted.
+            counters[0].give_ups += 1;
+            counters[0].deferrals += 1;
+            (Decision::Defer { retry_at_ms: now + ms, reason: Reason::RateLimited }, None)
+        }
         Step::Defer { retry_at_ms, reason } => (Decision::Defer { retry_at_ms, reason }, None),
         Step::Fail { reason } => (Decision::Fail { reason }, None),
         Step::Done { .. } => unreachable!("nothing was called"),
@@ -85,6 +110,7 @@ pub fn check(
         writes: writes.as_ref().map(|w| event::writes(chain, w, poll.transition.as_ref())),
         transition: poll.transition,
         skipped,
+        counters,
     })
 }
 
@@ -123,10 +149,13 @@ pub fn report(
     let effect = m.on_outcome(now, outcome, &[])?;
     let rec = record(chain, &view, &effect, now);
     let attempt = m.report().attempts.last().cloned().expect("an outcome logs its attempt");
+    let mut counters = Counters::default();
+    counters.count(&attempt);
     Ok(Reported {
         writes: rec.writes.as_ref().map(|w| event::writes(chain, w, rec.transition.as_ref())),
         transition: rec.transition,
         attempt,
+        counters,
     })
 }
 
@@ -165,8 +194,10 @@ mod tests {
             let c = check(&chain, 1000 + t, &rows, format!("lease{t}"), "global".into(), Rng::seeded(t)).unwrap();
             let Decision::Go { provider: 0, ticket, .. } = c.decision else { panic!("{c:?}") };
             store_rows(&mut rows, &c.writes);
+            assert_eq!(c.counters, vec![Counters::default(); 2], "an admitted check counts nothing yet");
             let r = report(&chain, &ticket, "global", 1001 + t, &Outcome::status(500, Default::default()), &rows[0..3])
                 .unwrap();
+            assert_eq!(r.counters, Counters { calls: 1, failures: 1, ..Default::default() }, "Call Chain's rule");
             assert!(r.writes.as_ref().unwrap().rows.iter().any(|w| w.kind == "in_flight"), "the lease is released");
             store_rows(
                 &mut rows,
@@ -179,14 +210,21 @@ mod tests {
         let c = check(&chain, 1010, &rows, "lease3".into(), "global".into(), Rng::seeded(3)).unwrap();
         assert!(matches!(c.decision, Decision::Go { provider: 1, .. }), "{c:?}");
         assert_eq!(c.skipped[0].reason, Reason::CircuitOpen);
+        assert_eq!(c.counters[0], Counters { rejections: 1, ..Default::default() }, "the open breaker's rejection");
+        let busy = Outcome::status(429, Default::default());
+        let Decision::Go { ticket, .. } = c.decision else { unreachable!() };
+        let r = report(&chain, &ticket, "global", 1011, &busy, &rows[3..6]).unwrap();
+        assert_eq!(r.counters, Counters { calls: 1, rate_limited_429: 1, ..Default::default() });
     }
 
     #[test]
     fn a_foreign_or_expired_ticket_is_refused_and_counts_nothing() {
         let chain = chain(5);
         let rows = vec![String::new(); 6];
-        let c = check(&chain, 0, &rows, "l".into(), "global".into(), Rng::seeded(1)).unwrap();
-        let Decision::Go { ticket, .. } = c.decision else { panic!() };
+        let c = check(&chain, 7, &rows, "l".into(), "global".into(), Rng::seeded(1)).unwrap();
+        let Decision::Go { ticket, ticket_ttl_ms, .. } = c.decision else { panic!() };
+        assert_eq!(ticket_ttl_ms, ticket.expires_ms - ticket.issued_ms, "the store keeps it as long as its leases");
+        assert!(ticket_ttl_ms > 0);
         let ok = Outcome::status(200, Default::default());
         let e = report(&chain, &ticket, "wf:7", 1, &ok, &rows[0..3]).unwrap_err();
         assert_eq!(e.code(), "invalid_ticket");

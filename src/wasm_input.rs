@@ -2,6 +2,7 @@
 //! serde would buffer an internally tagged enum (`kind`) through its generic content type, about
 //! 20 KB of the WASM engine for one small object; these readers are a few hundred bytes.
 use crate::error::EngineError;
+use crate::error_facts::RawStatus;
 use crate::outcome::Outcome;
 use crate::retry_after::{HintHeaders, HINT_HEADER_NAMES};
 use wasm_bindgen::JsValue;
@@ -39,31 +40,73 @@ fn text(v: &JsValue, name: &str) -> Result<Option<String>, EngineError> {
     f.as_string().map(Some).ok_or_else(|| bad(format!("outcome.{name} must be a string")))
 }
 
-/// `{ kind: "status", status, headers?, failed_check?, body? }`, `{ kind: "error", code }` or
-/// `{ kind: "broken", code }` (a streamed answer that failed after its first chunk).
+/// A list of strings (the cause chain's codes, messages, class names) as one text joined by
+/// `ROW_SEPARATOR`, as row texts cross; absent as empty.
+fn texts(joined: &Option<String>) -> Vec<&str> {
+    joined.as_deref().map(|t| t.split(crate::row_text::SEPARATOR).collect()).unwrap_or_default()
+}
+
+/// `{ kind: "facts", answered?, status?, codes?, messages?, names?, headers?, failed_check?,
+/// body? }`: what a call left behind, unread ([`crate::error_facts`]).
+fn facts(v: &JsValue) -> Result<Outcome, EngineError> {
+    let s = field(v, "status");
+    let status = match s.as_f64() {
+        Some(n) => Some(RawStatus::Number(n)),
+        None if s.is_undefined() || s.is_null() => None,
+        None => Some(RawStatus::Text(
+            s.as_string().ok_or_else(|| bad("outcome.status must be a number or a string".into()))?,
+        )),
+    };
+    let (codes, messages, names) = (text(v, "codes")?, text(v, "messages")?, text(v, "names")?);
+    let facts = crate::error_facts::Facts {
+        answered: field(v, "answered").as_bool().unwrap_or(false),
+        status,
+        codes: texts(&codes),
+        messages: texts(&messages),
+        names: texts(&names),
+        headers: hint_headers(v)?,
+        failed_check: text(v, "failed_check")?,
+    };
+    let mut outcome = crate::error_facts::outcome_of(facts);
+    if let Outcome::Status { status, body, .. } = &mut outcome {
+        if crate::context_limit::reads_body(*status) {
+            *body = text(v, "body")?;
+        }
+    }
+    Ok(outcome)
+}
+
+fn hint_headers(v: &JsValue) -> Result<HintHeaders, EngineError> {
+    let h = field(v, "headers");
+    Ok(if h.is_object() {
+        let [retry_after, ratelimit_reset, x_ratelimit_reset, ratelimit_remaining, x_ratelimit_remaining] =
+            HINT_HEADER_NAMES;
+        let get = |name| text(&h, name);
+        HintHeaders {
+            retry_after: get(retry_after)?,
+            ratelimit_reset: get(ratelimit_reset)?,
+            x_ratelimit_reset: get(x_ratelimit_reset)?,
+            ratelimit_remaining: get(ratelimit_remaining)?,
+            x_ratelimit_remaining: get(x_ratelimit_remaining)?,
+        }
+    } else {
+        HintHeaders::default()
+    })
+}
+
+/// `{ kind: "status", status, headers?, failed_check?, body? }`, `{ kind: "error", code }`,
+/// `{ kind: "broken", code }` (a streamed answer that failed after its first chunk) or
+/// `{ kind: "facts", … }` (see [`facts`]).
 pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
     if !v.is_object() {
         return Err(bad("outcome must be an object".into()));
     }
     match text(v, "kind")?.as_deref() {
+        Some("facts") => facts(v),
         Some("status") => {
             let status = field(v, "status").as_f64().filter(|s| s.fract() == 0.0 && (0.0..=999.0).contains(s));
             let status = status.ok_or_else(|| bad("outcome.status must be a whole number from 0 to 999".into()))?;
-            let h = field(v, "headers");
-            let headers = if h.is_object() {
-                let [retry_after, ratelimit_reset, x_ratelimit_reset, ratelimit_remaining, x_ratelimit_remaining] =
-                    HINT_HEADER_NAMES;
-                let get = |name| text(&h, name);
-                HintHeaders {
-                    retry_after: get(retry_after)?,
-                    ratelimit_reset: get(ratelimit_reset)?,
-                    x_ratelimit_reset: get(x_ratelimit_reset)?,
-                    ratelimit_remaining: get(ratelimit_remaining)?,
-                    x_ratelimit_remaining: get(x_ratelimit_remaining)?,
-                }
-            } else {
-                HintHeaders::default()
-            };
+            let headers = hint_headers(v)?;
             let status = status as u16;
             // Read only when a rule needs it: the node may hand it over lazily (a getter).
             let body = if crate::context_limit::reads_body(status) { text(v, "body")? } else { None };
@@ -72,12 +115,17 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
         Some("error") => {
             Ok(Outcome::Error { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })
         }
-        Some("broken") => {
-            Ok(Outcome::Broken { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })
-        }
-        other => {
-            Err(bad(format!("outcome.kind must be status, error or broken, got \"{}\"", other.unwrap_or_default())))
-        }
+        Some("broken") => Ok(Outcome::Broken {
+            code: match text(v, "code")? {
+                Some(code) => code,
+                // Broken by an error handed over as facts: the code they make.
+                None => crate::error_facts::broken_code(&facts(v)?),
+            },
+        }),
+        other => Err(bad(format!(
+            "outcome.kind must be status, error, broken or facts, got \"{}\"",
+            other.unwrap_or_default()
+        ))),
     }
 }
 

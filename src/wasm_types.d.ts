@@ -9,7 +9,9 @@ export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_g
 
 export interface RateLimitConfig { requests: number; period_ms: number; burst?: number }
 export interface ProviderConfig {
-  name: string; method?: string; max_attempts?: number | null; deadline_ms?: number | null;
+  name: string; method?: string;
+  /** Safe to repeat whatever the method (a model call): retried without an Idempotency-Key. */
+  idempotent?: boolean; max_attempts?: number | null; deadline_ms?: number | null;
   threshold?: number | null; open_ms?: number | null; rate_limit?: RateLimitConfig | null;
   max_in_flight?: number | null;
 }
@@ -69,11 +71,16 @@ export interface Ticket {
   provider: number; name: string; probe: boolean; lease: string; scope: string; issued_ms: number; expires_ms: number;
 }
 export type Decision =
-  | { kind: "go"; provider: number; name: string; ticket: Ticket }
+  /** `ticket_ttl_ms`: how long the store keeps the ticket (the life of its leases). */
+  | { kind: "go"; provider: number; name: string; ticket: Ticket; ticket_ttl_ms: number }
   | { kind: "defer"; retry_at_ms: number; reason: Reason }
   | { kind: "fail"; reason: Reason };
-export interface Checked { decision: Decision; writes: RowWrites | null; transition: Transition | null; skipped: Skip[] }
-export interface Reported { writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog }
+/** `counters`: this check's share of each provider's counters (index = provider). */
+export interface Checked {
+  decision: Decision; writes: RowWrites | null; transition: Transition | null; skipped: Skip[]; counters: Counters[];
+}
+/** `counters`: the reported call's share of its provider's counters (Call Chain's rule). */
+export interface Reported { writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog; counters: Counters }
 
 export interface HintHeaders {
   "retry-after"?: string; "ratelimit-reset"?: string; "x-ratelimit-reset"?: string;
@@ -86,8 +93,26 @@ export type Outcome =
       body?: string | null;
     }
   | { kind: "error"; code: string }
-  /** A streamed answer that failed after its first committing chunk reached the caller. */
-  | { kind: "broken"; code: string };
+  /** A streamed answer that failed after its first committing chunk reached the caller: by its
+   * code, or by the facts of the error that broke it (`OutcomeFacts` but for `kind`). */
+  | { kind: "broken"; code: string }
+  | (Omit<OutcomeFacts, "kind"> & { kind: "broken"; code?: undefined })
+  /** What a call left behind, unread: the engine decides which fact decides (README: "Outcomes"). */
+  | OutcomeFacts;
+export interface OutcomeFacts {
+  kind: "facts";
+  /** It ended with an answer (a resolved call, an item on the main output), not an error. */
+  answered?: boolean;
+  /** The status as received: a number, or every status field's text down the cause chain
+   * (n8n's `httpCode` "503", "5XX"; the SDK's `status`) joined by ROW_SEPARATOR; none if none. */
+  status?: number | string | null;
+  /** Down the cause chain, outermost first, as they came, joined by ROW_SEPARATOR: error codes,
+   * messages, class names. */
+  codes?: string; messages?: string; names?: string;
+  headers?: HintHeaders; failed_check?: string | null;
+  /** Read by the engine only for the statuses a rule needs. */
+  body?: string | null;
+}
 export interface AttemptLog {
   provider: number; name: string; attempt: number; outcome: string; probe: boolean;
   wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean; health: Health;

@@ -48,3 +48,6 @@ export const ROW_SEPARATOR = '\u001e';
 
 /** The response headers the engine reads a Retry-After or rate-limit hint from. */
 export const HINT_HEADERS = ['retry-after', 'ratelimit-reset', 'x-ratelimit-reset', 'ratelimit-remaining', 'x-ratelimit-remaining'] as const;
+
+/** The engine reads at most this much of an answer's body (its context-too-long rule). */
+export const BODY_LIMIT = 4096;

@@ -69,22 +69,3 @@ export async function resetProviders(
 		pairedItem: { item: 0 },
 	}));
 }
-
-/** Sum items' counters per scope and provider, with the transitions they caused. */
-export function addCounters(
-	into: Map<string, Record<string, Record<string, number>>>,
-	plan: ItemPlan,
-	counters: Record<string, number>[],
-	transitions: IDataObject[],
-) {
-	const scope = into.get(plan.scope) ?? {};
-	counters.forEach((c, i) => {
-		const p = (scope[plan.requests[i].name] ??= {});
-		for (const [k, v] of Object.entries(c)) p[k] = (p[k] ?? 0) + v;
-	});
-	for (const t of transitions) {
-		const p = (scope[String(t.provider)] ??= {});
-		p.transitions = (p.transitions ?? 0) + 1;
-	}
-	into.set(plan.scope, scope);
-}

@@ -238,8 +238,8 @@ function logAttempt(
 		url,
 		method: req.method,
 		provider: req.name,
-		status: outcome.kind === 'status' ? outcome.status : undefined,
-		code: outcome.kind !== 'status' ? outcome.code : undefined,
+		// The engine's reading of the outcome: a status, "5XX", or an error code.
+		outcome: log?.outcome,
 		streamBroken: outcome.kind === 'broken' || undefined,
 		check: outcome.kind === 'status' ? (outcome.failed_check ?? undefined) : undefined,
 		attempt: step.attempt,

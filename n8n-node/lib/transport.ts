@@ -8,7 +8,8 @@ import type {
 	IHttpRequestOptions,
 } from 'n8n-workflow';
 import type { HintHeaders, Outcome } from './engine';
-import { HINT_HEADERS } from './engineConstants';
+import { BODY_LIMIT, HINT_HEADERS } from './engineConstants';
+import { factsOfError } from './errorFacts';
 import type { ProviderRequest } from './params';
 import { sendWithCredential, type LoadedCredentials } from './auth';
 import { AttemptAbort, Cancelled } from './attemptAbort';
@@ -65,8 +66,13 @@ export async function callProvider(
 		};
 	} catch (error) {
 		if (abort.cancelled) throw new Cancelled();
-		const code = abort.fired ? 'TIMEOUT' : errorCode(error);
-		return { outcome: { kind: 'error', code }, ms: Date.now() - started };
+		// Our own deadline is our fact; anything else is the error's, read by the engine. A status
+		// answered reaches the resolved path above (statuses never throw here), so a status left on
+		// a thrown error (a 200 whose body was then cut off) is not the call's outcome.
+		const outcome: Outcome = abort.fired
+			? { kind: 'error', code: 'TIMEOUT' }
+			: { ...factsOfError(error), status: undefined };
+		return { outcome, ms: Date.now() - started };
 	} finally {
 		abort.dispose();
 	}
@@ -82,44 +88,13 @@ function parseBody(body: unknown): unknown {
 	}
 }
 
-/** Node's error code (ECONNRESET, …) wherever n8n's helper or axios put it. A Node socket code
- * anywhere in the cause chain wins over a wrapper's (axios' ERR_*); a body cut off mid-way is
- * reported by axios as ERR_BAD_RESPONSE "stream has been aborted" with no cause: that is the
- * peer resetting the connection, ECONNRESET, which is worth a retry. */
-function errorCode(error: unknown): string {
-	let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined;
-	let first: string | undefined;
-	let aborted = false;
-	for (let depth = 0; e && depth < 5; depth++) {
-		if (typeof e.code === 'string' && /^[A-Z_]+$/.test(e.code)) {
-			if (/^E[A-Z]+$/.test(e.code)) return e.code; // a socket/DNS code: ECONNRESET, ETIMEDOUT, …
-			first ??= e.code;
-		}
-		if (
-			typeof e.message === 'string' &&
-			/\b(stream has been aborted|aborted|premature close)\b/i.test(e.message)
-		)
-			aborted = true;
-		e = e.cause as typeof e;
-	}
-	if (
-		aborted &&
-		(first === undefined || first === 'ERR_BAD_RESPONSE' || first === 'ERR_STREAM_PREMATURE_CLOSE')
-	)
-		return 'ECONNRESET';
-	return first ?? 'EUNKNOWN';
-}
-
-/** The engine reads at most this much of an answer's body (its context-too-long rule). */
-export const BODY_EXCERPT_CHARS = 4096;
-
 /** The start of a response body as text: what a vendor's error message is matched in. */
 export function bodyExcerpt(body: unknown): string {
 	if (body === undefined || body === null) return '';
-	if (typeof body === 'string') return body.slice(0, BODY_EXCERPT_CHARS);
-	if (Buffer.isBuffer(body)) return body.toString('utf8', 0, BODY_EXCERPT_CHARS);
+	if (typeof body === 'string') return body.slice(0, BODY_LIMIT);
+	if (Buffer.isBuffer(body)) return body.toString('utf8', 0, BODY_LIMIT);
 	try {
-		return (JSON.stringify(body) ?? '').slice(0, BODY_EXCERPT_CHARS);
+		return (JSON.stringify(body) ?? '').slice(0, BODY_LIMIT);
 	} catch {
 		return ''; // a cyclic or otherwise unprintable value says nothing
 	}
@@ -128,7 +103,7 @@ export function bodyExcerpt(body: unknown): string {
 /** Gives the outcome a `body` the engine reads only for the statuses its rules need: a getter,
  * so a success body is never serialised (this file compares no statuses). */
 export function offerBody(outcome: Outcome, body: unknown): void {
-	if (outcome.kind !== 'status') return;
+	if (outcome.kind !== 'status' && outcome.kind !== 'facts') return;
 	Object.defineProperty(outcome, 'body', {
 		get: () => bodyExcerpt(body),
 		enumerable: false,

@@ -12,6 +12,7 @@ import { startLlmVendors } from '../support/llm-vendors.mjs';
 import { freePorts } from '../support/ports.mjs';
 import { n8nRequire } from './support.mjs';
 import { createRequire } from 'node:module';
+import { readAs } from '../node-units/engine-reading.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const KEYS = { openai: 'sk-o', anthropic: 'sk-a', gemini: 'g' };
@@ -21,7 +22,13 @@ before(async () => {
 	const install = n8nInstall(major);
 	req = n8nRequire(install);
 	const dist = createRequire(import.meta.url);
-	({ outcomeOfModelError: outcomeOf } = dist(path.join(ROOT, 'dist/lib/chat/outcome.js')));
+	// Judged by what the engine reads the handed-over facts as (its label, and whether a
+	// Retry-After set the wait), not by the facts' shape: which fact decides is the engine's.
+	const { outcomeOfModelError } = dist(path.join(ROOT, 'dist/lib/chat/outcome.js'));
+	outcomeOf = (e) => {
+		const r = readAs(outcomeOfModelError(e));
+		return { outcome: r.outcome, retryAfter: r.retryAfter };
+	};
 	({ takeOver } = dist(path.join(ROOT, 'dist/lib/chat/takeOver.js')));
 	vendors = await startLlmVendors(KEYS);
 	slow = http.createServer((_q, res) => setTimeout(() => res.end('{}'), 3000).unref());
@@ -93,7 +100,7 @@ test('OpenAI 500: status 500, no hint (NodeApiError httpCode "500")', async () =
 	const [raw, wrapped, rawError, n8nError] = await outcomes(openai, `${vendors.url('o500')}/v1`);
 	assert.equal(rawError.status, 500);
 	assert.equal(n8nError.httpCode, '500');
-	assert.deepEqual(raw, { kind: 'status', status: 500, headers: {} });
+	assert.deepEqual(raw, { outcome: '500', retryAfter: false });
 	assert.deepEqual(wrapped, raw);
 });
 
@@ -109,21 +116,21 @@ test('OpenAI 429 with Retry-After 7: the header reaches the engine', async () =>
 		},
 	]);
 	const [raw, wrapped] = await outcomes(openai, `${vendors.url('o429')}/v1`);
-	assert.deepEqual(raw, { kind: 'status', status: 429, headers: { 'retry-after': '7' } });
+	assert.deepEqual(raw, { outcome: '429', retryAfter: true });
 	assert.deepEqual(wrapped, raw);
 });
 
 test('Anthropic 503 with Retry-After: status and hint', async () => {
 	vendors.script('a503', [503]);
 	const [raw, wrapped] = await outcomes(anthropic, 'a503');
-	assert.deepEqual(raw, { kind: 'status', status: 503, headers: { 'retry-after': '1' } });
+	assert.deepEqual(raw, { outcome: '503', retryAfter: true });
 	assert.deepEqual(wrapped, raw);
 });
 
 test('OpenAI 400 (context too long): status 400', async () => {
 	vendors.script('o400', ['too_long']);
 	const [raw, wrapped] = await outcomes(openai, `${vendors.url('o400')}/v1`);
-	assert.deepEqual(raw, { kind: 'status', status: 400, headers: {} });
+	assert.deepEqual(raw, { outcome: '400', retryAfter: false });
 	assert.deepEqual(wrapped, raw);
 });
 
@@ -135,7 +142,7 @@ test('OpenAI Responses API 400 (context too long): status 400, though @langchain
 	);
 	console.log(`n8n ${major}: ${rawError.constructor.name}, status ${rawError.status}`);
 	assert.equal(vendors.arrivals.at(-1).dialect, 'openaiResponses');
-	assert.deepEqual(raw, { kind: 'status', status: 400, headers: {} });
+	assert.deepEqual(raw, { outcome: '400', retryAfter: false });
 	assert.deepEqual(wrapped, raw);
 });
 
@@ -144,14 +151,14 @@ test("n8n's error as n8n serializes it (toJSON, into run data) holds no vendor b
 		{ status: 500, body: { error: { message: 'x', secret: 'body-canary' } } },
 	]);
 	const [, wrapped, , n8nError] = await outcomes(openai, `${vendors.url('oBody')}/v1`);
-	assert.equal(wrapped.status, 500, 'the engine still sees the status');
+	assert.equal(wrapped.outcome, '500', 'the engine still sees the status');
 	assert.ok(!JSON.stringify(n8nError).includes('body-canary'), JSON.stringify(n8nError));
 });
 
 test('connection refused: the socket code under the client error (ECONNREFUSED)', async () => {
 	const [port] = await freePorts(1);
 	const [raw, wrapped] = await outcomes(openai, `http://127.0.0.1:${port}/v1`);
-	assert.deepEqual(raw, { kind: 'error', code: 'ECONNREFUSED' });
+	assert.deepEqual(raw, { outcome: 'ECONNREFUSED', retryAfter: false });
 	assert.deepEqual(wrapped, raw);
 });
 
@@ -161,6 +168,6 @@ test("the client's own timeout: TIMEOUT", async () => {
 		timeout: 300,
 	});
 	assert.equal(rawError.name, 'TimeoutError');
-	assert.deepEqual(raw, { kind: 'error', code: 'TIMEOUT' });
+	assert.deepEqual(raw, { outcome: 'TIMEOUT', retryAfter: false });
 	assert.deepEqual(wrapped, raw);
 });

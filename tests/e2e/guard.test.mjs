@@ -211,6 +211,76 @@ const sharedWorkflow = () => {
 	});
 };
 
+/** The shared-breaker chain's shape on fresh provider names, then Get Metrics on the same store
+ * and names in the same execution: what the guard counted, beside what the vendor saw. */
+const countedWorkflow = () => {
+	const names = [`counted-dead-${id}`, `counted-next-${id}`];
+	const wf = guardWorkflow(`guardcounted${id}`, {
+		guarded: httpGuarded(),
+		check: {
+			providers: {
+				provider: [
+					{ name: names[0], url: `${base}/always500?id=c-${id}` },
+					{ name: names[1], url: `${base}/ok?id=c-${id}&name=next` },
+				],
+			},
+			breaker: { threshold: 3, openMs: 600000 },
+			stateStore: 'redis',
+		},
+		report: { stateStore: 'redis' },
+		extra: { credentials: REDIS },
+	});
+	wf.nodes.push(
+		node(
+			'Metrics',
+			n8n.nodeType,
+			2,
+			{
+				operation: 'getMetrics',
+				providers: { provider: names.map((name) => ({ name })) },
+				stateStore: 'redis',
+			},
+			{ credentials: REDIS },
+		),
+	);
+	wf.connections.Done = { main: [[{ node: 'Metrics', type: 'main', index: 0 }]] };
+	return wf;
+};
+
+/** Check → HTTP Request (its URL from the item: 408, 429, 529, a reset) → Report on both paths,
+ * all items at once (a threshold no run reaches); `full`: the node's full-response option. */
+const statusesWorkflow = (full) => {
+	const targets = ['/status/408', '/status/429', '/status/529', '/reset-mid-body'];
+	const http = httpGuarded();
+	http.parameters.url = '={{ $json.target }}';
+	if (full) http.parameters.options = { response: { response: { fullResponse: true } } };
+	const nodeType = n8n.nodeType;
+	const nodes = [
+		node('Items', 'n8n-nodes-base.set', 3.4, {
+			mode: 'raw',
+			jsonOutput: JSON.stringify({
+				items: targets.map((t) => ({ target: `${base}${t}?id=st-${id}` })),
+			}),
+		}),
+		node('Split', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'items' }),
+		node('Check', nodeType, 2, {
+			operation: 'checkProvider',
+			providers: { provider: [{ name: `statuses-${full}-${id}` }] },
+			breaker: { threshold: 100, openMs: 600000 },
+		}),
+		http,
+		node('Report', nodeType, 2, { operation: 'reportOutcome' }),
+	];
+	const to = (n) => [{ node: n, type: 'main', index: 0 }];
+	return manualWorkflow(`guardstatuses${full}${id}`, nodes, {
+		Start: { main: [to('Items')] },
+		Items: { main: [to('Split')] },
+		Split: { main: [to('Check')] },
+		Check: { main: [to(http.name), [], []] },
+		[http.name]: { main: [to('Report'), to('Report')] },
+	});
+};
+
 /** Check, HTTP Request and Report wired wrong on purpose, each misuse on the error output. */
 function badInputWorkflow() {
 	const wid = `guardbad${id}`;
@@ -308,6 +378,9 @@ before(async () => {
 		openAiWorkflow(),
 		...leaseWorkflows(),
 		sharedWorkflow(),
+		countedWorkflow(),
+		statusesWorkflow(false),
+		statusesWorkflow(true),
 		badInputWorkflow(),
 		exampleWorkflow(),
 	]);
@@ -333,7 +406,7 @@ test('HTTP Request guarded: 10 items, dead provider, threshold 3 → 3 requests 
 	const failed = d.items.filter((j) => j._resilience.outcome === 'failed');
 	for (const j of failed) {
 		assert.equal(j._resilience.provider, `dead-${id}`);
-		assert.equal(j._resilience.observed.status, 500, JSON.stringify(j._resilience.observed));
+		assert.equal(j._resilience.observed, '500', JSON.stringify(j._resilience.observed));
 		assert.equal(j._resilience.health, 'failure');
 	}
 	assert.deepEqual(
@@ -342,6 +415,56 @@ test('HTTP Request guarded: 10 items, dead provider, threshold 3 → 3 requests 
 		'the third failure opened the breaker, once',
 	);
 });
+
+test('Check/Report counted through the engine: Get Metrics equals the vendor (3 + 7 calls, 3 failures, 7 rejections)', async () => {
+	const { run, log } = await n8n.execute(`guardcounted${id}`);
+	assert.ok(run, log.slice(-8000));
+	const dead = hits('/always500', `c-${id}`);
+	const next = hits('/ok', `c-${id}`);
+	assert.deepEqual([dead, next], [3, 7], 'control: the vendor saw the breaker open after 3');
+	const text = outputs(run, 'Metrics')[0][0].json.metrics;
+	const metric = (name, provider) => {
+		const line = text
+			.split('\n')
+			.find((l) =>
+				l.startsWith(`resilient_provider_${name}{scope="global",provider="${provider}"}`),
+			);
+		assert.ok(line, `${name} of ${provider} in:\n${text}`);
+		return Number(line.split(' ').at(-1));
+	};
+	const [d, n] = [`counted-dead-${id}`, `counted-next-${id}`];
+	assert.equal(metric('calls_total', d), dead, 'each call counted once, at Report');
+	assert.equal(metric('calls_total', n), next);
+	assert.equal(metric('failures_total', d), 3);
+	assert.equal(metric('failures_total', n), 0);
+	assert.equal(metric('rejections_total', d), 7, 'Check skipped the open breaker 7 times');
+	assert.equal(metric('transitions_total', d), 1);
+});
+
+for (const full of [false, true])
+	test(`Report Outcome after an HTTP Request node (full response ${full ? 'on' : 'off'}): 408, 429, 529 and a reset, each read and counted as README's outcome table says`, async (t) => {
+		const { run, log } = await n8n.execute(`guardstatuses${full}${id}`);
+		assert.ok(run, log.slice(-8000));
+		const items = outputs(run, 'Report')
+			.flat()
+			.map((i) => i.json);
+		const seen = Object.fromEntries(
+			items.map((j) => [
+				new URL(j.target).pathname,
+				[j._resilience.observed, j._resilience.health],
+			]),
+		);
+		t.diagnostic(JSON.stringify(seen));
+		assert.equal(items.length, 4, JSON.stringify(items).slice(0, 2000));
+		// The status as received (a 529 is no 500); 408 and 529 count against health, 429 does
+		// not (it closes the gate), a reset does (README's outcome table).
+		assert.deepEqual(seen, {
+			'/status/408': ['408', 'failure'],
+			'/status/429': ['429', 'neutral'],
+			'/status/529': ['529', 'failure'],
+			'/reset-mid-body': ['ECONNRESET', 'failure'],
+		});
+	});
 
 test("OpenAI node guarded (credential's Base URL at the loopback vendor): dead vendor, threshold 3 → 3 requests, 7 deferred", async () => {
 	const wid = `guardopenai${id}`;
@@ -353,7 +476,7 @@ test("OpenAI node guarded (credential's Base URL at the loopback vendor): dead v
 	assert.equal(d.items.length, 10, 'no item lost');
 	assert.deepEqual(d.by, { failed: 3, deferred: 7 });
 	for (const j of d.items.filter((x) => x._resilience.outcome === 'failed'))
-		assert.equal(j._resilience.observed.status, 500, JSON.stringify(j._resilience.observed));
+		assert.equal(j._resilience.observed, '500', JSON.stringify(j._resilience.observed));
 	for (const j of d.items.filter((x) => x._resilience.outcome === 'deferred')) {
 		assert.equal(j.reason, 'circuit_open');
 		assert.ok(Date.parse(j.retry_at) > Date.now(), 'retry_at after the window');

@@ -9,7 +9,8 @@ const { Engine } = require('../../dist/engine/engine.js');
 const { runItem } = require('../../dist/lib/runItem.js');
 const { MemoryStore } = require('../../dist/lib/store/memory.js');
 const { FailoverStore } = require('../../dist/lib/store/failover.js');
-const { bodyExcerpt, BODY_EXCERPT_CHARS } = require('../../dist/lib/transport.js');
+const { bodyExcerpt } = require('../../dist/lib/transport.js');
+const { BODY_LIMIT: BODY_EXCERPT_CHARS } = require('../../dist/lib/engineConstants.js');
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {} };
 

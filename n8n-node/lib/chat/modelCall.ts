@@ -12,6 +12,7 @@ import type { ChatResult } from '@langchain/core/outputs';
 import type { Engine } from '../engine';
 import type { ItemPlan } from '../params';
 import { runItem, type ItemResult } from '../runItem';
+import { CounterDeltas } from '../counters';
 import { itemStore, type StoreSettings } from '../store/open';
 import type { StateStore } from '../store/types';
 import { AttemptAbort, Cancelled } from '../attemptAbort';
@@ -125,6 +126,19 @@ export function chatCall(chain: ChatChain): ChatCall {
 			ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, e);
 			throw e;
 		}
+		// Counted as Call Chain's items are: the engine's counters, one checked write. A model call
+		// is its own execution step (no batch to share a write with); a write that failed says so
+		// in the log, as there is no item to carry the warning.
+		const counters = new CounterDeltas();
+		counters.add(
+			plan.scope,
+			plan.requests.map((r) => r.name),
+			result.counters,
+			result.transitions,
+		);
+		const storeOf = (scope: string) => itemStore(chain.shared, scope, chain.storeCfg, ctx.logger);
+		for (const warning of await counters.write(storeOf))
+			ctx.logger.warn(`resilient-chat-model: ${warning}`);
 		const entry = runEntry(result, correlationId);
 		ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, [[{ json: entry }]]);
 		const end = result.end;

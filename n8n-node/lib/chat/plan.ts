@@ -1,7 +1,8 @@
 // The chat model's plan, read by the same code as Call Chain's (readItemPlan): its providers are
 // the connected models, in input order, under the names the user gave them; the retry policy,
-// breaker and scope parameters are Call Chain's. A model call is a POST with a stable key, so
-// the engine may retry it and move on (an LLM answer has no side effect but its cost). A client
+// breaker and scope parameters are Call Chain's. A model call is a POST that says it is
+// idempotent (an LLM answer has no side effect but its cost), so the engine may retry it and move
+// on without an Idempotency-Key; none is made or sent. A client
 // error (a 400/422: a bad request) is the request's, the same on every model: the chain does not
 // move on after it (a too-long input keeps its own option, "Try Next Provider When Input Is Too
 // Long"); a retryable failure moves on at once to a model that can take the call (Fail Over
@@ -27,6 +28,7 @@ export function readChatPlan(ctx: ISupplyDataFunctions, names: string[]): ItemPl
 		},
 	};
 	const plan = readItemPlan(view as unknown as IExecuteFunctions, 0);
-	plan.config = { ...CHAT_OVERRIDES, ...plan.config };
-	return plan;
+	const config = { ...CHAT_OVERRIDES, ...plan.config };
+	config.providers = config.providers.map((p) => ({ ...p, idempotent: true }));
+	return { ...plan, config, keys: plan.requests.map(() => null) };
 }

@@ -6,7 +6,7 @@
 // goes to the caller as it arrives, and the stream's end is the attempt's one outcome: answered,
 // or broken (dropped, idle past the limit, past the item's budget).
 import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
-import type { StreamStep } from '../engine';
+import type { Outcome, StreamStep } from '../engine';
 import { AttemptAbort, Cancelled } from '../attemptAbort';
 import type { CallResult } from '../transport';
 import { chunkFacts, type ChunkFacts } from './chunkFacts';
@@ -62,13 +62,18 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 		if (abort.cancelled) throw new Cancelled();
 		a.failed(error);
 		const ms = Date.now() - started;
-		const seen = abort.fired
-			? ({ kind: 'error', code: TIMER_CODE[abort.fired] } as const)
-			: outcomeOfModelError(error);
-		if (!committed) return { outcome: seen, body: errorText(error), ms };
-		// Once committed, whatever ended the stream is one fact: the code it came with.
-		const code = seen.kind === 'status' ? String(seen.status) : seen.code;
-		return { outcome: { kind: 'broken', code }, body: errorText(error), ms };
+		if (!committed) {
+			const seen: Outcome = abort.fired
+				? { kind: 'error', code: TIMER_CODE[abort.fired] }
+				: outcomeOfModelError(error);
+			return { outcome: seen, body: errorText(error), ms };
+		}
+		// Once committed, whatever ended the stream is one fact: our timer's code, or the error's
+		// facts, whose code the engine reads.
+		const broken: Outcome = abort.fired
+			? { kind: 'broken', code: TIMER_CODE[abort.fired] }
+			: { ...outcomeOfModelError(error), kind: 'broken', code: undefined };
+		return { outcome: broken, body: errorText(error), ms };
 	} finally {
 		abort.dispose();
 	}

@@ -3,7 +3,7 @@
 // the rows read at the store's time; this writes what it returns with compare-and-set (on a lost
 // race: read and check again, as runItem does for poll) and records a Go's ticket with its time
 // to live, so Report Outcome can claim it once.
-import type { Decision, Engine, Transition } from '../engine';
+import type { Counters, Decision, Engine, Transition } from '../engine';
 import { ROW_SEPARATOR } from '../engineConstants';
 import type { FailoverStore } from '../store/failover';
 import type { TicketStore } from '../store/tickets';
@@ -18,6 +18,8 @@ export interface Checked {
 	ticketText?: string;
 	transition: (Transition & { provider: number }) | null;
 	skipped: { provider: number; reason: string; until_ms: number }[];
+	/** The engine's count of this check, by provider index (the committed attempt's only). */
+	counters: Counters[];
 	casRetries: number;
 }
 
@@ -48,12 +50,13 @@ export async function checkItem(
 			decision: c.decision,
 			transition,
 			skipped: c.skipped,
+			counters: c.counters,
 			casRetries: lost,
 		};
 		if (c.decision.kind === 'go') {
 			const t = c.decision.ticket;
 			result.ticketText = ticketText(t);
-			await tickets(store).put(t.lease, result.ticketText, t.expires_ms - t.issued_ms);
+			await tickets(store).put(t.lease, result.ticketText, c.decision.ticket_ttl_ms);
 		}
 		return result;
 	}

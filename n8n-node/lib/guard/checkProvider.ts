@@ -6,14 +6,15 @@ import { StoreUnavailable } from '../store/failover';
 import { checkItem } from './check';
 import { deferredJson, skipView, transitionView } from '../itemView';
 import type { Engine } from '../engine';
-import { Counts, DEFERRED, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
+import { CounterDeltas, warnAll } from '../counters';
+import { DEFERRED, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
 
 export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 	const out: Outputs = [[], [], []];
 	const items = ctx.getInputData();
 	const s = await stores(ctx);
 	const engines = new Map<string, Engine>();
-	const counts = new Counts();
+	const counters = new CounterDeltas();
 	const executionId = ctx.getExecutionId();
 	await eachItem(ctx, out, async (i) => {
 		const plan = readItemPlan(ctx, i, 2, false);
@@ -44,7 +45,12 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 			correlationId: `${executionId}:${i}`,
 		};
 		if (store.degraded) meta.storeFallback = store.degraded;
-		if (c.transition) counts.add(plan.scope, names[c.transition.provider], 'transitions');
+		counters.add(
+			plan.scope,
+			names,
+			c.counters,
+			c.transition ? [{ provider: names[c.transition.provider] }] : [],
+		);
 		const d = c.decision;
 		if (d.kind === 'go') {
 			const r = plan.requests[d.provider];
@@ -84,7 +90,7 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 			});
 		}
 	});
-	await counts.write(s.rows);
+	warnAll(out, await counters.write(s.rows));
 	for (const e of engines.values()) e.free();
 	return out;
 }

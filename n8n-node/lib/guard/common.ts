@@ -74,23 +74,3 @@ export async function eachItem(
 }
 
 /** Counters per scope and provider, written once per execution (as Call Chain does). */
-export class Counts {
-	private readonly by = new Map<string, Record<string, Record<string, number>>>();
-
-	add(scope: string, provider: string, counter: string) {
-		const s = this.by.get(scope) ?? {};
-		const c = (s[provider] ??= {});
-		c[counter] = (c[counter] ?? 0) + 1;
-		this.by.set(scope, s);
-	}
-
-	/** Best effort: a counter is never worth an item. */
-	async write(rows: (scope: string) => { addCounters: Counters['addCounters'] }) {
-		for (const [scope, deltas] of this.by)
-			await rows(scope)
-				.addCounters(deltas)
-				.catch(() => undefined);
-	}
-}
-
-type Counters = { addCounters(d: Record<string, Record<string, number>>): Promise<void> };

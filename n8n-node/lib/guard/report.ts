@@ -3,7 +3,7 @@
 // chain and scope on fresh rows (pure), then the ticket is claimed in the store (delete-if-present:
 // a second report of it claims nothing and counts nothing), then the rows are written with
 // compare-and-set (on a lost race: read and report again; the claim stands).
-import type { AttemptLog, Engine, Outcome, Ticket, Transition } from '../engine';
+import type { AttemptLog, Counters, Engine, Outcome, Ticket, Transition } from '../engine';
 import { ROW_SEPARATOR } from '../engineConstants';
 import type { FailoverStore } from '../store/failover';
 import type { TicketStore } from '../store/tickets';
@@ -13,6 +13,8 @@ const MAX_RACES = 20;
 export interface Reported {
 	attempt: AttemptLog;
 	transition: Transition | null;
+	/** The engine's count of the reported call (its provider's share). */
+	counters: Counters;
 	casRetries: number;
 }
 
@@ -52,7 +54,8 @@ export async function reportItem(
 		if (r.writes && !(await store.write(key, r.writes.rows))) {
 			lost++;
 			if (++races > MAX_RACES) {
-				if (store.degraded) return { attempt: r.attempt, transition: null, casRetries: lost };
+				if (store.degraded)
+					return { attempt: r.attempt, transition: null, counters: r.counters, casRetries: lost };
 				await store.fallBack(
 					`${MAX_RACES + 1} compare-and-set races lost in a row`,
 					async () => undefined,
@@ -61,6 +64,7 @@ export async function reportItem(
 			}
 			continue;
 		}
-		return { attempt: r.attempt, transition: r.writes ? r.transition : null, casRetries: lost };
+		const transition = r.writes ? r.transition : null;
+		return { attempt: r.attempt, transition, counters: r.counters, casRetries: lost };
 	}
 }

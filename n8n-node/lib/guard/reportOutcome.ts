@@ -3,7 +3,8 @@
 import { type IDataObject, type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 import type { Engine, Ticket } from '../engine';
 import { readItemPlan } from '../params';
-import { Counts, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
+import { CounterDeltas, warnAll } from '../counters';
+import { eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
 import { guardedResult } from './guardedResult';
 import { transitionView } from '../itemView';
 import { checkNodeName, pairedTicket, ticketText, type Found } from './pairing';
@@ -77,7 +78,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 	const source = ctx.getInputSourceData(0);
 	const fromOutput = source?.previousNodeOutput ?? 0;
 	const engines = new Map<string, Engine>();
-	const counts = new Counts();
+	const counters = new CounterDeltas();
 	await eachItem(ctx, out, async (i) => {
 		const given = givenTicket(ctx, i);
 		const found = given ?? pairedTicket(ctx, i, checkNode);
@@ -107,19 +108,15 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			throw error;
 		}
 		const name = found.ticket.name;
-		counts.add(plan.scope, name, 'calls');
-		if (r.attempt.health === 'failure') counts.add(plan.scope, name, 'failures');
-		if (r.transition) counts.add(plan.scope, name, 'transitions');
+		counters.add(plan.scope, [name], [r.counters], r.transition ? [{ provider: name }] : []);
 		const meta: IDataObject = {
 			outcome: result.failed ? 'failed' : 'success',
 			reported: true,
 			provider: name,
 			probe: found.ticket.probe,
 			health: r.attempt.health,
-			observed:
-				result.outcome.kind === 'status'
-					? { status: result.outcome.status, from: result.from }
-					: { code: result.outcome.code, from: result.from },
+			// What the engine read the item's facts as: a status, "5XX", or an error code.
+			observed: r.attempt.outcome,
 			transitions: r.transition ? [transitionView(name, r.transition)] : [],
 		};
 		out[result.failed ? FAILED : GO].push({
@@ -127,7 +124,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			pairedItem: { item: i },
 		});
 	});
-	await counts.write(s.rows);
+	warnAll(out, await counters.write(s.rows));
 	for (const e of engines.values()) e.free();
 	return out;
 }

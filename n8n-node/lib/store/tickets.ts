@@ -5,7 +5,7 @@
 // Policy-free: what a ticket means is the engine's; this moves and compares its text.
 
 export interface TicketStore {
-	/** Record ticket `id` (its text) for `ttlMs`. */
+	/** Record ticket `id` (its text) for `ttlMs`: the engine's `ticket_ttl_ms`, whole and above 0. */
 	put(id: string, text: string, ttlMs: number): Promise<void>;
 	/** Remove ticket `id` iff it is still recorded with this text; true when this call removed it. */
 	claim(id: string, text: string): Promise<boolean>;

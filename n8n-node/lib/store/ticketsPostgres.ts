@@ -32,7 +32,7 @@ export class PostgresTickets implements TicketStore {
 			`WITH gone AS (DELETE FROM ${this.table} WHERE scope = $1 AND expires_at < clock_timestamp())
        INSERT INTO ${this.table} (scope, id, ticket, expires_at)
        VALUES ($1, $2, $3, clock_timestamp() + $4 * interval '1 millisecond')`,
-			[this.scope, id, text, Math.max(1, Math.ceil(ttlMs))],
+			[this.scope, id, text, ttlMs],
 		);
 	}
 

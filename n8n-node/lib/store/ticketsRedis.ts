@@ -24,13 +24,7 @@ export class RedisTickets implements TicketStore {
 	}
 
 	async put(id: string, text: string, ttlMs: number): Promise<void> {
-		const ok = await this.client.set(
-			this.keys.key(id, 'ticket'),
-			text,
-			'PX',
-			Math.max(1, Math.ceil(ttlMs)),
-			'NX',
-		);
+		const ok = await this.client.set(this.keys.key(id, 'ticket'), text, 'PX', ttlMs, 'NX');
 		if (ok !== 'OK') throw new Error(`ticket ${id} is already recorded`);
 	}
 

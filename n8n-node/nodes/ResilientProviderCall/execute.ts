@@ -20,7 +20,8 @@ import { itemStore, sharedStore, storeSettings } from '../../lib/store/open';
 import { Cancelled, callProvider } from '../../lib/transport';
 import { redact, redactDeep, readSecrets } from '../../lib/secrets';
 import { runsAsTool, toolResult } from '../../lib/toolResult';
-import { addCounters, providerState, resetProviders } from '../../lib/operations';
+import { providerState, resetProviders } from '../../lib/operations';
+import { CounterDeltas, warnAll } from '../../lib/counters';
 import { providerMetrics } from '../../lib/metrics';
 import {
 	assertUrlAllowed,
@@ -144,7 +145,7 @@ async function callChain(
 		}
 		return [items, [], []];
 	}
-	const counters = new Map<string, Record<string, Record<string, number>>>();
+	const counters = new CounterDeltas();
 	const engines = new Map<string, Engine>();
 	const cancel = this.getExecutionCancelSignal?.();
 	const executionId = this.getExecutionId();
@@ -213,10 +214,10 @@ async function callChain(
 				warnings,
 				`${executionId}:${i}`,
 			);
-			addCounters(
-				counters,
-				plan,
-				result.counters as unknown as Record<string, number>[],
+			counters.add(
+				plan.scope,
+				plan.requests.map((r) => r.name),
+				result.counters,
 				result.transitions,
 			);
 		} catch (error) {
@@ -251,18 +252,7 @@ async function callChain(
 	await Promise.all(lanes);
 	// Counters: one write per scope per execution, never on the per-call path. Checked: a write
 	// that failed, or went to this process's memory (fail-open), is a warning on every item.
-	for (const [scope, deltas] of counters) {
-		const store = itemStore(shared, scope, storeCfg, this.logger);
-		const failed = await store.addCounters(deltas).then(
-			() => store.degraded,
-			(e: Error) => e.message,
-		);
-		if (failed)
-			warnAll(
-				out,
-				`counters of scope "${scope}" not written to the shared store (${failed}): the metrics miss this execution`,
-			);
-	}
+	warnAll(out, await counters.write((scope) => itemStore(shared, scope, storeCfg, this.logger)));
 	for (const e of engines.values()) e.free();
 	// Keep input order within each output.
 	for (const o of out)
@@ -270,14 +260,6 @@ async function callChain(
 			(a, b) => (a.pairedItem as { item: number }).item - (b.pairedItem as { item: number }).item,
 		);
 	return runsAsTool(node) ? toolResult(out) : out;
-}
-
-function warnAll(out: INodeExecutionData[][], warning: string) {
-	for (const o of out)
-		for (const item of o) {
-			const r = item.json._resilience as IDataObject | undefined;
-			if (r) r.warnings = [...((r.warnings as string[] | undefined) ?? []), warning];
-		}
 }
 
 function place(

@@ -1,0 +1,79 @@
+// The architecture's promise, held by a test: TypeScript moves bytes, the engine decides. A
+// status comparison, an error-code regex or delay arithmetic in n8n-node/ (outside the files the
+// engine generates) is a decision made in TypeScript. Each pattern is checked first against the
+// kind of line it exists to catch (the lines this package once had), so a pattern that catches
+// nothing fails here rather than passing silently.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SOURCES = path.join(ROOT, 'n8n-node');
+/** Written by `cargo run --bin engine-constants` from the engine: its numbers are the engine's. */
+const GENERATED = new Set(['lib/engineConstants.ts']);
+
+const PATTERNS = [
+	{
+		what: 'a status comparison',
+		re: /\bstatus(Code)?\s*(===?|!==?|[<>]=?)\s*\d|[<>]=?\s*[1-5]\d\d\b|\b[1-5]\d\d\s*[<>]=?\s*\w/,
+		catches: ['if (status >= 500) retry()', 'res.statusCode === 429', 'n >= 100 && n <= 599'],
+		spares: ['if (outcome.kind === "status")', 'const lanes = Math.min(concurrency, items.length)'],
+	},
+	{
+		what: 'a status or error-code regex',
+		re: /\/\^E\[|\/\^\[A-Z(?!a)|\\d\{3\}/,
+		catches: ['/^E[A-Z]+$/.test(e.code)', '/^[A-Z_]+$/.test(code)', '/^\\d{3}$/.test(v)'],
+		spares: ['/^[A-Za-z0-9_:.-]{0,64}$/.test(s.prefix)'],
+	},
+	{
+		what: 'delay arithmetic',
+		re: /Math\.random\(\)\s*\*|\*\s*2\s*\*\*|\b2\s*\*\*\s*[\w(]|Math\.(min|max)\([^)]*\b\w*(Ms|_ms)\b/,
+		catches: [
+			'const wait = Math.random() * cap',
+			'base * 2 ** attempt',
+			'Math.min(capMs, base * 2)',
+			'Math.min(retry_after_ms, budget)',
+		],
+		spares: [
+			'Math.random().toString(36).slice(2, 10)',
+			'Math.min(concurrency, items.length)',
+			'Math.max(1, Math.ceil(ttl))',
+		],
+	},
+];
+
+function* tsFiles(dir) {
+	for (const entry of readdirSync(dir, { withFileTypes: true })) {
+		const p = path.join(dir, entry.name);
+		if (entry.isDirectory()) yield* tsFiles(p);
+		else if (entry.name.endsWith('.ts')) yield p;
+	}
+}
+
+test('each pattern catches the decisions it names and spares the lines it does not', () => {
+	for (const { what, re, catches, spares } of PATTERNS) {
+		for (const line of catches) assert.match(line, re, `${what} must catch: ${line}`);
+		for (const line of spares) assert.doesNotMatch(line, re, `${what} must spare: ${line}`);
+	}
+});
+
+test('n8n-node/ holds no status comparison, error-code regex or delay arithmetic', () => {
+	const found = [];
+	let files = 0;
+	for (const file of tsFiles(SOURCES)) {
+		const rel = path.relative(SOURCES, file).split(path.sep).join('/');
+		if (GENERATED.has(rel)) continue;
+		files++;
+		readFileSync(file, 'utf8')
+			.split('\n')
+			.forEach((line, k) => {
+				if (/^\s*(\/\/|\*|\/\*)/.test(line)) return; // a comment explains, it decides nothing
+				for (const { what, re } of PATTERNS)
+					if (re.test(line)) found.push(`n8n-node/${rel}:${k + 1}: ${what}: ${line.trim()}`);
+			});
+	}
+	assert.ok(files > 40, `only ${files} TypeScript files found under n8n-node/`);
+	assert.deepEqual(found, [], 'decisions belong in the engine (src/):\n' + found.join('\n'));
+});
