@@ -83,6 +83,10 @@ step bash -c 'source "$1/env.sh" && node --version && node --test tests/engine-w
 
 phase "6/8 node units"
 step node --test tests/node-units/*.test.mjs >&2 || die "node unit tests failed"
+# n8n's own package scanner over the packed tarball (tests/scanner/): prints its findings by rule,
+# fails on one not in tests/scanner/allowed-findings.json.
+step node --test tests/scanner/*.test.mjs >&2 \
+  || die "n8n's package scanner: a finding outside tests/scanner/allowed-findings.json"
 
 # The slow part, in three lanes: n8n 2's end-to-end files | n8n 1's | the state stores, then
 # the queue-mode clusters. The end-to-end lanes keep both cores busy with n8n's boots; the third

@@ -1,5 +1,5 @@
 // One defaults table: the engine's (src/config.rs, generated into engineConstants.ts). The
-// node's parameter defaults and README's defaults table must say the same.
+// node's parameter defaults and docs/call-chain.md's defaults table (moved from README) must say the same.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -74,7 +74,7 @@ test("the Resilient Chat Model's stream limits take the engine's defaults, shown
 	}
 });
 
-/** How README writes a duration. */
+/** How the docs write a duration. */
 const duration = (ms) =>
 	ms >= 600_000 && ms % 60_000 === 0
 		? `${ms / 60_000} min`
@@ -82,11 +82,11 @@ const duration = (ms) =>
 			? `${ms / 1000} s`
 			: `${ms} ms`;
 
-test("README's defaults table is the engine's", () => {
-	const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+test("docs/call-chain.md's defaults table is the engine's", () => {
+	const readme = readFileSync(new URL('../../docs/call-chain.md', import.meta.url), 'utf8');
 	const cell = (setting) => {
 		const row = readme.split('\n').find((l) => l.startsWith(`| ${setting} |`));
-		assert.ok(row, `README has a row for ${setting}`);
+		assert.ok(row, `docs/call-chain.md has a row for ${setting}`);
 		return row.split('|')[2].trim();
 	};
 	const expect = {
@@ -112,7 +112,7 @@ test("README's defaults table is the engine's", () => {
 	for (const [setting, text] of Object.entries(expect)) {
 		assert.ok(
 			cell(setting).startsWith(text),
-			`README ${setting}: "${cell(setting)}" should start with "${text}"`,
+			`docs/call-chain.md ${setting}: "${cell(setting)}" should start with "${text}"`,
 		);
 	}
 });
