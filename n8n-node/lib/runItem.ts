@@ -21,7 +21,6 @@ import { skipView, transitionView } from './itemView';
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
-import type { Snapshot } from './store/types';
 import { Cancelled, offerBody, type CallResult } from './transport';
 import { failedCheck } from './responseCheck';
 
@@ -91,18 +90,15 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 	};
 	let item: Item | undefined;
 	try {
-		// The first read's clock starts the item: one round trip fewer than asking the time first.
-		let snap: Snapshot | undefined = await store.read(keys);
 		item = engine.item(
-			snap.now,
+			await store.now(),
 			`${c.correlationId}:${randomTag()}`,
 			plan.keys.map((k) => k ?? '').join(ROW_SEPARATOR),
 		);
 		if (c.streamed) item.stream();
 		for (let races = 0; ;) {
-			snap ??= await store.read(keys);
+			const snap = await store.read(keys);
 			const poll = item.poll(snap.now, snap.rows.join(ROW_SEPARATOR));
-			snap = undefined;
 			if (
 				poll.writes &&
 				!(await store.write(keys[poll.writes.provider], poll.writes.rows, poll.writes.event))

@@ -12,9 +12,10 @@ const STORES = {
 	postgres: ['dist/lib/store/postgres.js', 'PostgresStore'],
 };
 
-// A store's round trips: the methods of its interface (n8n-node/lib/store/types.ts), not its
+// A store's round trips: the methods of its interface (n8n-node/lib/store/types.ts) that go to
+// the server; not `now()` (the store's clock as of its last answer, local arithmetic) nor its
 // private helpers.
-const ROUND_TRIPS = new Set(['read', 'write', 'now', 'reset', 'addCounters', 'readCounters']);
+const ROUND_TRIPS = new Set(['read', 'write', 'reset', 'addCounters', 'readCounters']);
 
 function wrapMethods(proto, tally, prefix, only) {
 	for (const name of Object.getOwnPropertyNames(proto)) {

@@ -14,7 +14,7 @@ import {
 	closePostgresPools,
 } from '../support/store-harness.mjs';
 
-const { addCounters } = createRequire(import.meta.url)(path.join(ROOT, 'dist/lib/operations.js'));
+const { CounterDeltas } = createRequire(import.meta.url)(path.join(ROOT, 'dist/lib/counters.js'));
 
 const [kind, id, port, n, k, startAt] = process.argv.slice(2);
 const p = plan(
@@ -39,9 +39,16 @@ const results = await Promise.all(
 	),
 );
 // Counters as the node writes them: summed over this process's items, one write.
-const sums = new Map();
-for (const r of results) addCounters(sums, p, r.counters, r.transitions);
-await store.addCounters(sums.get(p.scope));
+const deltas = new CounterDeltas();
+for (const r of results)
+	deltas.add(
+		p.scope,
+		p.requests.map((q) => q.name),
+		r.counters,
+		r.transitions,
+	);
+const warnings = await deltas.write(() => store);
+if (warnings.length) throw new Error(warnings.join('; '));
 console.log(
 	JSON.stringify({
 		transitions: results.flatMap((r) => r.transitions),

@@ -19,8 +19,8 @@ import {
 	stateOf,
 } from '../support/store-harness.mjs';
 
-// The node's own counter aggregation (one addCounters per scope per execution).
-const { addCounters } = createRequire(import.meta.url)(path.join(ROOT, 'dist/lib/operations.js'));
+// The node's own counter aggregation (one checked write per scope per execution).
+const { CounterDeltas } = createRequire(import.meta.url)(path.join(ROOT, 'dist/lib/counters.js'));
 /** CAS retries per item: the largest and the sum. */
 const casFigures = (retries) => ({
 	max: Math.max(0, ...retries),
@@ -114,9 +114,16 @@ for (const kind of ['redis', 'postgres']) {
 		const calls = hits('/always500', id);
 		const transitions = results.flatMap((r) => r.transitions);
 		// Counters reach the store as the node writes them: summed per execution, one write.
-		const sums = new Map();
-		for (const r of results) addCounters(sums, p, r.counters, r.transitions);
-		await store.addCounters(sums.get(p.scope));
+		const deltas = new CounterDeltas();
+		for (const r of results)
+			deltas.add(
+				p.scope,
+				p.requests.map((q) => q.name),
+				r.counters,
+				r.transitions,
+			);
+		const warnings = await deltas.write(() => store);
+		if (warnings.length) throw new Error(warnings.join('; '));
 		const counters = (await store.readCounters([`dead-${id}`]))[`dead-${id}`];
 		const cas = casFigures(results.map((r) => r.casRetries));
 		console.log(
