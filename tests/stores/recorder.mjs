@@ -2,10 +2,8 @@
 //   node recorder.mjs <store> <id> <providers port> <n> <process index> [start at, ms epoch]
 // With a start time, the process connects first and then waits for it, so that all processes'
 // items race at once instead of one process finishing before the next one has loaded.
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import {
-	ROOT,
+	writeCounters,
 	engine,
 	stores,
 	plan,
@@ -13,8 +11,6 @@ import {
 	closeRedisClients,
 	closePostgresPools,
 } from '../support/store-harness.mjs';
-
-const { CounterDeltas } = createRequire(import.meta.url)(path.join(ROOT, 'dist/lib/counters.js'));
 
 const [kind, id, port, n, k, startAt] = process.argv.slice(2);
 const p = plan(
@@ -39,16 +35,7 @@ const results = await Promise.all(
 	),
 );
 // Counters as the node writes them: summed over this process's items, one write.
-const deltas = new CounterDeltas();
-for (const r of results)
-	deltas.add(
-		p.scope,
-		p.requests.map((q) => q.name),
-		r.counters,
-		r.transitions,
-	);
-const warnings = await deltas.write(() => store);
-if (warnings.length) throw new Error(warnings.join('; '));
+await writeCounters(store, p, results);
 console.log(
 	JSON.stringify({
 		transitions: results.flatMap((r) => r.transitions),

@@ -4,10 +4,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { startProviders } from '../support/providers.mjs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import {
-	ROOT,
+	writeCounters,
 	engine,
 	stores,
 	plan,
@@ -20,7 +18,6 @@ import {
 } from '../support/store-harness.mjs';
 
 // The node's own counter aggregation (one checked write per scope per execution).
-const { CounterDeltas } = createRequire(import.meta.url)(path.join(ROOT, 'dist/lib/counters.js'));
 /** CAS retries per item: the largest and the sum. */
 const casFigures = (retries) => ({
 	max: Math.max(0, ...retries),
@@ -114,16 +111,7 @@ for (const kind of ['redis', 'postgres']) {
 		const calls = hits('/always500', id);
 		const transitions = results.flatMap((r) => r.transitions);
 		// Counters reach the store as the node writes them: summed per execution, one write.
-		const deltas = new CounterDeltas();
-		for (const r of results)
-			deltas.add(
-				p.scope,
-				p.requests.map((q) => q.name),
-				r.counters,
-				r.transitions,
-			);
-		const warnings = await deltas.write(() => store);
-		if (warnings.length) throw new Error(warnings.join('; '));
+		await writeCounters(store, p, results);
 		const counters = (await store.readCounters([`dead-${id}`]))[`dead-${id}`];
 		const cas = casFigures(results.map((r) => r.casRetries));
 		console.log(

@@ -17,6 +17,21 @@ export const { PostgresStore, postgresPool, closePostgresPools } = require(
 	path.join(ROOT, 'dist/lib/store/postgres.js'),
 );
 export const { FailoverStore } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
+const { CounterDeltas } = require(path.join(ROOT, 'dist/lib/counters.js'));
+
+/** The items' counters written as the node writes them: summed per scope, one checked write. */
+export async function writeCounters(store, p, results) {
+	const deltas = new CounterDeltas();
+	for (const r of results)
+		deltas.add(
+			p.scope,
+			p.requests.map((q) => q.name),
+			r.counters,
+			r.transitions,
+		);
+	const warnings = await deltas.write(() => store);
+	if (warnings.length) throw new Error(warnings.join('; '));
+}
 import { REDIS_PORT, PG_PORT, PG_CONNECTION } from './services.mjs';
 export { REDIS_PORT, PG_PORT, PG_CONNECTION };
 
