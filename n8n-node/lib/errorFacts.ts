@@ -7,7 +7,8 @@
 // it (n8n 1). A Symbol, not `cause`: n8n serializes its errors with `cause` (toJSON), into run
 // data, logs and the saved execution, and a vendor's error body may hold whatever it was sent.
 import type { HintHeaders, OutcomeFacts } from './engine';
-import { HINT_HEADERS, ROW_SEPARATOR } from './engineConstants';
+import { ROW_SEPARATOR } from './engineConstants';
+import { hintHeaders } from './hintHeaders';
 
 export const CLIENT_ERROR = Symbol("resilient-chat-model: the client error under n8n's");
 
@@ -35,27 +36,9 @@ export function errorChain(error: unknown): ErrorLike[] {
 	return out;
 }
 
-/** Hint headers from a fetch `Headers` (the SDKs') or a plain object (lower-cased names). */
-function hintsOf(errors: ErrorLike[]): HintHeaders {
-	const headers: HintHeaders = {};
-	for (const e of errors) {
-		const response = (e.response ?? {}) as { headers?: unknown };
-		for (const h of [e.headers, response.headers] as Array<
-			{ get?: (n: string) => string | null } | Record<string, unknown> | undefined
-		>) {
-			if (!h || typeof h !== 'object') continue;
-			for (const name of HINT_HEADERS) {
-				if (headers[name] !== undefined) continue;
-				const v =
-					typeof h.get === 'function'
-						? (h.get as (n: string) => string | null)(name)
-						: (h as Record<string, unknown>)[name];
-				if (v !== undefined && v !== null) headers[name] = String(v);
-			}
-		}
-	}
-	return headers;
-}
+/** Hint headers left on the errors or their responses, outermost first. */
+const hintsOf = (errors: ErrorLike[]): HintHeaders =>
+	hintHeaders(...errors.flatMap((e) => [e.headers, ((e.response ?? {}) as ErrorLike).headers]));
 
 const texts = (values: unknown[]) =>
 	values.filter((v): v is string => typeof v === 'string' && v !== '');

@@ -7,8 +7,9 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 } from 'n8n-workflow';
-import type { HintHeaders, Outcome } from './engine';
-import { BODY_LIMIT, HINT_HEADERS } from './engineConstants';
+import type { Outcome } from './engine';
+import { BODY_LIMIT } from './engineConstants';
+import { hintHeaders } from './hintHeaders';
 import { factsOfError } from './errorFacts';
 import type { ProviderRequest } from './params';
 import { sendWithCredential, type LoadedCredentials } from './auth';
@@ -54,13 +55,8 @@ export async function callProvider(
 			headers: Record<string, unknown>;
 			body: unknown;
 		};
-		const headers: HintHeaders = {};
-		for (const h of HINT_HEADERS) {
-			const v = res.headers?.[h];
-			if (v !== undefined) headers[h] = String(Array.isArray(v) ? v[0] : v);
-		}
 		return {
-			outcome: { kind: 'status', status: res.statusCode, headers },
+			outcome: { kind: 'status', status: res.statusCode, headers: hintHeaders(res.headers) },
 			body: parseBody(res.body),
 			ms: Date.now() - started,
 		};

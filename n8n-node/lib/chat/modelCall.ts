@@ -92,6 +92,9 @@ export function chatCall(chain: ChatChain): ChatCall {
 			}
 		};
 		let result: ItemResult;
+		// One store for the call and its counters: a store found down (fail-open) stays down for
+		// the counters' write instead of being waited on a second time.
+		const store = itemStore(chain.shared, plan.scope, chain.storeCfg, ctx.logger);
 		try {
 			result = await runItem({
 				call: (req, _headers, deadlineMs, signal, limits) => {
@@ -111,7 +114,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 				},
 				logger: ctx.logger,
 				engine: chain.engine,
-				store: itemStore(chain.shared, plan.scope, chain.storeCfg, ctx.logger),
+				store,
 				plan,
 				secrets: {},
 				correlationId,
@@ -136,8 +139,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 			result.counters,
 			result.transitions,
 		);
-		const storeOf = (scope: string) => itemStore(chain.shared, scope, chain.storeCfg, ctx.logger);
-		for (const warning of await counters.write(storeOf))
+		for (const warning of await counters.write(() => store))
 			ctx.logger.warn(`resilient-chat-model: ${warning}`);
 		const entry = runEntry(result, correlationId);
 		ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, [[{ json: entry }]]);

@@ -5,6 +5,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { OutcomeFacts } from '../engine';
 import { factsOfError, type ErrorLike } from '../errorFacts';
+import { hintHeaders } from '../hintHeaders';
 
 export interface GuardedResult {
 	/** The item left the guarded node on its error output (or as n8n's error item). */
@@ -37,7 +38,7 @@ export function guardedResult(item: INodeExecutionData, fromOutput: number): Gua
 				kind: 'facts',
 				answered: true,
 				status: full ? (json.statusCode as number | string) : undefined,
-				headers: full ? factsOfError({ headers: json.headers }).headers : undefined,
+				headers: full ? hintHeaders(json.headers) : undefined,
 			},
 		};
 	}
