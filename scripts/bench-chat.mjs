@@ -19,7 +19,12 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { n8nInstall, uid } from '../tests/support/n8n.mjs';
 import { startLlmVendors } from '../tests/support/llm-vendors.mjs';
-import { loadInstalledChatModel, n8nRequire, supplyContext } from '../tests/chat/support.mjs';
+import {
+	loadInstalledChatModel,
+	loopbackOpenAI,
+	n8nRequire,
+	supplyContext,
+} from '../tests/chat/support.mjs';
 import { callCensus, perCall } from './lib/call-census.mjs';
 
 const { values: opt } = parseArgs({
@@ -53,12 +58,7 @@ const services = JSON.parse(
 );
 
 const openai = (id) =>
-	new ChatOpenAI({
-		apiKey: KEYS.openai,
-		model: 'gpt-4o-mini',
-		maxRetries: 0,
-		configuration: { baseURL: `${vendors.url(id)}/v1` },
-	});
+	loopbackOpenAI(ChatOpenAI, vendors, id, { apiKey: KEYS.openai, maxRetries: 0 });
 
 async function resilient(ids, { store = 'memory', retryPolicy = {}, names } = {}) {
 	const ctx = supplyContext(

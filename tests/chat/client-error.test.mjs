@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
-import { loadInstalledChatModel, n8nRequire, supplyContext } from './support.mjs';
+import { loadInstalledChatModel, n8nRequire, supplyContext, loopbackOpenAI } from './support.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const KEYS = { openai: 'sk-client', anthropic: 'a-client', gemini: 'g' };
@@ -23,12 +23,7 @@ before(async () => {
 });
 after(async () => vendors?.close());
 
-const openai = (id, apiKey = KEYS.openai) =>
-	new ChatOpenAI({
-		apiKey,
-		model: 'gpt-4o-mini',
-		configuration: { baseURL: `${vendors.url(id)}/v1` },
-	});
+const openai = (id, apiKey = KEYS.openai) => loopbackOpenAI(ChatOpenAI, vendors, id, { apiKey });
 const anthropic = (id) =>
 	new ChatAnthropic({
 		apiKey: KEYS.anthropic,

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
-import { loadInstalledChatModel, n8nRequire, supplyContext } from './support.mjs';
+import { loadInstalledChatModel, n8nRequire, supplyContext, loopbackOpenAI } from './support.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const KEYS = { openai: 'sk-cool', anthropic: 'a', gemini: 'g' };
@@ -20,12 +20,7 @@ before(async () => {
 });
 after(async () => vendors?.close());
 
-const openai = (id) =>
-	new ChatOpenAI({
-		apiKey: KEYS.openai,
-		model: 'gpt-4o-mini',
-		configuration: { baseURL: `${vendors.url(id)}/v1` },
-	});
+const openai = (id) => loopbackOpenAI(ChatOpenAI, vendors, id, { apiKey: KEYS.openai });
 const chain = async (ids, retryPolicy) => {
 	const ctx = supplyContext(
 		{

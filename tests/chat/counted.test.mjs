@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { n8nInstall, uid } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
-import { loadInstalledChatModel, n8nRequire, supplyContext } from './support.mjs';
+import { loadInstalledChatModel, n8nRequire, supplyContext, loopbackOpenAI } from './support.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const KEYS = { openai: 'sk-count', anthropic: 'a', gemini: 'g' };
@@ -26,12 +26,7 @@ before(async () => {
 after(async () => vendors?.close());
 
 const openai = (id) =>
-	new ChatOpenAI({
-		apiKey: KEYS.openai,
-		model: 'gpt-4o-mini',
-		maxRetries: 0,
-		configuration: { baseURL: `${vendors.url(id)}/v1` },
-	});
+	loopbackOpenAI(ChatOpenAI, vendors, id, { apiKey: KEYS.openai, maxRetries: 0 });
 
 test('ten chat calls, primary always 500: calls_total per model equals what its vendor accepted', async (t) => {
 	const [dead, live] = [`dead-${uid()}`, `live-${uid()}`];

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { n8nInstall } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
-import { loadInstalledChatModel, n8nRequire, supplyContext } from './support.mjs';
+import { loadInstalledChatModel, n8nRequire, supplyContext, loopbackOpenAI } from './support.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const KEYS = { openai: 'sk-test-openai', anthropic: 'sk-test-anthropic', gemini: 'g' };
@@ -23,12 +23,7 @@ before(async () => {
 after(async () => vendors?.close());
 
 const openai = (id) =>
-	new ChatOpenAI({
-		apiKey: KEYS.openai,
-		model: 'gpt-4o-mini',
-		maxRetries: 2,
-		configuration: { baseURL: `${vendors.url(id)}/v1` },
-	});
+	loopbackOpenAI(ChatOpenAI, vendors, id, { apiKey: KEYS.openai, maxRetries: 2 });
 
 const PARAMETERS = (primary, backup) => ({
 	numberInputs: 2,

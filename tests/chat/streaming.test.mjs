@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
-import { loadInstalledChatModel, n8nRequire, supplyContext } from './support.mjs';
+import { loadInstalledChatModel, n8nRequire, supplyContext, loopbackOpenAI } from './support.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const KEYS = { openai: 'sk-stream', anthropic: 'sk-ant-stream', gemini: 'g' };
@@ -24,20 +24,12 @@ before(async () => {
 after(async () => vendors?.close());
 
 const models = {
-	openai: (id) =>
-		new ChatOpenAI({
-			apiKey: KEYS.openai,
-			model: 'gpt-4o-mini',
-			maxRetries: 0,
-			configuration: { baseURL: `${vendors.url(id)}/v1` },
-		}),
+	openai: (id) => loopbackOpenAI(ChatOpenAI, vendors, id, { apiKey: KEYS.openai, maxRetries: 0 }),
 	responses: (id) =>
-		new ChatOpenAI({
+		loopbackOpenAI(ChatOpenAI, vendors, id, {
 			apiKey: KEYS.openai,
-			model: 'gpt-4o-mini',
 			maxRetries: 0,
 			useResponsesApi: true,
-			configuration: { baseURL: `${vendors.url(id)}/v1` },
 		}),
 	anthropic: (id) =>
 		new ChatAnthropic({

@@ -96,3 +96,13 @@ export function supplyContext(parameters, models) {
 		logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
 	};
 }
+
+/** n8n's ChatOpenAI (the class from its install) on loopback vendor `id`: `options` as the
+ * client takes them (apiKey, maxRetries, useResponsesApi, …). */
+export function loopbackOpenAI(ChatOpenAI, vendors, id, options) {
+	return new ChatOpenAI({
+		model: 'gpt-4o-mini',
+		...options,
+		configuration: { baseURL: `${vendors.url(id)}/v1` },
+	});
+}

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { n8nInstall, VERSIONS } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { loopbackOpenAI } from './support.mjs';
 
 const KEYS = { openai: 'sk-stream', anthropic: 'a-stream', gemini: 'g-stream' };
 const majors = process.env.N8N_MAJOR ? [Number(process.env.N8N_MAJOR)] : [2, 1];
@@ -64,12 +65,10 @@ for (const major of majors) {
 			({ ChatAnthropic } = req(req.resolve('@langchain/anthropic')));
 		});
 		const openai = (useResponsesApi) => (id) =>
-			new ChatOpenAI({
+			loopbackOpenAI(ChatOpenAI, vendors, id, {
 				apiKey: KEYS.openai,
-				model: 'gpt-4o-mini',
 				maxRetries: 0,
 				useResponsesApi,
-				configuration: { baseURL: `${vendors.url(id)}/v1` },
 			});
 		const dialects = [
 			{ name: 'chat completions', dialect: 'openai', make: openai(false) },
