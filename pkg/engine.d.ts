@@ -9,7 +9,9 @@ export type Phase = "closed" | "half_open" | "open";
 export type Health = "success" | "failure" | "neutral";
 export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_gate";
 
-export interface RateLimitConfig { requests: number; period_ms: number; burst?: number }
+/** `requests` 0 or absent: no limit; `period_ms` 60000 and `burst` 1 when absent. */
+export interface RateLimitConfig { requests?: number | null; period_ms?: number | null; burst?: number | null }
+/** An override that is 0, null or absent takes the node-level value. */
 export interface ProviderConfig {
     name: string; method?: string;
     /** Safe to repeat whatever the method (a model call): retried without an Idempotency-Key. */
@@ -67,6 +69,15 @@ export interface Polled { step: Step; writes?: RowWrites; transition?: Transitio
 export interface Recorded {
     writes?: RowWrites; transition?: Transition; attempt?: AttemptLog; sleep_ms: number; end?: End;
 }
+
+/** After a lost compare-and-set race: read again; give the shared store up (the store's
+ * fail-open/closed setting applies); drop a record's write (say `warning` in the item's run
+ * data); or defer the item as `store_unavailable`. */
+export type RaceVerdict =
+| { kind: "retry" }
+| { kind: "fall_back"; cause: string }
+| { kind: "drop_write"; warning: string }
+| { kind: "defer"; cause: string };
 
 /** The guard's ticket: plain data that travels in an n8n item. */
 export interface Ticket {
@@ -159,6 +170,11 @@ export class Engine {
      */
     metrics(now_ms: number, scope: string, rows: string, counters: string): string;
     constructor(config: ChainConfig);
+    /**
+     * After a lost compare-and-set race (the `lost_in_row`-th): read again, give the shared
+     * store up, drop a record's write, or defer the item. Crossed only when a race is lost.
+     */
+    raceLost(lost_in_row: number, degraded: boolean, needs_commit: boolean): RaceVerdict;
     /**
      * Guard, second half: record the outcome of the call a ticket admitted, on the provider's
      * row texts; pure, so after a lost race report again on fresh rows.

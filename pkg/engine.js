@@ -155,6 +155,21 @@ class Engine {
         return this;
     }
     /**
+     * After a lost compare-and-set race (the `lost_in_row`-th): read again, give the shared
+     * store up, drop a record's write, or defer the item. Crossed only when a race is lost.
+     * @param {number} lost_in_row
+     * @param {boolean} degraded
+     * @param {boolean} needs_commit
+     * @returns {RaceVerdict}
+     */
+    raceLost(lost_in_row, degraded, needs_commit) {
+        const ret = wasm.engine_raceLost(this.__wbg_ptr, lost_in_row, degraded, needs_commit);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
      * Guard, second half: record the outcome of the call a ticket admitted, on the provider's
      * row texts; pure, so after a lost race report again on fresh rows.
      * @param {number} now_ms

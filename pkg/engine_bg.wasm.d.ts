@@ -9,6 +9,7 @@ export const engine_inspect: (a: number, b: number, c: number, d: number) => [nu
 export const engine_item: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
 export const engine_metrics: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number) => [number, number, number, number];
 export const engine_new: (a: any) => [number, number, number];
+export const engine_raceLost: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const engine_report: (a: number, b: number, c: any, d: number, e: number, f: any, g: number, h: number) => [number, number, number];
 export const item_deferNow: (a: number, b: number, c: any) => [number, number, number];
 export const item_outcome: (a: number, b: number, c: any) => [number, number, number];

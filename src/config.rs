@@ -134,7 +134,8 @@ impl Default for RetryRules {
     }
 }
 
-/// One provider of the chain; `None` fields take the node-level value.
+/// One provider of the chain; `None` fields take the node-level value (the node's reading,
+/// `config_decode`, reads an override of 0 as `None`: the panel's "0 = node default").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct ProviderConfig {
@@ -151,18 +152,26 @@ pub struct ProviderConfig {
     pub max_in_flight: Option<i64>,
 }
 
+/// A provider's shared rate limit; `requests` 0 (or absent) means none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RateLimitConfig {
     pub requests: i64,
     pub period_ms: i64,
-    #[serde(default = "one")]
     pub burst: i64,
 }
 
-fn one() -> i64 {
-    1
+impl Default for RateLimitConfig {
+    /// No limit, but a period and burst ready for one: what an absent field means.
+    fn default() -> Self {
+        RateLimitConfig { requests: 0, period_ms: 60_000, burst: 1 }
+    }
 }
+
+/// The values the node's panel starts a provider's limit at when the user adds it (not a
+/// default of the engine: an absent limit is no limit).
+pub const SUGGESTED_RATE_LIMIT: RateLimitConfig = RateLimitConfig { requests: 60, period_ms: 60_000, burst: 1 };
+pub const SUGGESTED_MAX_IN_FLIGHT: i64 = 10;
 
 /// A validated chain: what the step machine and the simulator run on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -374,6 +383,7 @@ impl ProviderConfig {
         breaker.probe_answer_ms = deadline_ms;
         let rate_limit = match &self.rate_limit {
             None => None,
+            Some(r) if r.requests == 0 => None,
             Some(r) => Some(RateLimit {
                 requests: count(&f("rate_limit.requests"), r.requests, 1, 1_000_000)?,
                 period_ms: ms(&f("rate_limit.period_ms"), r.period_ms, 1, DAY)?,

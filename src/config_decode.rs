@@ -152,15 +152,14 @@ fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
         ("open_ms", &mut p.open_ms),
         ("max_in_flight", &mut p.max_in_flight),
     ] {
-        *slot = f.opt_int(name)?;
+        // 0 is the panel's "node default": the same as absent.
+        *slot = f.opt_int(name)?.filter(|&v| v != 0);
     }
     if let Some(r) = f.get("rate_limit") {
         let r = Fields::of(f.field("rate_limit"), r, &["requests", "period_ms", "burst"])?;
-        let mut limit = RateLimitConfig { requests: 0, period_ms: 0, burst: 1 };
-        for (name, into) in [("requests", &mut limit.requests), ("period_ms", &mut limit.period_ms)] {
-            r.get(name).ok_or_else(|| EngineError::config(r.field(name), "missing"))?;
-            r.int(name, into)?;
-        }
+        let mut limit = RateLimitConfig::default();
+        r.int("requests", &mut limit.requests)?;
+        r.int("period_ms", &mut limit.period_ms)?;
         r.int("burst", &mut limit.burst)?;
         p.rate_limit = Some(limit);
     }
@@ -233,6 +232,9 @@ mod tests {
             r#"{"providers":[{"name":"a"}]}"#,
             r#"{"providers":[{"name":"a","method":"post","max_attempts":2,"deadline_ms":5,"threshold":null,"open_ms":9,"rate_limit":{"requests":3,"period_ms":1000},"max_in_flight":4}],"strategy":"none","base_ms":1,"cap_ms":2,"max_attempts":3,"deadline_ms":4,"budget_ms":5,"retry_after_cap_ms":6,"defer_spread_ms":7,"retry_statuses":"500","health_statuses":"500-599","count_429":true,"retry_unsafe_methods":true,"next_provider_when_input_too_long":true,"next_provider_on_client_error":false,"fail_over_first":true,"streams":true,"first_chunk_deadline_ms":3,"stream_idle_ms":4,"trip_rule":"failure_rate","failure_rate":0.25,"min_calls":8,"threshold":9,"window_ms":10,"open_ms":11,"open_growth":1.5,"open_max_ms":12,"half_open_probes":0,"successes_to_close":2}"#,
             r#"{"providers":[{"name":"a","rate_limit":{"requests":3,"period_ms":1000,"burst":2}}],"open_growth":3,"base_ms":-5}"#,
+            // What the panel hands over when an option is left out: the engine's defaults fill in.
+            r#"{"providers":[{"name":"a","rate_limit":{"period_ms":1}}]}"#,
+            r#"{"providers":[{"name":"a","rate_limit":{"requests":5}}]}"#,
         ] {
             let serdes: ChainConfig = serde_json::from_str(text).unwrap();
             assert_eq!(chain_config(text).unwrap(), serdes, "{text}");
@@ -242,7 +244,7 @@ mod tests {
             (r#"{"providers":[{"name":"a","x":1}]}"#, "providers[0].x"),
             (r#"{"providers":[{"name":"a"}],"base_ms":"400"}"#, "base_ms"),
             (r#"{"providers":[{"name":"a"}],"base_ms":1.5}"#, "base_ms"),
-            (r#"{"providers":[{"name":"a","rate_limit":{"period_ms":1}}]}"#, "providers[0].rate_limit.requests"),
+            (r#"{"providers":[{"name":"a","rate_limit":{"requests":"5"}}]}"#, "providers[0].rate_limit.requests"),
             (
                 r#"{"providers":[{"name":"a"}],"next_provider_when_input_too_long":1}"#,
                 "next_provider_when_input_too_long",

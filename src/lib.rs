@@ -14,6 +14,7 @@
 pub mod answer_text;
 pub mod backoff;
 pub mod breaker;
+pub mod cas;
 pub mod chain;
 pub mod config;
 pub mod config_decode;

@@ -98,6 +98,13 @@ impl Engine {
         crate::stream::commits(&crate::stream::ChunkFacts { text_chars, tool_call_chunks, reasoning_chars })
     }
 
+    /// After a lost compare-and-set race (the `lost_in_row`-th): read again, give the shared
+    /// store up, drop a record's write, or defer the item. Crossed only when a race is lost.
+    #[wasm_bindgen(js_name = raceLost, unchecked_return_type = "RaceVerdict")]
+    pub fn race_lost(&self, lost_in_row: u32, degraded: bool, needs_commit: bool) -> Result<JsValue, JsValue> {
+        js_sys::JSON::parse(crate::cas::race_lost(lost_in_row, degraded, needs_commit).json())
+    }
+
     /// What one provider's row texts say now (Get Provider State): the gauge and live leases.
     #[wasm_bindgen(unchecked_return_type = "ProviderState")]
     pub fn inspect(&self, rows: &str, now_ms: f64) -> Result<JsValue, JsValue> {

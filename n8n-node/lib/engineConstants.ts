@@ -51,3 +51,12 @@ export const HINT_HEADERS = ['retry-after', 'ratelimit-reset', 'x-ratelimit-rese
 
 /** The engine reads at most this much of an answer's body (its context-too-long rule). */
 export const BODY_LIMIT = 4096;
+
+/** What the panel starts a provider's limits at when the user adds them (absent: no limit). */
+export const PROVIDER_SUGGESTED = {
+	max_in_flight: 10,
+	rate_limit: { requests: 60, period_ms: 60000, burst: 1 },
+} as const;
+
+/** Lost compare-and-set races in a row before the shared store is given up (`Engine.raceLost`). */
+export const MAX_CAS_RACES = 20;

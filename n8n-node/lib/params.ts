@@ -164,23 +164,21 @@ export function readItemPlan(
 	const config: ChainConfig = {
 		providers: list.map((p, k) => {
 			const where = `Provider "${requests[k].name || `#${k + 1}`}" (providers[${k}])`;
-			const optional = (field: string): number | null => num(p[field], field, where) || null; // 0 = node default
-			const requestsPerPeriod = num(p.rateLimitRequests, 'rateLimitRequests', where);
+			// Handed over as set: 0 or absent means the node's value (or no rate limit), the engine's rule.
+			const field = (name: string) => num(p[name], name, where);
 			return {
 				name: requests[k].name,
 				method: requests[k].method,
-				max_attempts: optional('maxAttempts'),
-				deadline_ms: optional('deadlineMs'),
-				threshold: optional('threshold'),
-				open_ms: optional('openMs'),
-				rate_limit: requestsPerPeriod
-					? {
-							requests: requestsPerPeriod,
-							period_ms: num(p.rateLimitPeriodMs, 'rateLimitPeriodMs', where) ?? 60000,
-							burst: num(p.rateLimitBurst, 'rateLimitBurst', where) ?? 1,
-						}
-					: null,
-				max_in_flight: optional('maxInFlight'),
+				max_attempts: field('maxAttempts'),
+				deadline_ms: field('deadlineMs'),
+				threshold: field('threshold'),
+				open_ms: field('openMs'),
+				rate_limit: {
+					requests: field('rateLimitRequests'),
+					period_ms: field('rateLimitPeriodMs'),
+					burst: field('rateLimitBurst'),
+				},
+				max_in_flight: field('maxInFlight'),
 			};
 		}),
 	};

@@ -21,11 +21,9 @@ import { skipView, transitionView } from './itemView';
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
+import { compareAndSet, type RaceTally } from './store/compareAndSet';
 import { Cancelled, offerBody, type CallResult } from './transport';
 import { failedCheck } from './responseCheck';
-
-/** Lost compare-and-set races tolerated per write before giving up (bounded: no livelock). */
-const MAX_RACES = 20;
 
 export interface ItemResult {
 	end: FinalStep;
@@ -38,9 +36,11 @@ export interface ItemResult {
 	totalMs: number;
 	/** Why the shared store was left for this process's memory (fail-open), if it was. */
 	storeFallback?: string;
-	/** Compare-and-set races this item lost (each one a re-read and retry; bounded by MAX_RACES
-	 * per write before the store is given up as configured). */
+	/** Compare-and-set races this item lost (each one a re-read and retry; what happens at the
+	 * bound is the engine's `raceLost`). */
 	casRetries: number;
+	/** The engine's warnings for outcomes whose write it dropped after losing every race. */
+	droppedWrites: string[];
 	/** This item's contribution to each provider's counters (index = provider). */
 	counters: Counters[];
 }
@@ -71,7 +71,8 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 	const keys = plan.requests.map((r) => r.name);
 	const started = Date.now();
 	const transitions: IDataObject[] = [];
-	const lost = { n: 0 };
+	const tally: RaceTally = { lost: 0 };
+	const dropped: string[] = [];
 	let body: unknown;
 	const finish = (end: End): ItemResult => ({
 		end: end.step,
@@ -82,7 +83,8 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		sleptMs: end.report.slept_ms,
 		totalMs: Date.now() - started,
 		storeFallback: store.degraded,
-		casRetries: lost.n,
+		casRetries: tally.lost,
+		droppedWrites: dropped,
 		counters: end.counters,
 	});
 	const noteTransition = (provider: number, t?: Transition) => {
@@ -95,23 +97,14 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			`${c.correlationId}:${randomTag()}`,
 			plan.keys.map((k) => k ?? '').join(ROW_SEPARATOR),
 		);
-		if (c.streamed) item.stream();
-		for (let races = 0; ;) {
-			const snap = await store.read(keys);
-			const poll = item.poll(snap.now, snap.rows.join(ROW_SEPARATOR));
-			if (
-				poll.writes &&
-				!(await store.write(keys[poll.writes.provider], poll.writes.rows, poll.writes.event))
-			) {
-				lost.n++;
-				if (++races > MAX_RACES)
-					await store.fallBack(
-						`${MAX_RACES + 1} compare-and-set races lost in a row`,
-						async () => undefined,
-					);
-				continue; // nothing committed: re-read and poll again
-			}
-			races = 0;
+		const live = item;
+		if (c.streamed) live.stream();
+		for (;;) {
+			const { value: poll } = await compareAndSet(engine, store, true, tally, async () => {
+				const snap = await store.read(keys);
+				const polled = live.poll(snap.now, snap.rows.join(ROW_SEPARATOR));
+				return { write: rowWrite(keys, polled.writes), value: polled };
+			});
 			if (poll.writes) noteTransition(poll.writes.provider, poll.transition);
 			if (poll.end) return finish(poll.end);
 			const step = poll.step;
@@ -138,7 +131,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			body = result.body;
 			const rec = item.outcome(await store.now(), outcome);
 			logAttempt(c, step, outcome, rec.attempt);
-			await commitRecord(c, keys, item, rec, noteTransition, lost);
+			await commitRecord(c, keys, item, rec, noteTransition, tally, dropped);
 			if (rec.end) return finish(rec.end);
 			if (rec.sleep_ms > 0) await cancellableSleep(rec.sleep_ms, c.cancel);
 		}
@@ -151,39 +144,34 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 	}
 }
 
-/** Write what an outcome did to the provider's rows. On a lost race, the engine records the
- * same outcome again on fresh rows. When the races run out: fail closed (throws
- * StoreUnavailable) or fail open, and then the outcome is recorded in this process's memory,
- * as after a store timeout. */
+/** Write what an outcome did to the provider's rows; on a lost race the engine records the
+ * same outcome again on the provider's fresh rows. */
 async function commitRecord(
 	c: ItemContext,
 	keys: string[],
 	item: Item,
 	first: Recorded,
 	note: (p: number, t?: Transition) => void,
-	lost: { n: number },
+	tally: RaceTally,
+	dropped: string[],
 ) {
-	let rec = first;
-	for (let races = 0; ;) {
-		const writes: RowWrites | undefined = rec.writes;
-		if (!writes) return; // unchanged: nothing to write
-		const key = keys[writes.provider];
-		if (await c.store.write(key, writes.rows, writes.event)) {
-			note(writes.provider, rec.transition);
-			return;
+	let key = first.writes ? keys[first.writes.provider] : '';
+	const done = await compareAndSet(c.engine, c.store, false, tally, async (again) => {
+		let rec = first;
+		if (again) {
+			const snap = await c.store.read([key]);
+			rec = item.rerecord(snap.now, snap.rows.join(ROW_SEPARATOR));
 		}
-		lost.n++;
-		if (++races > MAX_RACES) {
-			if (c.store.degraded) return; // even this process's memory keeps losing: stop (bounded)
-			await c.store.fallBack(
-				`${MAX_RACES + 1} compare-and-set races lost in a row`,
-				async () => undefined,
-			);
-			races = 0; // fail-open: the next rounds read and write this process's memory
-		}
-		const snap = await c.store.read([key]);
-		rec = item.rerecord(snap.now, snap.rows.join(ROW_SEPARATOR));
-	}
+		if (rec.writes) key = keys[rec.writes.provider];
+		return { write: rowWrite(keys, rec.writes), value: rec };
+	});
+	if (done.dropped) dropped.push(done.dropped);
+	else if (done.value.writes) note(done.value.writes.provider, done.value.transition);
+}
+
+/** The engine's row writes for provider `writes.provider`, as the store writes them. */
+function rowWrite(keys: string[], writes: RowWrites | undefined) {
+	return writes && { key: keys[writes.provider], rows: writes.rows, event: writes.event };
 }
 
 function randomTag(): string {

@@ -1,16 +1,14 @@
 // Check Provider, one item: which provider of the chain may be called now, without calling
 // anything. The engine decides (breaker, cooldown, probe lease, rate gate, in-flight lease) from
-// the rows read at the store's time; this writes what it returns with compare-and-set (on a lost
-// race: read and check again, as runItem does for poll) and records a Go's ticket with its time
+// the rows read at the store's time; this writes what it returns through the one compare-and-set
+// loop (on a lost race: read and check again) and records a Go's ticket with its time
 // to live, so Report Outcome can claim it once.
 import type { Counters, Decision, Engine, Transition } from '../engine';
 import { ROW_SEPARATOR } from '../engineConstants';
 import type { FailoverStore } from '../store/failover';
+import { compareAndSet, type RaceTally } from '../store/compareAndSet';
 import type { TicketStore } from '../store/tickets';
 import { ticketText } from './pairing';
-
-/** Lost compare-and-set races tolerated before giving up on the shared store (as runItem). */
-const MAX_RACES = 20;
 
 export interface Checked {
 	decision: Decision;
@@ -32,32 +30,26 @@ export async function checkItem(
 	lease: string,
 	scope: string,
 ): Promise<Checked> {
-	for (let races = 0, lost = 0; ;) {
+	const tally: RaceTally = { lost: 0 };
+	const { value: c } = await compareAndSet(engine, store, true, tally, async () => {
 		const snap = await store.read(names);
-		const c = engine.check(snap.now, snap.rows.join(ROW_SEPARATOR), lease, scope);
-		if (c.writes && !(await store.write(names[c.writes.provider], c.writes.rows))) {
-			lost++;
-			if (++races > MAX_RACES)
-				await store.fallBack(
-					`${MAX_RACES + 1} compare-and-set races lost in a row`,
-					async () => undefined,
-				);
-			continue; // nothing committed: read again and check again
-		}
-		const transition =
-			c.writes && c.transition ? { ...c.transition, provider: c.writes.provider } : null;
-		const result: Checked = {
-			decision: c.decision,
-			transition,
-			skipped: c.skipped,
-			counters: c.counters,
-			casRetries: lost,
-		};
-		if (c.decision.kind === 'go') {
-			const t = c.decision.ticket;
-			result.ticketText = ticketText(t);
-			await tickets(store).put(t.lease, result.ticketText, c.decision.ticket_ttl_ms);
-		}
-		return result;
+		const checked = engine.check(snap.now, snap.rows.join(ROW_SEPARATOR), lease, scope);
+		const w = checked.writes;
+		return { write: w && { key: names[w.provider], rows: w.rows, event: w.event }, value: checked };
+	});
+	const transition =
+		c.writes && c.transition ? { ...c.transition, provider: c.writes.provider } : null;
+	const result: Checked = {
+		decision: c.decision,
+		transition,
+		skipped: c.skipped,
+		counters: c.counters,
+		casRetries: tally.lost,
+	};
+	if (c.decision.kind === 'go') {
+		const t = c.decision.ticket;
+		result.ticketText = ticketText(t);
+		await tickets(store).put(t.lease, result.ticketText, c.decision.ticket_ttl_ms);
 	}
+	return result;
 }

@@ -5,7 +5,6 @@ import { readItemPlan } from '../params';
 import { StoreUnavailable } from '../store/failover';
 import { checkItem } from './check';
 import { deferredJson, skipView, transitionView } from '../itemView';
-import type { Engine } from '../engine';
 import { CounterDeltas, warnAll } from '../counters';
 import { DEFERRED, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
 
@@ -13,12 +12,11 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 	const out: Outputs = [[], [], []];
 	const items = ctx.getInputData();
 	const s = await stores(ctx);
-	const engines = new Map<string, Engine>();
 	const counters = new CounterDeltas();
 	const executionId = ctx.getExecutionId();
 	await eachItem(ctx, out, async (i) => {
 		const plan = readItemPlan(ctx, i, 2, false);
-		const engine = openEngine(ctx, i, plan, engines);
+		const engine = openEngine(ctx, i, plan);
 		const names = plan.requests.map((r) => r.name);
 		const store = s.rows(plan.scope);
 		const lease = `${executionId}:${i}:${Math.random().toString(36).slice(2, 10)}`;
@@ -45,6 +43,7 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 			correlationId: `${executionId}:${i}`,
 		};
 		if (store.degraded) meta.storeFallback = store.degraded;
+		if (c.casRetries) meta.casRacesLost = c.casRetries;
 		counters.add(
 			plan.scope,
 			names,
@@ -91,6 +90,5 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 		}
 	});
 	warnAll(out, await counters.write(s.rows));
-	for (const e of engines.values()) e.free();
 	return out;
 }

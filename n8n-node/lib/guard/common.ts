@@ -1,8 +1,8 @@
-// What the guard's two operations share: their outputs, the engine per chain, the stores (rows
+// What the guard's two operations share: their outputs, the engine per chain (the package's one cache), the stores (rows
 // and tickets) and the per-item loop in which a failure under continue-on-fail leaves on
 // `failed` rather than stopping the node.
 import { type IExecuteFunctions, type INodeExecutionData, NodeOperationError } from 'n8n-workflow';
-import { loadEngine, type Engine } from '../engine';
+import { engineFor } from '../engineCache';
 import { configError, type ItemPlan } from '../params';
 import { itemStore, sharedStore, sharedTickets, storeSettings } from '../store/open';
 import type { FailoverStore } from '../store/failover';
@@ -14,23 +14,9 @@ export const FAILED = 2;
 
 export type Outputs = INodeExecutionData[][];
 
-export function openEngine(
-	ctx: IExecuteFunctions,
-	i: number,
-	plan: ItemPlan,
-	cache: Map<string, Engine>,
-) {
-	const key = JSON.stringify(plan.config);
-	let e = cache.get(key);
-	if (!e) {
-		try {
-			e = new (loadEngine(ctx.getNode()).Engine)(plan.config);
-		} catch (err) {
-			throw configError(ctx, i, plan, err as Error);
-		}
-		cache.set(key, e);
-	}
-	return e;
+/** The engine of item `i`'s chain, from the package's one engine cache. */
+export function openEngine(ctx: IExecuteFunctions, i: number, plan: ItemPlan) {
+	return engineFor(ctx.getNode(), plan.config, (err) => configError(ctx, i, plan, err));
 }
 
 /** `settings`: whose store settings (Report Outcome: its Check node's); credentials are `ctx`'s. */

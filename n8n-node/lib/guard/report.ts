@@ -1,14 +1,13 @@
 // Report Outcome, one item: the guarded call's outcome recorded with the same engine decision as
 // Call Chain, the ticket's leases released. Order: the engine validates the ticket against this
 // chain and scope on fresh rows (pure), then the ticket is claimed in the store (delete-if-present:
-// a second report of it claims nothing and counts nothing), then the rows are written with
-// compare-and-set (on a lost race: read and report again; the claim stands).
+// a second report of it claims nothing and counts nothing), then the rows are written through
+// the one compare-and-set loop (on a lost race: read and report again; the claim stands).
 import type { AttemptLog, Counters, Engine, Outcome, Ticket, Transition } from '../engine';
 import { ROW_SEPARATOR } from '../engineConstants';
 import type { FailoverStore } from '../store/failover';
+import { compareAndSet, type RaceTally } from '../store/compareAndSet';
 import type { TicketStore } from '../store/tickets';
-
-const MAX_RACES = 20;
 
 export interface Reported {
 	attempt: AttemptLog;
@@ -16,6 +15,8 @@ export interface Reported {
 	/** The engine's count of the reported call (its provider's share). */
 	counters: Counters;
 	casRetries: number;
+	/** The engine's warning when it dropped the write after losing every race. */
+	dropped?: string;
 }
 
 /** A ticket refused: by the engine (another chain or scope, expired, malformed) or by the store
@@ -33,8 +34,9 @@ export async function reportItem(
 	outcome: Outcome,
 ): Promise<Reported> {
 	const key = names[ticket.provider];
+	const tally: RaceTally = { lost: 0 };
 	let claimed = false;
-	for (let races = 0, lost = 0; ;) {
+	const done = await compareAndSet(engine, store, false, tally, async () => {
 		const snap = await store.read(key === undefined ? [] : [key]);
 		let r;
 		try {
@@ -51,20 +53,15 @@ export async function reportItem(
 				);
 			claimed = true;
 		}
-		if (r.writes && !(await store.write(key, r.writes.rows))) {
-			lost++;
-			if (++races > MAX_RACES) {
-				if (store.degraded)
-					return { attempt: r.attempt, transition: null, counters: r.counters, casRetries: lost };
-				await store.fallBack(
-					`${MAX_RACES + 1} compare-and-set races lost in a row`,
-					async () => undefined,
-				);
-				races = 0;
-			}
-			continue;
-		}
-		const transition = r.writes ? r.transition : null;
-		return { attempt: r.attempt, transition, counters: r.counters, casRetries: lost };
-	}
+		const w = r.writes;
+		return { write: w && { key, rows: w.rows, event: w.event }, value: r };
+	});
+	const r = done.value;
+	return {
+		attempt: r.attempt,
+		transition: r.writes && !done.dropped ? r.transition : null,
+		counters: r.counters,
+		casRetries: tally.lost,
+		dropped: done.dropped,
+	};
 }

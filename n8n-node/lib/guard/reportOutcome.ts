@@ -1,7 +1,7 @@
 // Report Outcome: per item, the guarded node's result recorded against the ticket of its Check
 // Provider node (found through item pairing, or given), with the Check's chain and store.
 import { type IDataObject, type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
-import type { Engine, Ticket } from '../engine';
+import type { Ticket } from '../engine';
 import { readItemPlan } from '../params';
 import { CounterDeltas, warnAll } from '../counters';
 import { eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
@@ -77,13 +77,12 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 	// n8n runs this node once per incoming connection: all items came from one output.
 	const source = ctx.getInputSourceData(0);
 	const fromOutput = source?.previousNodeOutput ?? 0;
-	const engines = new Map<string, Engine>();
 	const counters = new CounterDeltas();
 	await eachItem(ctx, out, async (i) => {
 		const given = givenTicket(ctx, i);
 		const found = given ?? pairedTicket(ctx, i, checkNode);
 		const plan = readItemPlan(reader, i, 2, false);
-		const engine = openEngine(ctx, i, plan, engines);
+		const engine = openEngine(ctx, i, plan);
 		const result = guardedResult(items[i], fromOutput);
 		const store = s.rows(plan.scope);
 		let r;
@@ -119,12 +118,13 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			observed: r.attempt.outcome,
 			transitions: r.transition ? [transitionView(name, r.transition)] : [],
 		};
+		if (r.casRetries) meta.casRacesLost = r.casRetries;
+		if (r.dropped) meta.warnings = [`state store: ${r.dropped}`];
 		out[result.failed ? FAILED : GO].push({
 			json: { ...items[i].json, _resilience: meta },
 			pairedItem: { item: i },
 		});
 	});
 	warnAll(out, await counters.write(s.rows));
-	for (const e of engines.values()) e.free();
 	return out;
 }

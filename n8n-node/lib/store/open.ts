@@ -83,10 +83,10 @@ export function readStoreSettings(
 }
 
 /** The shared store behind this execution (pooled per credential), or null for memory. */
-export async function sharedStore(
-	ctx: NodeContext,
-	s: StoreSettings,
-): Promise<((scope: string) => StateStore) | null> {
+/** The shared store's rows per scope; null for the memory store (each item's own). */
+export type SharedStore = ((scope: string) => StateStore) | null;
+
+export async function sharedStore(ctx: NodeContext, s: StoreSettings): Promise<SharedStore> {
 	if (s.kind === 'redis') {
 		const { RedisStore, redisClient } = redisModule();
 		const client = redisClient(
@@ -141,7 +141,7 @@ export function postgresOptions(c: ICredentialDataDecryptedObject): PostgresModu
 
 /** A fresh guard per item: fail-open degrades only the items that met the failure. */
 export function itemStore(
-	shared: ((scope: string) => StateStore) | null,
+	shared: SharedStore,
 	scope: string,
 	s: StoreSettings,
 	logger: IExecuteFunctions['logger'],

@@ -7,7 +7,7 @@ import {
 	type SupplyData,
 } from 'n8n-workflow';
 import { properties } from './description';
-import { loadEngine, type Engine } from '../../lib/engine';
+import { engineFor } from '../../lib/engineCache';
 import { configError } from '../../lib/params';
 import { sharedStore, storeSettings } from '../../lib/store/open';
 import { connectedModels } from '../../lib/chat/connected';
@@ -15,10 +15,6 @@ import { chatCall } from '../../lib/chat/modelCall';
 import { readChatPlan } from '../../lib/chat/plan';
 import { takeOver } from '../../lib/chat/takeOver';
 import { resilientChatModel } from '../../lib/chat/wrapper';
-
-// One engine per distinct configuration in this process: the wrapper outlives supplyData (the
-// root node calls it later), so an engine is kept, not freed per execution.
-const engines = new Map<string, Engine>();
 
 // A language-model sub-node supplies a model to a root node; it has no items to run as a tool.
 // eslint-disable-next-line @n8n/community-nodes/node-usable-as-tool
@@ -57,16 +53,10 @@ export class ResilientChatModel implements INodeType {
 		const node = this.getNode();
 		const { models, names, presented } = await connectedModels(this);
 		const plan = readChatPlan(this, names);
-		const key = JSON.stringify(plan.config);
-		let engine = engines.get(key);
-		if (!engine) {
-			try {
-				engine = new (loadEngine(node).Engine)(plan.config);
-			} catch (e) {
-				throw configError(this as unknown as IExecuteFunctions, 0, plan, e as Error);
-			}
-			engines.set(key, engine);
-		}
+		// The wrapper outlives supplyData (the root node calls it later) and holds its engine.
+		const engine = engineFor(node, plan.config, (e) =>
+			configError(this as unknown as IExecuteFunctions, 0, plan, e),
+		);
 		const storeCfg = storeSettings(this);
 		const shared = await sharedStore(this, storeCfg);
 		for (const m of models) takeOver(m);

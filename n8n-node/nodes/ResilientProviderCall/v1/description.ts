@@ -1,7 +1,7 @@
 // Frozen: the released version 1; version 2 repeating some of these fields is accepted by design.
 // The node's parameters, described as data (as n8n's own nodes do). Defaults of engine settings
 // come from the engine's one defaults table (engineConstants.ts, generated from src/config.rs).
-import { ENGINE_DEFAULTS as D } from '../../../lib/engineConstants';
+import { ENGINE_DEFAULTS as D, PROVIDER_SUGGESTED as S } from '../../../lib/engineConstants';
 import type { INodeProperties } from 'n8n-workflow';
 
 const ms = (
@@ -114,8 +114,18 @@ const provider: INodeProperties[] = [
 		default: 0,
 		description: 'Soft limit shared by every execution (e.g. 80% of the vendor quota). 0 = none.',
 	},
-	ms('Rate Limit: Period (ms)', 'rateLimitPeriodMs', 60000, 'Period of the rate limit'),
-	{ displayName: 'Rate Limit: Burst', name: 'rateLimitBurst', type: 'number', default: 1 },
+	ms(
+		'Rate Limit: Period (ms)',
+		'rateLimitPeriodMs',
+		S.rate_limit.period_ms,
+		'Period of the rate limit',
+	),
+	{
+		displayName: 'Rate Limit: Burst',
+		name: 'rateLimitBurst',
+		type: 'number',
+		default: S.rate_limit.burst,
+	},
 	{
 		displayName: 'Max In Flight',
 		name: 'maxInFlight',

@@ -2,7 +2,7 @@
 // has its own collection, so each lists only what applies to it; the per-provider overrides of
 // the node's settings are in every one.
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
-import { ENGINE_DEFAULTS as D } from '../../../lib/engineConstants';
+import { ENGINE_DEFAULTS as D, PROVIDER_SUGGESTED as S } from '../../../lib/engineConstants';
 import { numberField } from './numberField';
 import { OPTIONS_OF } from '../../../lib/providerRowsV2';
 import {
@@ -24,7 +24,7 @@ const overrides: INodeProperties[] = [
 	numberField(
 		'Max In Flight',
 		'maxInFlight',
-		10,
+		S.max_in_flight,
 		'Cap on calls in flight to this provider across executions',
 	),
 	numberField(
@@ -42,14 +42,19 @@ const overrides: INodeProperties[] = [
 	numberField(
 		'Rate Limit: Burst',
 		'rateLimitBurst',
-		1,
+		S.rate_limit.burst,
 		'Requests allowed at once before the rate applies',
 	),
-	numberField('Rate Limit: Period (ms)', 'rateLimitPeriodMs', 60000, 'Period of the rate limit'),
+	numberField(
+		'Rate Limit: Period (ms)',
+		'rateLimitPeriodMs',
+		S.rate_limit.period_ms,
+		'Period of the rate limit',
+	),
 	numberField(
 		'Rate Limit: Requests',
 		'rateLimitRequests',
-		60,
+		S.rate_limit.requests,
 		'Soft limit per period shared by every execution (e.g. 80% of the vendor quota)',
 	),
 ];

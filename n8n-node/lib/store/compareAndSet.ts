@@ -1,0 +1,57 @@
+// Every row write of the package goes through this one loop (an item's poll and outcome, Check
+// Provider, Report Outcome): decide on the rows read, write them with compare-and-set, and on a
+// lost race ask the engine what next: read again and decide again, give the shared store up,
+// drop a record's write, or defer the item. The bound and what happens at it are the engine's.
+import type { Engine, RowWrite } from '../engine';
+import { type FailoverStore, StoreUnavailable } from './failover';
+
+export interface Round<T> {
+	/** The rows the decision needs written (absent: nothing to write). */
+	write?: { key: string; rows: RowWrite[]; event?: string | null } | null;
+	value: T;
+}
+
+export interface Committed<T> {
+	value: T;
+	/** The engine's warning when it dropped this write (the item says it in its run data). */
+	dropped?: string;
+}
+
+/** Lost races of one item (or one guard call), for its run data. */
+export interface RaceTally {
+	lost: number;
+}
+
+/**
+ * `decide(again)`: read the rows and decide on them; `again` is false on the first round (a
+ * caller may hand over a decision it already has) and true after a lost race. `needsCommit`: the
+ * decision cannot be acted on unless its write commits (a lease, a probe, a ticket), unlike a
+ * recorded outcome.
+ */
+export async function compareAndSet<T>(
+	engine: Engine,
+	store: FailoverStore,
+	needsCommit: boolean,
+	tally: RaceTally,
+	decide: (again: boolean) => Promise<Round<T>>,
+): Promise<Committed<T>> {
+	for (let inRow = 0, again = false; ; again = true) {
+		const round = await decide(again);
+		const w = round.write;
+		if (!w || (await store.write(w.key, w.rows, w.event))) return { value: round.value };
+		tally.lost++;
+		const verdict = engine.raceLost(++inRow, store.degraded !== undefined, needsCommit);
+		switch (verdict.kind) {
+			case 'retry':
+				break;
+			case 'fall_back': // throws StoreUnavailable when the store fails closed
+				await store.fallBack(verdict.cause, async () => undefined);
+				inRow = 0;
+				break;
+			case 'defer':
+				throw new StoreUnavailable(verdict.cause);
+			case 'drop_write':
+				return { value: round.value, dropped: verdict.warning };
+		}
+	}
+}

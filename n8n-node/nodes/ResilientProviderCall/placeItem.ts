@@ -1,0 +1,108 @@
+// Where a Call Chain item leaves, and with what: `success` (the serving provider's answer, or
+// the Default Value when the chain was exhausted under On Exhaustion "default"), `deferred`
+// (the input with `retry_at`) or `failed`; `_resilience` on each says what the engine did.
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { ItemPlan } from '../../lib/params';
+import { presetAnswer } from '../../lib/presets';
+import type { ItemResult } from '../../lib/runItem';
+
+export const SUCCESS = 0;
+export const DEFERRED = 1;
+export const FAILED = 2;
+
+export function placeItem(
+	out: INodeExecutionData[][],
+	input: INodeExecutionData,
+	i: number,
+	plan: ItemPlan,
+	r: ItemResult,
+	warnings: string[],
+	correlationId: string,
+) {
+	const meta: IDataObject = {
+		outcome: r.end.kind === 'done' ? 'success' : r.end.kind === 'defer' ? 'deferred' : 'failed',
+		provider: r.end.kind === 'done' ? r.end.name : null,
+		fallback: r.end.kind === 'done' ? r.end.fallback : false,
+		attempts: r.attempts,
+		skipped: r.skipped,
+		transitions: r.transitions,
+		sleptMs: r.sleptMs,
+		totalMs: r.totalMs,
+		correlationId,
+	};
+	if (r.storeFallback) meta.storeFallback = r.storeFallback;
+	if (r.casRetries) meta.casRacesLost = r.casRetries;
+	const itemWarnings = [
+		...warnings,
+		...(r.storeFallback
+			? [`state store unavailable (${r.storeFallback}): this item used this process's memory`]
+			: []),
+		...r.droppedWrites.map((w) => `state store: ${w}`),
+	];
+	if (itemWarnings.length) meta.warnings = itemWarnings;
+	const pairedItem = { item: i };
+	if (r.end.kind === 'done') {
+		const body = answerOf(plan, r.end.name, r.body);
+		const json =
+			body !== null && typeof body === 'object' && !Array.isArray(body)
+				? { ...(body as IDataObject) }
+				: { data: body as IDataObject };
+		out[SUCCESS].push({ json: { ...json, _resilience: meta }, pairedItem });
+		return;
+	}
+	if (r.end.kind === 'defer') {
+		meta.reason = r.end.reason;
+		meta.retry_at = new Date(r.end.retry_at_ms).toISOString();
+		if (plan.onExhaustion === 'default') {
+			out[SUCCESS].push({
+				json: { ...plan.defaultValue, _resilience: { ...meta, outcome: 'degraded' } },
+				pairedItem,
+			});
+		} else {
+			out[DEFERRED].push({
+				json: { ...input.json, retry_at: meta.retry_at, reason: r.end.reason, _resilience: meta },
+				pairedItem,
+			});
+		}
+		return;
+	}
+	meta.reason = r.end.reason;
+	out[FAILED].push({
+		json: { ...input.json, reason: r.end.reason, _resilience: meta },
+		pairedItem,
+	});
+}
+
+/** An item that could not run (a bad parameter, a missing secret) under continue-on-fail. */
+export function nodeErrorItem(
+	input: INodeExecutionData,
+	i: number,
+	message: string,
+	correlationId: string,
+): INodeExecutionData {
+	return {
+		json: {
+			...input.json,
+			_resilience: { outcome: 'failed', reason: 'node_error', correlationId },
+			error: message,
+		},
+		pairedItem: { item: i },
+	};
+}
+
+/** Keep input order within each output (a pool finishes items out of order). */
+export function inInputOrder(out: INodeExecutionData[][]) {
+	for (const o of out)
+		o.sort(
+			(a, b) => (a.pairedItem as { item: number }).item - (b.pairedItem as { item: number }).item,
+		);
+}
+
+/** What a provider's answer puts on `success`: an LLM preset's answer in the one shape (the
+ * vendor's body beside it only under Include Raw Response), any other body as it came. */
+function answerOf(plan: ItemPlan, provider: string, body: unknown): unknown {
+	const req = plan.requests.find((q) => q.name === provider);
+	if (!req?.preset) return body;
+	const answer = presetAnswer(req.preset, body, provider);
+	return req.includeRawResponse ? { ...answer, raw: body } : answer;
+}
