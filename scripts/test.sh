@@ -20,6 +20,16 @@ phase() {
   [ -z "$1" ] || log "$1"
 }
 
+# The installs that wait on the network (n8n for both majors from npm, Redis, Postgres and
+# Chromium from Debian: ~10 min on a fresh machine) run beside the gates and the Rust build, which
+# wait on the CPU; phase 3 waits for them. Cached installs take seconds.
+installs_log=$(mktemp)
+at_exit "rm -f '$installs_log'"
+( bash scripts/lib/n8n-install.sh 2 && bash scripts/lib/n8n-install.sh 1 \
+    && bash scripts/lib/services.sh install && bash scripts/lib/browser-install.sh ) >"$installs_log" 2>&1 &
+installs_pid=$!
+at_exit "kill $installs_pid 2>/dev/null || true"
+
 phase "1/8 gates: the committed engine, formatting, lints, words"
 # The committed pkg/ must match its sources before anything rebuilds it (it is what users get).
 node scripts/check-pkg-fresh.mjs || die "the committed pkg/ is stale"
@@ -58,10 +68,9 @@ timed "WASM build (pkg/)" bash scripts/build-wasm.sh
 timed "the node package (dist/)" bash scripts/build-node.sh
 # The simulator, for the queue-mode test's prediction.
 cargo build --release --quiet --locked -p resilient-simulator
+wait "$installs_pid" || { cat "$installs_log" >&2; die "installing n8n, the servers or Chromium failed (above)"; }
+log "n8n, servers and Chromium installed (beside phases 1-3)"
 n8n2=$(bash scripts/lib/n8n-install.sh 2)
-bash scripts/lib/n8n-install.sh 1 >/dev/null
-bash scripts/lib/services.sh install
-bash scripts/lib/browser-install.sh >/dev/null
 
 # The test of the test command and the editor's test mostly wait (on servers, n8n's boots, the
 # page): they run beside each other and beside the fuzz smoke and the second WASM build (CPU).

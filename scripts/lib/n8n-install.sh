@@ -11,6 +11,11 @@ case "$major" in
   *) die "n8n major must be 1 or 2, got '$major'" ;;
 esac
 dir="$CACHE/n8n-$ver"
+# One install at a time per version: two test commands (or a test command and a helper) filling
+# the same folder at once broke each other's npm install.
+mkdir -p "$CACHE"
+exec 9>"$dir.lock"
+flock 9
 if [ ! -f "$dir/.installed" ]; then
   log "installing n8n $ver into $dir (first run only, 3-6 min)"
   rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
