@@ -100,10 +100,9 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		const live = item;
 		if (c.streamed) live.stream();
 		for (;;) {
-			const { value: poll } = await compareAndSet(engine, store, true, tally, async () => {
+			const { value: poll } = await compareAndSet(engine, store, keys, true, tally, async () => {
 				const snap = await store.read(keys);
-				const polled = live.poll(snap.now, snap.rows.join(ROW_SEPARATOR));
-				return { write: rowWrite(keys, polled.writes), value: polled };
+				return live.poll(snap.now, snap.rows.join(ROW_SEPARATOR));
 			});
 			if (poll.writes) noteTransition(poll.writes.provider, poll.transition);
 			if (poll.end) return finish(poll.end);
@@ -155,23 +154,15 @@ async function commitRecord(
 	tally: RaceTally,
 	dropped: string[],
 ) {
-	let key = first.writes ? keys[first.writes.provider] : '';
-	const done = await compareAndSet(c.engine, c.store, false, tally, async (again) => {
-		let rec = first;
-		if (again) {
-			const snap = await c.store.read([key]);
-			rec = item.rerecord(snap.now, snap.rows.join(ROW_SEPARATOR));
-		}
-		if (rec.writes) key = keys[rec.writes.provider];
-		return { write: rowWrite(keys, rec.writes), value: rec };
+	// Only the outcome's provider's rows can have changed under it: re-read those alone.
+	const key = first.writes ? keys[first.writes.provider] : '';
+	const done = await compareAndSet(c.engine, c.store, keys, false, tally, async (again) => {
+		if (!again) return first;
+		const snap = await c.store.read([key]);
+		return item.rerecord(snap.now, snap.rows.join(ROW_SEPARATOR));
 	});
 	if (done.dropped) dropped.push(done.dropped);
 	else if (done.value.writes) note(done.value.writes.provider, done.value.transition);
-}
-
-/** The engine's row writes for provider `writes.provider`, as the store writes them. */
-function rowWrite(keys: string[], writes: RowWrites | undefined) {
-	return writes && { key: keys[writes.provider], rows: writes.rows, event: writes.event };
 }
 
 function randomTag(): string {

@@ -31,11 +31,9 @@ export async function checkItem(
 	scope: string,
 ): Promise<Checked> {
 	const tally: RaceTally = { lost: 0 };
-	const { value: c } = await compareAndSet(engine, store, true, tally, async () => {
+	const { value: c } = await compareAndSet(engine, store, names, true, tally, async () => {
 		const snap = await store.read(names);
-		const checked = engine.check(snap.now, snap.rows.join(ROW_SEPARATOR), lease, scope);
-		const w = checked.writes;
-		return { write: w && { key: names[w.provider], rows: w.rows, event: w.event }, value: checked };
+		return engine.check(snap.now, snap.rows.join(ROW_SEPARATOR), lease, scope);
 	});
 	const transition =
 		c.writes && c.transition ? { ...c.transition, provider: c.writes.provider } : null;

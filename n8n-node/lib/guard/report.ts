@@ -36,7 +36,7 @@ export async function reportItem(
 	const key = names[ticket.provider];
 	const tally: RaceTally = { lost: 0 };
 	let claimed = false;
-	const done = await compareAndSet(engine, store, false, tally, async () => {
+	const done = await compareAndSet(engine, store, names, false, tally, async () => {
 		const snap = await store.read(key === undefined ? [] : [key]);
 		let r;
 		try {
@@ -53,8 +53,7 @@ export async function reportItem(
 				);
 			claimed = true;
 		}
-		const w = r.writes;
-		return { write: w && { key, rows: w.rows, event: w.event }, value: r };
+		return r;
 	});
 	const r = done.value;
 	return {

@@ -2,13 +2,12 @@
 // Provider, Report Outcome): decide on the rows read, write them with compare-and-set, and on a
 // lost race ask the engine what next: read again and decide again, give the shared store up,
 // drop a record's write, or defer the item. The bound and what happens at it are the engine's.
-import type { Engine, RowWrite } from '../engine';
+import type { Engine, RowWrites } from '../engine';
 import { type FailoverStore, StoreUnavailable } from './failover';
 
-export interface Round<T> {
-	/** The rows the decision needs written (absent: nothing to write). */
-	write?: { key: string; rows: RowWrite[]; event?: string | null } | null;
-	value: T;
+/** An engine answer that may carry rows to write (`Polled`, `Recorded`, `Checked`, `Reported`). */
+export interface Decided {
+	writes?: RowWrites | null;
 }
 
 export interface Committed<T> {
@@ -23,22 +22,23 @@ export interface RaceTally {
 }
 
 /**
- * `decide(again)`: read the rows and decide on them; `again` is false on the first round (a
- * caller may hand over a decision it already has) and true after a lost race. `needsCommit`: the
- * decision cannot be acted on unless its write commits (a lease, a probe, a ticket), unlike a
- * recorded outcome.
+ * `decide(again)`: read the rows and ask the engine; `again` is false on the first round (a
+ * caller may hand over an answer it already has) and true after a lost race. Provider `p`'s rows
+ * are written under `keys[p]`. `needsCommit`: the answer cannot be acted on unless its write
+ * commits (a lease, a probe, a ticket), unlike a recorded outcome.
  */
-export async function compareAndSet<T>(
+export async function compareAndSet<T extends Decided>(
 	engine: Engine,
 	store: FailoverStore,
+	keys: string[],
 	needsCommit: boolean,
 	tally: RaceTally,
-	decide: (again: boolean) => Promise<Round<T>>,
+	decide: (again: boolean) => Promise<T>,
 ): Promise<Committed<T>> {
 	for (let inRow = 0, again = false; ; again = true) {
-		const round = await decide(again);
-		const w = round.write;
-		if (!w || (await store.write(w.key, w.rows, w.event))) return { value: round.value };
+		const value = await decide(again);
+		const w = value.writes;
+		if (!w || (await store.write(keys[w.provider], w.rows, w.event))) return { value };
 		tally.lost++;
 		const verdict = engine.raceLost(++inRow, store.degraded !== undefined, needsCommit);
 		switch (verdict.kind) {
@@ -51,7 +51,7 @@ export async function compareAndSet<T>(
 			case 'defer':
 				throw new StoreUnavailable(verdict.cause);
 			case 'drop_write':
-				return { value: round.value, dropped: verdict.warning };
+				return { value, dropped: verdict.warning };
 		}
 	}
 }
