@@ -12,7 +12,6 @@ import type {
 	Item,
 	Outcome,
 	Recorded,
-	RowWrites,
 	Step,
 	StreamStep,
 	Transition,
