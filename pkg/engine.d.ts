@@ -71,8 +71,8 @@ export interface Recorded {
 }
 
 /** After a lost compare-and-set race: read again; give the shared store up (the store's
- * fail-open/closed setting applies); drop a record's write (say `warning` in the item's run
- * data); or defer the item as `store_unavailable`. */
+ * fail-open/closed setting applies); drop a record's write (`warning`, a whole sentence, goes on
+ * the item as it is); or defer the item as `store_unavailable`. */
 export type RaceVerdict =
 | { kind: "retry" }
 | { kind: "fall_back"; cause: string }

@@ -14,7 +14,7 @@ pub enum RaceVerdict {
     /// process's memory; fail closed: defer the item as `store_unavailable`), then go on.
     FallBack,
     /// Already in this process's memory and still losing (other items of this process keep
-    /// winning): a record's write is dropped, and the item says so in its run data.
+    /// winning): a record's write is dropped, and the item shows the warning as it is.
     DropWrite,
     /// Likewise, but the decision needs its write (a lease, a probe, a ticket): the item is
     /// deferred as `store_unavailable` instead of acting on rows it does not hold.
@@ -27,7 +27,7 @@ impl RaceVerdict {
             RaceVerdict::Retry => r#"{"kind":"retry"}"#,
             RaceVerdict::FallBack => r#"{"kind":"fall_back","cause":"21 compare-and-set races lost in a row"}"#,
             RaceVerdict::DropWrite => {
-                r#"{"kind":"drop_write","warning":"21 compare-and-set races lost in a row in this process's memory: this outcome was not recorded"}"#
+                r#"{"kind":"drop_write","warning":"state store: 21 compare-and-set races lost in a row in this process's memory: this outcome was not recorded"}"#
             }
             RaceVerdict::Defer => {
                 r#"{"kind":"defer","cause":"21 compare-and-set races lost in a row in this process's memory"}"#
@@ -79,7 +79,7 @@ mod tests {
             let parsed: serde_json::Value = serde_json::from_str(v.json()).expect("json");
             assert!(parsed["kind"].is_string(), "{}", v.json());
             let said = parsed.as_object().unwrap().iter().find(|(k, _)| *k != "kind");
-            assert!(said.is_none_or(|(_, t)| t.as_str().unwrap().starts_with(CAUSE)), "{}", v.json());
+            assert!(said.is_none_or(|(_, t)| t.as_str().unwrap().contains(CAUSE)), "{}", v.json());
         }
     }
 }

@@ -13,6 +13,7 @@ import type { Engine } from '../engine';
 import type { ItemPlan } from '../params';
 import { runItem, type ItemResult } from '../runItem';
 import { CounterDeltas } from '../counters';
+import { runData } from '../itemView';
 import { itemStore, type StoreSettings } from '../store/open';
 import type { StateStore } from '../store/types';
 import { AttemptAbort, Cancelled } from '../attemptAbort';
@@ -141,7 +142,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 		);
 		for (const warning of await counters.write(() => store))
 			ctx.logger.warn(`resilient-chat-model: ${warning}`);
-		const entry = runEntry(result, correlationId);
+		const entry = runData(result, correlationId);
 		ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, [[{ json: entry }]]);
 		const end = result.end;
 		if (end.kind === 'done') return { message: result.body as BaseMessage | undefined, entry };
@@ -197,25 +198,6 @@ function unavailable(ctx: ISupplyDataFunctions, entry: IDataObject) {
 	);
 	Object.assign(error, { retry_at: entry.retry_at, reason: entry.reason });
 	return error;
-}
-
-function runEntry(r: ItemResult, correlationId: string): IDataObject {
-	const end = r.end;
-	const entry: IDataObject = {
-		outcome: end.kind === 'done' ? 'success' : end.kind === 'defer' ? 'deferred' : 'failed',
-		provider: end.kind === 'done' ? end.name : null,
-		fallback: end.kind === 'done' ? end.fallback : false,
-		attempts: r.attempts,
-		skipped: r.skipped,
-		transitions: r.transitions,
-		sleptMs: r.sleptMs,
-		totalMs: r.totalMs,
-		correlationId,
-	};
-	if (end.kind === 'defer') entry.retry_at = new Date(end.retry_at_ms).toISOString();
-	if (end.kind !== 'done') entry.reason = end.reason;
-	if (r.storeFallback) entry.storeFallback = r.storeFallback;
-	return entry;
 }
 
 function describe(m: BaseMessage): IDataObject {

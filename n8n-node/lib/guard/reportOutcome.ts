@@ -119,7 +119,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			transitions: r.transition ? [transitionView(name, r.transition)] : [],
 		};
 		if (r.casRetries) meta.casRacesLost = r.casRetries;
-		if (r.dropped) meta.warnings = [`state store: ${r.dropped}`];
+		if (r.dropped) meta.warnings = [r.dropped];
 		out[result.failed ? FAILED : GO].push({
 			json: { ...items[i].json, _resilience: meta },
 			pairedItem: { item: i },

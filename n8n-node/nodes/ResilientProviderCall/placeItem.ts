@@ -2,6 +2,7 @@
 // the Default Value when the chain was exhausted under On Exhaustion "default"), `deferred`
 // (the input with `retry_at`) or `failed`; `_resilience` on each says what the engine did.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { runData, storeWarnings } from '../../lib/itemView';
 import type { ItemPlan } from '../../lib/params';
 import { presetAnswer } from '../../lib/presets';
 import type { ItemResult } from '../../lib/runItem';
@@ -19,27 +20,9 @@ export function placeItem(
 	warnings: string[],
 	correlationId: string,
 ) {
-	const meta: IDataObject = {
-		outcome: r.end.kind === 'done' ? 'success' : r.end.kind === 'defer' ? 'deferred' : 'failed',
-		provider: r.end.kind === 'done' ? r.end.name : null,
-		fallback: r.end.kind === 'done' ? r.end.fallback : false,
-		attempts: r.attempts,
-		skipped: r.skipped,
-		transitions: r.transitions,
-		sleptMs: r.sleptMs,
-		totalMs: r.totalMs,
-		correlationId,
-	};
-	if (r.storeFallback) meta.storeFallback = r.storeFallback;
-	if (r.casRetries) meta.casRacesLost = r.casRetries;
-	const itemWarnings = [
-		...warnings,
-		...(r.storeFallback
-			? [`state store unavailable (${r.storeFallback}): this item used this process's memory`]
-			: []),
-		...r.droppedWrites.map((w) => `state store: ${w}`),
-	];
-	if (itemWarnings.length) meta.warnings = itemWarnings;
+	const meta = runData(r, correlationId);
+	// The node's own warnings (Retry On Fail) first, then the item's.
+	if (warnings.length) meta.warnings = [...warnings, ...storeWarnings(r)];
 	const pairedItem = { item: i };
 	if (r.end.kind === 'done') {
 		const body = answerOf(plan, r.end.name, r.body);
@@ -51,8 +34,6 @@ export function placeItem(
 		return;
 	}
 	if (r.end.kind === 'defer') {
-		meta.reason = r.end.reason;
-		meta.retry_at = new Date(r.end.retry_at_ms).toISOString();
 		if (plan.onExhaustion === 'default') {
 			out[SUCCESS].push({
 				json: { ...plan.defaultValue, _resilience: { ...meta, outcome: 'degraded' } },
@@ -66,7 +47,6 @@ export function placeItem(
 		}
 		return;
 	}
-	meta.reason = r.end.reason;
 	out[FAILED].push({
 		json: { ...input.json, reason: r.end.reason, _resilience: meta },
 		pairedItem,
