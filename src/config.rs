@@ -152,7 +152,8 @@ pub struct ProviderConfig {
     pub max_in_flight: Option<i64>,
 }
 
-/// A provider's shared rate limit; `requests` 0 (or absent) means none.
+/// A provider's shared rate limit (the node's reading, `config_decode`, reads one of 0 requests
+/// as none: the panel's "0 = none").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RateLimitConfig {
@@ -162,7 +163,7 @@ pub struct RateLimitConfig {
 }
 
 impl Default for RateLimitConfig {
-    /// No limit, but a period and burst ready for one: what an absent field means.
+    /// What an absent field means: a period of a minute, a burst of one.
     fn default() -> Self {
         RateLimitConfig { requests: 0, period_ms: 60_000, burst: 1 }
     }
@@ -383,7 +384,6 @@ impl ProviderConfig {
         breaker.probe_answer_ms = deadline_ms;
         let rate_limit = match &self.rate_limit {
             None => None,
-            Some(r) if r.requests == 0 => None,
             Some(r) => Some(RateLimit {
                 requests: count(&f("rate_limit.requests"), r.requests, 1, 1_000_000)?,
                 period_ms: ms(&f("rate_limit.period_ms"), r.period_ms, 1, DAY)?,

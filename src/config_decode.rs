@@ -161,7 +161,8 @@ fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
         r.int("requests", &mut limit.requests)?;
         r.int("period_ms", &mut limit.period_ms)?;
         r.int("burst", &mut limit.burst)?;
-        p.rate_limit = Some(limit);
+        // 0 requests (or none given) is the panel's "no rate limit", as 0 is "node default" above.
+        p.rate_limit = (limit.requests != 0).then_some(limit);
     }
     Ok(p)
 }
@@ -233,7 +234,6 @@ mod tests {
             r#"{"providers":[{"name":"a","method":"post","max_attempts":2,"deadline_ms":5,"threshold":null,"open_ms":9,"rate_limit":{"requests":3,"period_ms":1000},"max_in_flight":4}],"strategy":"none","base_ms":1,"cap_ms":2,"max_attempts":3,"deadline_ms":4,"budget_ms":5,"retry_after_cap_ms":6,"defer_spread_ms":7,"retry_statuses":"500","health_statuses":"500-599","count_429":true,"retry_unsafe_methods":true,"next_provider_when_input_too_long":true,"next_provider_on_client_error":false,"fail_over_first":true,"streams":true,"first_chunk_deadline_ms":3,"stream_idle_ms":4,"trip_rule":"failure_rate","failure_rate":0.25,"min_calls":8,"threshold":9,"window_ms":10,"open_ms":11,"open_growth":1.5,"open_max_ms":12,"half_open_probes":0,"successes_to_close":2}"#,
             r#"{"providers":[{"name":"a","rate_limit":{"requests":3,"period_ms":1000,"burst":2}}],"open_growth":3,"base_ms":-5}"#,
             // What the panel hands over when an option is left out: the engine's defaults fill in.
-            r#"{"providers":[{"name":"a","rate_limit":{"period_ms":1}}]}"#,
             r#"{"providers":[{"name":"a","rate_limit":{"requests":5}}]}"#,
         ] {
             let serdes: ChainConfig = serde_json::from_str(text).unwrap();
@@ -258,5 +258,18 @@ mod tests {
             let got = e.field().unwrap_or_default();
             assert!(got == field || (field == "config" && got.is_empty()), "{text}: {got}");
         }
+    }
+
+    #[test]
+    fn the_panels_zeros_read_as_unset() {
+        let c = chain_config(
+            r#"{"providers":[{"name":"a","threshold":0,"max_attempts":0,"max_in_flight":0,"rate_limit":{"requests":0,"period_ms":5}},{"name":"b","rate_limit":{"period_ms":5}}]}"#,
+        )
+        .unwrap();
+        let unset = ProviderConfig { name: "a".into(), ..Default::default() };
+        assert_eq!(c.providers[0], unset, "0 is the node's value, and 0 requests no rate limit");
+        assert_eq!(c.providers[1].rate_limit, None, "no requests given: no rate limit");
+        let limit = chain_config(r#"{"providers":[{"name":"a","rate_limit":{"requests":5}}]}"#).unwrap();
+        assert_eq!(limit.providers[0].rate_limit, Some(RateLimitConfig { requests: 5, ..Default::default() }));
     }
 }
