@@ -25,6 +25,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'inspect',
 		'item',
 		'metrics',
+		'raceLost',
 		'report',
 	]);
 	assert.deepEqual(methods(shipped.Item), ['deferNow', 'outcome', 'poll', 'rerecord', 'stream']);
