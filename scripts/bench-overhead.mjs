@@ -4,8 +4,9 @@
 // and this node with the Redis store (n8n's Redis credential, a redis-server started here on a
 // free loopback port), one branch each. Time per item is each node's `executionTime` in n8n's run
 // data divided by N; the overhead is this node's minus the HTTP Request node's. Every node first
-// gets a warm-up branch (same vendor, same store), as in a long-running n8n. Best of --runs
-// executions (each node's fastest); the branch order rotates from run to run.
+// gets a warm-up branch (same vendor, same store), as in a long-running n8n. Best and median of
+// --runs executions; the branch order rotates from run to run. Redis's own command counts give
+// the store's round trips per item.
 //   node scripts/bench-overhead.mjs [--n8n 2|1] [--items N] [--runs N] [--warmup N]
 //                                   [--settle S] [--concurrency C] [--profile DIR] [--json out.json]
 // --concurrency C (1, the node's default): this node's Item Concurrency. n8n's HTTP Request node
@@ -42,7 +43,8 @@ if (args.includes('-h') || args.includes('--help')) {
 	console.log(
 		readFileSync(fileURLToPath(import.meta.url), 'utf8')
 			.split('\n')
-			.slice(1, 20)
+			.slice(1)
+			.filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('//')))
 			.map((l) => l.replace(/^\/\/ ?/, ''))
 			.join('\n'),
 	);
@@ -123,6 +125,24 @@ async function startRedis() {
 	child.kill('SIGKILL');
 	throw new Error(`redis-server did not answer on ${port}: ${out.slice(-2000)}`);
 }
+
+/** Redis's own count of the commands it ran, by command (INFO commandstats): what the store
+ * cost in round trips, counted at the server. */
+function redisCommands(port) {
+	const out = execFileSync('redis-cli', ['-p', String(port), 'INFO', 'commandstats']).toString();
+	const calls = {};
+	for (const m of out.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[m[1]] = Number(m[2]);
+	return calls;
+}
+/** What the stores send as one round trip each; GET, SET, TIME, XADD and HINCRBY run inside
+ * their scripts and MULTI blocks (a ticket's SET NX is its own, but the bench holds none). */
+const ROUND_TRIPS = ['evalsha', 'eval', 'exec', 'del', 'script'];
+const minus = (after, before) =>
+	Object.fromEntries(
+		Object.entries(after)
+			.map(([k, v]) => [k, v - (before[k] ?? 0)])
+			.filter(([k, v]) => v > 0 && k !== 'info'),
+	);
 
 /** Start -> items (Set) -> Split Out -> the three nodes; a warm-up copy of it all runs first.
  * `order` rotates which branch sits on top (n8n's v1 order runs sibling branches top first). */
@@ -222,6 +242,7 @@ function workflow(id, nodeType, vendor, order) {
 /** One execution: per-node ms per item from the run data, checked against the vendor's log. */
 async function measure(n8n, wfId, vendor, nodeArgs = []) {
 	vendor.arrivals.length = 0;
+	const commandsBefore = redisCommands(redis.port);
 	const t0 = Date.now();
 	// n8n 2 opens its task broker even with runners off: a free port, not 5679 (other n8n may run).
 	const env = { N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
@@ -230,7 +251,9 @@ async function measure(n8n, wfId, vendor, nodeArgs = []) {
 	const rd = run?.data?.resultData;
 	if (!rd || rd.error)
 		throw new Error(`execution failed: ${rd?.error?.message ?? out.slice(-3000)}`);
-	const res = { wallMs: wall, nodes: {} };
+	// Only the Redis branches (warm-up and measured) touch this server.
+	const commands = minus(redisCommands(redis.port), commandsBefore);
+	const res = { wallMs: wall, nodes: {}, redisCommands: commands, redisItems: ITEMS + WARMUP };
 	for (const n of NODES) {
 		const r = rd.runData[n.name]?.[0];
 		if (!r) throw new Error(`${n.name} did not run`);
@@ -330,6 +353,13 @@ try {
 	const best = Object.fromEntries(
 		keys.map((k) => [k, Math.min(...runs.map((m) => m.nodes[k].msPerItem))]),
 	);
+	const median = Object.fromEntries(
+		keys.map((k) => {
+			const v = runs.map((m) => m.nodes[k].msPerItem).sort((a, b) => a - b);
+			const mid = v.length >> 1;
+			return [k, v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2];
+		}),
+	);
 	const head = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']).toString().trim();
 	const lines = [];
 	lines.push(
@@ -338,18 +368,22 @@ try {
 	lines.push(
 		`this node with Item Concurrency ${CONCURRENCY}${CONCURRENCY === 1 ? ' (its default)' : ''}; the HTTP Request node sends all items at once`,
 	);
-	lines.push(`best of ${RUNS} executions (each node's fastest run); code at ${head}`);
+	lines.push(
+		`best and median of ${RUNS} executions (each node's fastest run, and its middle one); code at ${head}`,
+	);
 	lines.push('');
 	lines.push(
-		`${'node'.padEnd(28)}${'ms/item'.padStart(9)}${'overhead'.padStart(11)}${'target'.padStart(9)}   ${runs.map((_, r) => `run ${r + 1}`).join('  ')}`,
+		`${'node'.padEnd(28)}${'best'.padStart(7)}${'overhead'.padStart(10)}${'median'.padStart(8)}${'overhead'.padStart(10)}${'target'.padStart(9)}   ${runs.map((_, r) => `run ${r + 1}`).join('  ')}   (ms/item)`,
 	);
 	const verdicts = [];
 	for (const n of NODES) {
 		const over = n.key === 'http' ? null : best[n.key] - best.http;
+		const overMedian = n.key === 'http' ? null : median[n.key] - median.http;
+		const signed = (v) => (v === null ? '-' : `${v >= 0 ? '+' : ''}${fmt(v)}`);
 		const target = TARGETS[n.key];
 		const perRun = runs.map((m) => fmt(m.nodes[n.key].msPerItem).padStart(5)).join('  ');
 		lines.push(
-			`${n.label.padEnd(28)}${fmt(best[n.key]).padStart(9)}${(over === null ? '-' : `${over >= 0 ? '+' : ''}${fmt(over)}`).padStart(11)}${(target ? `<= ${target}` : '').padStart(9)}   ${perRun}`,
+			`${n.label.padEnd(28)}${fmt(best[n.key]).padStart(7)}${signed(over).padStart(10)}${fmt(median[n.key]).padStart(8)}${signed(overMedian).padStart(10)}${(target ? `<= ${target}` : '').padStart(9)}   ${perRun}`,
 		);
 		if (target)
 			verdicts.push(
@@ -357,6 +391,18 @@ try {
 			);
 	}
 	lines.push('', ...verdicts);
+	// Every Redis branch item (warm-up and measured) costs the same commands: the whole run's
+	// count over its items is the store's cost per item. redis-server also counts the commands
+	// run inside a script or a MULTI block; only a script call, an EXEC or a command of its own is
+	// a round trip (what the stores send: lib/store/redis.ts, ticketsRedis.ts).
+	const last = runs.at(-1);
+	const perItem = (v) => fmt(v / last.redisItems, 2);
+	const entries = Object.entries(last.redisCommands);
+	const trips = entries.filter(([k]) => ROUND_TRIPS.includes(k));
+	const inside = entries.filter(([k]) => !ROUND_TRIPS.includes(k) && k !== 'multi');
+	lines.push(
+		`  Redis store: ${perItem(trips.reduce((a, [, v]) => a + v, 0))} round trips per item, counted by redis-server (${trips.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')}; inside scripts and MULTI: ${inside.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')}); the counters' one write per execution included`,
+	);
 	lines.push(
 		`  (per run, overhead memory / Redis: ${runs.map((m) => `${fmt(m.nodes.memory.msPerItem - m.nodes.http.msPerItem, 2)} / ${fmt(m.nodes.redis.msPerItem - m.nodes.http.msPerItem, 2)}`).join(', ')} ms/item)`,
 	);
@@ -447,6 +493,7 @@ fs.writeFileSync(${JSON.stringify(profileDir)} + '/anchor.' + process.pid + '.js
 					warmup: WARMUP,
 					head,
 					best,
+					median,
 					runs,
 					profile,
 				},

@@ -12,6 +12,7 @@ import { startProviders } from '../support/providers.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
 import { n8nInstall, n8nInstance, outputs, uid, ROOT } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
+import { closeRedisClients, stores, untilOpenWindowEnds } from '../support/store-harness.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const OPENAI_KEY = 'sk-guard-test-key';
@@ -390,6 +391,7 @@ before(async () => {
 after(async () => {
 	await providers?.close();
 	await vendors?.close();
+	await closeRedisClients();
 });
 
 test('HTTP Request guarded: 10 items, dead provider, threshold 3 → 3 requests at it, 7 served by the next', async () => {
@@ -488,7 +490,7 @@ test('a probe whose Report never comes is freed by its lease: the next probe goe
 	const abandon = `guardabandon${id}`;
 	const trip = await n8n.execute(full);
 	assert.deepEqual(done(trip.run).by, { failed: 1 }, 'one failure opened the breaker');
-	await new Promise((r) => setTimeout(r, 1200)); // the open window ends
+	await untilOpenWindowEnds(stores.redis('global'), `lease-${id}`); // as Redis's clock reads it
 	const a = outputs((await n8n.execute(abandon)).run, 'Check');
 	assert.equal(a[0].length, 1, 'execution A takes the probe');
 	const ticket = a[0][0].json._resilience.ticket;

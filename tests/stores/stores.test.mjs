@@ -15,6 +15,7 @@ import {
 	REDIS_PORT,
 	PG_PORT,
 	stateOf,
+	untilOpenWindowEnds,
 } from '../support/store-harness.mjs';
 
 // The node's own counter aggregation (one checked write per scope per execution).
@@ -61,7 +62,7 @@ for (const kind of ['memory', 'redis', 'postgres']) {
 			'one transition',
 		);
 		assert.equal(results[6].end.reason, 'circuit_open');
-		await new Promise((r) => setTimeout(r, 1600));
+		await untilOpenWindowEnds(store, `dead-${id}`);
 		// 40 concurrent items when the window ends: exactly one probe reaches the provider.
 		const wave = await Promise.all(
 			Array.from({ length: 40 }, (_, i) => runOne(store, p, eng, `w${i}`)),

@@ -141,3 +141,14 @@ const inspector = new engine.Engine({ providers: [{ name: 'inspector' }] });
 export function stateOf(snap, i = 0) {
 	return inspector.inspect(snap.rows.slice(i * 3, i * 3 + 3).join('\u001e'), snap.now);
 }
+
+/** Waits until provider `name`'s open window is over on the store's own clock (the clock the
+ * engine decides by), however long a loaded machine took to get here. */
+export async function untilOpenWindowEnds(store, name) {
+	for (;;) {
+		const snap = await store.read([name]);
+		const left = (stateOf(snap).open_until_ms ?? 0) - snap.now;
+		if (left < 0) return;
+		await new Promise((r) => setTimeout(r, left + 1));
+	}
+}

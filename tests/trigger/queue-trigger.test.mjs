@@ -20,6 +20,7 @@ import {
 } from '../support/trigger/workflows.mjs';
 import { startPrometheus } from '../support/trigger/prometheus.mjs';
 import { activate, deactivate, ownerSession } from '../support/trigger/publish.mjs';
+import { started, untaken } from '../support/trigger/consumers.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const STORES = ['redis', 'postgres'];
@@ -40,6 +41,13 @@ const until = async (what, ok, ms = 30_000) => {
 	}
 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const triggerId = (s, k) => `trg${k}${s}${tag}`;
+/** Every event so far taken and acknowledged by these triggers: none is still to be delivered,
+ * so what the sinks hold now is all they will get. */
+const settled = (kinds) =>
+	until(`triggers ${kinds.join(', ')} took every event`, () =>
+		STORES.every((s) => kinds.every((k) => untaken(s, triggerId(s, k)) === 0)),
+	);
 const transitions = (sink) => (sinks[sink] ?? []).map((e) => `${e.from}>${e.to}`);
 
 before(async () => {
@@ -69,7 +77,7 @@ before(async () => {
 	);
 	const metrics = metricsWorkflow(nodeType, 'redis', provider('redis'), base, tag);
 	// Workflow A of each store runs on both mains (one consumer: its id); B only on the second.
-	const trigger = (s, k) => triggerWorkflow(triggerType, s, base, `${k}-${s}`, `trg${k}${s}${tag}`);
+	const trigger = (s, k) => triggerWorkflow(triggerType, s, base, `${k}-${s}`, triggerId(s, k));
 	const storeCreds = creds(REDIS_PORT, PG_PORT);
 	main2 = n8nInstance(install);
 	main2.importCredentials(storeCreds);
@@ -85,7 +93,11 @@ before(async () => {
 	);
 	main2.running = await second;
 	prom = await startPrometheus(`127.0.0.1:${cluster.port}`, `/webhook/${metrics.path}`);
-	await sleep(2_000); // triggers subscribe while n8n finishes activating
+	// n8n reports a workflow active before its trigger has subscribed; a new consumer starts at
+	// the stream's end, so the test waits for each to exist in the store.
+	await until('every trigger consumer started', () =>
+		STORES.every((s) => ['A', 'B'].every((k) => started(s, triggerId(s, k)))),
+	);
 	console.log(`queue mode, second main and Prometheus up in ${Date.now() - t0} ms`);
 });
 
@@ -117,8 +129,10 @@ test('40 executions against a dead provider: the opening fires the trigger once 
 	console.log(
 		`40 done per store in ${Date.now() - t0} ms; provider calls ${JSON.stringify(arrivals)}`,
 	);
-	await until('the openings', () => STORES.every((s) => transitions(`A-${s}`).length >= 1));
-	await sleep(3_000); // a duplicate would come within this
+	await until('the openings', () =>
+		STORES.every((s) => ['A', 'B'].every((k) => transitions(`${k}-${s}`).length >= 1)),
+	);
+	await settled(['A', 'B']);
 	for (const s of STORES) {
 		assert.deepEqual(transitions(`A-${s}`), ['closed>open'], `${s}: ${JSON.stringify(sinks)}`);
 		assert.deepEqual(transitions(`B-${s}`), ['closed>open'], s);
@@ -143,14 +157,13 @@ test('recovery while B is unpublished as in the editor: the closing fires A once
 	// B runs only on the second main: switched off there (REST, as the editor's Unpublish) during
 	// the closing, its triggers are closed, not just idle.
 	const rest = await ownerSession(main2.running.port);
-	const B = (s) => `trgB${s}${tag}`;
-	for (const s of STORES) await deactivate(rest, B(s));
+	for (const s of STORES) await deactivate(rest, triggerId(s, 'B'));
 	for (const s of STORES) dead[s] = false;
 	const opened = Math.max(...STORES.map((s) => Number(sinks[`A-${s}`][0].at_ms)));
 	await sleep(Math.max(0, opened + OPEN_MS + 500 - Date.now())); // the open window ends
 	await Promise.all(STORES.map((s) => post(s, 1)));
 	await until('the closings', () => STORES.every((s) => transitions(`A-${s}`).length >= 2));
-	await sleep(3_000);
+	await settled(['A']); // B is off: its events wait for it
 	for (const s of STORES) {
 		assert.deepEqual(transitions(`A-${s}`), ['closed>open', 'half_open>closed'], s);
 		assert.deepEqual(transitions(`B-${s}`), ['closed>open'], `${s}: B was off`);
@@ -158,11 +171,11 @@ test('recovery while B is unpublished as in the editor: the closing fires A once
 	}
 	await until('Prometheus reads the closed gauge', async () => (await gauge('redis')) === 0);
 	await until('Prometheus reads the calls', async () => (await calls('redis')) === arrivals.redis);
-	for (const s of STORES) await activate(rest, B(s));
+	for (const s of STORES) await activate(rest, triggerId(s, 'B'));
 	await until('B gets the closing it missed', () =>
 		STORES.every((s) => transitions(`B-${s}`).length >= 2),
 	);
-	await sleep(3_000);
+	await settled(['A', 'B']);
 	for (const s of STORES) {
 		assert.deepEqual(transitions(`B-${s}`), ['closed>open', 'half_open>closed'], s);
 		assert.deepEqual(transitions(`A-${s}`), ['closed>open', 'half_open>closed'], `${s}: no repeat`);
