@@ -12,7 +12,7 @@ for node in ResilientProviderCall ResilientProviderTrigger ResilientChatModel; d
   cp n8n-node/nodes/$node/*.svg n8n-node/nodes/$node/*.json "dist/nodes/$node/"
 done
 cp n8n-node/credentials/*.svg dist/credentials/
-mkdir -p dist/engine
-# The engine's .d.ts files serve type checking here only; the package ships the js and wasm.
-cp pkg/engine.js pkg/engine_bg.wasm dist/engine/
+# The engine's .d.ts files serve type checking here only; the package ships one JS file with the
+# .wasm bytes inside (loaded without fs, path or __dirname: n8n's package scanner).
+node scripts/embed-engine.mjs pkg dist/engine/engine.js
 log "dist/ built ($(du -sh dist | cut -f1))"

@@ -1,7 +1,8 @@
-// One attempt's abort signal: the attempt's own timers (the engine's deadlines) and the caller's
-// cancel signal end the same controller, and which timer fired is kept, so the attempt reports
-// its deadline (the engine's TIMEOUT) rather than the error the abort made. An HTTP call, a chat
-// model's call and a streamed one each take one.
+// One attempt's abort signal: the attempt's own timers (the engine's deadlines, as lib/timers.ts
+// keeps them) and the caller's cancel signal end the same controller, and which timer fired is
+// kept, so the attempt reports its deadline (the engine's TIMEOUT) rather than the error the abort
+// made. An HTTP call, a chat model's call and a streamed one each take one.
+import { Watch } from './timers';
 
 /** The execution was cancelled: the item stops, nothing is recorded. */
 export class Cancelled extends Error {
@@ -12,7 +13,7 @@ export class Cancelled extends Error {
 
 export class AttemptAbort<Why extends string = 'deadline'> {
 	private readonly controller = new AbortController();
-	private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+	private readonly watches = new Set<Watch>();
 	private readonly onCancel = () => this.controller.abort();
 	/** The timer that ended the attempt, if one did. */
 	fired: Why | undefined;
@@ -32,27 +33,27 @@ export class AttemptAbort<Why extends string = 'deadline'> {
 		return this.cancel?.aborted === true;
 	}
 
-	/** Abort after `ms` as `why`, unless cleared first. */
-	after(ms: number, why: Why): ReturnType<typeof setTimeout> {
-		const timer = setTimeout(() => {
-			this.timers.delete(timer);
+	/** Abort after `ms` as `why`, unless stopped first (`restart` on it runs the time again). */
+	after(ms: number, why: Why): Watch {
+		const watch = new Watch(ms, () => {
+			this.watches.delete(watch);
 			this.fired ??= why;
 			this.controller.abort();
-		}, ms);
-		this.timers.add(timer);
-		return timer;
+		});
+		this.watches.add(watch);
+		return watch;
 	}
 
-	clear(timer: ReturnType<typeof setTimeout> | undefined): void {
-		if (timer === undefined) return;
-		clearTimeout(timer);
-		this.timers.delete(timer);
+	clear(watch: Watch | undefined): void {
+		if (watch === undefined) return;
+		watch.stop();
+		this.watches.delete(watch);
 	}
 
 	/** The attempt is over: no timer left, no listener on the caller's signal. */
 	dispose(): void {
-		for (const t of this.timers) clearTimeout(t);
-		this.timers.clear();
+		for (const w of this.watches) w.stop();
+		this.watches.clear();
 		this.cancel?.removeEventListener('abort', this.onCancel);
 	}
 }

@@ -1,7 +1,6 @@
 // Loads the WASM policy engine lazily, on the first execute(): n8n loads every node module at
 // start-up in every process, and a failure there would disable the whole package. A load
 // failure here becomes a clear NodeOperationError on the node instead.
-import * as path from 'path';
 import { INode, NodeOperationError } from 'n8n-workflow';
 import type * as Wasm from '../../pkg/engine';
 
@@ -12,14 +11,15 @@ let loaded: EngineModule | undefined;
 
 export function loadEngine(node: INode): EngineModule {
 	if (loaded) return loaded;
-	const file = path.join(__dirname, '..', 'engine', 'engine.js');
 	try {
+		// dist/engine/engine.js: wasm-bindgen's glue with the .wasm bytes inside it
+		// (scripts/embed-engine.mjs), so loading needs no fs, path or __dirname.
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		loaded = require(file) as EngineModule;
+		loaded = require('../engine/engine.js') as EngineModule;
 		return loaded;
 	} catch (error) {
 		throw new NodeOperationError(node, 'The resilience engine (WebAssembly) could not be loaded', {
-			description: `Reinstall the package: ${file} or its engine_bg.wasm is missing or broken (${(error as Error).message})`,
+			description: `Reinstall the package: its dist/engine/engine.js is missing or broken (${(error as Error).message})`,
 		});
 	}
 }

@@ -2,7 +2,6 @@
 // Two engine calls per attempt (poll, outcome); all decisions come from the engine. This file
 // moves row texts between the engine and the store, and bytes between the engine and HTTP.
 import type { IDataObject, Logger } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 import type {
 	AttemptLog,
 	Counters,
@@ -23,6 +22,7 @@ import { FailoverStore, StoreUnavailable } from './store/failover';
 import { compareAndSet, type RaceTally } from './store/compareAndSet';
 import { Cancelled, offerBody, type CallResult } from './transport';
 import { failedCheck } from './responseCheck';
+import { sleepUnlessAborted } from './timers';
 
 export interface ItemResult {
 	end: FinalStep;
@@ -168,21 +168,8 @@ function randomTag(): string {
 	return Math.random().toString(36).slice(2, 10);
 }
 
-async function cancellableSleep(ms: number, cancel?: AbortSignal) {
-	if (!cancel) return sleep(ms);
-	if (cancel.aborted) throw new Cancelled();
-	await new Promise<void>((resolve, reject) => {
-		const timer = setTimeout(() => {
-			cancel.removeEventListener('abort', onAbort);
-			resolve();
-		}, ms);
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(new Cancelled());
-		};
-		cancel.addEventListener('abort', onAbort, { once: true });
-	});
-}
+const cancellableSleep = (ms: number, cancel?: AbortSignal) =>
+	sleepUnlessAborted(ms, cancel, () => new Cancelled());
 
 function logAttempt(
 	c: ItemContext,

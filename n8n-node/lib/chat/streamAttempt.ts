@@ -8,6 +8,7 @@
 import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import type { Outcome, StreamStep } from '../engine';
 import { AttemptAbort, Cancelled } from '../attemptAbort';
+import type { Watch } from '../timers';
 import type { CallResult } from '../transport';
 import { chunkFacts, type ChunkFacts } from './chunkFacts';
 import { ANSWERED, errorText, outcomeOfModelError } from './outcome';
@@ -36,7 +37,7 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 	const started = Date.now();
 	const first = abort.after(a.limits.first_chunk_ms, 'first_chunk');
 	abort.after(a.limits.total_ms, 'total');
-	let idle: ReturnType<typeof setTimeout> | undefined;
+	let idle: Watch | undefined;
 	let pending: AIMessageChunk | undefined;
 	let committed = false;
 	try {
@@ -52,8 +53,8 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 				a.deliver(pending);
 				pending = undefined;
 			}
-			abort.clear(idle);
-			idle = abort.after(a.limits.idle_ms, 'idle');
+			if (idle) idle.restart();
+			else idle = abort.after(a.limits.idle_ms, 'idle');
 		}
 		// An answer with nothing that commits (an empty text): still the answer.
 		if (!committed && pending) a.deliver(pending);

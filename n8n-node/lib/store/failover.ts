@@ -3,7 +3,7 @@
 // or fail closed (the caller defers the item with reason `store_unavailable`). Never crash.
 import type { Logger } from 'n8n-workflow';
 import type { RowWrite } from '../engine';
-import { withinDeadline } from './deadline';
+import { withinDeadline } from '../timers';
 import { MemoryStore } from './memory';
 import type { Snapshot, StateStore } from './types';
 

@@ -1,19 +1,20 @@
 // The memory store's breaker transition events: in-process, to the triggers active in this n8n
 // process when the transition happens (no other process sees them, and none wait for a trigger).
-import { EventEmitter } from 'events';
+// A plain set of listeners: node:events is not among the modules n8n lets a community node load.
 
-const bus = new EventEmitter();
-bus.setMaxListeners(0); // one listener per active trigger workflow
+type Listener = (scope: string, event: string) => void;
+
+const listeners = new Set<Listener>(); // one per active trigger workflow
 
 export function publishMemoryEvent(scope: string, event: string): void {
-	bus.emit('event', scope, event);
+	for (const listener of [...listeners]) listener(scope, event);
 }
 
 /** Calls `on` with each event of `scope`; returns the unsubscribe. */
 export function subscribeMemoryEvents(scope: string, on: (event: string) => void): () => void {
-	const listener = (s: string, event: string) => {
+	const listener: Listener = (s, event) => {
 		if (s === scope) on(event);
 	};
-	bus.on('event', listener);
-	return () => bus.off('event', listener);
+	listeners.add(listener);
+	return () => listeners.delete(listener);
 }

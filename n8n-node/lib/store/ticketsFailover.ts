@@ -2,7 +2,7 @@
 // fails or answers too slowly fails open to this process's memory, as the rows do, or closed
 // (StoreUnavailable: Check defers the item `store_unavailable`). A claim also looks in this
 // process's memory, where its Check may have failed open.
-import { withinDeadline } from './deadline';
+import { withinDeadline } from '../timers';
 import type { FailoverStore } from './failover';
 import { MemoryTickets, type TicketStore } from './tickets';
 

@@ -7,7 +7,7 @@
 import { Client, type Pool } from 'pg';
 import { EVENTS_CHANNEL, ensureEventTables } from '../store/postgres';
 import type { EventSource, OnEvent } from './source';
-import { settledBy } from './within';
+import { every, settledBy } from '../timers';
 
 /** Polled this often as well as on NOTIFY: a notification sent while the listener reconnected
  * is not lost, only later. */
@@ -17,7 +17,7 @@ const CLOSE_WAIT_MS = 2_000;
 
 export class PostgresEventSource implements EventSource {
 	private listener: Client | undefined;
-	private timer: NodeJS.Timeout | undefined;
+	private timer: { stop: () => void } | undefined;
 	private stopped = false;
 	private running: Promise<void> = Promise.resolve();
 	private again = false;
@@ -40,7 +40,7 @@ export class PostgresEventSource implements EventSource {
 		);
 		const poll = () => this.poll(on).catch((e) => this.stopped || onError(e as Error));
 		await this.listen(poll, onError);
-		this.timer = setInterval(poll, POLL_MS);
+		this.timer = every(POLL_MS, poll);
 		await poll();
 	}
 
@@ -89,7 +89,7 @@ export class PostgresEventSource implements EventSource {
 	 * twice, so nothing fires again). Waits for it at most CLOSE_WAIT_MS. */
 	async close(): Promise<void> {
 		this.stopped = true;
-		clearInterval(this.timer);
+		this.timer?.stop();
 		await this.listener?.end().catch(() => undefined);
 		await settledBy(this.running, Date.now() + CLOSE_WAIT_MS);
 	}

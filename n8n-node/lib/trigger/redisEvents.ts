@@ -3,10 +3,11 @@
 // consumer of the group, so the instances of that workflow share the stream and fire once per
 // event. A new group starts at the stream's end; an existing one resumes where it stopped, so a
 // trigger that was off gets what it missed (as far as the stream's MAXLEN kept it).
-import { hostname } from 'os';
+import { randomUUID } from 'crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { EventSource, OnEvent } from './source';
-import { settledBy } from './within';
+import { sleep } from 'n8n-workflow';
+import { settledBy } from '../timers';
 
 /** An entry delivered to a consumer that died before acknowledging it is taken over after this. */
 const CLAIM_IDLE_MS = 30_000;
@@ -22,7 +23,8 @@ export class RedisEventSource implements EventSource {
 	private loop: Promise<void> | undefined;
 	/** The event being handed to n8n and acknowledged, while there is one. */
 	private delivering: Promise<void> | undefined;
-	private readonly consumer = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+	/** This reader within the group: unique per trigger start (XINFO CONSUMERS lists it). */
+	private readonly consumer = `rpc-trigger:${randomUUID()}`;
 
 	constructor(
 		private readonly client: Redis | Cluster,
@@ -76,7 +78,7 @@ export class RedisEventSource implements EventSource {
 			} catch (e) {
 				if (this.stopped) return;
 				onError(e as Error);
-				await new Promise((r) => setTimeout(r, 1_000));
+				await sleep(1_000);
 			}
 		}
 	}

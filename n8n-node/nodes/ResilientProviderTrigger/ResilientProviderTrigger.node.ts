@@ -56,9 +56,10 @@ export class ResilientProviderTrigger implements INodeType {
 				node,
 				`Node: "Fire On" must list open, closed or half_open, got ${JSON.stringify(wanted).slice(0, 80)}`,
 			);
-		if (settings.kind === 'memory' && process.env.EXECUTIONS_MODE === 'queue')
-			this.logger.warn(
-				'resilient-provider-trigger: the memory store in queue mode: this trigger sees only its own process, not the workers that run the executions (use Redis or Postgres)',
+		// Said on every start: the node cannot tell queue mode without reading the environment.
+		if (settings.kind === 'memory')
+			this.logger.info(
+				'resilient-provider-trigger: the memory store: this trigger sees only the transitions made in its own n8n process; in queue mode, the workers run the executions, so it sees none of theirs (use Redis or Postgres)',
 			);
 		const manual = this.getMode() === 'manual';
 		// Claimed per workflow: the instances of this workflow share the events; a manual test run
