@@ -58,7 +58,14 @@ function readyWorkflow(id) {
 	};
 }
 
-export async function startCluster(install, { workers = 3, concurrency = 4, port: wanted } = {}) {
+/** `lockMs`: how long a worker holds a job without renewing its lock before Bull hands the job to
+ * another worker (run again, same execution). Short (5 s) where a test SIGKILLs a worker; n8n's
+ * 30 s default where a job run twice would count twice and nothing is killed: on a loaded 2-core
+ * machine a worker can miss a 2 s renewal. */
+export async function startCluster(
+	install,
+	{ workers = 3, concurrency = 4, port: wanted, lockMs = 5_000 } = {},
+) {
 	// Every process's listeners on free ports (main: HTTP and task broker; workers: task broker
 	// and health server), none on n8n's defaults.
 	const mainPorts = await n8nPorts(wanted);
@@ -78,10 +85,10 @@ export async function startCluster(install, { workers = 3, concurrency = 4, port
 			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 			QUEUE_BULL_REDIS_PORT: String(REDIS_PORT),
 			QUEUE_BULL_PREFIX: `bull${id}`,
-			// A SIGKILLed worker's jobs are noticed within seconds, not the default half minute.
-			QUEUE_WORKER_LOCK_DURATION: '5000',
-			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
-			QUEUE_WORKER_STALLED_INTERVAL: '5000',
+			// A SIGKILLed worker's jobs are noticed within seconds when lockMs is short.
+			QUEUE_WORKER_LOCK_DURATION: String(lockMs),
+			QUEUE_WORKER_LOCK_RENEW_TIME: String(Math.round(lockMs / 2.5)),
+			QUEUE_WORKER_STALLED_INTERVAL: String(lockMs),
 			QUEUE_WORKER_MAX_STALLED_COUNT: '3',
 			// The workflows tag requests with {{ $env.RPC_WORKER }}.
 			N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',

@@ -96,7 +96,7 @@ export function triggerWorkflow(triggerType, store, base, sink, id) {
 			),
 			node('Report', 'n8n-nodes-base.httpRequest', 4.2, 300, {
 				method: 'GET',
-				url: `=${base}/sink/${sink}?from={{ $json.from }}&to={{ $json.to }}&provider={{ encodeURIComponent($json.provider) }}&trips={{ $json.trips }}&scope={{ $json.scope }}&at_ms={{ $json.at_ms }}`,
+				url: `=${base}/sink/${sink}?from={{ $json.from }}&to={{ $json.to }}&provider={{ encodeURIComponent($json.provider) }}&trips={{ $json.trips }}&scope={{ $json.scope }}&at_ms={{ $json.at_ms }}&execution={{ $execution.id }}`,
 				options: {},
 			}),
 		],
