@@ -142,14 +142,15 @@ export function n8nInstance(
 		 * `n8n execute`; resolves { run, log } with run = the JSON run data. Asynchronous on purpose:
 		 * the loopback providers live in this process and must keep answering meanwhile.
 		 */
-		async execute(id, { timeoutMs = 300_000, env = {} } = {}) {
+		async execute(id, { timeoutMs = 300_000, env = {}, resolverDown = false } = {}) {
 			const ports = await n8nPorts();
+			const command = [install.nodeBin, install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'];
 			return new Promise((resolve, reject) => {
-				const child = spawn(
-					install.nodeBin,
-					[install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'],
-					{ env: { ...baseEnv, ...ports, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-				);
+				const [file, ...args] = resolverDown ? withResolverDown(home, command) : command;
+				const child = spawn(file, args, {
+					env: { ...baseEnv, ...ports, ...env },
+					stdio: ['ignore', 'pipe', 'pipe'],
+				});
 				let out = '';
 				child.stdout.on('data', (d) => (out += d));
 				child.stderr.on('data', (d) => (out += d));
@@ -216,6 +217,19 @@ export function n8nInstance(
 			};
 		},
 	};
+}
+
+/**
+ * `command` in a mount namespace of its own whose /etc/resolv.conf names a DNS server that is not
+ * there (127.0.0.1, nothing on port 53): every hostname lookup fails as during a resolver outage,
+ * getaddrinfo's EAI_AGAIN ("Temporary failure in name resolution"), while IP addresses (the
+ * loopback vendors) still connect. Needs root (unshare, mount): a machine without fails loudly.
+ */
+function withResolverDown(home, command) {
+	const conf = path.join(home, 'resolv-down.conf');
+	writeFileSync(conf, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
+	const script = 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"';
+	return ['unshare', '--mount', 'sh', '-c', script, 'sh', conf, ...command];
 }
 
 /** Output items of node `name`: [success, deferred, failed]. */
