@@ -24,16 +24,20 @@ pub const PHRASES: &[&str] = &[
     "exceeds the context length",
 ];
 
-/// Whether the rule reads the body of an answer with this status (the boundary skips reading
-/// it otherwise: a success body is never copied into the engine).
+/// The status whose body says the input is too long.
+const STATUS: u16 = 400;
+
+/// Whether a rule reads the body of an answer with this status: this one's 400, and a 429's or
+/// 503's hint ([`crate::retry_after::reads_body`]). The boundary skips reading it otherwise: a
+/// success body is never copied into the engine.
 pub fn reads_body(status: u16) -> bool {
-    status == 400
+    status == STATUS || crate::retry_after::reads_body(status)
 }
 
 /// Whether an answer with this status and body says the input was too long for the model.
 pub fn input_too_long(status: u16, body: Option<&str>) -> bool {
     let Some(body) = body else { return false };
-    if !reads_body(status) {
+    if status != STATUS {
         return false;
     }
     let head = &body.as_bytes()[..body.len().min(BODY_LIMIT)];
@@ -63,6 +67,7 @@ mod tests {
         for b in bodies {
             assert!(input_too_long(400, Some(b)), "{b}");
             assert!(!input_too_long(500, Some(b)), "only a 400: {b}");
+            assert!(!input_too_long(429, Some(b)), "a 429's body is read for its hint only: {b}");
         }
         for other in [r#"{"error":{"message":"Invalid 'model'"}}"#, "", "maximum context"] {
             assert!(!input_too_long(400, Some(other)), "{other}");

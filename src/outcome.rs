@@ -2,7 +2,7 @@
 //! provider's health? Two separate questions (seed 001: never cool down on your own bugs).
 use crate::context_limit::input_too_long;
 use crate::reason::Reason;
-use crate::retry_after::{hint, Hint, HintHeaders};
+use crate::retry_after::{hint_with_body, Hint, HintHeaders};
 use crate::status_set::StatusSet;
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +19,8 @@ pub enum Outcome {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         failed_check: Option<String>,
         /// The start of a non-success body (the node sends at most 4 KB), read only for the
-        /// context-too-long rule ([`crate::context_limit`]).
+        /// context-too-long rule ([`crate::context_limit`]) and a 429's or 503's hint (Gemini's
+        /// `retryDelay`, [`crate::retry_after::body_retry_delay`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         body: Option<String>,
     },
@@ -133,7 +134,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
                 c.verdict = Verdict::Stop(Reason::ContextTooLong);
                 return c;
             }
-            c.hint = hint(Some(status), headers, now_ms);
+            c.hint = hint_with_body(Some(status), headers, body.as_deref(), now_ms);
             c.closes_gate = status == 429;
             c.health = if rules.health_statuses.contains(status) || (status == 429 && rules.count_429) {
                 Health::Failure
@@ -189,6 +190,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retry_after::HintSource;
 
     fn status(s: u16) -> Outcome {
         Outcome::status(s, HintHeaders::default())
@@ -243,6 +245,17 @@ mod tests {
         assert_eq!(other.verdict, Verdict::Stop(Reason::NonRetryable), "every other 400 keeps its rule");
         let busy = run(&with_body(503, "maximum context length"), get());
         assert_eq!((busy.verdict, busy.health), (Verdict::Retry, Health::Failure), "a 503 is a 503");
+        let limited = run(&with_body(429, "prompt is too long"), get());
+        assert_eq!(limited.verdict, Verdict::Retry, "a 429's body is read for its hint only");
+    }
+
+    #[test]
+    fn a_429s_body_may_carry_the_hint() {
+        let gemini = r#"{"error":{"code":429,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"31s"}]}}"#;
+        let c = run(&with_body(429, gemini), get());
+        assert_eq!(c.hint, Some(Hint { delay_ms: 31_000, source: HintSource::BodyRetryDelay }));
+        assert!(c.closes_gate);
+        assert_eq!(run(&with_body(500, gemini), get()).hint, None, "a body read only where a rule needs it");
     }
 
     #[test]

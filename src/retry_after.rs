@@ -1,5 +1,7 @@
-//! Server hints on when to come back: `Retry-After` (delta-seconds or HTTP-date) and the
-//! `RateLimit-Reset` / `X-RateLimit-Reset` family. A hint wins over the backoff schedule.
+//! Server hints on when to come back: `Retry-After` (delta-seconds or HTTP-date) and OpenAI's
+//! `retry-after-ms`; the `RateLimit-Reset` / `X-RateLimit-Reset` family and the LLM vendors' own
+//! resets (OpenAI's and Groq's Go durations, Anthropic's RFC 3339 times); Gemini's `RetryInfo` in
+//! a 429's body. A hint wins over the backoff schedule.
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -15,11 +17,29 @@ pub const EPOCH_SECONDS_FLOOR: u64 = 1_000_000_000;
 /// Reset values above this are Unix epochs in milliseconds.
 pub const EPOCH_MILLIS_FLOOR: u64 = 1_000_000_000_000;
 
+/// Where a hint came from. Shown (the attempt log's `retry_after` says whether it was the
+/// Retry-After family), never interpreted by the node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HintSource {
+    /// `Retry-After`.
     RetryAfter,
+    /// `RateLimit-Reset` / `X-RateLimit-Reset`.
     RateLimitReset,
+    /// OpenAI's `retry-after-ms`.
+    RetryAfterMs,
+    /// A vendor's own reset: OpenAI's and Groq's `x-ratelimit-reset-{requests,tokens}`,
+    /// Anthropic's `anthropic-ratelimit-*-reset`.
+    VendorReset,
+    /// Gemini's `google.rpc.RetryInfo` `retryDelay` in the error body.
+    BodyRetryDelay,
+}
+
+impl HintSource {
+    /// The server said when to retry (the Retry-After family), rather than when a quota resets.
+    pub fn is_retry_after(self) -> bool {
+        !matches!(self, HintSource::RateLimitReset | HintSource::VendorReset)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,46 +49,157 @@ pub struct Hint {
     pub source: HintSource,
 }
 
-/// The response headers the engine reads a hint from, lower-case, in `HintHeaders`' order: the
-/// node copies exactly these from an answer (generated into the node's constants).
-pub const HINT_HEADER_NAMES: [&str; 5] =
-    ["retry-after", "ratelimit-reset", "x-ratelimit-reset", "ratelimit-remaining", "x-ratelimit-remaining"];
+/// The response headers the engine reads a hint from, lower-case: the node copies exactly these
+/// from an answer (generated into the node's constants). [`HintHeaders`] holds them in this order.
+pub const HINT_HEADER_NAMES: [&str; 18] = [
+    "retry-after",
+    "ratelimit-reset",
+    "x-ratelimit-reset",
+    "ratelimit-remaining",
+    "x-ratelimit-remaining",
+    // OpenAI: milliseconds, the most precise.
+    "retry-after-ms",
+    // From here on, each vendor reset is followed by its own remaining count (VENDOR_PAIRS).
+    // OpenAI, Groq: Go durations ("6m0s", "1.5s", "20ms").
+    "x-ratelimit-reset-requests",
+    "x-ratelimit-remaining-requests",
+    "x-ratelimit-reset-tokens",
+    "x-ratelimit-remaining-tokens",
+    // Anthropic: RFC 3339 times ("2026-12-03T08:15:30Z").
+    "anthropic-ratelimit-requests-reset",
+    "anthropic-ratelimit-requests-remaining",
+    "anthropic-ratelimit-tokens-reset",
+    "anthropic-ratelimit-tokens-remaining",
+    "anthropic-ratelimit-input-tokens-reset",
+    "anthropic-ratelimit-input-tokens-remaining",
+    "anthropic-ratelimit-output-tokens-reset",
+    "anthropic-ratelimit-output-tokens-remaining",
+];
+const RETRY_AFTER: usize = 0;
+const RETRY_AFTER_MS: usize = 5;
+/// The vendors' (reset, remaining) pairs: from here to the end of [`HINT_HEADER_NAMES`].
+const VENDOR_PAIRS: usize = 6;
+/// The first pair read as RFC 3339 times (Anthropic's); those before are Go durations.
+const RFC3339_PAIRS: usize = 10;
 
-/// Headers of interest, names lower-cased as n8n's request helper returns them.
+/// Headers of interest, names lower-cased as n8n's request helper returns them: the values
+/// present, by position in [`HINT_HEADER_NAMES`], in its order (most answers carry a few, so an
+/// outcome stays small). As JSON, an object of those names (others are ignored; absent or `null`,
+/// no value).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HintHeaders {
-    #[serde(default, rename = "retry-after")]
-    pub retry_after: Option<String>,
-    #[serde(default, rename = "ratelimit-reset")]
-    pub ratelimit_reset: Option<String>,
-    #[serde(default, rename = "x-ratelimit-reset")]
-    pub x_ratelimit_reset: Option<String>,
-    #[serde(default, rename = "ratelimit-remaining")]
-    pub ratelimit_remaining: Option<String>,
-    #[serde(default, rename = "x-ratelimit-remaining")]
-    pub x_ratelimit_remaining: Option<String>,
-}
+#[serde(from = "HeaderMap", into = "HeaderMap")]
+pub struct HintHeaders(Vec<(u8, String)>);
 
-/// The hint for a response, if any. Retry-After first; reset headers only on a 429 or when the
-/// remaining quota is 0 (otherwise they describe a window we are still allowed to use).
-pub fn hint(status: Option<u16>, headers: &HintHeaders, now_ms: u64) -> Option<Hint> {
-    raw_hint(status, headers, now_ms).map(|h| Hint { delay_ms: h.delay_ms.min(MAX_HINT_MS), ..h })
-}
+type HeaderMap = std::collections::BTreeMap<String, Option<String>>;
 
-fn raw_hint(status: Option<u16>, headers: &HintHeaders, now_ms: u64) -> Option<Hint> {
-    if let Some(delay_ms) = headers.retry_after.as_deref().and_then(|v| parse_retry_after(v, now_ms)) {
-        return Some(Hint { delay_ms, source: HintSource::RetryAfter });
+impl From<HeaderMap> for HintHeaders {
+    fn from(mut map: HeaderMap) -> Self {
+        HintHeaders::read(|name| Ok::<_, ()>(map.remove(name).flatten())).unwrap_or_default()
     }
-    let exhausted = [&headers.ratelimit_remaining, &headers.x_ratelimit_remaining]
-        .iter()
-        .any(|v| v.as_deref().map(str::trim) == Some("0"));
-    if status == Some(429) || exhausted {
-        let reset = headers.ratelimit_reset.as_deref().or(headers.x_ratelimit_reset.as_deref());
-        if let Some(delay_ms) = reset.and_then(|v| parse_reset(v, now_ms)) {
-            return Some(Hint { delay_ms, source: HintSource::RateLimitReset });
+}
+
+impl From<HintHeaders> for HeaderMap {
+    fn from(h: HintHeaders) -> Self {
+        h.0.into_iter().map(|(i, v)| (HINT_HEADER_NAMES[usize::from(i)].to_string(), Some(v))).collect()
+    }
+}
+
+impl HintHeaders {
+    /// The value of header `name` (lower-case, one of [`HINT_HEADER_NAMES`]).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        HINT_HEADER_NAMES.iter().position(|n| *n == name).and_then(|i| self.at(i))
+    }
+
+    /// Sets header `name`; a name not in [`HINT_HEADER_NAMES`] is not kept (the engine reads
+    /// no other).
+    pub fn set(&mut self, name: &str, value: Option<String>) {
+        let Some(i) = HINT_HEADER_NAMES.iter().position(|n| *n == name) else { return };
+        let i = i as u8;
+        self.0.retain(|(k, _)| *k != i);
+        if let Some(v) = value {
+            self.0.insert(self.0.partition_point(|(k, _)| *k < i), (i, v));
         }
     }
-    None
+
+    /// These headers and `name: value`.
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.set(name, Some(value.into()));
+        self
+    }
+
+    /// Each header's value as `value(name)` gives it, name by name of [`HINT_HEADER_NAMES`];
+    /// the first error ends the reading.
+    pub fn read<E>(mut value: impl FnMut(&str) -> Result<Option<String>, E>) -> Result<Self, E> {
+        let mut h = HintHeaders::default();
+        for (i, name) in HINT_HEADER_NAMES.into_iter().enumerate() {
+            if let Some(v) = value(name)? {
+                h.0.push((i as u8, v));
+            }
+        }
+        Ok(h)
+    }
+
+    fn at(&self, i: usize) -> Option<&str> {
+        self.0.iter().find(|(k, _)| usize::from(*k) == i).map(|(_, v)| v.as_str())
+    }
+
+    /// The remaining count at `i` says the quota is spent.
+    fn spent(&self, i: usize) -> bool {
+        self.at(i).map(str::trim) == Some("0")
+    }
+}
+
+/// Statuses whose body may carry a hint (Gemini's `RetryInfo`): the boundary hands the body's
+/// first [`crate::context_limit::BODY_LIMIT`] bytes over for these.
+pub fn reads_body(status: u16) -> bool {
+    status == 429 || status == 503
+}
+
+/// The hint for a response, if any: [`hint_with_body`] without a body.
+pub fn hint(status: Option<u16>, headers: &HintHeaders, now_ms: u64) -> Option<Hint> {
+    hint_with_body(status, headers, None, now_ms)
+}
+
+/// The hint for a response, if any. The Retry-After family first: `retry-after-ms` (the most
+/// precise), `Retry-After`, then (a 429 or 503 only) the body's `retryDelay`. Then the reset
+/// family: a reset counts only on a 429 or when its own remaining count is 0 (otherwise it
+/// describes a window we may still use); on a 429 where some remaining count is 0, only those
+/// resets count (a reset of a quota not spent says when it is full again, not when a call may
+/// go). Of the resets that count, the longest.
+pub fn hint_with_body(status: Option<u16>, headers: &HintHeaders, body: Option<&str>, now_ms: u64) -> Option<Hint> {
+    raw_hint(status, headers, body, now_ms).map(|h| Hint { delay_ms: h.delay_ms.min(MAX_HINT_MS), ..h })
+}
+
+fn raw_hint(status: Option<u16>, headers: &HintHeaders, body: Option<&str>, now_ms: u64) -> Option<Hint> {
+    let found = |delay_ms, source| Some(Hint { delay_ms, source });
+    if let Some(d) = headers.at(RETRY_AFTER_MS).and_then(parse_retry_after_ms) {
+        return found(d, HintSource::RetryAfterMs);
+    }
+    if let Some(d) = headers.at(RETRY_AFTER).and_then(|v| parse_retry_after(v, now_ms)) {
+        return found(d, HintSource::RetryAfter);
+    }
+    if let Some(d) = body.filter(|_| status.is_some_and(reads_body)).and_then(body_retry_delay) {
+        return found(d, HintSource::BodyRetryDelay);
+    }
+    // The longest reset whose quota is spent, and the longest of all (a 429's when none is spent).
+    let (mut spent_max, mut any_max) = (None, None);
+    let mut note = |delay_ms: Option<u64>, spent: bool, source| {
+        let Some(delay_ms) = delay_ms else { return };
+        for (max, counts) in [(&mut spent_max, spent), (&mut any_max, true)] {
+            if counts && max.is_none_or(|m: Hint| delay_ms > m.delay_ms) {
+                *max = Some(Hint { delay_ms, source });
+            }
+        }
+    };
+    // The generic pair as before: either remaining count spends either reset.
+    let generic = headers.at(1).or(headers.at(2)).and_then(|v| parse_reset(v, now_ms));
+    note(generic, headers.spent(3) || headers.spent(4), HintSource::RateLimitReset);
+    for i in (VENDOR_PAIRS..HINT_HEADER_NAMES.len()).step_by(2) {
+        let reset =
+            headers.at(i).and_then(|v| if i < RFC3339_PAIRS { parse_duration(v) } else { parse_rfc3339(v, now_ms) });
+        note(reset, headers.spent(i + 1), HintSource::VendorReset);
+    }
+    spent_max.or(any_max.filter(|_| status == Some(429)))
 }
 
 /// `Retry-After: 120` or `Retry-After: Wed, 21 Oct 2015 07:28:00 GMT` (also RFC 850 and asctime).
@@ -93,7 +224,7 @@ pub fn parse_reset(value: &str, now_ms: u64) -> Option<u64> {
     if v.is_empty() || v.len() > MAX_HEADER_LEN || !v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return None;
     }
-    let x = decimal(v)?;
+    let x = decimal(v.as_bytes())?;
     let ms = if x > EPOCH_MILLIS_FLOOR as f64 {
         (x - now_ms as f64).max(0.0)
     } else if x > EPOCH_SECONDS_FLOOR as f64 {
@@ -101,7 +232,7 @@ pub fn parse_reset(value: &str, now_ms: u64) -> Option<u64> {
     } else {
         x * 1000.0
     };
-    Some(ms.min(u64::MAX as f64 / 2.0).ceil() as u64)
+    Some(whole_ms(ms))
 }
 
 /// `digits[.digits]` as `str::parse::<f64>` reads it, without core's general float parser
@@ -109,15 +240,18 @@ pub fn parse_reset(value: &str, now_ms: u64) -> Option<u64> {
 /// 15 significant digits and 22 decimals the value is the same f64 (an integer below 2^53 over an
 /// exact power of ten, one correctly rounded division: Clinger's fast path); digits past 2^53 are
 /// dropped, a change far below the millisecond a hint is read to.
-fn decimal(v: &str) -> Option<f64> {
-    let (int, frac) = v.split_once('.').unwrap_or((v, ""));
-    if int.len() + frac.len() == 0 || frac.contains('.') {
+fn decimal(v: &[u8]) -> Option<f64> {
+    let (int, frac) = match v.iter().position(|&b| b == b'.') {
+        Some(dot) => (&v[..dot], &v[dot + 1..]),
+        None => (v, &[][..]),
+    };
+    if int.len() + frac.len() == 0 || frac.contains(&b'.') {
         return None;
     }
     // The value is m × 10^exp; m takes digits while m × 10 + 9 stays below 2^53.
     const ROOM: u64 = ((1 << 53) - 9) / 10;
     let (mut m, mut exp) = (0u64, 0i32);
-    for (i, b) in int.bytes().chain(frac.bytes()).enumerate() {
+    for (i, &b) in int.iter().chain(frac).enumerate() {
         let decimal_place = i >= int.len();
         if m < ROOM {
             m = m * 10 + u64::from(b - b'0');
@@ -140,12 +274,150 @@ fn seconds_to_ms(digits: &str) -> u64 {
     digits.parse::<u64>().map(|s| s.saturating_mul(1000)).unwrap_or(u64::MAX)
 }
 
+/// OpenAI's `retry-after-ms: 1500`: milliseconds, decimals allowed (`20.5`, read up); negative
+/// or garbage: `None`.
+pub fn parse_retry_after_ms(value: &str) -> Option<u64> {
+    let v = value.trim().as_bytes();
+    if v.len() > MAX_HEADER_LEN || !v.iter().all(|b| b.is_ascii_digit() || *b == b'.') {
+        return None;
+    }
+    Some(whole_ms(decimal(v)?))
+}
+
+/// A Go duration as OpenAI and Groq send their resets (`6m0s`, `1.5s`, `20ms`, `1h2m3.5s`, `0s`;
+/// also `us`/`µs` and `ns`, and a bare `0`), or a protobuf Duration's JSON text (`31.250s`), in
+/// whole milliseconds, read up. Signed, unitless or garbage: `None`.
+pub fn parse_duration(value: &str) -> Option<u64> {
+    duration(value.trim().as_bytes())
+}
+
+/// [`parse_duration`] on bytes: a str cut would bring its char-boundary panic's formatting
+/// (~5 KB of the WASM engine), and text from bytes a UTF-8 check.
+fn duration(v: &[u8]) -> Option<u64> {
+    if v.is_empty() || v.len() > MAX_HEADER_LEN {
+        return None;
+    }
+    if v == b"0" {
+        return Some(0);
+    }
+    let number = |b: &u8| b.is_ascii_digit() || *b == b'.';
+    let (mut rest, mut ms) = (v, 0.0);
+    while !rest.is_empty() {
+        let n = rest.iter().position(|b| !number(b)).unwrap_or(rest.len());
+        let u = rest[n..].iter().position(number).map_or(rest.len(), |u| n + u);
+        let scale = match &rest[n..u] {
+            b"h" => 3_600_000.0,
+            b"m" => 60_000.0,
+            b"s" => 1_000.0,
+            b"ms" => 1.0,
+            b"us" | b"\xc2\xb5s" | b"\xce\xbcs" => 1e-3,
+            b"ns" => 1e-6,
+            _ => return None,
+        };
+        ms += decimal(&rest[..n])? * scale;
+        rest = &rest[u..];
+    }
+    Some(whole_ms(ms))
+}
+
+/// An RFC 3339 time as Anthropic sends its resets (`2026-12-03T08:15:30Z`, with fractional
+/// seconds or an offset such as `+00:00`): the time left until it, read up to the millisecond;
+/// 0 when past. Garbage: `None`.
+pub fn parse_rfc3339(value: &str, now_ms: u64) -> Option<u64> {
+    let v = value.trim().as_bytes();
+    if v.len() > MAX_HEADER_LEN {
+        return None;
+    }
+    let [y, mo, d, h, mi, s] = fields(v, b"dddd-dd-ddTdd:dd:dd")?;
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
+        return None;
+    }
+    let mut rest = &v[19..];
+    // Fractional seconds: milliseconds, read up past the third digit.
+    let mut frac_ms = 0;
+    if let Some(frac) = rest.strip_prefix(b".") {
+        let digits = frac.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 {
+            return None;
+        }
+        frac_ms =
+            (0..3).fold(0, |n, k| n * 10 + frac.get(k).filter(|_| k < digits).map_or(0, |&b| i64::from(b - b'0')));
+        frac_ms += i64::from(frac[..digits].iter().skip(3).any(|&b| b != b'0'));
+        rest = &frac[digits..];
+    }
+    let offset_s = match rest {
+        b"Z" | b"z" => 0,
+        [sign @ (b'+' | b'-'), hh_mm @ ..] if hh_mm.len() == 5 => {
+            let [oh, om] = fields(hh_mm, b"dd:dd")?;
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            (oh * 3600 + om * 60) * if *sign == b'-' { -1 } else { 1 }
+        }
+        _ => return None,
+    };
+    let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - offset_s;
+    // Years 0000-9999: milliseconds well within i64; before 1970, past.
+    Some(u64::try_from(secs * 1000 + frac_ms).unwrap_or(0).saturating_sub(now_ms))
+}
+
+/// The numbers in the start of `v` laid out as `template`: `d` a digit, anything else that
+/// separator (`T` also `t` or a space, as RFC 3339 allows).
+fn fields<const N: usize>(v: &[u8], template: &[u8]) -> Option<[i64; N]> {
+    let mut f = [0; N];
+    let mut k = 0;
+    for (&t, &b) in template.iter().zip(v.get(..template.len())?) {
+        if t == b'd' && b.is_ascii_digit() {
+            f[k] = f[k] * 10 + i64::from(b - b'0');
+        } else if b == t || (t == b'T' && (b == b't' || b == b' ')) {
+            k += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(f)
+}
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Gemini's `google.rpc.RetryInfo` in an error body: `"retryDelay": "31s"` (a protobuf Duration:
+/// `0.5s`, `31.250s`), in the body's first [`crate::context_limit::BODY_LIMIT`] bytes. Found by
+/// its name, also where the body was quoted into a message (`\"retryDelay\": \"31s\"`).
+pub fn body_retry_delay(body: &str) -> Option<u64> {
+    const NAME: &[u8] = b"retryDelay";
+    let head = &body.as_bytes()[..body.len().min(crate::context_limit::BODY_LIMIT)];
+    let at = head.windows(NAME.len()).position(|w| w == NAME)? + NAME.len();
+    fn skip(s: &[u8]) -> &[u8] {
+        &s[s.iter().position(|b| !b" \t\r\n\"'\\".contains(b)).unwrap_or(s.len())..]
+    }
+    let rest = skip(skip(&head[at..]).strip_prefix(b":")?);
+    let end = rest.iter().position(|b| !(b.is_ascii_alphanumeric() || *b == b'.')).unwrap_or(rest.len());
+    duration(&rest[..end])
+}
+
+/// Milliseconds, read up to a whole one; past `u64::MAX / 2`, that.
+fn whole_ms(ms: f64) -> u64 {
+    ms.min(u64::MAX as f64 / 2.0).ceil() as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     // 2015-10-21T07:28:00Z
     const AT: u64 = 1_445_412_480_000;
+
+    fn headers(pairs: &[(&str, &str)]) -> HintHeaders {
+        pairs.iter().fold(HintHeaders::default(), |h, (n, v)| h.with(n, *v))
+    }
 
     #[test]
     fn delta_seconds() {
@@ -173,16 +445,16 @@ mod tests {
     #[test]
     fn absurd_hints_are_capped_at_a_century() {
         for v in ["1000000000000000000000000000000", "18446744073709551615", "Tue, 01 Jan 2999 00:00:00 GMT"] {
-            let h = HintHeaders { retry_after: Some(v.into()), ..Default::default() };
+            let h = headers(&[("retry-after", v)]);
             assert_eq!(
                 hint(Some(503), &h, AT),
                 Some(Hint { delay_ms: MAX_HINT_MS, source: HintSource::RetryAfter }),
                 "{v}"
             );
         }
-        let h = HintHeaders { x_ratelimit_reset: Some("99999999999999999999".into()), ..Default::default() };
+        let h = headers(&[("x-ratelimit-reset", "99999999999999999999")]);
         assert_eq!(hint(Some(429), &h, AT).map(|h| h.delay_ms), Some(MAX_HINT_MS));
-        let h = HintHeaders { retry_after: Some("3600".into()), ..Default::default() };
+        let h = headers(&[("retry-after", "3600")]);
         assert_eq!(hint(Some(503), &h, AT).map(|h| h.delay_ms), Some(3_600_000), "ordinary hints unchanged");
     }
 
@@ -211,15 +483,15 @@ mod tests {
             "999999999999999",
             "0.000000000000000000000123",
         ] {
-            assert_eq!(decimal(v), v.parse().ok(), "{v}");
+            assert_eq!(decimal(v.as_bytes()), v.parse().ok(), "{v}");
         }
         for v in [".", "1.2.3", "..5"] {
-            assert_eq!(decimal(v), None, "{v}");
+            assert_eq!(decimal(v.as_bytes()), None, "{v}");
         }
         // Past 15 significant digits or 22 decimals: within a few units in the last place.
         let tiny = format!("0.{}5", "0".repeat(30));
         for v in ["1445412482.123456789123456789", "99999999999999999999999", "9007199254740993", &tiny] {
-            let (got, core) = (decimal(v).unwrap(), v.parse::<f64>().unwrap());
+            let (got, core) = (decimal(v.as_bytes()).unwrap(), v.parse::<f64>().unwrap());
             assert!((got / core - 1.0).abs() < 1e-14, "{v}: {got} vs {core}");
         }
     }
@@ -229,23 +501,251 @@ mod tests {
         fn decimals_up_to_fifteen_digits_are_exact(int in 0u64..1_000_000_000, frac in "[0-9]{0,6}") {
             let digits = int.to_string();
             let v = format!("{digits}.{frac}");
-            proptest::prop_assert_eq!(decimal(&v), v.parse().ok());
-            proptest::prop_assert_eq!(decimal(&digits), digits.parse().ok());
+            proptest::prop_assert_eq!(decimal(v.as_bytes()), v.parse().ok());
+            proptest::prop_assert_eq!(decimal(digits.as_bytes()), digits.parse().ok());
         }
     }
 
     #[test]
     fn reset_read_only_on_429_or_exhausted_quota() {
-        let h = HintHeaders { x_ratelimit_reset: Some("7".into()), ..Default::default() };
+        let h = headers(&[("x-ratelimit-reset", "7")]);
         assert_eq!(hint(Some(503), &h, AT), None);
         assert_eq!(hint(Some(429), &h, AT), Some(Hint { delay_ms: 7_000, source: HintSource::RateLimitReset }));
-        let h0 = HintHeaders { ratelimit_remaining: Some("0".into()), ..h.clone() };
+        let h0 = h.clone().with("ratelimit-remaining", "0");
         assert_eq!(hint(Some(503), &h0, AT).map(|h| h.delay_ms), Some(7_000));
     }
 
     #[test]
     fn retry_after_wins_over_reset() {
-        let h = HintHeaders { retry_after: Some("2".into()), ratelimit_reset: Some("9".into()), ..Default::default() };
+        let h = headers(&[("retry-after", "2"), ("ratelimit-reset", "9")]);
         assert_eq!(hint(Some(429), &h, AT), Some(Hint { delay_ms: 2_000, source: HintSource::RetryAfter }));
+    }
+
+    fn at(h: &HintHeaders, status: u16) -> Option<(u64, HintSource)> {
+        hint(Some(status), h, AT).map(|h| (h.delay_ms, h.source))
+    }
+
+    #[test]
+    fn openai_retry_after_ms_is_the_most_precise_and_wins() {
+        assert_eq!(parse_retry_after_ms("1500"), Some(1_500));
+        assert_eq!(parse_retry_after_ms(" 20.5 "), Some(21), "read up to a whole millisecond");
+        assert_eq!(parse_retry_after_ms("0"), Some(0));
+        for v in ["", "-5", "1.5s", "abc", "1.2.3"] {
+            assert_eq!(parse_retry_after_ms(v), None, "{v}");
+        }
+        let h = headers(&[("retry-after-ms", "1500"), ("retry-after", "2"), ("x-ratelimit-reset-requests", "9s")]);
+        assert_eq!(at(&h, 429), Some((1_500, HintSource::RetryAfterMs)));
+        let garbage = h.clone().with("retry-after-ms", "soon");
+        assert_eq!(at(&garbage, 429), Some((2_000, HintSource::RetryAfter)), "Retry-After when the ms one is garbage");
+    }
+
+    #[test]
+    fn go_durations_as_openai_and_groq_send_them() {
+        for (v, ms) in [
+            ("6m0s", 360_000),
+            ("1.5s", 1_500),
+            ("20ms", 20),
+            ("1h2m3.5s", 3_723_500),
+            ("0s", 0),
+            ("0", 0),
+            ("2m59.56s", 179_560),
+            ("7.66s", 7_660),
+            ("31.250s", 31_250),
+            ("1500us", 2),
+            ("1µs", 1),
+            ("999ns", 1),
+            (" 30s ", 30_000),
+        ] {
+            assert_eq!(parse_duration(v), Some(ms), "{v}");
+        }
+        for v in ["", "s", "5", "-1s", "1d", "1.5", "1 s", "1s2", "1..5s", "abc"] {
+            assert_eq!(parse_duration(v), None, "{v}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_times_as_anthropic_sends_them() {
+        // AT is 2015-10-21T07:28:00Z.
+        for (v, ms) in [
+            ("2015-10-21T07:28:30Z", 30_000),
+            ("2015-10-21T07:28:30.250Z", 30_250),
+            ("2015-10-21T07:28:30.0001Z", 30_001),
+            ("2015-10-21T07:28:30.123456789Z", 30_124),
+            ("2015-10-21T07:28:30+00:00", 30_000),
+            ("2015-10-21T09:28:30+02:00", 30_000),
+            ("2015-10-21T02:28:30-05:00", 30_000),
+            ("2015-10-22t07:28:00z", 86_400_000),
+            ("2015-10-21 07:29:00Z", 60_000),
+            ("2016-03-01T00:00:00Z", 11_377_920_000),
+            ("2015-10-21T07:27:00Z", 0),
+            ("1970-01-01T00:00:00Z", 0),
+        ] {
+            assert_eq!(parse_rfc3339(v, AT), Some(ms), "{v}");
+        }
+        assert_eq!(parse_rfc3339("2026-12-03T08:15:30Z", 0), Some(1_796_285_730_000));
+        assert_eq!(parse_rfc3339("2000-02-29T00:00:00Z", 0), Some(951_782_400_000), "a leap day");
+        for v in [
+            "",
+            "2015-10-21",
+            "2015-10-21T07:28:30",
+            "2015-10-21T07:28:30.Z",
+            "2015-13-21T07:28:30Z",
+            "2015-10-21T24:00:00Z",
+            "2015-10-21T07:28:30+0000",
+            "2015-10-21T07:28:30Zjunk",
+            "Wed, 21 Oct 2015 07:28:30 GMT",
+            "20151021T072830Z",
+        ] {
+            assert_eq!(parse_rfc3339(v, AT), None, "{v}");
+        }
+    }
+
+    #[test]
+    fn days_from_civil_matches_httpdate() {
+        for secs in [0u64, 951_782_400, 1_445_412_480, 4_102_444_800, 253_402_300_799] {
+            let date = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
+            let (y, m, day) = (&date[12..16], &date[8..11], &date[5..7]);
+            let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+                .iter()
+                .position(|n| *n == m)
+                .unwrap() as i64
+                + 1;
+            let days = days_from_civil(y.parse().unwrap(), month, day.parse().unwrap());
+            assert_eq!(days, (secs / 86_400) as i64, "{date}");
+        }
+    }
+
+    #[test]
+    fn a_vendor_reset_counts_on_a_429_or_when_its_own_quota_is_spent() {
+        let openai = headers(&[
+            ("x-ratelimit-reset-requests", "1s"),
+            ("x-ratelimit-remaining-requests", "59"),
+            ("x-ratelimit-reset-tokens", "6m0s"),
+            ("x-ratelimit-remaining-tokens", "149984"),
+        ]);
+        assert_eq!(at(&openai, 200), None, "a window still open");
+        assert_eq!(at(&openai, 503), None);
+        assert_eq!(at(&openai, 429), Some((360_000, HintSource::VendorReset)), "a 429: the longest");
+        let requests_spent = openai.clone().with("x-ratelimit-remaining-requests", "0");
+        assert_eq!(at(&requests_spent, 200), Some((1_000, HintSource::VendorReset)), "spent, even on a success");
+        assert_eq!(at(&requests_spent, 429), Some((1_000, HintSource::VendorReset)), "the spent quota's reset only");
+        let both = requests_spent.clone().with("x-ratelimit-remaining-tokens", "0");
+        assert_eq!(at(&both, 200), Some((360_000, HintSource::VendorReset)), "both spent: the longest");
+
+        let anthropic = headers(&[
+            ("anthropic-ratelimit-requests-reset", "2015-10-21T07:28:01Z"),
+            ("anthropic-ratelimit-requests-remaining", "49"),
+            ("anthropic-ratelimit-tokens-reset", "2015-10-21T07:28:20.5Z"),
+            ("anthropic-ratelimit-tokens-remaining", "0"),
+            ("anthropic-ratelimit-input-tokens-reset", "2015-10-21T07:28:20+00:00"),
+            ("anthropic-ratelimit-input-tokens-remaining", "0"),
+            ("anthropic-ratelimit-output-tokens-reset", "2015-10-21T07:28:40Z"),
+            ("anthropic-ratelimit-output-tokens-remaining", "8000"),
+        ]);
+        assert_eq!(at(&anthropic, 200), Some((20_500, HintSource::VendorReset)));
+        let with_retry_after = anthropic.clone().with("retry-after", "3");
+        assert_eq!(at(&with_retry_after, 429), Some((3_000, HintSource::RetryAfter)), "Retry-After first");
+
+        let groq = headers(&[("retry-after", "2"), ("x-ratelimit-reset-tokens", "7.66s")]);
+        assert_eq!(at(&groq, 429), Some((2_000, HintSource::RetryAfter)));
+        let groq = headers(&[("x-ratelimit-reset-tokens", "7.66s"), ("x-ratelimit-remaining-tokens", "0")]);
+        assert_eq!(at(&groq, 200), Some((7_660, HintSource::VendorReset)));
+    }
+
+    #[test]
+    fn resets_of_both_families_take_the_longest() {
+        let h = headers(&[("x-ratelimit-reset", "5"), ("x-ratelimit-reset-tokens", "9s")]);
+        assert_eq!(at(&h, 429), Some((9_000, HintSource::VendorReset)));
+        let h = headers(&[("x-ratelimit-reset", "12"), ("x-ratelimit-reset-tokens", "9s")]);
+        assert_eq!(at(&h, 429), Some((12_000, HintSource::RateLimitReset)));
+        let spent = h.clone().with("x-ratelimit-remaining-tokens", "0");
+        assert_eq!(at(&spent, 429), Some((9_000, HintSource::VendorReset)), "only the spent one");
+        let garbage = headers(&[("x-ratelimit-reset-tokens", "later"), ("x-ratelimit-remaining-tokens", "0")]);
+        assert_eq!(at(&garbage, 429), None);
+        let far = headers(&[("anthropic-ratelimit-tokens-reset", "2999-01-01T00:00:00Z")]);
+        assert_eq!(at(&far, 429), Some((MAX_HINT_MS, HintSource::VendorReset)), "capped");
+    }
+
+    const GEMINI_429: &str = r#"{
+  "error": {
+    "code": 429,
+    "message": "You exceeded your current quota, please check your plan and billing details.",
+    "status": "RESOURCE_EXHAUSTED",
+    "details": [
+      {
+        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+        "violations": [
+          {
+            "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+            "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+            "quotaDimensions": { "location": "global", "model": "gemini-2.0-flash" },
+            "quotaValue": "15"
+          }
+        ]
+      },
+      {
+        "@type": "type.googleapis.com/google.rpc.Help",
+        "links": [{ "description": "Learn more about Gemini API quotas", "url": "https://ai.google.dev/gemini-api/docs/rate-limits" }]
+      },
+      {
+        "@type": "type.googleapis.com/google.rpc.RetryInfo",
+        "retryDelay": "31s"
+      }
+    ]
+  }
+}"#;
+
+    #[test]
+    fn gemini_retry_info_in_the_body_of_a_429_or_503() {
+        let none = HintHeaders::default();
+        let body = |status, b| hint_with_body(Some(status), &none, Some(b), AT).map(|h| (h.delay_ms, h.source));
+        assert_eq!(body(429, GEMINI_429), Some((31_000, HintSource::BodyRetryDelay)));
+        assert_eq!(body(503, GEMINI_429), Some((31_000, HintSource::BodyRetryDelay)));
+        assert_eq!(body(500, GEMINI_429), None, "only where the body is read");
+        for (b, ms) in [
+            (r#"{"retryDelay":"0.5s"}"#, Some(500)),
+            (r#"{"retryDelay" : "31.250s"}"#, Some(31_250)),
+            (r#"[{"error":{"details":[{"retryDelay":"2s"}]}}]"#, Some(2_000)),
+            (r#"Error: [429 Too Many Requests] {\"retryDelay\": \"7s\"}"#, Some(7_000)),
+            (r#"{"retryDelay":"soon"}"#, None),
+            (r#"{"retryDelay":31}"#, None),
+            (r#"{"retryDelay""#, None),
+            ("", None),
+        ] {
+            assert_eq!(body_retry_delay(b), ms, "{b}");
+        }
+        let late = format!("{}\"retryDelay\":\"3s\"", " ".repeat(crate::context_limit::BODY_LIMIT));
+        assert_eq!(body_retry_delay(&late), None, "only the first 4 KB are read");
+        let h = headers(&[("retry-after", "4")]);
+        assert_eq!(hint_with_body(Some(429), &h, Some(GEMINI_429), AT).map(|h| h.source), Some(HintSource::RetryAfter));
+        let reset = headers(&[("x-ratelimit-reset", "60")]);
+        assert_eq!(
+            hint_with_body(Some(429), &reset, Some(GEMINI_429), AT).map(|h| (h.delay_ms, h.source)),
+            Some((31_000, HintSource::BodyRetryDelay)),
+            "the Retry-After family before the resets"
+        );
+    }
+
+    #[test]
+    fn headers_are_a_map_of_their_lower_case_names() {
+        let h: HintHeaders = serde_json::from_value(serde_json::json!({
+            "retry-after-ms": "1500", "anthropic-ratelimit-tokens-reset": "2015-10-21T07:28:30Z",
+            "retry-after": null, "x-other": "ignored"
+        }))
+        .unwrap();
+        assert_eq!(h.get("retry-after-ms"), Some("1500"));
+        assert_eq!(h.get("retry-after"), None);
+        assert_eq!(h.get("x-other"), None);
+        assert_eq!(
+            serde_json::to_value(&h).unwrap(),
+            serde_json::json!({ "retry-after-ms": "1500", "anthropic-ratelimit-tokens-reset": "2015-10-21T07:28:30Z" })
+        );
+        assert_eq!(HintHeaders::default().with("x-other", "1"), HintHeaders::default());
+        let mut all = HintHeaders::default();
+        for n in HINT_HEADER_NAMES {
+            assert!(n.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{n}");
+            all.set(n, Some(n.into()));
+            assert_eq!(all.get(n), Some(n));
+        }
     }
 }

@@ -6,7 +6,6 @@ use crate::config::Chain;
 use crate::error::EngineError;
 use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
-use crate::retry_after::HintSource;
 use crate::rng::Rng;
 use crate::stream::StreamStep;
 use serde::{Deserialize, Serialize};
@@ -360,7 +359,7 @@ impl ItemMachine {
             probe,
             wait_ms: 0,
             wait_cause: None,
-            retry_after: c.hint.is_some_and(|h| h.source == HintSource::RetryAfter),
+            retry_after: c.hint.is_some_and(|h| h.source.is_retry_after()),
             health: c.health,
         };
         match c.verdict {
@@ -386,11 +385,8 @@ impl ItemMachine {
             Verdict::Retry => {
                 let (delay, cause) = match c.hint {
                     Some(h) => {
-                        let cause = if h.source == HintSource::RetryAfter {
-                            WaitCause::RetryAfter
-                        } else {
-                            WaitCause::RateLimitReset
-                        };
+                        let cause =
+                            if h.source.is_retry_after() { WaitCause::RetryAfter } else { WaitCause::RateLimitReset };
                         (h.delay_ms, cause)
                     }
                     None => {

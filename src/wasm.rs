@@ -204,7 +204,7 @@ impl Item {
 mod replay {
     use super::*;
     use crate::backoff::{Backoff, Strategy};
-    use crate::retry_after::hint;
+    use crate::retry_after::hint_with_body;
 
     #[wasm_bindgen(js_name = seedRandom)]
     pub fn seed_random(seed: f64) {
@@ -222,15 +222,16 @@ mod replay {
     }
 
     #[wasm_bindgen(js_name = serverHint)]
-    pub fn server_hint(status: u16, headers: JsValue, now_ms: f64) -> Result<JsValue, JsValue> {
+    pub fn server_hint(status: u16, headers: JsValue, now_ms: f64, body: JsValue) -> Result<JsValue, JsValue> {
         let outcome = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&outcome, &"kind".into(), &"status".into());
         let _ = js_sys::Reflect::set(&outcome, &"status".into(), &status.into());
         let _ = js_sys::Reflect::set(&outcome, &"headers".into(), &headers);
-        let headers = match wasm_input::outcome(&outcome).map_err(js_error)? {
-            crate::outcome::Outcome::Status { headers, .. } => headers,
+        let _ = js_sys::Reflect::set(&outcome, &"body".into(), &body);
+        let (headers, body) = match wasm_input::outcome(&outcome).map_err(js_error)? {
+            crate::outcome::Outcome::Status { headers, body, .. } => (headers, body),
             _ => unreachable!("built as a status"),
         };
-        to_js(&hint(Some(status), &headers, ms(now_ms)))
+        to_js(&hint_with_body(Some(status), &headers, body.as_deref(), ms(now_ms)))
     }
 }

@@ -4,7 +4,7 @@
 use crate::error::EngineError;
 use crate::error_facts::RawStatus;
 use crate::outcome::Outcome;
-use crate::retry_after::{HintHeaders, HINT_HEADER_NAMES};
+use crate::retry_after::HintHeaders;
 use wasm_bindgen::JsValue;
 
 thread_local! {
@@ -79,16 +79,8 @@ fn facts(v: &JsValue) -> Result<Outcome, EngineError> {
 fn hint_headers(v: &JsValue) -> Result<HintHeaders, EngineError> {
     let h = field(v, "headers");
     Ok(if h.is_object() {
-        let [retry_after, ratelimit_reset, x_ratelimit_reset, ratelimit_remaining, x_ratelimit_remaining] =
-            HINT_HEADER_NAMES;
-        let get = |name| text(&h, name);
-        HintHeaders {
-            retry_after: get(retry_after)?,
-            ratelimit_reset: get(ratelimit_reset)?,
-            x_ratelimit_reset: get(x_ratelimit_reset)?,
-            ratelimit_remaining: get(ratelimit_remaining)?,
-            x_ratelimit_remaining: get(x_ratelimit_remaining)?,
-        }
+        // Exactly the names of HINT_HEADER_NAMES, in its order.
+        HintHeaders::read(|name| text(&h, name))?
     } else {
         HintHeaders::default()
     })

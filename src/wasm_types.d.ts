@@ -93,9 +93,17 @@ export interface Checked {
 /** `counters`: the reported call's share of its provider's counters (Call Chain's rule). */
 export interface Reported { writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog; counters: Counters }
 
+/** The response headers the engine reads a hint from, by lower-case name (the node's
+ * `HINT_HEADERS`): Retry-After, the RateLimit-Reset family and the LLM vendors' own. */
 export interface HintHeaders {
   "retry-after"?: string; "ratelimit-reset"?: string; "x-ratelimit-reset"?: string;
-  "ratelimit-remaining"?: string; "x-ratelimit-remaining"?: string;
+  "ratelimit-remaining"?: string; "x-ratelimit-remaining"?: string; "retry-after-ms"?: string;
+  "x-ratelimit-reset-requests"?: string; "x-ratelimit-remaining-requests"?: string;
+  "x-ratelimit-reset-tokens"?: string; "x-ratelimit-remaining-tokens"?: string;
+  "anthropic-ratelimit-requests-reset"?: string; "anthropic-ratelimit-requests-remaining"?: string;
+  "anthropic-ratelimit-tokens-reset"?: string; "anthropic-ratelimit-tokens-remaining"?: string;
+  "anthropic-ratelimit-input-tokens-reset"?: string; "anthropic-ratelimit-input-tokens-remaining"?: string;
+  "anthropic-ratelimit-output-tokens-reset"?: string; "anthropic-ratelimit-output-tokens-remaining"?: string;
 }
 export type Outcome =
   | {

@@ -221,6 +221,37 @@ fn seed003_a_429_with_retry_after_is_honoured_and_a_422_is_never_retried() {
 }
 
 #[test]
+fn each_vendor_hint_is_waited_exactly() {
+    let gemini = r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}}"#;
+    let cases = [
+        (answer(429, &[("retry-after-ms", "1234"), ("retry-after", "2")], None), 1_234, WaitCause::RetryAfter),
+        (answer(429, &[], Some(gemini)), 1_500, WaitCause::RetryAfter),
+        (answer(503, &[], Some(gemini)), 1_500, WaitCause::RetryAfter),
+        (
+            answer(429, &[("x-ratelimit-reset-requests", "2.5s"), ("x-ratelimit-remaining-requests", "0")], None),
+            2_500,
+            WaitCause::RateLimitReset,
+        ),
+        (
+            answer(429, &[("anthropic-ratelimit-tokens-reset", "1970-01-01T00:00:03Z")], None),
+            3_000,
+            WaitCause::RateLimitReset,
+        ),
+    ];
+    for (first, waited, cause) in cases {
+        let chain = chain(&["api"], |_| {});
+        let (mut store, mut now) = (Store::new(1), 0);
+        let mut answers = vec![first.clone(), status(200)].into_iter();
+        let (end, calls, m) =
+            run_item(&chain, &mut store, &mut now, Job::new(1, "w"), |_, _| answers.next().unwrap(), 0);
+        assert!(matches!(end, Step::Done { .. }), "{first:?}");
+        assert_eq!(calls[1].1 - calls[0].1, waited, "{first:?}");
+        assert_eq!(m.report().attempts[0].wait_cause, Some(cause), "{first:?}");
+        assert_eq!(m.report().attempts[0].retry_after, cause == WaitCause::RetryAfter, "{first:?}");
+    }
+}
+
+#[test]
 fn a_client_error_moves_on_by_default_and_ends_the_item_when_the_chain_says_so() {
     let too_long = || Outcome::Status {
         status: 400,

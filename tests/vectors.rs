@@ -2,7 +2,7 @@
 //! the compiled pkg/, and both must produce identical outputs.
 use resilient_engine::config::ChainConfig;
 use resilient_engine::outcome::Outcome;
-use resilient_engine::retry_after::{hint, HintHeaders};
+use resilient_engine::retry_after::{hint_with_body, HintHeaders};
 use resilient_engine::rng::Rng;
 use resilient_engine::row_text::{RowWrites, ROW_KINDS};
 use resilient_engine::session::Session;
@@ -21,7 +21,8 @@ fn hints() {
     let now = v["now_ms"].as_u64().unwrap();
     for case in v["cases"].as_array().unwrap() {
         let headers: HintHeaders = serde_json::from_value(case["headers"].clone()).unwrap();
-        let got = serde_json::to_value(hint(Some(case["status"].as_u64().unwrap() as u16), &headers, now)).unwrap();
+        let status = Some(case["status"].as_u64().unwrap() as u16);
+        let got = serde_json::to_value(hint_with_body(status, &headers, case["body"].as_str(), now)).unwrap();
         assert_eq!(got, case["expect"], "{case}");
     }
 }

@@ -1,5 +1,7 @@
 //! Server hints: `parse_retry_after`, `parse_reset` and `hint` on arbitrary header values and
-//! clocks. Never a panic, and each result matches what the header says.
+//! clocks. Never a panic, and each result matches what the header says. The vendors' own readers
+//! (`parse_retry_after_ms`, `parse_duration`, `parse_rfc3339`, `body_retry_delay`): never a panic,
+//! bounded, and an RFC 3339 wait never grows with the clock.
 //!
 //! Input: lines separated by `\n`: now_ms, status, then the header values retry-after,
 //! ratelimit-reset, x-ratelimit-reset, ratelimit-remaining, x-ratelimit-remaining. A missing or
@@ -7,7 +9,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use resilient_engine::retry_after::{
-    hint, parse_reset, parse_retry_after, Hint, HintHeaders, HintSource, EPOCH_SECONDS_FLOOR, MAX_HINT_MS,
+    body_retry_delay, hint, parse_duration, parse_reset, parse_retry_after, parse_retry_after_ms, parse_rfc3339, Hint,
+    HintHeaders, HintSource, EPOCH_SECONDS_FLOOR, MAX_HINT_MS,
 };
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -21,25 +24,20 @@ fuzz_target!(|data: &[u8]| {
     let mut field = || lines.next().filter(|l| !l.is_empty()).map(str::to_string);
     let now_ms: u64 = field().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
     let status: Option<u16> = field().and_then(|v| v.trim().parse().ok());
-    let headers = HintHeaders {
-        retry_after: field(),
-        ratelimit_reset: field(),
-        x_ratelimit_reset: field(),
-        ratelimit_remaining: field(),
-        x_ratelimit_remaining: field(),
-    };
-
-    for v in [
-        Some(text.to_string()),
-        headers.retry_after.clone(),
-        headers.ratelimit_reset.clone(),
-        headers.x_ratelimit_reset.clone(),
-    ]
-    .into_iter()
-    .flatten()
+    let mut headers = HintHeaders::default();
+    for name in ["retry-after", "ratelimit-reset", "x-ratelimit-reset", "ratelimit-remaining", "x-ratelimit-remaining"]
     {
-        check_retry_after(&v, now_ms);
-        check_reset(&v, now_ms);
+        headers.set(name, field());
+    }
+
+    for v in
+        [Some(&*text), headers.get("retry-after"), headers.get("ratelimit-reset"), headers.get("x-ratelimit-reset")]
+            .into_iter()
+            .flatten()
+    {
+        check_retry_after(v, now_ms);
+        check_reset(v, now_ms);
+        check_vendor_readers(v, now_ms);
     }
     check_hint(status, &headers, now_ms);
     check_date_forms(data, now_ms);
@@ -105,13 +103,12 @@ fn check_reset(v: &str, now: u64) {
 /// a hint longer than a century is read as a century (`MAX_HINT_MS`).
 fn check_hint(status: Option<u16>, h: &HintHeaders, now: u64) {
     let got = hint(status, h, now);
-    let want = if let Some(d) = h.retry_after.as_deref().and_then(|v| parse_retry_after(v, now)) {
+    let want = if let Some(d) = h.get("retry-after").and_then(|v| parse_retry_after(v, now)) {
         Some(Hint { delay_ms: d, source: HintSource::RetryAfter })
     } else {
-        let exhausted = [&h.ratelimit_remaining, &h.x_ratelimit_remaining]
-            .iter()
-            .any(|v| v.as_deref().is_some_and(|s| s.trim() == "0"));
-        let reset = h.ratelimit_reset.as_deref().or(h.x_ratelimit_reset.as_deref());
+        let exhausted =
+            ["ratelimit-remaining", "x-ratelimit-remaining"].iter().any(|n| h.get(n).is_some_and(|s| s.trim() == "0"));
+        let reset = h.get("ratelimit-reset").or(h.get("x-ratelimit-reset"));
         (status == Some(429) || exhausted)
             .then(|| reset.and_then(|v| parse_reset(v, now)))
             .flatten()
@@ -120,6 +117,24 @@ fn check_hint(status: Option<u16>, h: &HintHeaders, now: u64) {
     let want = want.map(|w| Hint { delay_ms: w.delay_ms.min(MAX_HINT_MS), ..w });
     assert_eq!(got, want, "{status:?} {h:?} at {now}");
     assert!(got.is_none_or(|g| g.delay_ms <= MAX_HINT_MS), "{got:?}");
+}
+
+/// The vendors' readers: no panic, at most `u64::MAX / 2` (read up from a float), and the time
+/// left until an RFC 3339 time never grows with the clock; a body's delay is its duration's.
+fn check_vendor_readers(v: &str, now: u64) {
+    let bound = |d: Option<u64>| assert!(d.is_none_or(|d| d <= u64::MAX / 2 + 1), "{v:?}: {d:?}");
+    bound(parse_retry_after_ms(v));
+    bound(parse_duration(v));
+    if let Some(d) = parse_rfc3339(v, now) {
+        let later = parse_rfc3339(v, now.saturating_add(1_000)).expect("same time, later clock");
+        assert!(later <= d, "{v:?}: {later} after {d}");
+    }
+    let t = v.trim();
+    if t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.') {
+        let body = format!("{{\"retryDelay\": \"{t}\"}}");
+        assert_eq!(body_retry_delay(&body), parse_duration(t), "{body:?}");
+    }
+    bound(body_retry_delay(v));
 }
 
 /// One instant in all three HTTP-date forms: each gives the same, exact wait.

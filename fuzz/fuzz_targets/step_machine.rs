@@ -241,7 +241,7 @@ impl Answer {
                     RetryAfterIn::Date(off) => http_date(now_ms, *off),
                     RetryAfterIn::Raw(s) => s.clone(),
                 };
-                let headers = HintHeaders { retry_after: Some(v), ..Default::default() };
+                let headers = HintHeaders::default().with("retry-after", v);
                 Outcome::status(pick(STATUSES, *status), headers)
             }
             Answer::Reset { status, value, exhausted, x_prefix } => {
@@ -253,11 +253,13 @@ impl Answer {
                     ResetIn::Raw(s) => s.clone(),
                 };
                 let remaining = exhausted.then(|| "0".to_string());
-                let headers = if *x_prefix {
-                    HintHeaders { x_ratelimit_reset: Some(v), x_ratelimit_remaining: remaining, ..Default::default() }
+                let (reset, left) = if *x_prefix {
+                    ("x-ratelimit-reset", "x-ratelimit-remaining")
                 } else {
-                    HintHeaders { ratelimit_reset: Some(v), ratelimit_remaining: remaining, ..Default::default() }
+                    ("ratelimit-reset", "ratelimit-remaining")
                 };
+                let mut headers = HintHeaders::default().with(reset, v);
+                headers.set(left, remaining);
                 Outcome::status(pick(STATUSES, *status), headers)
             }
         }

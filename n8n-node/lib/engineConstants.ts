@@ -47,7 +47,7 @@ export const ROW_KINDS = ['breaker', 'gate', 'in_flight'] as const;
 export const ROW_SEPARATOR = '\u001e';
 
 /** The response headers the engine reads a Retry-After or rate-limit hint from. */
-export const HINT_HEADERS = ['retry-after', 'ratelimit-reset', 'x-ratelimit-reset', 'ratelimit-remaining', 'x-ratelimit-remaining'] as const;
+export const HINT_HEADERS = ['retry-after', 'ratelimit-reset', 'x-ratelimit-reset', 'ratelimit-remaining', 'x-ratelimit-remaining', 'retry-after-ms', 'x-ratelimit-reset-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-tokens', 'x-ratelimit-remaining-tokens', 'anthropic-ratelimit-requests-reset', 'anthropic-ratelimit-requests-remaining', 'anthropic-ratelimit-tokens-reset', 'anthropic-ratelimit-tokens-remaining', 'anthropic-ratelimit-input-tokens-reset', 'anthropic-ratelimit-input-tokens-remaining', 'anthropic-ratelimit-output-tokens-reset', 'anthropic-ratelimit-output-tokens-remaining'] as const;
 
 /** The engine reads at most this much of an answer's body (its context-too-long rule). */
 export const BODY_LIMIT = 4096;

@@ -166,7 +166,7 @@ impl<'s> Vendor<'s> {
         }
         let left_ms = (window + 1) * quota.period_ms - now;
         let seconds = quota.retry_after_s.unwrap_or(left_ms.div_ceil(1000).max(1));
-        let headers = HintHeaders { retry_after: Some(seconds.to_string()), ..Default::default() };
+        let headers = HintHeaders::default().with("retry-after", seconds.to_string());
         let latency_ms = self.latency(None);
         Some(Reply { outcome: Outcome::status(429, headers), latency_ms, kind: ReplyKind::OverQuota })
     }
@@ -206,7 +206,7 @@ mod tests {
         let r = v.answer(4002);
         assert_eq!(r.kind, OverQuota);
         assert!(
-            matches!(r.outcome, Outcome::Status { status: 429, ref headers, .. } if headers.retry_after.as_deref() == Some("1"))
+            matches!(r.outcome, Outcome::Status { status: 429, ref headers, .. } if headers.get("retry-after") == Some("1"))
         );
         assert_eq!(v.bans, [(4002, 64_002)]);
         assert_eq!(v.answer(4003).kind, Banned);

@@ -16,7 +16,7 @@ import { readAs } from '../node-units/engine-reading.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const KEYS = { openai: 'sk-o', anthropic: 'sk-a', gemini: 'g' };
-let vendors, req, outcomeOf, takeOver, slow;
+let vendors, req, outcomeOf, outcomeWithBodyOf, takeOver, slow;
 
 before(async () => {
 	const install = n8nInstall(major);
@@ -24,9 +24,14 @@ before(async () => {
 	const dist = createRequire(import.meta.url);
 	// Judged by what the engine reads the handed-over facts as (its label, and whether a
 	// Retry-After set the wait), not by the facts' shape: which fact decides is the engine's.
-	const { outcomeOfModelError } = dist(path.join(ROOT, 'dist/lib/chat/outcome.js'));
+	const { outcomeOfModelError, errorText } = dist(path.join(ROOT, 'dist/lib/chat/outcome.js'));
 	outcomeOf = (e) => {
 		const r = readAs(outcomeOfModelError(e));
+		return { outcome: r.outcome, retryAfter: r.retryAfter };
+	};
+	// With the error's text as the answer's body, as the chat model's call hands it over.
+	outcomeWithBodyOf = (e) => {
+		const r = readAs({ ...outcomeOfModelError(e), body: errorText(e) });
 		return { outcome: r.outcome, retryAfter: r.retryAfter };
 	};
 	({ takeOver } = dist(path.join(ROOT, 'dist/lib/chat/takeOver.js')));
@@ -125,6 +130,46 @@ test('Anthropic 503 with Retry-After: status and hint', async () => {
 	const [raw, wrapped] = await outcomes(anthropic, 'a503');
 	assert.deepEqual(raw, { outcome: '503', retryAfter: true });
 	assert.deepEqual(wrapped, raw);
+});
+
+/** n8n's Gemini chat model's client, from where n8n's LangChain nodes load it (n8n 1 keeps it
+ * under @n8n/n8n-nodes-langchain, not hoisted). */
+const gemini = (id, n8n = {}) =>
+	new (createRequire(
+		path.join(n8nInstall(major).dir, 'node_modules/@n8n/n8n-nodes-langchain/package.json'),
+	)('@langchain/google-genai').ChatGoogleGenerativeAI)({
+		apiKey: KEYS.gemini,
+		model: 'gemini-2.0-flash',
+		maxRetries: 0,
+		baseUrl: vendors.url(id),
+		...n8n,
+	});
+
+test("Gemini 429: the retryDelay of its RetryInfo, in the client error's text, is the hint", async () => {
+	vendors.script('g429', [
+		{
+			status: 429,
+			body: {
+				error: {
+					code: 429,
+					message: 'You exceeded your current quota, please check your plan and billing details.',
+					status: 'RESOURCE_EXHAUSTED',
+					details: [
+						{
+							'@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+							violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+						},
+						{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '31s' },
+					],
+				},
+			},
+		},
+	]);
+	const [raw, wrapped, rawError, n8nError] = await outcomes(gemini, 'g429');
+	assert.deepEqual(raw, { outcome: '429', retryAfter: false }, 'no header says when');
+	assert.deepEqual(wrapped, raw);
+	assert.deepEqual(outcomeWithBodyOf(rawError), { outcome: '429', retryAfter: true });
+	assert.deepEqual(outcomeWithBodyOf(n8nError), { outcome: '429', retryAfter: true });
 });
 
 test('OpenAI 400 (context too long): status 400', async () => {

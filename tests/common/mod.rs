@@ -24,7 +24,13 @@ pub fn status(s: u16) -> Outcome {
 }
 
 pub fn retry_after(s: u16, v: &str) -> Outcome {
-    Outcome::status(s, HintHeaders { retry_after: Some(v.into()), ..Default::default() })
+    Outcome::status(s, HintHeaders::default().with("retry-after", v))
+}
+
+/// A status with these hint headers and, when some, this body.
+pub fn answer(s: u16, headers: &[(&str, &str)], body: Option<&str>) -> Outcome {
+    let headers = headers.iter().fold(HintHeaders::default(), |h, (n, v)| h.with(n, *v));
+    Outcome::Status { status: s, headers, failed_check: None, body: body.map(str::to_string) }
 }
 
 #[derive(Default)]

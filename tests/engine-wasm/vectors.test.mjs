@@ -31,10 +31,14 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 	assert.deepEqual(methods(shipped.Item), ['deferNow', 'outcome', 'poll', 'rerecord', 'stream']);
 });
 
-test('Retry-After and RateLimit-Reset vectors', () => {
+test("Retry-After, RateLimit-Reset and the vendors' hint vectors", () => {
 	const v = vec('hints.json');
 	for (const c of v.cases) {
-		assert.deepEqual(engine.serverHint(c.status, c.headers, v.now_ms), c.expect, JSON.stringify(c));
+		assert.deepEqual(
+			engine.serverHint(c.status, c.headers, v.now_ms, c.body),
+			c.expect,
+			JSON.stringify(c),
+		);
 	}
 });
 

@@ -1,6 +1,7 @@
 // A vendor's "context too long" 400 reaches the engine through the item loop: the loop offers the
-// body's start, the engine reads it only for a 400 (a success body is never serialised), and the
-// engine alone decides: fail the item with context_too_long, or move on when the chain says so.
+// body's start, the engine reads it only for a 400 (and a 429's or 503's hint; a success body is
+// never serialised), and the engine alone decides: fail the item with context_too_long, or move on
+// when the chain says so.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -103,4 +104,58 @@ test('the excerpt is text, at most 4 KB, from any body the transport returns', (
 	const cyclic = {};
 	cyclic.self = cyclic;
 	assert.equal(bodyExcerpt(cyclic), '');
+});
+
+// Gemini's 429 carries its hint in the body only (google.rpc.RetryInfo, its shape trimmed): the
+// loop offers a 429's body too, and the engine waits it.
+const GEMINI_429 = {
+	error: {
+		code: 429,
+		message: 'You exceeded your current quota, please check your plan and billing details.',
+		status: 'RESOURCE_EXHAUSTED',
+		details: [
+			{
+				'@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+				violations: [{ quotaValue: '15' }],
+			},
+			{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.25s' },
+		],
+	},
+};
+
+test("a 429's body is read for Gemini's retryDelay, and the item waits it", async () => {
+	const seen = { n: 0 };
+	let first = true;
+	const scope = `ctl-${process.pid}-${Math.random()}`;
+	const calledAt = [];
+	const r = await runItem({
+		call: async () => {
+			calledAt.push(Date.now());
+			const answer = first
+				? { status: 429, body: watched(GEMINI_429, seen) }
+				: { status: 200, body: { ok: true } };
+			first = false;
+			return {
+				outcome: { kind: 'status', status: answer.status, headers: {} },
+				body: answer.body,
+				ms: 1,
+			};
+		},
+		logger: quiet,
+		engine: new Engine({ providers: [{ name: 'gemini' }] }),
+		store: new FailoverStore(new MemoryStore(scope), scope, 1000, true),
+		plan: {
+			requests: [{ name: 'gemini', url: 'http://127.0.0.1/gemini', method: 'POST' }],
+			keys: [null],
+			scope,
+		},
+		secrets: {},
+		correlationId: 'c',
+	});
+	assert.equal(r.end.kind, 'done');
+	assert.equal(seen.n, 1, "the 429's body was read once");
+	assert.equal(r.attempts[0].wait_ms, 250);
+	assert.equal(r.attempts[0].wait_cause, 'retry_after');
+	assert.equal(r.attempts[0].retry_after, true);
+	assert.ok(calledAt[1] - calledAt[0] >= 240, `waited ${calledAt[1] - calledAt[0]} ms`);
 });
