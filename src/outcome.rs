@@ -121,6 +121,10 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
         Outcome::Status { status, headers, failed_check, body } => {
             let status = *status;
             if (100..400).contains(&status) {
+                // An answer that says the quota is spent (a remaining count of 0 with its reset)
+                // still served; the reset closes the provider's shared gate until then.
+                c.hint = hint_with_body(Some(status), headers, None, now_ms)
+                    .filter(|h| !h.source.is_retry_after() && h.delay_ms > 0);
                 if failed_check.is_some() {
                     // The provider answered, but not usefully: it failed, and the chain moves on.
                     c.health = Health::Failure;

@@ -364,6 +364,10 @@ impl ItemMachine {
         };
         match c.verdict {
             Verdict::Success => {
+                if let Some(h) = c.hint {
+                    // The quota is spent: every worker waits for its reset, not just the next call.
+                    effect.gate_close_until_ms = Some(now.saturating_add(h.delay_ms));
+                }
                 let step = Step::Done { provider: i, name: p.name.clone(), fallback: i > 0 };
                 self.finished = Some(step);
             }

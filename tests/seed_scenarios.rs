@@ -323,6 +323,40 @@ fn a_3600s_hint_gates_the_provider_for_3600s_without_sleeping() {
 }
 
 #[test]
+fn an_answer_that_spends_the_last_of_the_quota_closes_the_gate_until_its_reset() {
+    // OpenAI's and Anthropic's formats: the call served, and its headers say nothing is left.
+    let spent = [
+        answer(200, &[("x-ratelimit-remaining-requests", "0"), ("x-ratelimit-reset-requests", "20s")], None),
+        answer(
+            200,
+            &[
+                ("anthropic-ratelimit-requests-remaining", "0"),
+                ("anthropic-ratelimit-requests-reset", "1970-01-01T00:00:30Z"),
+            ],
+            None,
+        ),
+    ];
+    for (first, until) in spent.into_iter().zip([10_000 + 20_000, 30_000]) {
+        let chain = chain(&["api", "other"], |_| {});
+        let (mut store, mut now) = (Store::new(2), 10_000);
+        let (end, calls, _) = run_item(&chain, &mut store, &mut now, Job::new(1, "w"), |_, _| first.clone(), 0);
+        assert!(matches!(end, Step::Done { provider: 0, .. }), "{first:?}: it served");
+        assert_eq!(calls.len(), 1);
+        assert_eq!(store.views[0].gate.closed_until_ms, until, "{first:?}: gate closed until the reset");
+        // The next item, on any worker, goes to the next provider until then.
+        let (_, calls2, m2) = run_item(&chain, &mut store, &mut now, Job::new(2, "w2"), |_, _| status(200), 0);
+        assert!(calls2.iter().all(|(i, _)| *i == 1), "{first:?}");
+        assert_eq!(m2.report().skipped[0].reason, Reason::RateLimited);
+    }
+    // Quota left: nothing closes.
+    let chain = chain(&["api"], |_| {});
+    let (mut store, mut now) = (Store::new(1), 10_000);
+    let left = answer(200, &[("x-ratelimit-remaining-requests", "7"), ("x-ratelimit-reset-requests", "20s")], None);
+    run_item(&chain, &mut store, &mut now, Job::new(3, "w"), |_, _| left.clone(), 0);
+    assert_eq!(store.views[0].gate.closed_until_ms, 0);
+}
+
+#[test]
 fn a_single_provider_with_a_long_hint_defers_no_earlier_than_the_hint() {
     let chain = chain(&["only"], |_| {});
     let mut store = Store::new(1);

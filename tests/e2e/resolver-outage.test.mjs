@@ -70,7 +70,8 @@ before(async () => {
 			numberInputs: 2,
 			providers: { provider: names.chat.map((name) => ({ name })) },
 			breaker: { threshold: 50 },
-			retryPolicy: { ...RETRY, failOverFirst: false },
+			// The chat's own deadlines (first chunk 8 s) need a longer attempt than Call Chain's.
+			retryPolicy: { ...RETRY, deadlineMs: 30_000, budgetMs: 60_000, failOverFirst: false },
 		},
 		[700, 600],
 		'Chat chain',
@@ -128,6 +129,7 @@ test('Resilient Chat Model: the unresolvable model is retried (EAI_AGAIN), then 
 	assert.deepEqual(
 		items.map((i) => i.json.text),
 		['backup says hi', 'backup says hi'],
+		JSON.stringify(run.data.resultData.runData['Resilient Chat Model']).slice(0, 2000),
 	);
 	const entries = run.data.resultData.runData['Resilient Chat Model'].map(
 		(t) => t.data?.ai_languageModel?.[0]?.[0]?.json,
