@@ -1,9 +1,7 @@
 //! "The input is longer than the model's context": a 400 whose body says so. Not the provider's
 //! fault and not worth repeating on it; another provider (a larger context) may take it.
 //! Matched case-insensitively as a substring of the body's first [`BODY_LIMIT`] bytes.
-
-/// The node passes at most this much of a non-2xx body; the matcher reads no further.
-pub const BODY_LIMIT: usize = 4096;
+use crate::answer_body::{BODY_LIMIT, CONTEXT_LIMIT_STATUS};
 
 /// Each vendor's wording, lower case. Kept small: each line names who says it.
 pub const PHRASES: &[&str] = &[
@@ -24,20 +22,10 @@ pub const PHRASES: &[&str] = &[
     "exceeds the context length",
 ];
 
-/// The status whose body says the input is too long.
-const STATUS: u16 = 400;
-
-/// Whether a rule reads the body of an answer with this status: this one's 400, and a 429's or
-/// 503's hint ([`crate::retry_after::reads_body`]). The boundary skips reading it otherwise: a
-/// success body is never copied into the engine.
-pub fn reads_body(status: u16) -> bool {
-    status == STATUS || crate::retry_after::reads_body(status)
-}
-
 /// Whether an answer with this status and body says the input was too long for the model.
 pub fn input_too_long(status: u16, body: Option<&str>) -> bool {
     let Some(body) = body else { return false };
-    if status != STATUS {
+    if status != CONTEXT_LIMIT_STATUS {
         return false;
     }
     let head = &body.as_bytes()[..body.len().min(BODY_LIMIT)];

@@ -11,6 +11,7 @@
 //! commit and limits), [`answer_text`] (its commonest answer as
 //! text), [`ticket`] (the guard's check and report), [`event`] (a transition as the fleet's alert
 //! reads it), [`metrics`] (Prometheus text).
+pub mod answer_body;
 pub mod answer_text;
 pub mod backoff;
 pub mod breaker;

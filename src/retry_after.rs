@@ -2,6 +2,7 @@
 //! `retry-after-ms`; the `RateLimit-Reset` / `X-RateLimit-Reset` family and the LLM vendors' own
 //! resets (OpenAI's and Groq's Go durations, Anthropic's RFC 3339 times); Gemini's `RetryInfo` in
 //! a 429's body. A hint wins over the backoff schedule.
+use crate::answer_body::{BODY_LIMIT, HINT_STATUSES};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -149,10 +150,9 @@ impl HintHeaders {
     }
 }
 
-/// Statuses whose body may carry a hint (Gemini's `RetryInfo`): the boundary hands the body's
-/// first [`crate::context_limit::BODY_LIMIT`] bytes over for these.
-pub fn reads_body(status: u16) -> bool {
-    status == 429 || status == 503
+/// Statuses whose body may carry a hint (Gemini's `RetryInfo`).
+fn reads_body(status: u16) -> bool {
+    HINT_STATUSES.contains(&status)
 }
 
 /// The hint for a response, if any: [`hint_with_body`] without a body.
@@ -389,11 +389,11 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 }
 
 /// Gemini's `google.rpc.RetryInfo` in an error body: `"retryDelay": "31s"` (a protobuf Duration:
-/// `0.5s`, `31.250s`), in the body's first [`crate::context_limit::BODY_LIMIT`] bytes. Found by
+/// `0.5s`, `31.250s`), in the body's first [`BODY_LIMIT`] bytes. Found by
 /// its name, also where the body was quoted into a message (`\"retryDelay\": \"31s\"`).
 pub fn body_retry_delay(body: &str) -> Option<u64> {
     const NAME: &[u8] = b"retryDelay";
-    let head = &body.as_bytes()[..body.len().min(crate::context_limit::BODY_LIMIT)];
+    let head = &body.as_bytes()[..body.len().min(BODY_LIMIT)];
     let at = head.windows(NAME.len()).position(|w| w == NAME)? + NAME.len();
     fn skip(s: &[u8]) -> &[u8] {
         &s[s.iter().position(|b| !b" \t\r\n\"'\\".contains(b)).unwrap_or(s.len())..]
@@ -714,7 +714,7 @@ mod tests {
         ] {
             assert_eq!(body_retry_delay(b), ms, "{b}");
         }
-        let late = format!("{}\"retryDelay\":\"3s\"", " ".repeat(crate::context_limit::BODY_LIMIT));
+        let late = format!("{}\"retryDelay\":\"3s\"", " ".repeat(BODY_LIMIT));
         assert_eq!(body_retry_delay(&late), None, "only the first 4 KB are read");
         let h = headers(&[("retry-after", "4")]);
         assert_eq!(hint_with_body(Some(429), &h, Some(GEMINI_429), AT).map(|h| h.source), Some(HintSource::RetryAfter));

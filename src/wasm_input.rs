@@ -69,7 +69,7 @@ fn facts(v: &JsValue) -> Result<Outcome, EngineError> {
     };
     let mut outcome = crate::error_facts::outcome_of(facts);
     if let Outcome::Status { status, body, .. } = &mut outcome {
-        if crate::context_limit::reads_body(*status) {
+        if crate::answer_body::reads_body(*status) {
             *body = text(v, "body")?;
         }
     }
@@ -101,7 +101,7 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
             let headers = hint_headers(v)?;
             let status = status as u16;
             // Read only when a rule needs it: the node may hand it over lazily (a getter).
-            let body = if crate::context_limit::reads_body(status) { text(v, "body")? } else { None };
+            let body = if crate::answer_body::reads_body(status) { text(v, "body")? } else { None };
             Ok(Outcome::Status { status, headers, failed_check: text(v, "failed_check")?, body })
         }
         Some("error") => {

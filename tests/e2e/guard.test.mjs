@@ -13,6 +13,13 @@ import { startLlmVendors } from '../support/llm-vendors.mjs';
 import { n8nInstall, n8nInstance, outputs, uid, ROOT } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
 import { closeRedisClients, stores, untilOpenWindowEnds } from '../support/store-harness.mjs';
+import {
+	guardWorkflow as guardWorkflowOf,
+	httpGuarded,
+	manualWorkflow,
+	node,
+	openAiGuarded,
+} from '../support/guard-workflows.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const OPENAI_KEY = 'sk-guard-test-key';
@@ -37,92 +44,7 @@ function redisData() {
 }
 const REDIS = { redis: { id: 'guardRedisCred01', name: 'guard redis' } };
 
-const node = (name, type, typeVersion, parameters, extra = {}) => ({
-	id: name.replace(/\W/g, ''),
-	name,
-	type,
-	typeVersion,
-	position: [0, 0],
-	parameters,
-	...extra,
-});
-
-function httpGuarded() {
-	return node(
-		'HTTP Request',
-		'n8n-nodes-base.httpRequest',
-		4.2,
-		{
-			url: '={{ $json.provider.url }}',
-			authentication: 'genericCredentialType',
-			genericAuthType: 'httpHeaderAuth',
-			options: {},
-		},
-		{
-			credentials: { httpHeaderAuth: { id: 'guardHeaderCred1', name: 'guard header' } },
-			onError: 'continueErrorOutput',
-		},
-	);
-}
-
-function openAiGuarded() {
-	return node(
-		'OpenAI',
-		'@n8n/n8n-nodes-langchain.openAi',
-		1.8,
-		{
-			resource: 'text',
-			operation: 'message',
-			modelId: { __rl: true, value: 'gpt-4o-mini', mode: 'id' },
-			messages: { values: [{ content: '=Say hi to item {{ $json.n }}' }] },
-			options: {},
-		},
-		{
-			credentials: { openAiApi: { id: 'guardOpenAiCred1', name: 'guard openai' } },
-			onError: 'continueErrorOutput',
-		},
-	);
-}
-
-/** Items → Loop Over Items (one at a time) → Check → guarded → Report (both paths) → Loop;
- * Check's deferred and failed go back to the Loop too; the Loop's done output is `Done`. */
-/** A workflow run by `n8n execute`: a Manual Trigger named Start, then `nodes`. */
-const manualWorkflow = (wid, nodes, connections) => ({
-	id: wid,
-	name: wid,
-	active: false,
-	settings: { executionOrder: 'v1' },
-	nodes: [node('Start', 'n8n-nodes-base.manualTrigger', 1, {}), ...nodes],
-	connections,
-});
-
-function guardWorkflow(wid, { items = 10, check, guarded, report = {}, extra = {} }) {
-	const nodeType = n8n.nodeType;
-	const nodes = [
-		node('Items', 'n8n-nodes-base.set', 3.4, {
-			mode: 'raw',
-			jsonOutput: JSON.stringify({
-				items: Array.from({ length: items }, (_, i) => ({ n: i + 1 })),
-			}),
-		}),
-		node('Split', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'items' }),
-		node('Loop', 'n8n-nodes-base.splitInBatches', 3, { batchSize: 1, options: {} }),
-		node('Check', nodeType, 2, { operation: 'checkProvider', ...check }, extra),
-		guarded,
-		node('Report', nodeType, 2, { operation: 'reportOutcome', ...report }, extra),
-		node('Done', 'n8n-nodes-base.noOp', 1, {}),
-	];
-	const to = (n) => [{ node: n, type: 'main', index: 0 }];
-	return manualWorkflow(wid, nodes, {
-		Start: { main: [to('Items')] },
-		Items: { main: [to('Split')] },
-		Split: { main: [to('Loop')] },
-		Loop: { main: [to('Done'), to('Check')] },
-		Check: { main: [to(guarded.name), to('Loop'), to('Loop')] },
-		[guarded.name]: { main: [to('Report'), to('Report')] },
-		Report: { main: [to('Loop'), [], to('Loop')] },
-	});
-}
+const guardWorkflow = (wid, options) => guardWorkflowOf(n8n.nodeType, wid, options);
 
 /** Every item the Loop handed out came back to it: Done's items by their outcome. */
 function done(run) {
