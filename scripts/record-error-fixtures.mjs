@@ -1,0 +1,213 @@
+// Records what n8n's own chat-model clients throw, as fixtures for the unit tests of the functions
+// that hand a thrown error to the engine (tests/node-units/recorded-errors.test.mjs). For each
+// n8n major, n8n's ChatOpenAI and ChatAnthropic (the classes from its install, client retries
+// off) call loopback vendors that answer as the real APIs do: 500, 503 and 429 with each vendor's
+// own wait hint, a 400 "context too long", a 401, a refused connection, and a hostname during a
+// resolver outage (this script again, in a mount namespace whose DNS server is absent: EAI_AGAIN).
+// Each error is kept as the client built it: the fields down its cause chain, headers included.
+//   node scripts/record-error-fixtures.mjs [--n8n 1|2] [--out FILE]
+// (after bash scripts/lib/n8n-install.sh 1 and 2). Needs root for the namespace (unshare, mount).
+import { execFileSync } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { n8nInstall } from '../tests/support/n8n.mjs';
+import { n8nRequire } from '../tests/chat/support.mjs';
+import { startLlmVendors } from '../tests/support/llm-vendors.mjs';
+
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = path.resolve(path.dirname(SELF), '..');
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+	const i = args.indexOf(name);
+	return i < 0 ? fallback : args[i + 1];
+};
+if (args.includes('--help')) {
+	console.log('node scripts/record-error-fixtures.mjs [--n8n 1|2] [--out FILE]');
+	process.exit(0);
+}
+const KEYS = { openai: 'sk-record', anthropic: 'sk-ant-record', gemini: 'unused' };
+const UNRESOLVABLE = 'api.vendor-resolver-outage.example';
+
+/** Only what an error reader may look at, down the cause chain; headers as their entries. */
+function keep(e, depth = 0) {
+	if (e === null || typeof e !== 'object' || depth > 6)
+		return e === undefined ? undefined : { value: String(e) };
+	const out = { class: e.constructor?.name, name: e.name, message: e.message };
+	for (const k of [
+		'code',
+		'errno',
+		'syscall',
+		'hostname',
+		'status',
+		'httpCode',
+		'lc_error_code',
+		'type',
+	])
+		if (e[k] !== undefined) out[k] = e[k];
+	if (e.error !== undefined) out.error = JSON.parse(JSON.stringify(e.error));
+	if (e.headers && typeof e.headers.entries === 'function')
+		out.headers = { kind: 'Headers', entries: [...e.headers.entries()] };
+	else if (e.headers && typeof e.headers === 'object')
+		out.headers = { kind: 'object', entries: Object.entries(e.headers) };
+	if (e.cause !== undefined) out.cause = keep(e.cause, depth + 1);
+	return out;
+}
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort() {
+	const s = net.createServer();
+	await new Promise((r) => s.listen(0, '127.0.0.1', r));
+	const { port } = s.address();
+	await new Promise((r) => s.close(r));
+	return port;
+}
+
+async function clientsOf(major) {
+	const req = n8nRequire(n8nInstall(major));
+	return {
+		ChatOpenAI: req('@langchain/openai').ChatOpenAI,
+		ChatAnthropic: req('@langchain/anthropic').ChatAnthropic,
+	};
+}
+
+const model = {
+	openai: (C, url) =>
+		new C.ChatOpenAI({
+			model: 'gpt-4o-mini',
+			apiKey: KEYS.openai,
+			maxRetries: 0,
+			configuration: { baseURL: `${url}/v1` },
+		}),
+	anthropic: (C, url) =>
+		new C.ChatAnthropic({
+			model: 'claude-sonnet-4-5-20250929',
+			apiKey: KEYS.anthropic,
+			maxRetries: 0,
+			anthropicApiUrl: url,
+		}),
+};
+
+async function thrown(m) {
+	try {
+		await m.invoke('hi');
+	} catch (e) {
+		return keep(e);
+	}
+	throw new Error('the call did not fail');
+}
+
+/** The DNS case alone, run in the namespace: prints its fixtures as JSON. */
+async function dnsOnly(major) {
+	const C = await clientsOf(major);
+	const out = {};
+	for (const client of Object.keys(model))
+		out[`${client}/resolver outage`] = await thrown(model[client](C, `http://${UNRESOLVABLE}`));
+	process.stdout.write(JSON.stringify(out));
+}
+
+async function record(major) {
+	const C = await clientsOf(major);
+	const vendors = await startLlmVendors(KEYS);
+	const out = {};
+	try {
+		const cases = {
+			500: [500],
+			'503 with its wait hint': [
+				{
+					status: 503,
+					headers: { 'retry-after': '2' },
+					body: { error: { message: 'overloaded' } },
+				},
+			],
+			'429 with its wait hint': {
+				openai: [
+					{
+						status: 429,
+						headers: {
+							'retry-after-ms': '1500',
+							'x-ratelimit-remaining-requests': '0',
+							'x-ratelimit-reset-requests': '1.5s',
+						},
+						body: {
+							error: {
+								message: 'Rate limit reached',
+								type: 'requests',
+								code: 'rate_limit_exceeded',
+							},
+						},
+					},
+				],
+				anthropic: [
+					{
+						status: 429,
+						headers: {
+							'retry-after': '2',
+							'anthropic-ratelimit-requests-remaining': '0',
+							'anthropic-ratelimit-requests-reset': new Date(Date.now() + 2000).toISOString(),
+						},
+						body: {
+							type: 'error',
+							error: {
+								type: 'rate_limit_error',
+								message: 'Number of request tokens has exceeded your per-minute rate limit',
+							},
+						},
+					},
+				],
+			},
+			'400 context too long': ['too_long'],
+			401: [401],
+		};
+		for (const client of Object.keys(model))
+			for (const [name, script] of Object.entries(cases)) {
+				const id = `${client}-${name.replace(/\W+/g, '-')}`;
+				vendors.script(id, Array.isArray(script) ? script : script[client]);
+				out[`${client}/${name}`] = await thrown(model[client](C, vendors.url(id)));
+			}
+		const refused = `http://127.0.0.1:${await closedPort()}`;
+		for (const client of Object.keys(model))
+			out[`${client}/connection refused`] = await thrown(model[client](C, refused));
+	} finally {
+		await vendors.close();
+	}
+	const conf = path.join(mkdtempSync(path.join(tmpdir(), 'rpc-resolv-')), 'resolv.conf');
+	writeFileSync(conf, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
+	const dns = execFileSync(
+		'unshare',
+		[
+			'--mount',
+			'sh',
+			'-c',
+			'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"',
+			'sh',
+			conf,
+			process.execPath,
+			SELF,
+			'--dns-only',
+			String(major),
+		],
+		{ maxBuffer: 1 << 24 },
+	);
+	return { ...out, ...JSON.parse(String(dns)) };
+}
+
+if (args[0] === '--dns-only') {
+	await dnsOnly(Number(args[1]));
+} else {
+	const majors = opt('--n8n') ? [Number(opt('--n8n'))] : [2, 1];
+	const file = opt('--out', path.join(ROOT, 'tests/node-units/fixtures/client-errors.json'));
+	const fixtures = {};
+	for (const major of majors) {
+		const recorded = await record(major);
+		for (const [k, v] of Object.entries(recorded)) fixtures[`n8n ${major}/${k}`] = v;
+		console.error(`n8n ${major}: ${Object.keys(recorded).length} errors recorded`);
+	}
+	writeFileSync(
+		file,
+		`${JSON.stringify({ recorded: new Date().toISOString().slice(0, 10), by: 'scripts/record-error-fixtures.mjs', fixtures }, null, '\t')}\n`,
+	);
+	console.error(`wrote ${path.relative(ROOT, file)}`);
+}
