@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
 import { n8nInstall, ROOT } from '../support/n8n.mjs';
-import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { geminiQuotaError, startLlmVendors } from '../support/llm-vendors.mjs';
 import { freePorts } from '../support/ports.mjs';
 import { n8nRequire } from './support.mjs';
 import { createRequire } from 'node:module';
@@ -146,25 +146,7 @@ const gemini = (id, n8n = {}) =>
 	});
 
 test("Gemini 429: the retryDelay of its RetryInfo, in the client error's text, is the hint", async () => {
-	vendors.script('g429', [
-		{
-			status: 429,
-			body: {
-				error: {
-					code: 429,
-					message: 'You exceeded your current quota, please check your plan and billing details.',
-					status: 'RESOURCE_EXHAUSTED',
-					details: [
-						{
-							'@type': 'type.googleapis.com/google.rpc.QuotaFailure',
-							violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
-						},
-						{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '31s' },
-					],
-				},
-			},
-		},
-	]);
+	vendors.script('g429', [{ status: 429, body: geminiQuotaError('31s') }]);
 	const [raw, wrapped, rawError, n8nError] = await outcomes(gemini, 'g429');
 	assert.deepEqual(raw, { outcome: '429', retryAfter: false }, 'no header says when');
 	assert.deepEqual(wrapped, raw);

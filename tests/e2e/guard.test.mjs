@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { startProviders } from '../support/providers.mjs';
+import { metricValue } from '../support/metrics-text.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
 import { n8nInstall, n8nInstance, outputs, uid, ROOT } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
@@ -348,13 +349,9 @@ test('Check/Report counted through the engine: Get Metrics equals the vendor (3 
 	assert.deepEqual([dead, next], [3, 7], 'control: the vendor saw the breaker open after 3');
 	const text = outputs(run, 'Metrics')[0][0].json.metrics;
 	const metric = (name, provider) => {
-		const line = text
-			.split('\n')
-			.find((l) =>
-				l.startsWith(`resilient_provider_${name}{scope="global",provider="${provider}"}`),
-			);
-		assert.ok(line, `${name} of ${provider} in:\n${text}`);
-		return Number(line.split(' ').at(-1));
+		const value = metricValue(text, name, provider);
+		assert.ok(value !== undefined, `${name} of ${provider} in:\n${text}`);
+		return value;
 	};
 	const [d, n] = [`counted-dead-${id}`, `counted-next-${id}`];
 	assert.equal(metric('calls_total', d), dead, 'each call counted once, at Report');

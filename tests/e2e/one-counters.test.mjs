@@ -9,6 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startProviders } from '../support/providers.mjs';
+import { metricValue } from '../support/metrics-text.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
 import { n8nInstall, n8nInstance, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
@@ -173,14 +174,7 @@ test('chat model, Call Chain and Check/Report share one breaker: the dead provid
 
 test('Get Metrics after all three: each counter equals what the vendors counted, summed over the paths', () => {
 	const text = outputs(run, 'Metrics')[0][0].json.metrics;
-	const metric = (name, provider) => {
-		const line = text
-			.split('\n')
-			.find((l) =>
-				l.startsWith(`resilient_provider_${name}{scope="global",provider="${provider}"}`),
-			);
-		return line ? Number(line.split(' ').at(-1)) : 0;
-	};
+	const metric = (name, provider) => metricValue(text, name, provider) ?? 0;
 	const all = ITEMS.chat + ITEMS.chain + ITEMS.guard;
 	const seen = Object.fromEntries(
 		['calls_total', 'failures_total', 'rejections_total', 'transitions_total'].map((m) => [

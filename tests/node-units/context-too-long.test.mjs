@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { geminiQuotaError } from '../support/llm-vendors.mjs';
 const require = createRequire(import.meta.url);
 const { Engine } = require('../../dist/engine/engine.js');
 const { runItem } = require('../../dist/lib/runItem.js');
@@ -108,20 +109,7 @@ test('the excerpt is text, at most 4 KB, from any body the transport returns', (
 
 // Gemini's 429 carries its hint in the body only (google.rpc.RetryInfo, its shape trimmed): the
 // loop offers a 429's body too, and the engine waits it.
-const GEMINI_429 = {
-	error: {
-		code: 429,
-		message: 'You exceeded your current quota, please check your plan and billing details.',
-		status: 'RESOURCE_EXHAUSTED',
-		details: [
-			{
-				'@type': 'type.googleapis.com/google.rpc.QuotaFailure',
-				violations: [{ quotaValue: '15' }],
-			},
-			{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.25s' },
-		],
-	},
-};
+const GEMINI_429 = geminiQuotaError('0.25s');
 
 test("a 429's body is read for Gemini's retryDelay, and the item waits it", async () => {
 	const seen = { n: 0 };

@@ -715,3 +715,20 @@ function send(res, status, body, headers = {}) {
 }
 
 export { keyHash };
+
+/** Gemini's 429 as the real API sends it: no header says when, the wait is `retryDelay` of the
+ * error body's google.rpc.RetryInfo (beside a QuotaFailure). */
+export const geminiQuotaError = (retryDelay) => ({
+	error: {
+		code: 429,
+		message: 'You exceeded your current quota, please check your plan and billing details.',
+		status: 'RESOURCE_EXHAUSTED',
+		details: [
+			{
+				'@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+				violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+			},
+			{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay },
+		],
+	},
+});
