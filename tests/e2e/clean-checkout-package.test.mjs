@@ -1,6 +1,6 @@
 // The package from a clean checkout (tests/e2e/clean-checkout.mjs): built with Node alone from
 // the committed pkg/, installed as n8n's community installer does, README's demo run in this n8n
-// with README's counts at the providers. Without its .wasm, n8n still starts and the node fails
+// with README's counts at the providers. Without its engine, n8n still starts and the node fails
 // with a clear NodeOperationError.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { installLikeN8n, packFromCleanCloneOnce } from './clean-checkout.mjs';
 import { DEMO_NODE, demoWorkflow, requestsAtProviders } from '../support/demo-workflow.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
-let providers, n8n, pkgDir, packed, demoWf, noWasmWf;
+let providers, n8n, pkgDir, packed, demoWf, noEngineWf;
 
 before(async () => {
 	const install = n8nInstall(major);
@@ -27,7 +27,7 @@ before(async () => {
 	// Both tests' workflows in one import (each CLI call boots n8n).
 	demoWf = demoWorkflow(providers.port, n8n.nodeType);
 	demoWf.id = `demo${uid()}`;
-	noWasmWf = branchesWorkflow(`pkg${uid()}`, n8n.nodeType, [
+	noEngineWf = branchesWorkflow(`pkg${uid()}`, n8n.nodeType, [
 		{
 			name: 'installed',
 			items: 2,
@@ -38,7 +38,7 @@ before(async () => {
 			},
 		},
 	]);
-	n8n.importWorkflow([demoWf, noWasmWf]);
+	n8n.importWorkflow([demoWf, noEngineWf]);
 });
 after(async () => providers?.close());
 
@@ -57,7 +57,6 @@ test('npm pack on a clean clone without Rust ships the built node, its engine an
 		'dist/credentials/resilientProviderSecrets.svg',
 		'dist/credentials/resilientProviderSecrets.dark.svg',
 		'dist/engine/engine.js',
-		'dist/engine/engine_bg.wasm',
 		'LICENSE',
 		'README.md',
 		'package.json',
@@ -65,6 +64,11 @@ test('npm pack on a clean clone without Rust ships the built node, its engine an
 		assert.ok(has(f), `${f} in the tarball (${packed.files.length} files)`);
 	assert.deepEqual(
 		packed.files.filter((f) => f.endsWith('.d.ts')),
+		[],
+	);
+	// The engine's bytes are inside dist/engine/engine.js (loaded without fs: n8n's scanner).
+	assert.deepEqual(
+		packed.files.filter((f) => f.endsWith('.wasm')),
 		[],
 	);
 	assert.ok(
@@ -94,10 +98,10 @@ test("README's demo in the installed package: down 3, and every item served by f
 	assert.deepEqual([ok.length, deferred.length, failed.length], [10, 0, 0]);
 });
 
-test('with the .wasm removed, n8n still starts and the node fails with a clear error', async () => {
-	assert.ok(existsSync(path.join(pkgDir, 'dist/engine/engine_bg.wasm')));
-	rmSync(path.join(pkgDir, 'dist/engine/engine_bg.wasm'));
-	const { run, log } = await n8n.execute(noWasmWf.id);
+test('with the engine removed, n8n still starts and the node fails with a clear error', async () => {
+	assert.ok(existsSync(path.join(pkgDir, 'dist/engine/engine.js')));
+	rmSync(path.join(pkgDir, 'dist/engine/engine.js'));
+	const { run, log } = await n8n.execute(noEngineWf.id);
 	assert.ok(run, `n8n ran the workflow: ${log.slice(-2000)}`);
 	const error = run.data.resultData.error;
 	assert.ok(error, 'the execution reports the node error');

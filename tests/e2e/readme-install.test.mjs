@@ -48,7 +48,7 @@ before(async () => {
 		['install', packed.tarball, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
 		{ cwd: nodesDir, stdio: ['ignore', 'ignore', 'inherit'] },
 	);
-	assert.ok(existsSync(path.join(nodesDir, 'node_modules', PKG, 'dist/engine/engine_bg.wasm')));
+	assert.ok(existsSync(path.join(nodesDir, 'node_modules', PKG, 'dist/engine/engine.js')));
 	providers = await startProviders();
 	assert.ok(existsSync(path.join(ROOT, steps.example)));
 	wf = demoWorkflow(providers.port, n8n.nodeType);
