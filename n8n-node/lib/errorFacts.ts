@@ -18,6 +18,8 @@ export interface ErrorLike {
 	message?: unknown;
 	status?: unknown;
 	statusCode?: unknown;
+	/** ollama-js's ResponseError keeps its status here, and only here. */
+	status_code?: unknown;
 	httpCode?: unknown;
 	headers?: unknown;
 	response?: unknown;
@@ -55,7 +57,7 @@ export function factsOfError(error: unknown, extra: ErrorLike[] = []): OutcomeFa
 		// Every status field as text: the engine takes the first that reads as a status.
 		status: joined(
 			errors
-				.flatMap((e) => [e.status, e.httpCode, e.statusCode, response(e).status])
+				.flatMap((e) => [e.status, e.httpCode, e.statusCode, e.status_code, response(e).status])
 				.filter((v) => typeof v === 'number' || typeof v === 'string')
 				.map(String),
 		),
