@@ -5,26 +5,32 @@
 // [M on a loopback vendor that always answers 500, M on one that answers ok]: counted at the
 // vendor, the dead one gets exactly the threshold (3 requests, then its breaker is open) and the
 // live one serves every item. Beside it, per model: a 400 ends the call on that model, the
-// fallback gets nothing; a 429 with the vendor's own hint moves the call to the fallback. Every
+// fallback gets nothing; a 429 moves the call to the fallback, and with the vendor's own hint
+// (Retry-After, Gemini's RetryInfo) keeps Model 1 out for the hint's 30 s. Every
 // model's branches run in ONE workflow, imported once and executed once (each `n8n execute`
 // boots n8n: seconds of CPU).
 //
 // Each node is reached through its own credential and client, pointed at loopback the way a user
-// could point it: the credential's base URL / host / endpoint field, or (Groq) the client's own
-// environment variable, GROQ_BASE_URL, set for the n8n process. Each runs at its newest
-// typeVersion present in both majors; a node that exists in one major only runs only there.
+// could point it: the credential's base URL / host / endpoint field (AWS: Custom Endpoints ->
+// Bedrock Runtime Endpoint, n8n 2 only), or (Groq) the client's own environment variable,
+// GROQ_BASE_URL, set for the n8n process. Each runs at its newest typeVersion present in both
+// majors; a node that exists in one major only runs only there.
 //
-// Not proven here (their client cannot be pointed at a loopback vendor without faking what the
-// user configures):
-// - Mistral Cloud Chat Model (lmChatMistralCloud): its credential has an API key only and the
-//   node builds the client without a server URL (no option, no environment variable in
-//   @mistralai/mistralai 1.15): it always calls https://api.mistral.ai.
-// - AWS Bedrock Chat Model (lmChatAwsBedrock): SigV4-signed requests to the region's
-//   bedrock-runtime host; the credential has no endpoint field.
+// Not proven here (the client cannot be pointed at a loopback vendor by anything a user
+// configures; faking it would prove nothing):
+// - Mistral Cloud Chat Model (lmChatMistralCloud): its credential holds an API key only and the
+//   node builds ChatMistralAI without a server URL (no option, and @mistralai/mistralai 1.15 reads
+//   no environment variable for it): it always calls https://api.mistral.ai.
+// - Cohere Chat Model (lmChatCohere): the node builds its client from the API key alone (the
+//   credential's URL is used only to test the credential); cohere-ai reads no URL from the
+//   environment.
 // - Google Vertex Chat Model (lmChatGoogleVertex): a service account's OAuth token exchange with
 //   Google, then the region's aiplatform host; no endpoint field.
-// - Cohere, Databricks, Alibaba Cloud, Lemonade: not attempted in this pass (time), not found
-//   unreachable.
+// - AWS Bedrock Chat Model on n8n 1: its AWS credential has no Bedrock Runtime Endpoint.
+// - Databricks Chat Model (n8n 2): the host must be https (assertHttpsHost) and its auth is
+//   OAuth2 against that host.
+// - Alibaba Cloud Chat Model (n8n 2): the credential's URL is a hidden field derived from the
+//   region.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
@@ -41,6 +47,7 @@ const KEYS = {
 	gemini: `g-mx-${run8}`,
 	ollama: `ol-mx-${run8}`,
 	azure: `az-mx-${run8}`,
+	aws: `AKIAMX${run8.toUpperCase()}`,
 };
 const THRESHOLD = 3;
 const ITEMS = 5;
@@ -91,6 +98,13 @@ const MODELS = {
 	deepSeek: compatible('lmChatDeepSeek', 'deepSeekApi', 'deepseek-chat'),
 	xAiGrok: compatible('lmChatXAiGrok', 'xAiApi', 'grok-3-mini'),
 	vercelAiGateway: compatible('lmChatVercelAiGateway', 'vercelAiGatewayApi', 'openai/gpt-4o-mini'),
+	lemonade: {
+		...compatible('lmChatLemonade', 'lemonadeApi', 'Llama-3.2-1B-Instruct-Hybrid'),
+		cred: (vendors, id) => ({
+			type: 'lemonadeApi',
+			data: { baseUrl: `${vendors.url(id)}/v1`, apiKey: KEYS.openai },
+		}),
+	},
 	nvidia: compatible('lmChatNvidia', 'nvidiaApi', 'meta/llama-3.1-8b-instruct', [2]),
 	moonshot: compatible('lmChatMoonshot', 'moonshotApi', 'kimi-k2-0711-preview', [2]),
 	minimax: compatible('lmChatMinimax', 'minimaxApi', 'MiniMax-M2', [2]),
@@ -102,6 +116,28 @@ const MODELS = {
 		cred: () => ({ type: 'groqApi', data: { apiKey: KEYS.openai } }),
 		parameters: (id) => ({ model: id, options: {} }),
 		dialect: 'openai',
+	},
+	bedrock: {
+		type: '@n8n/n8n-nodes-langchain.lmChatAwsBedrock',
+		version: { 2: 1.2 },
+		majors: [2],
+		elsewhere:
+			"n8n 1's AWS credential has no Bedrock Runtime Endpoint (the client always calls AWS): not proven there",
+		cred: (vendors, id) => ({
+			type: 'aws',
+			data: {
+				region: 'us-east-1',
+				accessKeyId: KEYS.aws,
+				secretAccessKey: `secret-${run8}`,
+				customEndpoints: true,
+				bedrockRuntimeEndpoint: vendors.url(id),
+			},
+		}),
+		parameters: () => ({
+			model: 'anthropic.claude-3-haiku-20240307-v1:0',
+			options: {},
+		}),
+		dialect: 'bedrock',
 	},
 	azure: {
 		type: '@n8n/n8n-nodes-langchain.lmChatAzureOpenAi',
@@ -149,10 +185,14 @@ const BAD_REQUEST = {
 		},
 	},
 	ollama: { status: 400, body: { error: 'invalid options: temperature' } },
+	bedrock: {
+		status: 400,
+		body: { message: 'Malformed input request: #/temperature: 3.0 is not less or equal to 1.0' },
+	},
 };
 BAD_REQUEST.azure = BAD_REQUEST.openai;
 /** A 429 with each vendor's own hint of when to come back (30 s): a header, or Gemini's RetryInfo
- * in the body; Ollama's API gives none. */
+ * in the body; Ollama's and Bedrock's APIs give none. */
 const RATE_LIMITED = {
 	openai: {
 		status: 429,
@@ -188,8 +228,12 @@ const RATE_LIMITED = {
 		},
 	},
 	ollama: { status: 429, body: { error: 'too many requests' } },
+	bedrock: {
+		status: 429,
+		body: { message: 'Too many requests, please wait before trying again.' },
+	},
 };
-const hinted = (m) => m.dialect !== 'ollama';
+const hinted = (m) => m.dialect !== 'ollama' && m.dialect !== 'bedrock';
 
 /**
  * Per model, three branches, each a chain over its own Resilient Chat Model with two inputs of
@@ -273,10 +317,10 @@ before(async () => {
 });
 after(async () => vendors?.close());
 
-for (const [key, m] of elsewhere)
-	test(`n8n ${major} has no ${m.type}: run on n8n ${m.majors.join(', ')} only`, () => {
+for (const [, m] of elsewhere)
+	test(`${m.type} is not run on n8n ${major}`, () => {
 		console.log(
-			`n8n ${major} ${m.type}: not in this major, run on n8n ${m.majors.join(', ')} only`,
+			`n8n ${major} ${m.type}: ${m.elsewhere ?? `not in n8n ${major}, run on n8n ${m.majors.join(', ')} only`}`,
 		);
 	});
 

@@ -9,6 +9,9 @@
 //                       allows)
 //   Azure OpenAI        POST /<id>/openai/deployments/<deployment>/chat/completions?api-version=…
 //                       api-key: <keys.azure ?? keys.openai>
+//   Bedrock Converse    POST /<id>/model/<modelId>/converse          SigV4: Authorization
+//                       AWS4-HMAC-SHA256 Credential=<keys.aws>/… (the signature is not checked);
+//                       errors as restJson1: the type in x-amzn-ErrorType, { message } (no stream)
 // Chat completions are also served at /<id>/chat/completions (a base URL without /v1, as
 // DeepSeek's) and /<id>/openai/v1/chat/completions (groq-sdk's path under its base URL).
 // `<id>` names one vendor instance (its own script and counters), e.g. `primary`, `backup`. The
@@ -452,6 +455,36 @@ const DIALECTS = {
 		error: (status) => DIALECTS.openai.error(status),
 		stream: (...a) => DIALECTS.openai.stream(...a),
 	},
+	// Bedrock's Converse API (ChatBedrockConverse over @aws-sdk/client-bedrock-runtime): the error's
+	// type in x-amzn-ErrorType, as the SDK's restJson1 parser reads it, the body { message }.
+	bedrock: {
+		match: (rest) => /^\/model\/[^/]+\/converse$/.test(rest),
+		authorized: (req, keys) =>
+			String(req.headers.authorization ?? '').startsWith(
+				`AWS4-HMAC-SHA256 Credential=${keys.aws}/`,
+			),
+		unauthorized: { message: 'The security token included in the request is invalid.' },
+		errorHeaders: (status) => ({
+			'x-amzn-ErrorType':
+				{
+					400: 'ValidationException',
+					403: 'UnrecognizedClientException',
+					429: 'ThrottlingException',
+					503: 'ServiceUnavailableException',
+				}[status] ?? 'InternalServerException',
+			'x-amzn-RequestId': `req-${status}`,
+		}),
+		ok: (id, model, text) => ({
+			output: { message: { role: 'assistant', content: [{ text }] } },
+			stopReason: 'end_turn',
+			usage: { inputTokens: 11, outputTokens: 7, totalTokens: 18 },
+			metrics: { latencyMs: 10 },
+		}),
+		tooLong: {
+			message: 'Input is too long for requested model.',
+		},
+		error: (status) => ({ message: `upstream ${status}` }),
+	},
 	gemini: {
 		match: (rest) => /^\/v1beta\/models\/[^/]+:generateContent$/.test(rest),
 		authorized: (req, keys, url) =>
@@ -542,13 +575,15 @@ function split(s, n) {
 
 function modelOf(dialect, rest, body) {
 	if (dialect === 'azure') return decodeURIComponent(rest.split('/')[3]);
+	if (dialect === 'bedrock') return decodeURIComponent(rest.split('/')[2]);
 	if (dialect === 'gemini') return decodeURIComponent(rest.split('/models/')[1].split(':')[0]);
 	return body?.model ?? null;
 }
 
 /**
  * Starts the vendors on a free loopback port; `keys`: { openai, anthropic, gemini, ollama?,
- * azure? } (Ollama without a key takes any request; Azure's defaults to the OpenAI key).
+ * azure?, aws? } (Ollama without a key takes any request; Azure's defaults to the OpenAI key;
+ * aws is the access key id Bedrock's requests are signed with).
  */
 export async function startLlmVendors(keys) {
 	const arrivals = [];
@@ -606,7 +641,8 @@ export async function startLlmVendors(keys) {
 				streamed: Boolean(d.stream) && (d.streamed ? d.streamed(body) : body?.stream === true),
 			};
 			arrivals.push(arrival);
-			if (!accepted) return send(res, (arrival.status = 401), d.unauthorized);
+			if (!accepted)
+				return send(res, (arrival.status = 401), d.unauthorized, d.errorHeaders?.(403));
 			const n = served.get(id) ?? 0;
 			served.set(id, n + 1);
 			const script = scripts.get(id) ?? ['ok'];
@@ -627,10 +663,14 @@ export async function startLlmVendors(keys) {
 					d.toolCall(id, model, content.tool.name, content.tool.args),
 				);
 			if (content) return send(res, (arrival.status = 200), d.ok(id, model, content.text.join('')));
-			if (answer === 'too_long') return send(res, (arrival.status = 400), d.tooLong);
+			if (answer === 'too_long')
+				return send(res, (arrival.status = 400), d.tooLong, d.errorHeaders?.(400));
 			if (typeof answer === 'number') {
 				const headers = answer === 429 || answer === 503 ? { 'Retry-After': '1' } : {};
-				return send(res, (arrival.status = answer), d.error(answer), headers);
+				return send(res, (arrival.status = answer), d.error(answer), {
+					...d.errorHeaders?.(answer),
+					...headers,
+				});
 			}
 			if (answer.reflect) {
 				const key = String(
@@ -653,7 +693,10 @@ export async function startLlmVendors(keys) {
 				});
 			}
 			arrival.status = answer.status;
-			return send(res, answer.status, answer.body ?? d.error(answer.status), answer.headers ?? {});
+			return send(res, answer.status, answer.body ?? d.error(answer.status), {
+				...d.errorHeaders?.(answer.status),
+				...answer.headers,
+			});
 		});
 	});
 	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
