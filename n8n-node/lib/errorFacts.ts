@@ -18,6 +18,10 @@ export interface ErrorLike {
 	message?: unknown;
 	status?: unknown;
 	statusCode?: unknown;
+	/** ollama-js's ResponseError keeps its status here, and only here. */
+	status_code?: unknown;
+	/** An AWS SDK v3 error (Bedrock's): the status in its response metadata. */
+	$metadata?: { httpStatusCode?: unknown };
 	httpCode?: unknown;
 	headers?: unknown;
 	response?: unknown;
@@ -55,7 +59,14 @@ export function factsOfError(error: unknown, extra: ErrorLike[] = []): OutcomeFa
 		// Every status field as text: the engine takes the first that reads as a status.
 		status: joined(
 			errors
-				.flatMap((e) => [e.status, e.httpCode, e.statusCode, response(e).status])
+				.flatMap((e) => [
+					e.status,
+					e.httpCode,
+					e.statusCode,
+					e.status_code,
+					e.$metadata?.httpStatusCode,
+					response(e).status,
+				])
 				.filter((v) => typeof v === 'number' || typeof v === 'string')
 				.map(String),
 		),

@@ -77,3 +77,42 @@ test('missing status, a status of n8n class text, an answer', () => {
 		retryAfter: false,
 	});
 });
+
+test("ollama-js's ResponseError (status in `status_code` only), under n8n's wrapper: its status decides", () => {
+	const ollama = (status, message) =>
+		Object.assign(new Error(message), {
+			name: 'ResponseError',
+			error: message,
+			status_code: status,
+		});
+	const wrapped = (cause) =>
+		Object.assign(new Error('Bad request - please check your parameters'), {
+			name: 'NodeApiError',
+			cause,
+		});
+	const bad = readAs(outcomeOfModelError(wrapped(ollama(400, 'invalid options: temperature'))));
+	assert.deepEqual([bad.outcome, bad.health, bad.retried], ['400', 'neutral', false]);
+	assert.equal(readAs(factsOfError(ollama(500, 'upstream 500'))).outcome, '500');
+	assert.equal(readAs(outcomeOfModelError(ollama(429, 'too many requests'))).outcome, '429');
+});
+
+test("an AWS SDK v3 error (Bedrock's: the status in `$metadata.httpStatusCode` only), under n8n's wrapper: its status decides", () => {
+	const aws = (name, status, fault) =>
+		Object.assign(new Error(`${name} from the service`), {
+			name,
+			$fault: fault,
+			$metadata: { httpStatusCode: status, requestId: 'r', attempts: 1, totalRetryDelay: 0 },
+		});
+	const wrapped = (cause) =>
+		Object.assign(new Error('Bad request - please check your parameters'), {
+			name: 'NodeApiError',
+			cause,
+		});
+	const bad = readAs(outcomeOfModelError(wrapped(aws('ValidationException', 400, 'client'))));
+	assert.deepEqual([bad.outcome, bad.health, bad.retried], ['400', 'neutral', false]);
+	assert.equal(readAs(factsOfError(aws('InternalServerException', 500, 'server'))).outcome, '500');
+	assert.equal(
+		readAs(outcomeOfModelError(aws('ThrottlingException', 429, 'client'))).outcome,
+		'429',
+	);
+});

@@ -4,7 +4,19 @@
 //   OpenAI Responses    POST /<id>/v1/responses                     Authorization: Bearer <key>
 //   Anthropic Messages  POST /<id>/v1/messages                      x-api-key: <key> + anthropic-version
 //   Gemini              POST /<id>/v1beta/models/<model>:generateContent   x-goog-api-key or ?key=
-// `<id>` names one vendor instance (its own script and counters), e.g. `primary`, `backup`.
+//   Ollama              POST /<id>/api/chat                          none, or Authorization: Bearer
+//                       <keys.ollama> when that key is given (a proxy in front, as n8n's credential
+//                       allows)
+//   Azure OpenAI        POST /<id>/openai/deployments/<deployment>/chat/completions?api-version=…
+//                       api-key: <keys.azure ?? keys.openai>
+//   Bedrock Converse    POST /<id>/model/<modelId>/converse          SigV4: Authorization
+//                       AWS4-HMAC-SHA256 Credential=<keys.aws>/… (the signature is not checked);
+//                       errors as restJson1: the type in x-amzn-ErrorType, { message } (no stream)
+// Chat completions are also served at /<id>/chat/completions (a base URL without /v1, as
+// DeepSeek's) and /<id>/openai/v1/chat/completions (groq-sdk's path under its base URL).
+// `<id>` names one vendor instance (its own script and counters), e.g. `primary`, `backup`. The
+// id `_model` stands for the request's model: a client whose base URL is set for the whole
+// process (groq-sdk's GROQ_BASE_URL) reaches instance `x` at `url('_model')` with model `x`.
 // Each instance answers by a script (`vendors.script(id, answers)`), the last answer repeating:
 //   'ok'         the dialect's success body, text "<id> says hi", usage 11 in / 7 out
 //   'empty'      a success body whose text is empty
@@ -34,7 +46,7 @@
 //                To a request that is not streamed it answers as 'ok' with the deltas' text joined
 //                (or as { tool, args }).
 // A streamed request (`stream: true` in the body of a chat completions, Responses or Messages
-// request; Gemini's streaming route is not served) answered 'ok', 'empty', 'echo_tool', { tool,
+// request, and an Ollama request without `stream: false`; Gemini's streaming route is not served) answered 'ok', 'empty', 'echo_tool', { tool,
 // args } or { stream } gets 200 text/event-stream and the dialect's own events, as the SDKs that
 // n8n ships parse them (openai 6.49 core/streaming.js + @langchain/openai 1.1.3/1.4.4 converters;
 // @anthropic-ai/sdk 0.71/0.115 core/streaming.js, which keys on the `event:` name, +
@@ -56,6 +68,10 @@
 //                content_block_delta text_delta / input_json_delta (partial_json); then
 //                content_block_stop, message_delta (stop_reason end_turn / tool_use, output_tokens
 //                7) and message_stop
+//   Ollama       application/x-ndjson, no keep-alive comment, no preamble — deltas: one line each
+//                { model, created_at, message: { role: 'assistant', content }, done: false }; end:
+//                a last line with content '', done: true, done_reason 'stop', prompt_eval_count 11,
+//                eval_count 7 and the durations. Its errors are { error: "<message>" }.
 // Error answers to a streamed request stay plain JSON errors, before any event, as the APIs do.
 // Arrivals record `accepted` (auth as expected), never a key: `keyHash` is sha256, 16 hex digits.
 // `streamed` says the request asked for a stream; an arrival answered with one also has `sent`
@@ -70,7 +86,10 @@ const keyHash = (k) => createHash('sha256').update(String(k)).digest('hex').slic
 
 const DIALECTS = {
 	openai: {
-		match: (rest) => rest === '/v1/chat/completions',
+		match: (rest) =>
+			rest === '/v1/chat/completions' ||
+			rest === '/chat/completions' ||
+			rest === '/openai/v1/chat/completions',
 		authorized: (req, keys) => req.headers.authorization === `Bearer ${keys.openai}`,
 		unauthorized: {
 			error: {
@@ -389,6 +408,83 @@ const DIALECTS = {
 			};
 		},
 	},
+	// Ollama's own API (github.com/ollama/ollama docs/api.md): NDJSON when streamed (its default),
+	// one JSON object otherwise; errors { error } with the status, as ollama-js's checkOk reads them.
+	ollama: {
+		match: (rest) => rest === '/api/chat',
+		authorized: (req, keys) =>
+			keys.ollama === undefined || req.headers.authorization === `Bearer ${keys.ollama}`,
+		unauthorized: { error: 'unauthorized' },
+		streamed: (body) => body?.stream !== false,
+		ok: (id, model, text) => ({
+			...ollamaLine(model, text),
+			done: true,
+			...ollamaDone,
+		}),
+		tooLong: { error: 'the input length exceeds the context length' },
+		error: (status) => ({ error: `upstream ${status}` }),
+		stream(id, model, body, { text }) {
+			const line = (o) => `${JSON.stringify(o)}\n`;
+			return {
+				contentType: 'application/x-ndjson',
+				keepAlive: '',
+				preamble: [],
+				deltas: text.map((t) => line({ ...ollamaLine(model, t), done: false })),
+				end: [line({ ...ollamaLine(model, ''), done: true, ...ollamaDone })],
+			};
+		},
+	},
+	// Azure OpenAI's deployment routes (AzureChatOpenAI on a Classic credential with an Endpoint):
+	// chat completions' bodies and errors, the key in `api-key`.
+	azure: {
+		match: (rest) => /^\/openai\/deployments\/[^/]+\/chat\/completions$/.test(rest),
+		authorized: (req, keys) => req.headers['api-key'] === (keys.azure ?? keys.openai),
+		unauthorized: {
+			error: {
+				code: '401',
+				message:
+					'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+			},
+		},
+		ok: (...a) => DIALECTS.openai.ok(...a),
+		toolCall: (...a) => DIALECTS.openai.toolCall(...a),
+		toolResult: (body) => DIALECTS.openai.toolResult(body),
+		get tooLong() {
+			return DIALECTS.openai.tooLong;
+		},
+		error: (status) => DIALECTS.openai.error(status),
+		stream: (...a) => DIALECTS.openai.stream(...a),
+	},
+	// Bedrock's Converse API (ChatBedrockConverse over @aws-sdk/client-bedrock-runtime): the error's
+	// type in x-amzn-ErrorType, as the SDK's restJson1 parser reads it, the body { message }.
+	bedrock: {
+		match: (rest) => /^\/model\/[^/]+\/converse$/.test(rest),
+		authorized: (req, keys) =>
+			String(req.headers.authorization ?? '').startsWith(
+				`AWS4-HMAC-SHA256 Credential=${keys.aws}/`,
+			),
+		unauthorized: { message: 'The security token included in the request is invalid.' },
+		errorHeaders: (status) => ({
+			'x-amzn-ErrorType':
+				{
+					400: 'ValidationException',
+					403: 'UnrecognizedClientException',
+					429: 'ThrottlingException',
+					503: 'ServiceUnavailableException',
+				}[status] ?? 'InternalServerException',
+			'x-amzn-RequestId': `req-${status}`,
+		}),
+		ok: (id, model, text) => ({
+			output: { message: { role: 'assistant', content: [{ text }] } },
+			stopReason: 'end_turn',
+			usage: { inputTokens: 11, outputTokens: 7, totalTokens: 18 },
+			metrics: { latencyMs: 10 },
+		}),
+		tooLong: {
+			message: 'Input is too long for requested model.',
+		},
+		error: (status) => ({ message: `upstream ${status}` }),
+	},
 	gemini: {
 		match: (rest) => /^\/v1beta\/models\/[^/]+:generateContent$/.test(rest),
 		authorized: (req, keys, url) =>
@@ -445,6 +541,22 @@ function response(id, model, output) {
 	};
 }
 
+/** An Ollama /api/chat line (its `done` and the final counts added by the caller). */
+const ollamaLine = (model, content) => ({
+	model,
+	created_at: new Date().toISOString(),
+	message: { role: 'assistant', content },
+});
+const ollamaDone = {
+	done_reason: 'stop',
+	total_duration: 1_000_000,
+	load_duration: 100_000,
+	prompt_eval_count: 11,
+	prompt_eval_duration: 200_000,
+	eval_count: 7,
+	eval_duration: 700_000,
+};
+
 /** One server-sent event: `event:` when named, one `data:` line of JSON. */
 function sse(event, data) {
 	return `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
@@ -462,11 +574,17 @@ function split(s, n) {
 }
 
 function modelOf(dialect, rest, body) {
+	if (dialect === 'azure') return decodeURIComponent(rest.split('/')[3]);
+	if (dialect === 'bedrock') return decodeURIComponent(rest.split('/')[2]);
 	if (dialect === 'gemini') return decodeURIComponent(rest.split('/models/')[1].split(':')[0]);
 	return body?.model ?? null;
 }
 
-/** Starts the vendors on a free loopback port; `keys`: { openai, anthropic, gemini }. */
+/**
+ * Starts the vendors on a free loopback port; `keys`: { openai, anthropic, gemini, ollama?,
+ * azure?, aws? } (Ollama without a key takes any request; Azure's defaults to the OpenAI key;
+ * aws is the access key id Bedrock's requests are signed with).
+ */
 export async function startLlmVendors(keys) {
 	const arrivals = [];
 	const scripts = new Map();
@@ -491,7 +609,7 @@ export async function startLlmVendors(keys) {
 		let raw = '';
 		req.on('data', (c) => (raw += c));
 		req.on('end', () => {
-			const [, id = '', ...more] = url.pathname.split('/');
+			const [, path0 = '', ...more] = url.pathname.split('/');
 			const rest = `/${more.join('/')}`;
 			const dialect = Object.keys(DIALECTS).find((d) => DIALECTS[d].match(rest));
 			if (!dialect) return send(res, 404, { error: `no vendor route ${url.pathname}` });
@@ -504,6 +622,7 @@ export async function startLlmVendors(keys) {
 			}
 			const accepted = d.authorized(req, keys, url);
 			const model = modelOf(dialect, rest, body);
+			const id = path0 === '_model' ? String(model) : path0;
 			const arrival = {
 				t: Date.now(),
 				id,
@@ -514,14 +633,16 @@ export async function startLlmVendors(keys) {
 					req.headers.authorization ??
 						req.headers['x-api-key'] ??
 						req.headers['x-goog-api-key'] ??
+						req.headers['api-key'] ??
 						'',
 				),
 				body,
 				status: 0,
-				streamed: Boolean(d.stream) && body?.stream === true,
+				streamed: Boolean(d.stream) && (d.streamed ? d.streamed(body) : body?.stream === true),
 			};
 			arrivals.push(arrival);
-			if (!accepted) return send(res, (arrival.status = 401), d.unauthorized);
+			if (!accepted)
+				return send(res, (arrival.status = 401), d.unauthorized, d.errorHeaders?.(403));
 			const n = served.get(id) ?? 0;
 			served.set(id, n + 1);
 			const script = scripts.get(id) ?? ['ok'];
@@ -542,10 +663,14 @@ export async function startLlmVendors(keys) {
 					d.toolCall(id, model, content.tool.name, content.tool.args),
 				);
 			if (content) return send(res, (arrival.status = 200), d.ok(id, model, content.text.join('')));
-			if (answer === 'too_long') return send(res, (arrival.status = 400), d.tooLong);
+			if (answer === 'too_long')
+				return send(res, (arrival.status = 400), d.tooLong, d.errorHeaders?.(400));
 			if (typeof answer === 'number') {
 				const headers = answer === 429 || answer === 503 ? { 'Retry-After': '1' } : {};
-				return send(res, (arrival.status = answer), d.error(answer), headers);
+				return send(res, (arrival.status = answer), d.error(answer), {
+					...d.errorHeaders?.(answer),
+					...headers,
+				});
 			}
 			if (answer.reflect) {
 				const key = String(
@@ -568,7 +693,10 @@ export async function startLlmVendors(keys) {
 				});
 			}
 			arrival.status = answer.status;
-			return send(res, answer.status, answer.body ?? d.error(answer.status), answer.headers ?? {});
+			return send(res, answer.status, answer.body ?? d.error(answer.status), {
+				...d.errorHeaders?.(answer.status),
+				...answer.headers,
+			});
 		});
 	});
 	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -680,7 +808,7 @@ async function streamAnswer(res, arrival, events, o, hold) {
 		res.destroy();
 	};
 	res.writeHead(200, {
-		'Content-Type': 'text/event-stream; charset=utf-8',
+		'Content-Type': events.contentType ?? 'text/event-stream; charset=utf-8',
 		'Cache-Control': 'no-cache',
 		Connection: 'keep-alive',
 	});
@@ -688,7 +816,7 @@ async function streamAnswer(res, arrival, events, o, hold) {
 		res.flushHeaders();
 		return wait();
 	}
-	await put(': keep-alive\n\n');
+	if (events.keepAlive !== '') await put(events.keepAlive ?? ': keep-alive\n\n');
 	for (const event of events.preamble) await put(event);
 	if (o.stallAfterHeaders) return wait();
 	await pause(o.firstDelayMs);

@@ -2,7 +2,10 @@
 // - One owner of retries: exactly one request per engine attempt. LangChain clients retry in
 //   their AsyncCaller (read at call time), and ChatOpenAI keeps one caller per API
 //   (`completions`, `responses`) built from `fields`, which `bindTools` rebuilds from: all of
-//   them run at 0 retries (the SDKs' own clients already do).
+//   them run at 0 retries (the SDKs' own clients already do, but for the AWS SDK's: an AWS SDK v3
+//   client, ChatBedrockConverse's `client`, retries in its own middleware, 3 attempts by
+//   default, reading its config's `retryStrategy` and `maxAttempts` at each request: both are
+//   set to one attempt).
 // - The client's error kept: n8n's chat models throw a NodeApiError from the caller's
 //   `onFailedAttempt`. n8n 2 keeps the client's error under its `cause`; n8n 1's loses it (a class
 //   field resets `cause`), and with it the status headers and socket codes the engine needs. The
@@ -15,8 +18,14 @@ interface Caller {
 	onFailedAttempt?: (error: unknown) => unknown;
 }
 
+interface SdkClient {
+	middlewareStack?: unknown;
+	config?: { retryStrategy?: unknown; maxAttempts?: unknown };
+}
+
 interface Client {
 	maxRetries?: number;
+	client?: SdkClient;
 	fields?: Caller;
 	caller?: Caller;
 	completions?: unknown;
@@ -51,6 +60,23 @@ function takeOverCaller(c: Caller | undefined) {
 		c.onFailedAttempt = keepClientError(c.onFailedAttempt);
 }
 
+/** A retry strategy (the AWS SDK's v2 interface) that never grants a retry: the middleware
+ * rethrows the attempt's own error. */
+const ONE_ATTEMPT = {
+	acquireInitialRetryToken: async () => ({ getRetryCount: () => 0, getRetryDelay: () => 0 }),
+	refreshRetryTokenForRetry: async () => {
+		throw new Error('no retry: the Resilient Chat Model owns retries');
+	},
+	recordSuccess: () => undefined,
+};
+
+function takeOverSdkClient(c: SdkClient | undefined) {
+	const config = c?.config;
+	if (!c?.middlewareStack || !config || typeof config.retryStrategy !== 'function') return;
+	config.retryStrategy = async () => ONE_ATTEMPT;
+	config.maxAttempts = async () => 1;
+}
+
 /** Every client reachable from `model` (itself, its inner callers, a RunnableBinding's bound
  * model): retries off, the client's error kept. Returns the model. */
 export function takeOver<T>(model: T): T {
@@ -65,6 +91,7 @@ export function takeOver<T>(model: T): T {
 		}
 		if (typeof m.maxRetries === 'number') m.maxRetries = 0;
 		takeOverCaller(m.caller);
+		takeOverSdkClient(m.client);
 		visit(m.completions);
 		visit(m.responses);
 		visit(m.bound);
