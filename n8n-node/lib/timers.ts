@@ -36,47 +36,106 @@ export async function sleepUnlessAborted(
 }
 
 /**
+ * The process's one pending timeout for every Watch: a binary heap of due times and a single
+ * AbortSignal.timeout for the earliest. Arming an AbortSignal.timeout and its listener costs tens
+ * of microseconds (Node tracks each signal for collection); attempts' deadlines mostly fall after
+ * the one already pending, so a new Watch usually costs a heap insert only.
+ */
+class Deadlines {
+	private readonly heap: { due: number; watch: Watch }[] = [];
+	/** The pending signal and the due time it was armed for (held: a collected signal never fires). */
+	private pending: AbortSignal | undefined;
+	private armedFor = Infinity;
+
+	add(due: number, watch: Watch): void {
+		const h = this.heap;
+		h.push({ due, watch });
+		for (let i = h.length - 1; i > 0;) {
+			const up = (i - 1) >> 1;
+			if (h[up].due <= h[i].due) break;
+			[h[up], h[i]] = [h[i], h[up]];
+			i = up;
+		}
+		if (due < this.armedFor) this.arm(due);
+	}
+
+	private arm(due: number) {
+		const signal = AbortSignal.timeout(Math.max(0, due - Date.now())); // past due: at once
+		this.pending = signal;
+		this.armedFor = due;
+		signal.addEventListener('abort', () => this.pending === signal && this.tick(), { once: true });
+	}
+
+	private tick() {
+		this.pending = undefined;
+		this.armedFor = Infinity;
+		const now = Date.now();
+		while (this.heap.length && this.heap[0].due <= now) this.pop().watch.check();
+		if (this.heap.length) this.arm(this.heap[0].due);
+	}
+
+	private pop() {
+		const h = this.heap;
+		const top = h[0];
+		const last = h.pop()!;
+		if (h.length) {
+			h[0] = last;
+			for (let i = 0; ;) {
+				const l = 2 * i + 1;
+				const r = l + 1;
+				let m = i;
+				if (l < h.length && h[l].due < h[m].due) m = l;
+				if (r < h.length && h[r].due < h[m].due) m = r;
+				if (m === i) break;
+				[h[m], h[i]] = [h[i], h[m]];
+				i = m;
+			}
+		}
+		return top;
+	}
+}
+
+const deadlines = new Deadlines();
+
+/**
  * Calls `fire` once `ms` have passed since it was armed or last restarted, unless stopped first.
- * One AbortSignal.timeout is pending at a time: a restart (a stream's idle timer, pushed back per
- * chunk) only moves the due time, and the pending signal re-arms for what is left when it fires.
+ * A restart (a stream's idle timer, pushed back per chunk) only moves the due time: when the
+ * earlier due time comes, the Watch is filed again for what is left.
  */
 export class Watch {
 	private due: number;
 	private stopped = false;
-	/** Held so the pending timeout is not collected before it fires. */
-	private pending: AbortSignal | undefined;
 
 	constructor(
 		private readonly ms: number,
-		private readonly fire: () => void,
+		private fire: () => void,
 	) {
 		this.due = Date.now() + ms;
-		this.arm(ms);
+		deadlines.add(this.due, this);
 	}
 
-	private arm(ms: number) {
-		const signal = AbortSignal.timeout(Math.max(0, ms)); // a past due time fires at once;
-		signal.addEventListener('abort', () => this.check(), { once: true });
-		this.pending = signal;
-	}
-
-	private check() {
-		this.pending = undefined;
+	/** Its filed due time has come: fire, or file again if it was restarted since. */
+	check(): void {
 		if (this.stopped) return;
-		const left = this.due - Date.now();
-		if (left > 0) return this.arm(left);
+		if (this.due > Date.now()) return deadlines.add(this.due, this);
 		this.stopped = true;
 		this.fire();
 	}
 
+	/** When it fires (epoch ms), unless stopped or restarted. */
+	get dueAt(): number {
+		return this.due;
+	}
+
 	/** The time runs from now again. */
 	restart(): void {
-		this.due = Date.now() + this.ms;
-		if (!this.stopped && !this.pending) this.arm(this.ms);
+		if (!this.stopped) this.due = Date.now() + this.ms;
 	}
 
 	stop(): void {
 		this.stopped = true;
+		// Filed until its due time: let go of what firing would have touched meanwhile.
+		this.fire = () => undefined;
 	}
 }
 
