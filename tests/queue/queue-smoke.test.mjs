@@ -11,6 +11,10 @@ import path from 'node:path';
 import { ROOT } from '../support/n8n.mjs';
 import { queueRun } from '../support/queue/run.mjs';
 import { compare, table } from '../support/queue/report.mjs';
+import { createRequire } from 'node:module';
+
+// The engine's default threshold, where the scenario sets none (the generated constants).
+const { ENGINE_DEFAULTS } = createRequire(import.meta.url)('../../dist/lib/engineConstants.js');
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const file = path.join(ROOT, 'scenarios/queue-smoke.json');
@@ -89,13 +93,22 @@ test("this product: no 429, no ban; only the killed worker's executions fail (n8
 });
 
 // What n8n's own Retry On Fail does is timing: on a busy machine its 5 x 1 s retries outlast the
-// blip or meet the ban at other moments (seen: 51 to 126 requests against the simulator's 95).
-// Its agreement with the simulator is the benchmark's to show, as a spread over three runs
-// (scripts/bench-queue.mjs --runs 3). The test command holds what does not depend on load.
-test('into the blip, this product sent fewer requests than n8n Retry On Fail', () => {
-	const ours = real.results.shared_store.figures;
-	const theirs = real.results.retry_on_fail.figures;
-	assert.ok(ours.requests_in_outage < theirs.requests_in_outage, table(rows));
+// blip or meet the ban at other moments (seen: 51 to 126 requests against the simulator's 95),
+// and with both cores taken by other work its executions barely reach the vendor during the blip
+// (seen: 7). Its agreement with the simulator is the benchmark's to show, as a spread over three
+// runs (scripts/bench-queue.mjs --runs 3). The test command holds what does not depend on load:
+// this product sends the blip at most what its breaker lets through before it opens (the
+// threshold, plus a request per execution slot already past admission), and fewer than Retry On
+// Fail whenever Retry On Fail sent more than that.
+test('into the blip, this product sent no more than its breaker lets through, and fewer than n8n Retry On Fail', () => {
+	const ours = real.results.shared_store.figures.requests_in_outage;
+	const theirs = real.results.retry_on_fail.figures.requests_in_outage;
+	const threshold = scenario.engine.threshold ?? ENGINE_DEFAULTS.threshold;
+	const ceiling = threshold + scenario.workers * scenario.concurrency;
+	assert.ok(ours <= ceiling, `${ours} requests into the blip > ${ceiling}\n${table(rows)}`);
+	if (theirs > ceiling) assert.ok(ours < theirs, table(rows));
+	else
+		console.log(`Retry On Fail sent only ${theirs} into the blip (a busy machine): not compared`);
 });
 
 test("the simulator predicted this product's requests within 20%", () => {
