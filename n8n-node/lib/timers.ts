@@ -36,7 +36,9 @@ export async function sleepUnlessAborted(
 }
 
 /**
- * The process's one pending timeout for every Watch: a binary heap of due times and a single
+ * The process's one pending timeout for every Watch: a binary heap of due times (on the monotonic
+ * clock, performance.now(): a wall-clock step, NTP's or a skewed host's, neither fires a deadline
+ * early nor holds it back) and a single
  * AbortSignal.timeout for the earliest. Arming an AbortSignal.timeout and its listener costs tens
  * of microseconds (Node tracks each signal for collection); attempts' deadlines mostly fall after
  * the one already pending, so a new Watch usually costs a heap insert only.
@@ -60,7 +62,7 @@ class Deadlines {
 	}
 
 	private arm(due: number) {
-		const signal = AbortSignal.timeout(Math.max(0, due - Date.now())); // past due: at once
+		const signal = AbortSignal.timeout(Math.max(0, Math.ceil(due - performance.now()))); // past due: at once
 		this.pending = signal;
 		this.armedFor = due;
 		signal.addEventListener('abort', () => this.pending === signal && this.tick(), { once: true });
@@ -69,7 +71,7 @@ class Deadlines {
 	private tick() {
 		this.pending = undefined;
 		this.armedFor = Infinity;
-		const now = Date.now();
+		const now = performance.now();
 		while (this.heap.length && this.heap[0].due <= now) this.pop().watch.check();
 		if (this.heap.length) this.arm(this.heap[0].due);
 	}
@@ -110,26 +112,26 @@ export class Watch {
 		private readonly ms: number,
 		private fire: () => void,
 	) {
-		this.due = Date.now() + ms;
+		this.due = performance.now() + ms;
 		deadlines.add(this.due, this);
 	}
 
 	/** Its filed due time has come: fire, or file again if it was restarted since. */
 	check(): void {
 		if (this.stopped) return;
-		if (this.due > Date.now()) return deadlines.add(this.due, this);
+		if (this.due > performance.now()) return deadlines.add(this.due, this);
 		this.stopped = true;
 		this.fire();
 	}
 
-	/** When it fires (epoch ms), unless stopped or restarted. */
+	/** When it fires (performance.now() ms), unless stopped or restarted. */
 	get dueAt(): number {
 		return this.due;
 	}
 
 	/** The time runs from now again. */
 	restart(): void {
-		if (!this.stopped) this.due = Date.now() + this.ms;
+		if (!this.stopped) this.due = performance.now() + this.ms;
 	}
 
 	stop(): void {
