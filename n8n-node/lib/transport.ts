@@ -1,6 +1,7 @@
-// One HTTP attempt through n8n's own request helper. The deadline is an abort signal because
-// n8n's `timeout` is a socket-idle timeout: a response that trickles a byte a second would
-// never hit it. Status codes are returned, never thrown; the engine classifies them.
+// One HTTP attempt through n8n's own request helper. The deadline is an abort signal, and the only
+// timer: n8n's `timeout` is a socket-idle timeout (a response that trickles a byte a second would
+// never hit it), and set to the deadline it raced it, the attempt then reading as the client's
+// ECONNABORTED instead of our TIMEOUT. Status codes are returned, never thrown; the engine classifies them.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -44,7 +45,6 @@ export async function callProvider(
 			json: req.body !== undefined,
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
-			timeout: deadlineMs,
 			maxRedirects: 5,
 			abortSignal: abort.signal,
 		};
