@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall } from '../support/n8n.mjs';
-import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { openAiBadRequest, startLlmVendors } from '../support/llm-vendors.mjs';
 import { loadInstalledChatModel, n8nRequire, supplyContext, loopbackOpenAI } from './support.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
@@ -52,19 +52,7 @@ const failure = (promise) =>
 const attemptsOf = (entry) => entry.attempts.map((a) => [a.name, a.outcome, a.health]);
 
 test("a 400 from the primary fails the call with the model's own error; the fallback gets no request", async () => {
-	vendors.script('b1', [
-		{
-			status: 400,
-			body: {
-				error: {
-					message: "Invalid value for 'temperature': must be at most 2.",
-					type: 'invalid_request_error',
-					param: 'temperature',
-					code: 'invalid_value',
-				},
-			},
-		},
-	]);
+	vendors.script('b1', [openAiBadRequest()]);
 	vendors.script('b2', ['ok']);
 	const { model, runData } = await chain([
 		['b1', openai],

@@ -34,7 +34,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
-import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { openAiBadRequest, startLlmVendors } from '../support/llm-vendors.mjs';
 import { chatWorkflow, llmChain, resilientOver } from '../support/chat-workflows.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
@@ -163,17 +163,7 @@ const elsewhere = Object.entries(MODELS).filter(([, m]) => !m.majors.includes(ma
 
 /** A 400 as each vendor words one (the request's fault: no model would take it). */
 const BAD_REQUEST = {
-	openai: {
-		status: 400,
-		body: {
-			error: {
-				message: "Invalid value for 'temperature': must be at most 2.",
-				type: 'invalid_request_error',
-				param: 'temperature',
-				code: 'invalid_value',
-			},
-		},
-	},
+	openai: openAiBadRequest(),
 	gemini: {
 		status: 400,
 		body: {

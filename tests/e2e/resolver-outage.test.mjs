@@ -94,6 +94,15 @@ before(async () => {
 	({ run, log } = await n8n.execute(calls.id, { resolverDown: true, timeoutMs: 120_000 }));
 	assert.ok(run, `n8n produced run data: ${log.slice(-3000)}`);
 });
+/** What an item or a model call tried, in order: [provider, the engine's reading]. */
+const tried = (r) => r.attempts.map((a) => [a.name, a.outcome]);
+/** The primary's EAI_AGAIN retried once in place, then the fallback's answer. */
+const retriedThenFellOver = ([primary, fallback]) => [
+	[primary, 'EAI_AGAIN'],
+	[primary, 'EAI_AGAIN'],
+	[fallback, '200'],
+];
+
 after(async () => {
 	await providers?.close();
 	await vendors?.close();
@@ -105,17 +114,10 @@ test('Call Chain: the unresolvable primary is retried (EAI_AGAIN, transient), th
 	for (const item of ok) {
 		const r = item.json._resilience;
 		assert.equal(r.provider, names.chain[1]);
-		assert.deepEqual(
-			r.attempts.map((a) => [a.name, a.outcome]),
-			[
-				[names.chain[0], 'EAI_AGAIN'],
-				[names.chain[0], 'EAI_AGAIN'],
-				[names.chain[1], '200'],
-			],
-		);
+		assert.deepEqual(tried(r), retriedThenFellOver(names.chain));
 	}
 	console.log(
-		`n8n ${major}, Call Chain under a resolver outage: ${JSON.stringify(ok[0].json._resilience.attempts.map((a) => [a.name, a.outcome]))}`,
+		`n8n ${major}, Call Chain under a resolver outage: ${JSON.stringify(tried(ok[0].json._resilience))}`,
 	);
 	assert.equal(
 		providers.arrivals.filter((a) => a.route === '/ok' && a.id === id).length,
@@ -135,17 +137,9 @@ test('Resilient Chat Model: the unresolvable model is retried (EAI_AGAIN), then 
 		(t) => t.data?.ai_languageModel?.[0]?.[0]?.json,
 	);
 	assert.equal(entries.length, 2);
-	for (const e of entries)
-		assert.deepEqual(
-			e.attempts.map((a) => [a.name, a.outcome]),
-			[
-				[names.chat[0], 'EAI_AGAIN'],
-				[names.chat[0], 'EAI_AGAIN'],
-				[names.chat[1], '200'],
-			],
-		);
+	for (const e of entries) assert.deepEqual(tried(e), retriedThenFellOver(names.chat));
 	console.log(
-		`n8n ${major}, chat model under a resolver outage: ${JSON.stringify(entries[0].attempts.map((a) => [a.name, a.outcome]))}`,
+		`n8n ${major}, chat model under a resolver outage: ${JSON.stringify(tried(entries[0]))}`,
 	);
 	assert.equal(vendors.accepted('backup'), 2);
 });

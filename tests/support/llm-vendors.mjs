@@ -860,3 +860,16 @@ export const geminiQuotaError = (retryDelay) => ({
 		],
 	},
 });
+
+/** OpenAI's 400 for a request no model would take (a parameter out of range). */
+export const openAiBadRequest = () => ({
+	status: 400,
+	body: {
+		error: {
+			message: "Invalid value for 'temperature': must be at most 2.",
+			type: 'invalid_request_error',
+			param: 'temperature',
+			code: 'invalid_value',
+		},
+	},
+});
