@@ -2,7 +2,7 @@
 //! provider's health? Two separate questions (seed 001: never cool down on your own bugs).
 use crate::context_limit::input_too_long;
 use crate::reason::Reason;
-use crate::retry_after::{hint_with_body, Hint, HintHeaders};
+use crate::retry_after::{hint_with_body, spent_reset, Hint, HintHeaders};
 use crate::status_set::StatusSet;
 use serde::{Deserialize, Serialize};
 
@@ -123,8 +123,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
             if (100..400).contains(&status) {
                 // An answer that says the quota is spent (a remaining count of 0 with its reset)
                 // still served; the reset closes the provider's shared gate until then.
-                c.hint = hint_with_body(Some(status), headers, None, now_ms)
-                    .filter(|h| !h.source.is_retry_after() && h.delay_ms > 0);
+                c.hint = spent_reset(headers, now_ms).filter(|h| h.delay_ms > 0);
                 if failed_check.is_some() {
                     // The provider answered, but not usefully: it failed, and the chain moves on.
                     c.health = Health::Failure;

@@ -181,6 +181,17 @@ fn raw_hint(status: Option<u16>, headers: &HintHeaders, body: Option<&str>, now_
     if let Some(d) = body.filter(|_| status.is_some_and(reads_body)).and_then(body_retry_delay) {
         return found(d, HintSource::BodyRetryDelay);
     }
+    reset_hint(status, headers, now_ms)
+}
+
+/// The reset family alone, for an answer that served: the longest reset whose quota the answer
+/// says is spent (a remaining count of 0), capped like every hint. A Retry-After on a success
+/// does not hide it.
+pub fn spent_reset(headers: &HintHeaders, now_ms: u64) -> Option<Hint> {
+    reset_hint(None, headers, now_ms).map(|h| Hint { delay_ms: h.delay_ms.min(MAX_HINT_MS), ..h })
+}
+
+fn reset_hint(status: Option<u16>, headers: &HintHeaders, now_ms: u64) -> Option<Hint> {
     // The longest reset whose quota is spent, and the longest of all (a 429's when none is spent).
     let (mut spent_max, mut any_max) = (None, None);
     let mut note = |delay_ms: Option<u64>, spent: bool, source| {

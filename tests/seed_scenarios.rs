@@ -348,6 +348,16 @@ fn an_answer_that_spends_the_last_of_the_quota_closes_the_gate_until_its_reset()
         assert!(calls2.iter().all(|(i, _)| *i == 1), "{first:?}");
         assert_eq!(m2.report().skipped[0].reason, Reason::RateLimited);
     }
+    // A Retry-After on the same answer does not hide the spent quota.
+    let two = chain(&["api", "other"], |_| {});
+    let (mut store, mut now) = (Store::new(2), 10_000);
+    let both = answer(
+        200,
+        &[("retry-after", "1"), ("x-ratelimit-remaining-requests", "0"), ("x-ratelimit-reset-requests", "20s")],
+        None,
+    );
+    run_item(&two, &mut store, &mut now, Job::new(4, "w"), |_, _| both.clone(), 0);
+    assert_eq!(store.views[0].gate.closed_until_ms, 30_000);
     // Quota left: nothing closes.
     let chain = chain(&["api"], |_| {});
     let (mut store, mut now) = (Store::new(1), 10_000);
