@@ -6,7 +6,7 @@
 use crate::breaker::{BreakerRow, Transition};
 use crate::chain::Writes;
 use crate::config::Chain;
-use crate::row_text::{self, RowWrites};
+use crate::row_text::{self, RowWrites, WriteCounts};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -22,11 +22,13 @@ pub struct Event<'a> {
     pub trips: u64,
 }
 
-/// The texts to write for a set of new rows, with the event of `transition` when it is one.
+/// The texts to write for a set of new rows, with the event of `transition` when it is one and
+/// the one `transitions` count it adds once the rows commit.
 pub fn writes(chain: &Chain, w: &Writes, transition: Option<&Transition>) -> RowWrites {
     let mut out = row_text::writes(w);
     if let (Some(t), Some(b)) = (transition, &w.breaker) {
         out.event = Some(text(&chain.providers[w.provider].name, t, b));
+        out.counts = Some(WriteCounts { transitions: 1 });
     }
     out
 }
@@ -91,5 +93,28 @@ mod tests {
         assert_eq!((v["from"].as_str(), v["to"].as_str()), (Some("closed"), Some("open")));
         assert_eq!((v["trips"].as_u64(), v["last_failure"].as_str()), (Some(3), Some("503")));
         assert_eq!(v["at"], "1970-01-01T00:00:01.000Z");
+    }
+
+    /// Seed 002's operator counts transitions from the store: the count rides on the write that
+    /// makes the transition, so a write that loses its race (and is decided again) counts nothing.
+    #[test]
+    fn a_write_that_makes_a_transition_carries_its_one_count_and_others_none() {
+        use crate::chain::Writes;
+        use crate::config::{ChainConfig, ProviderConfig};
+        let chain = ChainConfig {
+            providers: vec![ProviderConfig { name: "p".into(), ..Default::default() }],
+            ..Default::default()
+        }
+        .validate()
+        .unwrap();
+        let w = Writes { provider: 0, breaker: Some(BreakerRow::default()), gate: None, in_flight: None };
+        let t = Transition { from: Phase::Closed, to: Phase::Open, at_ms: 1 };
+        let with = writes(&chain, &w, Some(&t));
+        assert_eq!(with.counts, Some(WriteCounts { transitions: 1 }));
+        let json = serde_json::to_value(&with).unwrap();
+        assert_eq!(json["counts"]["transitions"], 1);
+        let without = writes(&chain, &w, None);
+        assert_eq!(without.counts, None);
+        assert!(serde_json::to_value(&without).unwrap().get("counts").is_none(), "left out of the text");
     }
 }

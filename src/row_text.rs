@@ -42,6 +42,17 @@ pub struct RowWrites {
     /// The breaker transition these rows make, as the event text to store with them in the same
     /// atomic step (`event::writes`); `None` when they make none.
     pub event: Option<String>,
+    /// What these rows add to their provider's counters once they commit (the transition they
+    /// make): counted with the write, so a write that loses its race counts nothing. Left out
+    /// of the text when the rows make no transition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<WriteCounts>,
+}
+
+/// The counters a committed write adds (named as `metrics::COUNTERS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct WriteCounts {
+    pub transitions: u32,
 }
 
 fn decode<T: Default>(
@@ -151,7 +162,7 @@ pub fn writes(w: &Writes) -> RowWrites {
     if let Some(f) = &w.in_flight {
         rows.push(row(ROW_KINDS[2], f, f.version));
     }
-    RowWrites { provider: w.provider, rows, event: None }
+    RowWrites { provider: w.provider, rows, event: None, counts: None }
 }
 
 /// Apply new rows to a view, as the store will once it accepts them.

@@ -38,8 +38,11 @@ export interface ProviderState {
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
 export interface RowWrite { kind: "breaker" | "gate" | "in_flight"; expected: number; version: number; json: string }
 /** Rows of provider `provider` to write atomically; `event`: the breaker transition they make, as
- * the JSON text a store keeps in the same atomic step (README: "Resilient Provider Trigger"). */
-export interface RowWrites { provider: number; rows: RowWrite[]; event: string | null }
+ * the JSON text a store keeps in the same atomic step (README: "Resilient Provider Trigger");
+ * `counts`: what they add to the provider's counters once committed (absent: nothing). */
+export interface RowWrites { provider: number; rows: RowWrite[]; event: string | null; counts?: WriteCounts }
+/** A committed write's counters (names as in the metrics): the breaker transition it makes. */
+export interface WriteCounts { transitions: number }
 export interface Transition { from: Phase; to: Phase; at_ms: number }
 
 export type Step =

@@ -5,6 +5,7 @@
 // the per-call path of a static node. Nothing here decides what counts.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { Counters } from './engine';
+import type { RaceTally } from './store/compareAndSet';
 import type { FailoverStore } from './store/failover';
 
 type Deltas = Record<string, Record<string, number>>;
@@ -12,23 +13,21 @@ type Deltas = Record<string, Record<string, number>>;
 export class CounterDeltas {
 	private readonly by = new Map<string, Deltas>();
 
-	/** `counters[i]` is provider `names[i]`'s share; `transitions` name the providers whose
-	 * breaker they moved (one `transitions` each). */
+	/** `counters[i]` is provider `names[i]`'s share; `committed` what the writes that committed
+	 * add (their `provider` an index into `names` too). */
 	add(
 		scope: string,
 		names: string[],
 		counters: (Counters | Record<string, number>)[],
-		transitions: ReadonlyArray<{ provider?: unknown }> = [],
+		committed: RaceTally['committed'] = [],
 	): void {
 		const s = this.by.get(scope) ?? {};
-		counters.forEach((c, i) => {
-			const p = (s[names[i]] ??= {});
-			for (const [k, v] of Object.entries(c)) if (v) p[k] = (p[k] ?? 0) + v;
-		});
-		for (const t of transitions) {
-			const p = (s[String(t.provider)] ??= {});
-			p.transitions = (p.transitions ?? 0) + 1;
-		}
+		const sum = (name: string, c: object) => {
+			const p = (s[name] ??= {});
+			for (const [k, v] of Object.entries(c) as [string, number][]) if (v) p[k] = (p[k] ?? 0) + v;
+		};
+		counters.forEach((c, i) => sum(names[i], c));
+		for (const w of committed) sum(names[w.provider], w.counts);
 		this.by.set(scope, s);
 	}
 

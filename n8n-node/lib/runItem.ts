@@ -19,7 +19,7 @@ import { skipView, transitionView } from './itemView';
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
-import { compareAndSet, type RaceTally } from './store/compareAndSet';
+import { compareAndSet, newTally, type RaceTally } from './store/compareAndSet';
 import { Cancelled, offerBody, type CallResult } from './transport';
 import { failedCheck } from './responseCheck';
 import { sleepUnlessAborted } from './timers';
@@ -42,6 +42,8 @@ export interface ItemResult {
 	droppedWrites: string[];
 	/** This item's contribution to each provider's counters (index = provider). */
 	counters: Counters[];
+	/** What this item's committed writes add to the counters (a transition each). */
+	committed: RaceTally['committed'];
 }
 
 export interface ItemContext {
@@ -70,7 +72,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 	const keys = plan.requests.map((r) => r.name);
 	const started = Date.now();
 	const transitions: IDataObject[] = [];
-	const tally: RaceTally = { lost: 0 };
+	const tally = newTally();
 	const dropped: string[] = [];
 	let body: unknown;
 	const finish = (end: End): ItemResult => ({
@@ -85,6 +87,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		casRetries: tally.lost,
 		droppedWrites: dropped,
 		counters: end.counters,
+		committed: tally.committed,
 	});
 	const noteTransition = (provider: number, t?: Transition) => {
 		if (t) transitions.push(transitionView(keys[provider], t));

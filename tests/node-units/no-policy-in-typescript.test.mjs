@@ -1,6 +1,7 @@
 // The architecture's promise, held by a test: TypeScript moves bytes, the engine decides. A
 // status comparison, an error-code regex or delay arithmetic in n8n-node/ (outside the files the
-// engine generates) is a decision made in TypeScript. Each pattern is checked first against the
+// engine generates) is a decision made in TypeScript, and a metric counted there a count of its
+// own. Each pattern is checked first against the
 // kind of line it exists to catch (the lines this package once had), so a pattern that catches
 // nothing fails here rather than passing silently.
 import { test } from 'node:test';
@@ -41,6 +42,16 @@ const PATTERNS = [
 			'Math.min(concurrency, items.length)',
 			'Math.max(1, Math.ceil(ttl))',
 		],
+	},
+	{
+		what: 'a counter of its own',
+		re: /\b(calls|failures|rejections|transitions|retries|rate_limited_429|give_ups|deferrals)\b[^;]*(\+\+|\+=|\+\s*1\b)/,
+		catches: [
+			'p.transitions = (p.transitions ?? 0) + 1;',
+			'counts.failures++',
+			'c.rejections += skipped.length',
+		],
+		spares: ['for (const [k, v] of Object.entries(c)) if (v) p[k] = (p[k] ?? 0) + v;'],
 	},
 ];
 

@@ -138,7 +138,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 			plan.scope,
 			plan.requests.map((r) => r.name),
 			result.counters,
-			result.transitions,
+			result.committed,
 		);
 		for (const warning of await counters.write(() => store))
 			ctx.logger.warn(`resilient-chat-model: ${warning}`);

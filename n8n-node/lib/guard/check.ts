@@ -6,7 +6,7 @@
 import type { Counters, Decision, Engine, Transition } from '../engine';
 import { ROW_SEPARATOR } from '../engineConstants';
 import type { FailoverStore } from '../store/failover';
-import { compareAndSet, type RaceTally } from '../store/compareAndSet';
+import { compareAndSet, newTally, type RaceTally } from '../store/compareAndSet';
 import type { TicketStore } from '../store/tickets';
 import { ticketText } from './pairing';
 
@@ -18,6 +18,8 @@ export interface Checked {
 	skipped: { provider: number; reason: string; until_ms: number }[];
 	/** The engine's count of this check, by provider index (the committed attempt's only). */
 	counters: Counters[];
+	/** What the check's committed write adds to the counters (its transition). */
+	committed: RaceTally['committed'];
 	casRetries: number;
 }
 
@@ -30,7 +32,7 @@ export async function checkItem(
 	lease: string,
 	scope: string,
 ): Promise<Checked> {
-	const tally: RaceTally = { lost: 0 };
+	const tally = newTally();
 	const { value: c } = await compareAndSet(engine, store, names, true, tally, async () => {
 		const snap = await store.read(names);
 		return engine.check(snap.now, snap.rows.join(ROW_SEPARATOR), lease, scope);
@@ -42,6 +44,7 @@ export async function checkItem(
 		transition,
 		skipped: c.skipped,
 		counters: c.counters,
+		committed: tally.committed,
 		casRetries: tally.lost,
 	};
 	if (c.decision.kind === 'go') {

@@ -44,12 +44,7 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 		};
 		if (store.degraded) meta.storeFallback = store.degraded;
 		if (c.casRetries) meta.casRacesLost = c.casRetries;
-		counters.add(
-			plan.scope,
-			names,
-			c.counters,
-			c.transition ? [{ provider: names[c.transition.provider] }] : [],
-		);
+		counters.add(plan.scope, names, c.counters, c.committed);
 		const d = c.decision;
 		if (d.kind === 'go') {
 			const r = plan.requests[d.provider];

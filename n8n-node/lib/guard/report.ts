@@ -6,7 +6,7 @@
 import type { AttemptLog, Counters, Engine, Outcome, Ticket, Transition } from '../engine';
 import { ROW_SEPARATOR } from '../engineConstants';
 import type { FailoverStore } from '../store/failover';
-import { compareAndSet, type RaceTally } from '../store/compareAndSet';
+import { compareAndSet, newTally, type RaceTally } from '../store/compareAndSet';
 import type { TicketStore } from '../store/tickets';
 
 export interface Reported {
@@ -14,6 +14,8 @@ export interface Reported {
 	transition: Transition | null;
 	/** The engine's count of the reported call (its provider's share). */
 	counters: Counters;
+	/** What the report's write adds to the counters once committed (its transition). */
+	committed: RaceTally['committed'];
 	casRetries: number;
 	/** The engine's warning when it dropped the write after losing every race. */
 	dropped?: string;
@@ -34,7 +36,7 @@ export async function reportItem(
 	outcome: Outcome,
 ): Promise<Reported> {
 	const key = names[ticket.provider];
-	const tally: RaceTally = { lost: 0 };
+	const tally = newTally();
 	let claimed = false;
 	const done = await compareAndSet(engine, store, names, false, tally, async () => {
 		const snap = await store.read(key === undefined ? [] : [key]);
@@ -60,6 +62,7 @@ export async function reportItem(
 		attempt: r.attempt,
 		transition: r.writes && !done.dropped ? r.transition : null,
 		counters: r.counters,
+		committed: tally.committed,
 		casRetries: tally.lost,
 		dropped: done.dropped,
 	};

@@ -107,7 +107,13 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			throw error;
 		}
 		const name = found.ticket.name;
-		counters.add(plan.scope, [name], [r.counters], r.transition ? [{ provider: name }] : []);
+		const names = plan.requests.map((q) => q.name);
+		counters.add(
+			plan.scope,
+			names,
+			names.map((n) => (n === name ? r.counters : {})),
+			r.committed,
+		);
 		const meta: IDataObject = {
 			outcome: result.failed ? 'failed' : 'success',
 			reported: true,

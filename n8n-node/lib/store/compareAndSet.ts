@@ -2,7 +2,7 @@
 // Provider, Report Outcome): decide on the rows read, write them with compare-and-set, and on a
 // lost race ask the engine what next: read again and decide again, give the shared store up,
 // drop a record's write, or defer the item. The bound and what happens at it are the engine's.
-import type { Engine, RowWrites } from '../engine';
+import type { Engine, RowWrites, WriteCounts } from '../engine';
 import { type FailoverStore, StoreUnavailable } from './failover';
 
 /** An engine answer that may carry rows to write (`Polled`, `Recorded`, `Checked`, `Reported`). */
@@ -16,10 +16,14 @@ export interface Committed<T> {
 	dropped?: string;
 }
 
-/** Lost races of one item (or one guard call), for its run data. */
+/** One item's (or one guard call's) writes: the races they lost, for its run data, and what the
+ * committed ones add to the counters (the engine's `RowWrites.counts`, index = provider). */
 export interface RaceTally {
 	lost: number;
+	committed: { provider: number; counts: WriteCounts }[];
 }
+
+export const newTally = (): RaceTally => ({ lost: 0, committed: [] });
 
 /**
  * `decide(again)`: read the rows and ask the engine; `again` is false on the first round (a
@@ -38,7 +42,11 @@ export async function compareAndSet<T extends Decided>(
 	for (let inRow = 0, again = false; ; again = true) {
 		const value = await decide(again);
 		const w = value.writes;
-		if (!w || (await store.write(keys[w.provider], w.rows, w.event))) return { value };
+		if (!w) return { value };
+		if (await store.write(keys[w.provider], w.rows, w.event)) {
+			if (w.counts) tally.committed.push({ provider: w.provider, counts: w.counts });
+			return { value };
+		}
 		tally.lost++;
 		const verdict = engine.raceLost(++inRow, store.degraded !== undefined, needsCommit);
 		switch (verdict.kind) {

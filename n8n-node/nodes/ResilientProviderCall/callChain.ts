@@ -77,7 +77,7 @@ export async function callChain(
 			const shown = { ...result, body: redactDeep(result.body, c.hidden) };
 			placeItem(out, items[i], i, plan, shown, warnings, correlationId);
 			const names = plan.requests.map((r) => r.name);
-			counters.add(plan.scope, names, result.counters, result.transitions);
+			counters.add(plan.scope, names, result.counters, result.committed);
 		} catch (error) {
 			if (error instanceof Cancelled)
 				throw new NodeOperationError(node, 'Execution cancelled', { itemIndex: i });
