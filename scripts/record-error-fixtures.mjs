@@ -5,6 +5,10 @@
 // own wait hint, a 400 "context too long", a 401, a refused connection, and a hostname during a
 // resolver outage (this script again, in a mount namespace whose DNS server is absent: EAI_AGAIN).
 // Each error is kept as the client built it: the fields down its cause chain, headers included.
+// Then n8n's HTTP Request node, in a real `n8n execute` of each major, with On Error "Continue
+// (using error output)", its full-response option off and on: what it puts in the item for 408,
+// 429, 529, 500, a 503 with Retry-After, a connection reset, a refused connection and a 200,
+// kept as n8n ran it (the item and the output it left on), as Report Outcome reads it.
 //   node scripts/record-error-fixtures.mjs [--n8n 1|2] [--out FILE]
 // (after bash scripts/lib/n8n-install.sh 1 and 2). Needs root for the namespace (unshare, mount).
 import { execFileSync } from 'node:child_process';
@@ -13,7 +17,8 @@ import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { n8nInstall } from '../tests/support/n8n.mjs';
+import { n8nInstall, n8nInstance } from '../tests/support/n8n.mjs';
+import { startProviders } from '../tests/support/providers.mjs';
 import { n8nRequire } from '../tests/chat/support.mjs';
 import { startLlmVendors } from '../tests/support/llm-vendors.mjs';
 
@@ -194,6 +199,89 @@ async function record(major) {
 	return { ...out, ...JSON.parse(String(dns)) };
 }
 
+/** The HTTP Request node's cases: a route of the loopback providers (tests/support/providers.mjs),
+ * or `refused` (a port nothing listens on). */
+const HTTP_CASES = {
+	408: '/status/408',
+	'429 with Retry-After': '/flaky-ra?n=1000',
+	529: '/status/529',
+	500: '/always500',
+	'503 with Retry-After': '/ra?v=2&n=1000',
+	'connection reset': '/reset-mid-body',
+	'connection refused': 'refused',
+	200: '/ok',
+};
+
+/** One HTTP Request node per case and full-response setting, each straight after the trigger. */
+function httpWorkflow(base, refused) {
+	const nodes = [];
+	const connections = { Start: { main: [[]] } };
+	for (const [name, route] of Object.entries(HTTP_CASES))
+		for (const full of [false, true]) {
+			const node = `${name}${full ? ' full response' : ''}`;
+			nodes.push({
+				id: node.replace(/\W/g, ''),
+				name: node,
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [0, 0],
+				parameters: {
+					url: route === 'refused' ? `${refused}/ok` : `${base}${route}`,
+					options: full ? { response: { response: { fullResponse: true } } } : {},
+				},
+				onError: 'continueErrorOutput',
+			});
+			connections.Start.main[0].push({ node, type: 'main', index: 0 });
+		}
+	return {
+		id: 'recordhttp',
+		name: 'recordhttp',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'Start',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			...nodes,
+		],
+		connections,
+	};
+}
+
+/** What each HTTP Request node put out, as `{ fromOutput, item }` (the item's json and error). */
+async function recordHttpRequest(major) {
+	const providers = await startProviders(0);
+	const n8n = n8nInstance(n8nInstall(major), { extensions: null });
+	try {
+		n8n.importWorkflow(
+			httpWorkflow(`http://127.0.0.1:${providers.port}`, `http://127.0.0.1:${await closedPort()}`),
+		);
+		const { run, log } = await n8n.execute('recordhttp');
+		if (!run)
+			throw new Error(`n8n ${major}: the HTTP Request workflow did not run: ${log.slice(-3000)}`);
+		const out = {};
+		for (const [node, runs] of Object.entries(run.data.resultData.runData)) {
+			if (node === 'Start') continue;
+			const main = runs[0].data.main;
+			const from = main.findIndex((o) => o?.length);
+			if (from < 0) throw new Error(`n8n ${major}: node ${node} put out no item`);
+			// The stack is n8n's install path and line numbers: nothing a reader may look at.
+			const { json, error } = JSON.parse(
+				JSON.stringify(main[from][0], (k, v) => (k === 'stack' ? undefined : v)),
+			);
+			out[`http-request/${node}`] = { fromOutput: from, item: error ? { json, error } : { json } };
+		}
+		return out;
+	} finally {
+		await providers.close();
+	}
+}
+
 if (args[0] === '--dns-only') {
 	await dnsOnly(Number(args[1]));
 } else {
@@ -201,7 +289,7 @@ if (args[0] === '--dns-only') {
 	const file = opt('--out', path.join(ROOT, 'tests/node-units/fixtures/client-errors.json'));
 	const fixtures = {};
 	for (const major of majors) {
-		const recorded = await record(major);
+		const recorded = { ...(await record(major)), ...(await recordHttpRequest(major)) };
 		for (const [k, v] of Object.entries(recorded)) fixtures[`n8n ${major}/${k}`] = v;
 		console.error(`n8n ${major}: ${Object.keys(recorded).length} errors recorded`);
 	}

@@ -1,8 +1,11 @@
-// What the engine reads each error n8n's own chat-model clients threw (n8n 1 and 2's ChatOpenAI
-// and ChatAnthropic against loopback vendors, recorded by scripts/record-error-fixtures.mjs into
-// fixtures/client-errors.json), handed over by the chat model's reader (lib/chat/outcome.ts) as
-// a model call is: a POST that says it is safe to repeat. The errors are rebuilt field by field
-// down their cause chains, headers as the client kept them; no n8n, no servers.
+// What the engine reads each error n8n's own clients produced, recorded against loopback vendors
+// by scripts/record-error-fixtures.mjs into fixtures/client-errors.json; no n8n, no servers here:
+// - n8n 1 and 2's ChatOpenAI and ChatAnthropic threw them; the chat model's reader
+//   (lib/chat/outcome.ts) hands them over as a model call is: a POST that says it is safe to
+//   repeat. The errors are rebuilt field by field down their cause chains, headers as kept.
+// - n8n 1 and 2's HTTP Request node put them in its items (On Error: Continue (using error
+//   output), full response off and on); Report Outcome's reader (lib/guard/guardedResult.ts)
+//   hands over the item and the output it left on, as README's outcome table counts them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -10,7 +13,11 @@ import { readAs } from './engine-reading.mjs';
 
 const require = createRequire(import.meta.url);
 const { outcomeOfModelError } = require('../../dist/lib/chat/outcome.js');
-const { fixtures } = require('./fixtures/client-errors.json');
+const { guardedResult } = require('../../dist/lib/guard/guardedResult.js');
+const { fixtures: all } = require('./fixtures/client-errors.json');
+const HTTP = '/http-request/';
+const fixtures = Object.fromEntries(Object.entries(all).filter(([k]) => !k.includes(HTTP)));
+const httpItems = Object.entries(all).filter(([k]) => k.includes(HTTP));
 
 /** A recorded error as an Error again: its class's name, its fields, its cause. */
 function revive(kept) {
@@ -50,6 +57,38 @@ test('every recorded client error is read as its case says, on both majors and b
 		const got = [r.outcome, r.health, r.retried, r.retryAfter];
 		if (JSON.stringify(got) !== JSON.stringify(EXPECTED[name]))
 			wrong.push(`${key}: ${JSON.stringify(got)}, expected ${JSON.stringify(EXPECTED[name])}`);
+	}
+	assert.deepEqual(wrong, []);
+});
+
+// [outcome, health, retried, failed] by case, full response off or on, whichever major ran it.
+// n8n's HTTP Request node keeps no response header on its error output (a Retry-After is lost
+// there), and a reset reaches the item as n8n's bare "aborted".
+const HTTP_EXPECTED = {
+	408: ['408', 'failure', true, true],
+	'429 with Retry-After': ['429', 'neutral', true, true],
+	// Counted against health; not retried: *Retryable Statuses* lists 500, 502, 503 and 504.
+	529: ['529', 'failure', false, true],
+	500: ['500', 'failure', true, true],
+	'503 with Retry-After': ['503', 'failure', true, true],
+	'connection reset': ['ECONNRESET', 'failure', true, true],
+	'connection refused': ['ECONNREFUSED', 'failure', true, true],
+	200: ['200', 'success', false, false],
+	'200 full response': ['200', 'success', false, false],
+};
+
+test("every item n8n's HTTP Request node put out is read and counted as README's outcome table says", () => {
+	assert.equal(httpItems.length, 2 * 2 * 8, `${httpItems.length} recorded items`);
+	const wrong = [];
+	for (const [key, { fromOutput, item }] of httpItems) {
+		const name = key.split(HTTP)[1];
+		const expected = HTTP_EXPECTED[name] ?? HTTP_EXPECTED[name.replace(/ full response$/, '')];
+		assert.ok(expected, `no expectation for ${key}`);
+		const r = guardedResult(item, fromOutput);
+		const read = readAs(r.outcome);
+		const got = [read.outcome, read.health, read.retried, r.failed];
+		if (JSON.stringify(got) !== JSON.stringify(expected))
+			wrong.push(`${key}: ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
 	}
 	assert.deepEqual(wrong, []);
 });
