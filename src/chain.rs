@@ -69,8 +69,11 @@ pub struct Skip {
     pub until_ms: u64,
 }
 
+/// The first admissible provider in `order` (the item's route: every provider once).
+#[allow(clippy::too_many_arguments)]
 pub fn choose(
     chain: &Chain,
+    order: &[usize],
     views: &[ProviderView],
     local: &[Local],
     now: u64,
@@ -92,7 +95,8 @@ pub fn choose(
             None => skips.push(skip),
         }
     };
-    for (i, p) in chain.providers.iter().enumerate() {
+    for &i in order {
+        let p = &chain.providers[i];
         if let Some((reason, until_ms)) = local[i].done {
             note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
             continue;
@@ -105,6 +109,11 @@ pub fn choose(
                 continue;
             }
             Admission::Probe { .. } => true,
+            // Drained (weight 0): no new calls; a probe still goes, so its breaker can close.
+            Admission::Call if p.weight == 0.0 => {
+                note(Skip { provider: i, reason: Reason::Drained, until_ms: now }, &mut earliest, skips);
+                continue;
+            }
             Admission::Call => false,
         };
         let mut writes = Writes { provider: i, breaker: admitted.row, ..Default::default() };
@@ -132,7 +141,7 @@ pub fn choose(
                 }
             }
         }
-        if let Some(cap) = p.max_in_flight {
+        if let Some(cap) = chain.lease_cap(i) {
             match in_flight::acquire(&view.in_flight, cap, holder, now, p.breaker.probe_lease_ms) {
                 Acquire::Granted { row } => writes.in_flight = Some(row),
                 Acquire::Full { until_ms, reason } => {

@@ -5,6 +5,7 @@ use crate::breaker::{BreakerPolicy, TripRule};
 use crate::error::EngineError;
 use crate::outcome::RetryRules;
 use crate::rate_gate::RateLimit;
+use crate::routing::Routing;
 use crate::status_set::StatusSet;
 use crate::stream::StreamLimits;
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,9 @@ use serde::{Deserialize, Serialize};
 #[serde(default, deny_unknown_fields)]
 pub struct ChainConfig {
     pub providers: Vec<ProviderConfig>,
+    /// Which admissible provider of the best tier an item tries first (`routing`): `order` (as
+    /// configured), `weighted` (at random by weight), `least_busy` (fewest calls in flight).
+    pub routing: String,
     pub strategy: String,
     pub base_ms: i64,
     pub cap_ms: i64,
@@ -69,6 +73,7 @@ impl Default for ChainConfig {
     fn default() -> Self {
         ChainConfig {
             providers: Vec::new(),
+            routing: "order".into(),
             strategy: "full_jitter".into(),
             base_ms: 400,
             cap_ms: 20_000,
@@ -150,6 +155,12 @@ pub struct ProviderConfig {
     pub open_ms: Option<i64>,
     pub rate_limit: Option<RateLimitConfig>,
     pub max_in_flight: Option<i64>,
+    /// Its tier (1, the default, first): a tier is tried only when no provider of a better one
+    /// is admissible.
+    pub tier: Option<i64>,
+    /// Its share of new calls within its tier under `weighted` routing (default 1); 0 drains it
+    /// under every routing: no new calls, only a half-open probe.
+    pub weight: Option<f64>,
 }
 
 /// A provider's shared rate limit (the node's reading, `config_decode`, reads one of 0 requests
@@ -174,6 +185,10 @@ impl Default for RateLimitConfig {
 pub const SUGGESTED_RATE_LIMIT: RateLimitConfig = RateLimitConfig { requests: 60, period_ms: 60_000, burst: 1 };
 pub const SUGGESTED_MAX_IN_FLIGHT: i64 = 10;
 
+/// A provider's tier and weight when it sets none: one tier, equal shares.
+pub const DEFAULT_TIER: u32 = 1;
+pub const DEFAULT_WEIGHT: f64 = 1.0;
+
 /// A validated chain: what the step machine and the simulator run on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Chain {
@@ -191,6 +206,7 @@ pub struct Chain {
     pub stream: Option<StreamLimits>,
     /// See [`ChainConfig::fail_over_first`].
     pub fail_over_first: bool,
+    pub routing: Routing,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -202,6 +218,16 @@ pub struct Provider {
     pub breaker: BreakerPolicy,
     pub rate_limit: Option<RateLimit>,
     pub max_in_flight: Option<u32>,
+    pub tier: u32,
+    pub weight: f64,
+}
+
+impl Chain {
+    /// The cap of provider `i`'s in-flight leases, when its calls hold one: its Max In Flight,
+    /// or no cap but a lease each where the routing counts calls in flight.
+    pub fn lease_cap(&self, i: usize) -> Option<u32> {
+        self.providers[i].max_in_flight.or(self.routing.leases_every_call().then_some(u32::MAX))
+    }
 }
 
 const HOUR: i64 = 3_600_000;
@@ -310,7 +336,11 @@ impl ChainConfig {
             providers.push(p.validate(i, &node_breaker, node_attempts, node_deadline, &providers)?);
         }
         let stream = if self.streams { Some(self.stream_limits(&providers)?) } else { None };
+        let routing = Routing::parse(&self.routing).ok_or_else(|| {
+            EngineError::config("routing", format!("unknown routing '{}' ({})", self.routing, Routing::NAMES))
+        })?;
         Ok(Chain {
+            routing,
             stream,
             providers,
             backoff: Backoff { strategy, base_ms, cap_ms },
@@ -401,6 +431,17 @@ impl ProviderConfig {
             breaker,
             rate_limit,
             max_in_flight: self.max_in_flight.map(|v| count(&f("max_in_flight"), v, 1, 100_000)).transpose()?,
+            tier: self.tier.map(|v| count(&f("tier"), v, 1, 100)).transpose()?.unwrap_or(DEFAULT_TIER),
+            weight: match self.weight {
+                None => DEFAULT_WEIGHT,
+                Some(w) if (0.0..=1_000_000.0).contains(&w) => w,
+                Some(w) => {
+                    return Err(EngineError::config(
+                        f("weight"),
+                        format!("must be between 0 and 1000000, got {}", decimal(w)),
+                    ))
+                }
+            },
         })
     }
 }

@@ -98,6 +98,7 @@ fn int(v: &Value) -> Option<i64> {
 
 const CHAIN: &[&str] = &[
     "providers",
+    "routing",
     "strategy",
     "base_ms",
     "cap_ms",
@@ -137,6 +138,8 @@ const PROVIDER: &[&str] = &[
     "open_ms",
     "rate_limit",
     "max_in_flight",
+    "tier",
+    "weight",
 ];
 
 fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
@@ -154,6 +157,13 @@ fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
     ] {
         // 0 is the panel's "node default": the same as absent.
         *slot = f.opt_int(name)?.filter(|&v| v != 0);
+    }
+    // A tier of 0 reads as the default too; a weight of 0 is a weight (it drains).
+    p.tier = f.opt_int("tier")?.filter(|&v| v != 0);
+    if f.get("weight").is_some() {
+        let mut w = 0.0;
+        f.float("weight", &mut w)?;
+        p.weight = Some(w);
     }
     if let Some(r) = f.get("rate_limit") {
         let r = Fields::of(f.field("rate_limit"), r, &["requests", "period_ms", "burst"])?;
@@ -180,6 +190,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
     }
     // Loops over tables rather than a call per field: the WASM engine is smaller for it.
     for (name, slot) in [
+        ("routing", &mut c.routing),
         ("strategy", &mut c.strategy),
         ("retry_statuses", &mut c.retry_statuses),
         ("health_statuses", &mut c.health_statuses),

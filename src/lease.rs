@@ -8,7 +8,7 @@ pub struct Lease {
     pub until_ms: u64,
 }
 
-pub(crate) fn live(leases: &[Lease], now_ms: u64) -> Vec<Lease> {
+pub fn live(leases: &[Lease], now_ms: u64) -> Vec<Lease> {
     leases.iter().filter(|l| l.until_ms > now_ms).cloned().collect()
 }
 

@@ -35,6 +35,7 @@ pub mod reason;
 pub mod record;
 pub mod retry_after;
 pub mod rng;
+pub mod routing;
 pub mod row_decode;
 pub mod row_text;
 pub mod session;

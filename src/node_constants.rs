@@ -3,7 +3,9 @@
 //! into `n8n-node/lib/engineConstants.ts` (build-wasm.sh runs `cargo run --bin engine-constants`);
 //! `tests/constants.rs` fails when the file drifts.
 use crate::cas::MAX_CAS_RACES;
-use crate::config::{ChainConfig, RateLimitConfig, SUGGESTED_MAX_IN_FLIGHT, SUGGESTED_RATE_LIMIT};
+use crate::config::{
+    ChainConfig, RateLimitConfig, DEFAULT_TIER, DEFAULT_WEIGHT, SUGGESTED_MAX_IN_FLIGHT, SUGGESTED_RATE_LIMIT,
+};
 use crate::retry_after::HINT_HEADER_NAMES;
 use crate::row_text::{ROW_KINDS, SEPARATOR};
 
@@ -53,6 +55,8 @@ pub fn typescript() -> String {
          \tmax_in_flight: {SUGGESTED_MAX_IN_FLIGHT},\n\
          \trate_limit: {{ requests: {requests}, period_ms: {period_ms}, burst: {burst} }},\n\
          }} as const;\n\n\
+         /** A provider's tier and weight when it sets none (`routing`). */\n\
+         export const PROVIDER_DEFAULTS = {{ tier: {DEFAULT_TIER}, weight: {DEFAULT_WEIGHT} }} as const;\n\n\
          /** Lost compare-and-set races in a row before the shared store is given up (`Engine.raceLost`). */\n\
          export const MAX_CAS_RACES = {MAX_CAS_RACES};\n",
     )

@@ -35,10 +35,12 @@ pub enum Reason {
     /// A streamed answer broke after its first chunk reached the caller (dropped, idle too
     /// long): the call ends with that model's error, never with another model's text appended.
     StreamBroken,
+    /// Its weight is 0: it takes no new calls (only a half-open probe), so traffic drains away.
+    Drained,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 14] = [
+    pub const ALL: [Reason; 15] = [
         Reason::CircuitOpen,
         Reason::Cooldown,
         Reason::HalfOpenBusy,
@@ -53,6 +55,7 @@ impl Reason {
         Reason::ContextTooLong,
         Reason::StoreUnavailable,
         Reason::StreamBroken,
+        Reason::Drained,
     ];
 
     pub fn parse(s: &str) -> Option<Reason> {
@@ -75,11 +78,19 @@ impl Reason {
             Reason::ContextTooLong => "context_too_long",
             Reason::StoreUnavailable => "store_unavailable",
             Reason::StreamBroken => "stream_broken",
+            Reason::Drained => "drained",
         }
     }
 
     /// Whether trying again later can help (deferred) or not (failed).
     pub fn is_retryable(self) -> bool {
-        !matches!(self, Reason::NonRetryable | Reason::CheckFailed | Reason::ContextTooLong | Reason::StreamBroken)
+        !matches!(
+            self,
+            Reason::NonRetryable
+                | Reason::CheckFailed
+                | Reason::ContextTooLong
+                | Reason::StreamBroken
+                | Reason::Drained
+        )
     }
 }

@@ -54,6 +54,11 @@ impl Rng {
         // 128-bit multiply-shift: unbiased enough for jitter and branch-free.
         lo + ((self.next_u64() as u128 * span as u128) >> 64) as u64
     }
+
+    /// Uniform in `[0, 1)`: the top 53 bits as a double's mantissa.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use crate::error::EngineError;
 use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
 use crate::rng::Rng;
+use crate::routing::{route, Route, Routing};
 use crate::stream::StreamStep;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -126,6 +127,9 @@ pub struct Report {
     pub attempts: Vec<AttemptLog>,
     pub skipped: Vec<Skip>,
     pub slept_ms: u64,
+    /// How the item's route was chosen; left out for a configured order in one tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<Route>,
 }
 
 #[derive(Debug, Clone)]
@@ -149,6 +153,8 @@ pub struct ItemMachine {
     rng: Rng,
     progress: Vec<Progress>,
     local: Vec<Local>,
+    /// The order this item visits the providers in, fixed at its first poll (`routing`).
+    route: Vec<usize>,
     pending: Option<Pending>,
     sleep_until_ms: u64,
     sleep_cause: WaitCause,
@@ -173,6 +179,7 @@ impl ItemMachine {
             rng,
             progress: vec![Progress::default(); n],
             local: vec![Local::default(); n],
+            route: Vec::new(),
             pending: None,
             sleep_until_ms: 0,
             sleep_cause: WaitCause::Backoff,
@@ -269,7 +276,23 @@ impl ItemMachine {
             return Ok(self.defer(now, Some((now, Reason::BudgetExhausted))));
         }
         let max_wait = self.chain.retry_after_cap_ms.min(remaining);
-        match choose(&self.chain, views, &self.local, now, &self.holder, max_wait, &mut self.report.skipped) {
+        if self.route.is_empty() {
+            self.route = route(&self.chain, views, now, &mut self.rng);
+            let tiers = self.chain.providers.iter().any(|p| p.tier != self.chain.providers[0].tier);
+            if self.chain.routing != Routing::Order || tiers {
+                self.report.route = Some(Route { routing: self.chain.routing, order: self.route.clone() });
+            }
+        }
+        match choose(
+            &self.chain,
+            &self.route,
+            views,
+            &self.local,
+            now,
+            &self.holder,
+            max_wait,
+            &mut self.report.skipped,
+        ) {
             Choice::Call { provider, probe, writes, transition } => {
                 self.local[provider].reserved_at_ms = None;
                 self.pending = Some(Pending { provider, probe });
@@ -349,7 +372,7 @@ impl ItemMachine {
             holder: self.holder.clone(),
             label: label.clone(),
             gate_close_until_ms: None,
-            release_in_flight: p.max_in_flight.is_some(),
+            release_in_flight: self.chain.lease_cap(i).is_some(),
         };
         let mut log = AttemptLog {
             provider: i,
@@ -368,7 +391,9 @@ impl ItemMachine {
                     // The quota is spent: every worker waits for its reset, not just the next call.
                     effect.gate_close_until_ms = Some(now.saturating_add(h.delay_ms));
                 }
-                let step = Step::Done { provider: i, name: p.name.clone(), fallback: i > 0 };
+                // A fallback: served by another provider than the item's first choice.
+                let first = self.route.first().copied().unwrap_or(0);
+                let step = Step::Done { provider: i, name: p.name.clone(), fallback: i != first };
                 self.finished = Some(step);
             }
             Verdict::Stop(Reason::ContextTooLong) if !self.chain.next_provider_when_input_too_long => {
@@ -437,7 +462,7 @@ impl ItemMachine {
         let mut local = self.local.clone();
         local[failed].done = Some((Reason::FailedOver, now));
         let max_wait = self.chain.retry_after_cap_ms.min(self.remaining(now));
-        let choice = choose(&self.chain, views, &local, now, &self.holder, max_wait, &mut Vec::new());
+        let choice = choose(&self.chain, &self.route, views, &local, now, &self.holder, max_wait, &mut Vec::new());
         matches!(choice, Choice::Call { .. })
     }
 

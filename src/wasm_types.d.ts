@@ -2,7 +2,9 @@
 export type Reason =
   | "circuit_open" | "cooldown" | "half_open_busy" | "rate_limited" | "retry_after_exceeds_cap"
   | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "failed_over" | "non_retryable"
-  | "check_failed" | "context_too_long" | "store_unavailable" | "stream_broken";
+  | "check_failed" | "context_too_long" | "store_unavailable" | "stream_broken" | "drained";
+/** How an item picks among the admissible providers of the best tier. */
+export type Routing = "order" | "weighted" | "least_busy";
 export type Phase = "closed" | "half_open" | "open";
 export type Health = "success" | "failure" | "neutral";
 export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_gate";
@@ -16,10 +18,13 @@ export interface ProviderConfig {
   idempotent?: boolean; max_attempts?: number | null; deadline_ms?: number | null;
   threshold?: number | null; open_ms?: number | null; rate_limit?: RateLimitConfig | null;
   max_in_flight?: number | null;
+  /** 1 (the default) first; `weight` 1 by default, 0 drains the provider. */
+  tier?: number | null; weight?: number | null;
 }
 /** Every field but `providers` is optional and takes README's default. */
 export interface ChainConfig {
   providers: ProviderConfig[];
+  routing?: Routing;
   strategy?: "full_jitter" | "equal_jitter" | "decorrelated" | "none";
   base_ms?: number; cap_ms?: number; max_attempts?: number; deadline_ms?: number; budget_ms?: number;
   retry_after_cap_ms?: number; defer_spread_ms?: number; retry_statuses?: string;
@@ -144,4 +149,6 @@ export interface Counters {
   deferrals: number;
 }
 export interface Skip { provider: number; reason: Reason; until_ms: number }
-export interface Report { attempts: AttemptLog[]; skipped: Skip[]; slept_ms: number }
+/** `route`: the item's visit order (provider indexes) and the routing that chose it; absent
+ * for a configured order in one tier. */
+export interface Report { attempts: AttemptLog[]; skipped: Skip[]; slept_ms: number; route?: { routing: Routing; order: number[] } }

@@ -22,6 +22,7 @@ export const ENGINE_DEFAULTS = {
 	"retry_after_cap_ms": 60000,
 	"retry_statuses": "408,425,429,500,502,503,504",
 	"retry_unsafe_methods": false,
+	"routing": "order",
 	"strategy": "full_jitter",
 	"stream_idle_ms": 30000,
 	"streams": false,
@@ -57,6 +58,9 @@ export const PROVIDER_SUGGESTED = {
 	max_in_flight: 10,
 	rate_limit: { requests: 60, period_ms: 60000, burst: 1 },
 } as const;
+
+/** A provider's tier and weight when it sets none (`routing`). */
+export const PROVIDER_DEFAULTS = { tier: 1, weight: 1 } as const;
 
 /** Lost compare-and-set races in a row before the shared store is given up (`Engine.raceLost`). */
 export const MAX_CAS_RACES = 20;

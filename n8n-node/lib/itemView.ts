@@ -52,6 +52,7 @@ export function runData(r: ItemResult, correlationId: string): IDataObject {
 		totalMs: r.totalMs,
 		correlationId,
 	};
+	if (r.route) data.route = r.route;
 	if (end.kind === 'defer') data.retry_at = iso(end.retry_at_ms);
 	if (end.kind !== 'done') data.reason = end.reason;
 	if (r.storeFallback) data.storeFallback = r.storeFallback;

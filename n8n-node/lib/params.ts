@@ -179,6 +179,8 @@ export function readItemPlan(
 					burst: field('rateLimitBurst'),
 				},
 				max_in_flight: field('maxInFlight'),
+				tier: field('tier'),
+				weight: num(p.weight, 'weight', where, false),
 			};
 		}),
 	};
@@ -187,6 +189,7 @@ export function readItemPlan(
 	};
 	const R = 'Retry Policy';
 	const B = 'Breaker';
+	set('routing', text(retry.routing));
 	set('strategy', text(retry.strategy));
 	set('base_ms', num(retry.baseMs, 'baseMs', R));
 	set('cap_ms', num(retry.capMs, 'capMs', R));

@@ -26,6 +26,8 @@ const OVERRIDES = [
 	'rateLimitPeriodMs',
 	'rateLimitBurst',
 	'maxInFlight',
+	'tier',
+	'weight',
 ];
 
 /** How a secret from Secrets (JSON) is sent to each preset's vendor: the secret is the raw key. */

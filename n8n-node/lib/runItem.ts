@@ -44,6 +44,9 @@ export interface ItemResult {
 	counters: Counters[];
 	/** What this item's committed writes add to the counters (a transition each). */
 	committed: RaceTally['committed'];
+	/** How the engine routed the item: its routing and the providers in the order it chose
+	 * (absent for a configured order in one tier). */
+	route?: { routing: string; order: string[] };
 }
 
 export interface ItemContext {
@@ -88,6 +91,10 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		droppedWrites: dropped,
 		counters: end.counters,
 		committed: tally.committed,
+		route: end.report.route && {
+			routing: end.report.route.routing,
+			order: end.report.route.order.map((p) => keys[p]),
+		},
 	});
 	const noteTransition = (provider: number, t?: Transition) => {
 		if (t) transitions.push(transitionView(keys[provider], t));

@@ -7,6 +7,8 @@ import type { ChatModel, Presented } from './wrapper';
 export interface Connected {
 	models: ChatModel[];
 	names: string[];
+	/** Each input's Tier and Weight, as set (the engine reads them, and their defaults). */
+	routing: Array<{ tier?: unknown; weight?: unknown }>;
 	presented: Presented;
 }
 
@@ -29,7 +31,11 @@ export async function connectedModels(ctx: ISupplyDataFunctions): Promise<Connec
 	if (!Number.isInteger(count) || count < 2 || count > 10)
 		fail(`"Number of Models" must be a whole number from 2 to 10, got ${String(count)}`);
 	const list =
-		(ctx.getNodeParameter('providers.provider', 0, []) as Array<{ name?: unknown }>) ?? [];
+		(ctx.getNodeParameter('providers.provider', 0, []) as Array<{
+			name?: unknown;
+			tier?: unknown;
+			weight?: unknown;
+		}>) ?? [];
 	const names = Array.from({ length: count }, (_, k) => String(list[k]?.name ?? '').trim());
 	names.forEach((n, k) => {
 		if (!n)
@@ -86,6 +92,7 @@ export async function connectedModels(ctx: ISupplyDataFunctions): Promise<Connec
 	return {
 		models,
 		names,
+		routing: names.map((_, k) => ({ tier: list[k]?.tier, weight: list[k]?.weight })),
 		presented: {
 			modelKwargs: insp[0].modelKwargs,
 			format: insp[0].format,

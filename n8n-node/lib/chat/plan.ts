@@ -11,12 +11,22 @@
 import type { IExecuteFunctions, ISupplyDataFunctions } from 'n8n-workflow';
 import { CHAT_OVERRIDES } from '../engineConstants';
 import { readItemPlan, type ItemPlan } from '../params';
+import type { Connected } from './connected';
 
 /** Where a connected model sits in the plan's request list: it is never requested over HTTP. */
 const modelUrl = (k: number) => `http://connected-model.invalid/model-${k + 1}`;
 
-export function readChatPlan(ctx: ISupplyDataFunctions, names: string[]): ItemPlan {
-	const providers = names.map((name, k) => ({ name, method: 'POST', url: modelUrl(k) }));
+export function readChatPlan(
+	ctx: ISupplyDataFunctions,
+	names: string[],
+	routing: Connected['routing'] = [],
+): ItemPlan {
+	const providers = names.map((name, k) => ({
+		name,
+		method: 'POST',
+		url: modelUrl(k),
+		...routing[k],
+	}));
 	const view = {
 		getNode: () => ctx.getNode(),
 		getWorkflow: () => ctx.getWorkflow(),

@@ -51,8 +51,8 @@ export class ResilientChatModel implements INodeType {
 
 	async supplyData(this: ISupplyDataFunctions): Promise<SupplyData> {
 		const node = this.getNode();
-		const { models, names, presented } = await connectedModels(this);
-		const plan = readChatPlan(this, names);
+		const { models, names, routing, presented } = await connectedModels(this);
+		const plan = readChatPlan(this, names, routing);
 		// The wrapper outlives supplyData (the root node calls it later) and holds its engine.
 		const engine = engineFor(node, plan.config, (e) =>
 			configError(this as unknown as IExecuteFunctions, 0, plan, e),

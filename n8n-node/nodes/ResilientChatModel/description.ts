@@ -4,7 +4,7 @@
 // chat model's column of the engine's defaults (CHAT_DEFAULTS: Fail Over First on). Idempotency
 // settings are HTTP-only and left out.
 import type { INodeProperties } from 'n8n-workflow';
-import { CHAT_DEFAULTS, ENGINE_DEFAULTS as D } from '../../lib/engineConstants';
+import { CHAT_DEFAULTS, ENGINE_DEFAULTS as D, PROVIDER_DEFAULTS } from '../../lib/engineConstants';
 import { breaker, retryPolicyWith } from '../ResilientProviderCall/v2/policy';
 import { store } from '../ResilientProviderCall/v2/store';
 import { numberField } from '../ResilientProviderCall/v2/numberField';
@@ -93,6 +93,18 @@ export const properties: INodeProperties[] = [
 						description:
 							'Keys the shared state of this input (breaker, cooldown, rate limit) in the store',
 					},
+					numberField(
+						'Tier',
+						'tier',
+						PROVIDER_DEFAULTS.tier,
+						'Models of tier 1 first; a higher tier takes calls only while no model of a lower one can',
+					),
+					numberField(
+						'Weight',
+						'weight',
+						PROVIDER_DEFAULTS.weight,
+						"This model's share of calls in its tier under Weighted routing (Retry Policy > Routing); 0 drains it",
+					),
 				],
 			},
 		],

@@ -113,6 +113,32 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 			description: 'Statuses retried on the same provider, e.g. 429,500-599',
 		},
 		{
+			displayName: 'Routing',
+			name: 'routing',
+			type: 'options',
+			default: D.routing,
+			description:
+				"Which provider of the best tier an item tries first (a provider's Tier and Weight are in its options); the others follow as fallbacks",
+			options: [
+				{
+					name: 'Order',
+					value: 'order',
+					description: 'As listed: the first admissible provider takes every call',
+				},
+				{
+					name: 'Weighted',
+					value: 'weighted',
+					description: 'At random in proportion to the Weights: the load is shared',
+				},
+				{
+					name: 'Least Busy',
+					value: 'least_busy',
+					description:
+						'Fewest calls in flight across every execution and worker on the state store',
+				},
+			],
+		},
+		{
 			displayName: 'Statuses Counted Against Provider',
 			name: 'healthStatuses',
 			type: 'string',

@@ -2,7 +2,11 @@
 // has its own collection, so each lists only what applies to it; the per-provider overrides of
 // the node's settings are in every one.
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
-import { ENGINE_DEFAULTS as D, PROVIDER_SUGGESTED as S } from '../../../lib/engineConstants';
+import {
+	ENGINE_DEFAULTS as D,
+	PROVIDER_DEFAULTS,
+	PROVIDER_SUGGESTED as S,
+} from '../../../lib/engineConstants';
 import { numberField } from './numberField';
 import { OPTIONS_OF } from '../../../lib/providerRowsV2';
 import {
@@ -56,6 +60,18 @@ const overrides: INodeProperties[] = [
 		'rateLimitRequests',
 		S.rate_limit.requests,
 		'Soft limit per period shared by every execution (e.g. 80% of the vendor quota)',
+	),
+	numberField(
+		'Tier',
+		'tier',
+		PROVIDER_DEFAULTS.tier,
+		'Providers of tier 1 first; a higher tier takes calls only while no provider of a lower one can',
+	),
+	numberField(
+		'Weight',
+		'weight',
+		PROVIDER_DEFAULTS.weight,
+		"This provider's share of new calls in its tier under Weighted routing; 0 drains it (no new calls, only the probe its breaker needs)",
 	),
 ];
 

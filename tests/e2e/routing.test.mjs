@@ -1,0 +1,189 @@
+// Routing beyond order (issue 29), in real n8n (N8N_MAJOR=2: 2.41.1 on Node 24; 1: 1.123.81 on
+// Node 20), the package installed as n8n's community installer does, every Call Chain on one
+// Redis store. Counted at the loopback provider:
+// - weights 3:1 over 2000 items, sent by two `n8n execute` processes at once: 75 % ± 3 % on the
+//   first; a provider of weight 0 gets nothing;
+// - tiers: a1 and a2 (tier 1, weighted 1:1) and b (tier 2): b gets nothing while a1 or a2 can
+//   take the call, everything once both breakers are open;
+// - least busy: one slow path and one fast, 8 items in flight: the fast path takes at least twice
+//   the slow path's calls (weighted 1:1 gives about as many to each).
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { startProviders } from '../support/providers.mjs';
+import { n8nInstall, n8nInstance, outputs, uid } from '../support/n8n.mjs';
+import { REDIS_PORT } from '../support/services.mjs';
+import { manualWorkflow, node } from '../support/guard-workflows.mjs';
+import { installLikeN8n } from './clean-checkout.mjs';
+import { packWorktree } from '../chat/support.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const id = uid();
+const REDIS = { redis: { id: 'routeRedisCred01', name: 'route redis' } };
+let providers, n8n, base;
+
+/** Calls that reached the provider for path id `tag`. */
+const calls = (tag) => providers.arrivals.filter((a) => a.id === `${tag}-${id}`).length;
+
+/** Start → Set of `items` items → Split Out → Call Chain (version 2, Redis) with `parameters`. */
+function chainWorkflow(wid, items, parameters) {
+	return manualWorkflow(
+		wid,
+		[
+			node('Items', 'n8n-nodes-base.set', 3.4, {
+				mode: 'raw',
+				jsonOutput: JSON.stringify({
+					items: Array.from({ length: items }, (_, i) => ({ n: i + 1 })),
+				}),
+			}),
+			node('Split', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'items' }),
+			node(
+				'Call Chain',
+				n8n.nodeType,
+				2,
+				{ stateStore: 'redis', stateScope: 'provider', ...parameters },
+				{ credentials: REDIS },
+			),
+		],
+		{
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Call Chain', type: 'main', index: 0 }]] },
+		},
+	);
+}
+
+/** A provider row: `path` at the loopback provider, tagged `tag`; Tier and Weight as given. */
+const row = (name, path, tag, options = {}) => ({
+	name: `${name}-${id}`,
+	url: `${base}${path}${path.includes('?') ? '&' : '?'}id=${tag}-${id}`,
+	options,
+});
+
+const WORKFLOWS = {
+	weighted: () =>
+		chainWorkflow(`routeweighted${id}`, 1000, {
+			providers: {
+				provider: [row('w-a', '/ok', 'w-a', { weight: 3 }), row('w-b', '/ok', 'w-b')],
+			},
+			retryPolicy: { routing: 'weighted' },
+		}),
+	drained: () =>
+		chainWorkflow(`routedrained${id}`, 50, {
+			providers: {
+				provider: [row('d-a', '/ok', 'd-a', { weight: 0 }), row('d-b', '/ok', 'd-b')],
+			},
+		}),
+	tiersHealthy: () =>
+		chainWorkflow(`routetiers${id}`, 200, {
+			providers: {
+				provider: [
+					row('t-b', '/ok', 't-b', { tier: 2 }),
+					row('t-a1', '/ok', 't-a1'),
+					row('t-a2', '/ok', 't-a2'),
+				],
+			},
+			retryPolicy: { routing: 'weighted' },
+		}),
+	tiersDown: () =>
+		chainWorkflow(`routetiersdown${id}`, 100, {
+			providers: {
+				provider: [
+					row('td-b', '/ok', 'td-b', { tier: 2 }),
+					row('td-a1', '/always500', 'td-a1'),
+					row('td-a2', '/always500', 'td-a2'),
+				],
+			},
+			retryPolicy: { routing: 'weighted', maxAttempts: 1 },
+			breaker: { threshold: 2, openMs: 600_000 },
+		}),
+	...Object.fromEntries(
+		['least_busy', 'weighted'].map((routing) => [
+			`busy-${routing}`,
+			() =>
+				chainWorkflow(`routebusy${routing.replace('_', '')}${id}`, 400, {
+					providers: {
+						provider: [
+							row(`${routing}-slow`, '/ok?delay=60', `${routing}-slow`),
+							row(`${routing}-fast`, '/ok', `${routing}-fast`),
+						],
+					},
+					retryPolicy: { routing },
+					itemConcurrency: 8,
+				}),
+		]),
+	),
+};
+
+before(async () => {
+	providers = await startProviders();
+	base = `http://127.0.0.1:${providers.port}`;
+	n8n = n8nInstance(n8nInstall(major), { extensions: null });
+	installLikeN8n(packWorktree(), n8n.home);
+	n8n.importCredentials([
+		{
+			...REDIS.redis,
+			type: 'redis',
+			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
+		},
+	]);
+	n8n.importWorkflow(Object.values(WORKFLOWS).map((wf) => wf()));
+});
+
+/** Runs workflow `key`; returns Call Chain's [success, deferred, failed] items. */
+async function run(key) {
+	const wid = WORKFLOWS[key]().id;
+	const { run: r, log } = await n8n.execute(wid);
+	assert.ok(r, log.slice(-6000));
+	return outputs(r, 'Call Chain');
+}
+
+test(`n8n ${major}: weights 3:1 over 2000 items from two processes at once give 75 % ± 3 %`, async (t) => {
+	const both = await Promise.all([run('weighted'), run('weighted')]);
+	for (const [done, deferred, failed] of both) {
+		assert.equal(done.length, 1000, `deferred ${deferred.length}, failed ${failed.length}`);
+		const r = done[0].json._resilience.route;
+		assert.equal(r.routing, 'weighted', JSON.stringify(done[0].json._resilience));
+	}
+	const [a, b] = [calls('w-a'), calls('w-b')];
+	const share = a / (a + b);
+	t.diagnostic(`weighted 3:1: a ${a}, b ${b}, a's share ${(100 * share).toFixed(1)} %`);
+	assert.equal(a + b, 2000, 'one call per item');
+	assert.ok(Math.abs(share - 0.75) <= 0.03, `a's share ${share}`);
+});
+
+test(`n8n ${major}: a provider of weight 0 takes no call`, async () => {
+	const [done] = await run('drained');
+	assert.equal(done.length, 50);
+	assert.equal(calls('d-a'), 0);
+	assert.equal(calls('d-b'), 50);
+	assert.ok(done.every((i) => i.json._resilience.provider === `d-b-${id}`));
+});
+
+test(`n8n ${major}: tier 2 takes nothing while tier 1 can, everything once tier 1 is open`, async (t) => {
+	const [healthy] = await run('tiersHealthy');
+	assert.equal(healthy.length, 200);
+	const [a1, a2, b] = [calls('t-a1'), calls('t-a2'), calls('t-b')];
+	t.diagnostic(`tier 1 healthy: a1 ${a1}, a2 ${a2}, b ${b}`);
+	assert.equal(b, 0, 'b untouched');
+	assert.ok(a1 > 60 && a2 > 60, 'a1 and a2 share the load');
+	const [served, deferred, failed] = await run('tiersDown');
+	const down = [calls('td-a1'), calls('td-a2'), calls('td-b')];
+	t.diagnostic(`tier 1 down: a1 ${down[0]}, a2 ${down[1]}, b ${down[2]}`);
+	assert.equal(served.length + deferred.length + failed.length, 100, 'no item lost');
+	assert.equal(served.length, 100, 'b served every item');
+	assert.equal(down[2], 100);
+	assert.ok(down[0] <= 2 && down[1] <= 2, 'each dead provider cost its threshold, no more');
+});
+
+test(`n8n ${major}: least busy sends at least twice as many calls to the fast path as to the slow one`, async (t) => {
+	const ratio = {};
+	for (const routing of ['least_busy', 'weighted']) {
+		const [done] = await run(`busy-${routing}`);
+		assert.equal(done.length, 400);
+		const [slow, fast] = [calls(`${routing}-slow`), calls(`${routing}-fast`)];
+		ratio[routing] = fast / Math.max(1, slow);
+		t.diagnostic(`${routing}: slow ${slow}, fast ${fast}, fast/slow ${ratio[routing].toFixed(2)}`);
+	}
+	assert.ok(ratio.least_busy >= 2, JSON.stringify(ratio));
+	assert.ok(ratio.weighted < 1.5, JSON.stringify(ratio));
+});

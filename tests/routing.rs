@@ -1,0 +1,118 @@
+//! Routing beyond order (issue 29), as scenarios through the engine: weights share the load,
+//! weight 0 drains a provider (a probe still goes), a lower tier serves only while no provider
+//! of the tier above is admissible, and `least_busy` holds a lease per call so the fleet's
+//! calls in flight are known. A configured order in one tier is today's chain exactly.
+mod common;
+use common::*;
+use resilient_engine::config::Chain;
+use resilient_engine::reason::Reason;
+use resilient_engine::step::Step;
+use std::sync::Arc;
+
+fn routed(names: &[(&str, i64, f64)], routing: &str, threshold: i64) -> Arc<Chain> {
+    let list: Vec<&str> = names.iter().map(|n| n.0).collect();
+    chain(&list, |c| {
+        c.routing = routing.into();
+        c.threshold = threshold;
+        c.open_ms = 1_000;
+        for (p, &(_, tier, weight)) in c.providers.iter_mut().zip(names) {
+            p.tier = Some(tier);
+            p.weight = Some(weight);
+        }
+    })
+}
+
+/// `items` items one after the other on one store; returns the serving provider of each and
+/// every call made.
+fn serve(c: &Arc<Chain>, items: u64, answer: impl Fn(usize) -> u16) -> (Vec<usize>, Vec<usize>) {
+    let mut store = Store::new(c.providers.len());
+    let mut now = 1_000_000;
+    let (mut served, mut calls) = (Vec::new(), Vec::new());
+    for k in 0..items {
+        let (end, made, _) = run_item(c, &mut store, &mut now, Job::new(k, "w"), |i, _| status(answer(i)), 10);
+        calls.extend(made.iter().map(|(i, _)| *i));
+        match end {
+            Step::Done { provider, .. } => served.push(provider),
+            Step::Defer { .. } | Step::Fail { .. } => served.push(usize::MAX),
+            other => panic!("{other:?}"),
+        }
+    }
+    (served, calls)
+}
+
+#[test]
+fn weights_three_to_one_serve_three_quarters_on_the_first() {
+    let c = routed(&[("a", 1, 3.0), ("b", 1, 1.0)], "weighted", 5);
+    let (served, _) = serve(&c, 4_000, |_| 200);
+    let share = served.iter().filter(|&&p| p == 0).count() as f64 / 4_000.0;
+    assert!((0.72..0.78).contains(&share), "a served {share}");
+}
+
+#[test]
+fn a_drained_provider_takes_no_new_call() {
+    let c = routed(&[("a", 1, 0.0), ("b", 1, 1.0)], "weighted", 5);
+    let (served, calls) = serve(&c, 500, |_| 200);
+    assert!(calls.iter().all(|&p| p == 1), "no call to the drained provider");
+    assert!(served.iter().all(|&p| p == 1));
+    // Alone, a drained provider fails the item (nothing will change without a new weight).
+    let alone = routed(&[("a", 1, 0.0)], "order", 5);
+    let mut store = Store::new(1);
+    let (end, calls, _) = run_item(&alone, &mut store, &mut 0, Job::new(1, "w"), |_, _| status(200), 10);
+    assert!(calls.is_empty());
+    assert_eq!(end, Step::Fail { reason: Reason::Drained });
+}
+
+#[test]
+fn a_drained_provider_still_takes_the_probe_its_breaker_needs_once_nothing_else_serves() {
+    use resilient_engine::breaker::Phase;
+    let c = routed(&[("a", 1, 0.0), ("b", 1, 1.0)], "order", 1);
+    let mut store = Store::new(2);
+    // Other workers' calls opened both breakers; a's open window has ended, b's has not.
+    for (v, until) in store.views.iter_mut().zip([500, 60_000]) {
+        v.breaker.phase = Phase::Open;
+        v.breaker.open_until_ms = until;
+        v.breaker.version = 1;
+    }
+    let (end, calls, _) = run_item(&c, &mut store, &mut 1_000, Job::new(1, "w"), |_, _| status(200), 10);
+    assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), vec![0], "the half-open probe goes to a");
+    assert!(matches!(end, Step::Done { provider: 0, .. }));
+    assert_eq!(store.views[0].breaker.phase, Phase::Closed);
+    // Closed again, a stays drained: the next item waits for b instead of calling a.
+    let (end, calls, _) = run_item(&c, &mut store, &mut 2_000, Job::new(2, "w"), |_, _| status(200), 10);
+    assert!(calls.is_empty(), "{calls:?}");
+    assert!(matches!(end, Step::Defer { reason: Reason::CircuitOpen, .. }), "{end:?}");
+}
+
+#[test]
+fn the_second_tier_serves_only_while_the_first_has_nothing_admissible() {
+    let c = routed(&[("a1", 1, 1.0), ("a2", 1, 1.0), ("b", 2, 1.0)], "weighted", 2);
+    let (served, calls) = serve(&c, 200, |_| 200);
+    assert!(!calls.contains(&2) && !served.contains(&2), "b untouched while a1 and a2 serve");
+    // a1 and a2 dead: once both breakers are open, b takes everything.
+    let (served, calls) = serve(&c, 200, |i| if i < 2 { 500 } else { 200 });
+    assert!(served.iter().all(|&p| p == 2), "{served:?}");
+    let tier1 = calls.iter().filter(|&&p| p < 2).count();
+    assert!(tier1 < 40, "tier 1 costs its breakers' thresholds and probes, not every item: {tier1}");
+}
+
+#[test]
+fn least_busy_leases_every_call_and_gives_the_lease_back() {
+    let c = routed(&[("slow", 1, 1.0), ("fast", 1, 1.0)], "least_busy", 5);
+    let mut store = Store::new(2);
+    let mut now = 0;
+    let (end, calls, _) = run_item(&c, &mut store, &mut now, Job::new(3, "w"), |_, _| status(200), 10);
+    assert!(matches!(end, Step::Done { .. }));
+    let p = calls[0].0;
+    assert_eq!(store.views[p].in_flight.version, 2, "a lease taken and released");
+    assert!(store.views[p].in_flight.leases.is_empty());
+}
+
+#[test]
+fn a_configured_order_in_one_tier_is_the_chain_as_before() {
+    let c = routed(&[("a", 1, 1.0), ("b", 1, 1.0)], "order", 5);
+    let (served, _) = serve(&c, 50, |_| 200);
+    assert!(served.iter().all(|&p| p == 0));
+    let mut store = Store::new(2);
+    let (_, _, m) = run_item(&c, &mut store, &mut 0, Job::new(1, "w"), |_, _| status(200), 10);
+    assert_eq!(m.report().route, None, "no route in the run data of a plain chain");
+}
