@@ -6,20 +6,64 @@
 // - tiers: a1 and a2 (tier 1, weighted 1:1) and b (tier 2): b gets nothing while a1 or a2 can
 //   take the call, everything once both breakers are open;
 // - least busy: one slow path and one fast, 8 items in flight: the fast path takes at least twice
-//   the slow path's calls (weighted 1:1 gives about as many to each).
-import { test, before } from 'node:test';
+//   the slow path's calls (weighted 1:1 gives about as many to each);
+// - the Resilient Chat Model under a Basic LLM Chain, two models in one tier, weighted 3:1: the
+//   calls split as the weights say; with the first model dead, it costs its threshold, no more.
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startProviders } from '../support/providers.mjs';
 import { n8nInstall, n8nInstance, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
 import { manualWorkflow, node } from '../support/guard-workflows.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
+import { startLlmVendors } from '../support/llm-vendors.mjs';
+import {
+	chatWorkflow,
+	llmChain,
+	openAiCredential,
+	openAiModel,
+	resilientOver,
+} from '../support/chat-workflows.mjs';
 import { packWorktree } from '../chat/support.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const id = uid();
 const REDIS = { redis: { id: 'routeRedisCred01', name: 'route redis' } };
-let providers, n8n, base;
+const KEYS = { openai: `sk-route-${id}`, anthropic: 'unused', gemini: 'unused' };
+const CHAT_ITEMS = 80;
+let providers, vendors, n8n, base;
+
+/** A Basic LLM Chain over `CHAT_ITEMS` questions on a Resilient Chat Model (memory store, weighted
+ * 3:1) over n8n's OpenAI Chat Model at vendor instances `first` and `second`. */
+function chatRouted(wid, first, second) {
+	const cred = [first, second].map((v) => openAiCredential(vendors, v, KEYS.openai));
+	const sub = resilientOver(
+		'Resilient Chat Model',
+		{
+			numberInputs: 2,
+			providers: {
+				provider: [
+					{ name: `${first}-${id}`, weight: 3 },
+					{ name: `${second}-${id}`, weight: 1 },
+				],
+			},
+			retryPolicy: { routing: 'weighted', baseMs: 20, capMs: 50 },
+			breaker: { threshold: 3, openMs: 600_000 },
+		},
+		[600, 200],
+		'Chain',
+		[openAiModel('Model 1', cred[0], [500, 400]), openAiModel('Model 2', cred[1], [700, 400])],
+	);
+	return {
+		cred,
+		wf: chatWorkflow(wid, {
+			items: CHAT_ITEMS,
+			nodes: [llmChain('Chain', [600, 0]), ...sub.nodes],
+			roots: ['Chain'],
+			models: sub.models,
+		}),
+	};
+}
 
 /** Calls that reached the provider for path id `tag`. */
 const calls = (tag) => providers.arrivals.filter((a) => a.id === `${tag}-${id}`).length;
@@ -117,16 +161,31 @@ const WORKFLOWS = {
 before(async () => {
 	providers = await startProviders();
 	base = `http://127.0.0.1:${providers.port}`;
+	vendors = await startLlmVendors(KEYS);
+	vendors.script('shareA', ['ok']);
+	vendors.script('shareB', ['ok']);
+	vendors.script('deadA', [500]);
+	vendors.script('liveB', ['ok']);
 	n8n = n8nInstance(n8nInstall(major), { extensions: null });
 	installLikeN8n(packWorktree(), n8n.home);
+	const chats = [
+		chatRouted(`routechat${id}`, 'shareA', 'shareB'),
+		chatRouted(`routechatdead${id}`, 'deadA', 'liveB'),
+	];
 	n8n.importCredentials([
+		...chats.flatMap((c) => c.cred),
 		{
 			...REDIS.redis,
 			type: 'redis',
 			data: { host: '127.0.0.1', port: REDIS_PORT, database: 0, password: '' },
 		},
 	]);
-	n8n.importWorkflow(Object.values(WORKFLOWS).map((wf) => wf()));
+	n8n.importWorkflow([...Object.values(WORKFLOWS).map((wf) => wf()), ...chats.map((c) => c.wf)]);
+});
+
+after(async () => {
+	await vendors?.close();
+	await providers?.close();
 });
 
 /** Runs workflow `key`; returns Call Chain's [success, deferred, failed] items. */
@@ -186,4 +245,19 @@ test(`n8n ${major}: least busy sends at least twice as many calls to the fast pa
 	}
 	assert.ok(ratio.least_busy >= 2, JSON.stringify(ratio));
 	assert.ok(ratio.weighted < 1.5, JSON.stringify(ratio));
+});
+
+test(`n8n ${major}: the Resilient Chat Model weighted 3:1 splits its calls 3:1; a dead model costs its threshold`, async (t) => {
+	const share = await n8n.execute(`routechat${id}`);
+	assert.ok(share.run, share.log.slice(-6000));
+	const [a, b] = [vendors.accepted('shareA'), vendors.accepted('shareB')];
+	t.diagnostic(`chat weighted 3:1 over ${CHAT_ITEMS} calls: model 1 ${a}, model 2 ${b}`);
+	assert.equal(a + b, CHAT_ITEMS, 'one request per call');
+	assert.ok(a / CHAT_ITEMS >= 0.6 && a / CHAT_ITEMS <= 0.9, `model 1's share ${a / CHAT_ITEMS}`);
+	const dead = await n8n.execute(`routechatdead${id}`);
+	assert.ok(dead.run, dead.log.slice(-6000));
+	const [d, l] = [vendors.accepted('deadA'), vendors.accepted('liveB')];
+	t.diagnostic(`model 1 dead: model 1 ${d} requests, model 2 ${l}`);
+	assert.equal(d, 3, 'the dead model costs its threshold (3), then its breaker is open');
+	assert.equal(l, CHAT_ITEMS, 'every call served by model 2');
 });
