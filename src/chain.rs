@@ -4,6 +4,7 @@
 use crate::breaker::{self, Admission, BreakerRow, Transition};
 use crate::config::Chain;
 use crate::in_flight::{self, Acquire, InFlightRow};
+use crate::latency::LatencyRow;
 use crate::rate_gate::{self, GateRow, Take};
 use crate::reason::Reason;
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,7 @@ pub struct ProviderView {
     pub breaker: BreakerRow,
     pub gate: GateRow,
     pub in_flight: InFlightRow,
+    pub latency: LatencyRow,
 }
 
 /// New rows to write back atomically (each with `version` = stored version + 1).
@@ -24,11 +26,12 @@ pub struct Writes {
     pub breaker: Option<BreakerRow>,
     pub gate: Option<GateRow>,
     pub in_flight: Option<InFlightRow>,
+    pub latency: Option<LatencyRow>,
 }
 
 impl Writes {
     pub fn is_empty(&self) -> bool {
-        self.breaker.is_none() && self.gate.is_none() && self.in_flight.is_none()
+        self.breaker.is_none() && self.gate.is_none() && self.in_flight.is_none() && self.latency.is_none()
     }
 }
 

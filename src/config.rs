@@ -5,7 +5,6 @@ use crate::breaker::{BreakerPolicy, TripRule};
 use crate::error::EngineError;
 use crate::outcome::RetryRules;
 use crate::rate_gate::RateLimit;
-use crate::routing::Routing;
 use crate::status_set::StatusSet;
 use crate::stream::StreamLimits;
 use serde::{Deserialize, Serialize};
@@ -227,6 +226,40 @@ impl Chain {
     /// or no cap but a lease each where the routing counts calls in flight.
     pub fn lease_cap(&self, i: usize) -> Option<u32> {
         self.providers[i].max_in_flight.or(self.routing.leases_every_call().then_some(u32::MAX))
+    }
+}
+
+/// Which admissible provider of the best tier an item tries first (`src/routing.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    Order,
+    Weighted,
+    LeastBusy,
+    Latency,
+}
+
+impl Routing {
+    pub const NAMES: &'static str = "order, weighted, least_busy, latency";
+
+    pub fn parse(s: &str) -> Option<Routing> {
+        match s {
+            "order" => Some(Routing::Order),
+            "weighted" => Some(Routing::Weighted),
+            "least_busy" => Some(Routing::LeastBusy),
+            "latency" => Some(Routing::Latency),
+            _ => None,
+        }
+    }
+
+    /// Every call holds an in-flight lease, so the fleet's count of calls in flight is known.
+    pub fn leases_every_call(self) -> bool {
+        self == Routing::LeastBusy
+    }
+
+    /// Answered calls' durations are recorded in the providers' latency rows.
+    pub fn tracks_latency(self) -> bool {
+        self == Routing::Latency
     }
 }
 

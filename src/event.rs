@@ -107,7 +107,7 @@ mod tests {
         }
         .validate()
         .unwrap();
-        let w = Writes { provider: 0, breaker: Some(BreakerRow::default()), gate: None, in_flight: None };
+        let w = Writes { provider: 0, breaker: Some(BreakerRow::default()), ..Default::default() };
         let t = Transition { from: Phase::Closed, to: Phase::Open, at_ms: 1 };
         let with = writes(&chain, &w, Some(&t));
         assert_eq!(with.counts, Some(WriteCounts { transitions: 1 }));

@@ -3,6 +3,7 @@
 //! Read-only: nothing here changes a row.
 use crate::breaker::Phase;
 use crate::chain::ProviderView;
+use crate::latency::estimate;
 use crate::lease::live;
 use serde::{Deserialize, Serialize};
 
@@ -18,10 +19,14 @@ pub struct ProviderState {
     pub probes_in_flight: usize,
     pub gate_closed_until_ms: Option<u64>,
     pub in_flight: usize,
+    /// Recent median and p95 of answered calls (latency routing records them; else none).
+    pub latency_p50_ms: Option<u64>,
+    pub latency_p95_ms: Option<u64>,
 }
 
 pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
     let b = &view.breaker;
+    let latency = estimate(&view.latency, now_ms);
     let state = match b.phase {
         Phase::Open if now_ms >= b.open_until_ms => Phase::HalfOpen,
         phase => phase,
@@ -36,6 +41,8 @@ pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
         probes_in_flight: live(&b.probes, now_ms).len(),
         gate_closed_until_ms: (view.gate.closed_until_ms > now_ms).then_some(view.gate.closed_until_ms),
         in_flight: live(&view.in_flight.leases, now_ms).len(),
+        latency_p50_ms: latency.map(|e| e.p50_ms),
+        latency_p95_ms: latency.map(|e| e.p95_ms),
     }
 }
 

@@ -25,6 +25,7 @@ pub mod error_facts;
 pub mod event;
 pub mod in_flight;
 pub mod inspect;
+pub mod latency;
 pub mod lease;
 pub mod metrics;
 #[cfg(not(target_arch = "wasm32"))]

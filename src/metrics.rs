@@ -107,9 +107,14 @@ mod tests {
     #[test]
     fn every_family_has_help_and_type_and_one_sample_per_provider() {
         let open = r#"{"phase":"open","open_until_ms":5000,"trips":1,"version":2}"#;
-        let text =
-            render(&chain(&["a", "b"]), "wf", 1000, &[open, "", "", "", "", ""], r#"[{"calls":7,"failures":5},{}]"#)
-                .unwrap();
+        let text = render(
+            &chain(&["a", "b"]),
+            "wf",
+            1000,
+            &[open, "", "", "", "", "", "", ""],
+            r#"[{"calls":7,"failures":5},{}]"#,
+        )
+        .unwrap();
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 2\n"), "{text}");
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
@@ -117,14 +122,14 @@ mod tests {
         assert_eq!(text.matches("# HELP ").count(), 9);
         assert_eq!(text.matches("# TYPE ").count(), 9);
         // After the open window the gauge reads half-open, as a call would meet it.
-        let later = render(&chain(&["a", "b"]), "wf", 5000, &[open, "", "", "", "", ""], "[{},{}]").unwrap();
+        let later = render(&chain(&["a", "b"]), "wf", 5000, &[open, "", "", "", "", "", "", ""], "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
     }
 
     #[test]
     fn hostile_names_cannot_forge_a_sample_or_a_label() {
         let name = "x\"} 1\nresilient_provider_state{provider=\"y\\";
-        let text = render(&chain(&[name]), "s\"\n\\", 0, &["", "", ""], "[{}]").unwrap();
+        let text = render(&chain(&[name]), "s\"\n\\", 0, &["", "", "", ""], "[{}]").unwrap();
         for line in text.lines().filter(|l| !l.starts_with('#')) {
             assert!(line.starts_with("resilient_provider_"), "{line}");
             assert_eq!(line.matches("scope=").count(), 1, "{line}");
@@ -139,8 +144,8 @@ mod tests {
     #[test]
     fn bad_counters_name_the_input() {
         let c = chain(&["a"]);
-        assert_eq!(render(&c, "s", 0, &["", "", ""], "{").unwrap_err().code(), "invalid_input");
-        assert_eq!(render(&c, "s", 0, &["", "", ""], "[{},{}]").unwrap_err().code(), "invalid_input");
-        assert_eq!(render(&c, "s", 0, &["", "", ""], r#"[{"calls":-1}]"#).unwrap_err().code(), "invalid_input");
+        assert_eq!(render(&c, "s", 0, &["", "", "", ""], "{").unwrap_err().code(), "invalid_input");
+        assert_eq!(render(&c, "s", 0, &["", "", "", ""], "[{},{}]").unwrap_err().code(), "invalid_input");
+        assert_eq!(render(&c, "s", 0, &["", "", "", ""], r#"[{"calls":-1}]"#).unwrap_err().code(), "invalid_input");
     }
 }

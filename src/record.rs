@@ -1,9 +1,11 @@
-//! Applying an outcome's effect to a provider's shared rows: breaker, gate, in-flight slot.
+//! Applying an outcome's effect to a provider's shared rows: breaker, gate, in-flight slot, and
+//! the call's duration in its latency row (latency routing).
 //! Pure, so a store can re-run it on fresh rows after losing a compare-and-set race.
 use crate::breaker::{self, Transition};
 use crate::chain::{ProviderView, Writes};
 use crate::config::Chain;
 use crate::in_flight;
+use crate::latency;
 use crate::rate_gate;
 use crate::step::Effect;
 use serde::{Deserialize, Serialize};
@@ -23,6 +25,7 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
         breaker: b.row,
         gate: effect.gate_close_until_ms.and_then(|until| rate_gate::close(&view.gate, until)),
         in_flight: if effect.release_in_flight { in_flight::release(&view.in_flight, &effect.holder) } else { None },
+        latency: effect.latency_ms.map(|ms| latency::record(&view.latency, ms, now)),
     };
     Recorded { writes: (!writes.is_empty()).then_some(writes), transition: b.transition }
 }

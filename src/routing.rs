@@ -7,36 +7,11 @@
 //! drained: last in its tier, it takes no new calls, only the half-open probe its breaker needs
 //! when an item gets that far.
 use crate::chain::ProviderView;
-use crate::config::Chain;
+use crate::config::{Chain, Routing};
+use crate::latency::{estimate, typical_ms};
 use crate::lease::live;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Routing {
-    Order,
-    Weighted,
-    LeastBusy,
-}
-
-impl Routing {
-    pub const NAMES: &'static str = "order, weighted, least_busy";
-
-    pub fn parse(s: &str) -> Option<Routing> {
-        match s {
-            "order" => Some(Routing::Order),
-            "weighted" => Some(Routing::Weighted),
-            "least_busy" => Some(Routing::LeastBusy),
-            _ => None,
-        }
-    }
-
-    /// Every call holds an in-flight lease, so the fleet's count of calls in flight is known.
-    pub fn leases_every_call(self) -> bool {
-        self == Routing::LeastBusy
-    }
-}
 
 /// How one item's order was chosen, for its run data (left out under plain `order` in one tier).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,12 +39,50 @@ pub fn route(chain: &Chain, views: &[ProviderView], now: u64, rng: &mut Rng) -> 
                 let busy = |i: usize| live(&views[i].in_flight.leases, now).len();
                 insertion_sort_by_key(&mut members, busy);
             }
+            Routing::Latency => members = fastest_first(chain, views, now, members, rng),
         }
         // A drained provider goes last in its tier (it takes a probe at most).
         insertion_sort_by_key(&mut members, |i| (chain.providers[i].weight == 0.0) as usize);
         order.extend(members);
     }
     order
+}
+
+/// Within this share of the fastest median, providers count as equally fast (LiteLLM's
+/// `lowest_latency_buffer`): the fastest is not swamped, and its peers keep being measured.
+pub const LATENCY_BUFFER_PERCENT: u64 = 20;
+/// This share of items (per mille) tries a provider of the tier at random first, so one that got
+/// faster is noticed even while the estimates say otherwise.
+pub const EXPLORE_PER_MILLE: u64 = 50;
+
+/// Latency routing: the fastest by recent median first (at random, by weight, among those within
+/// the buffer of the fastest), the rest from fastest to slowest; now and then one at random.
+fn fastest_first(
+    chain: &Chain,
+    views: &[ProviderView],
+    now: u64,
+    mut members: Vec<usize>,
+    rng: &mut Rng,
+) -> Vec<usize> {
+    let n = views.len() as u64;
+    // The chain's mean of what is known: what a provider nobody measured lately reads as.
+    let known: Vec<u64> = views.iter().filter_map(|v| estimate(&v.latency, now)).map(|e| e.p50_ms).collect();
+    let mean = if known.is_empty() { 0 } else { known.iter().sum::<u64>() / known.len() as u64 };
+    let typical = |i: usize| typical_ms(&views[i].latency, now, mean) as usize;
+    shuffle(&mut members, rng);
+    insertion_sort_by_key(&mut members, typical);
+    if rng.between(0, 999) < EXPLORE_PER_MILLE && n > 0 {
+        let k = rng.between(0, members.len() as u64 - 1) as usize;
+        let pick = members.remove(k);
+        members.insert(0, pick);
+        return members;
+    }
+    let Some(&first) = members.first() else { return members };
+    let limit = typical(first) as u64 * (100 + LATENCY_BUFFER_PERCENT) / 100;
+    let peers = members.iter().take_while(|&&i| typical(i) as u64 <= limit).count();
+    let mut head = weighted(chain, members[..peers].to_vec(), rng);
+    head.extend_from_slice(&members[peers..]);
+    head
 }
 
 /// Stable: equal keys keep their order.

@@ -5,6 +5,7 @@
 use crate::breaker::{BreakerRow, Bucket, Phase};
 use crate::error::EngineError;
 use crate::in_flight::InFlightRow;
+use crate::latency::LatencyRow;
 use crate::lease::Lease;
 use crate::rate_gate::GateRow;
 use miniserde::json::{self, Number, Object, Value};
@@ -125,6 +126,13 @@ pub fn in_flight(text: &str) -> Result<InFlightRow> {
     let v = parse("in_flight", text)?;
     let f = Fields::of("in_flight", &v)?;
     Ok(InFlightRow { leases: f.list("leases", |v| lease("in_flight", v))?, version: f.u64("version")? })
+}
+
+pub fn latency(text: &str) -> Result<LatencyRow> {
+    const K: &str = "latency";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    Ok(LatencyRow { w: f.list("w", |v| unsigned(K, "w[]", v))?, at_ms: f.u64("at_ms")?, version: f.u64("version")? })
 }
 
 #[cfg(test)]

@@ -5,12 +5,13 @@ use crate::breaker::BreakerRow;
 use crate::chain::{ProviderView, Writes};
 use crate::error::EngineError;
 use crate::in_flight::InFlightRow;
+use crate::latency::LatencyRow;
 use crate::rate_gate::GateRow;
 use crate::row_decode;
 use serde::Serialize;
 
 /// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
-pub const ROW_KINDS: [&str; 3] = ["breaker", "gate", "in_flight"];
+pub const ROW_KINDS: [&str; 4] = ["breaker", "gate", "in_flight", "latency"];
 
 /// Joins the row texts of one call into one string at the boundary (one string crossing instead
 /// of two per row): ASCII record separator, which JSON text never holds raw (it escapes every
@@ -92,6 +93,7 @@ pub fn view(rows: &[impl AsRef<str>]) -> Result<ProviderView, EngineError> {
         in_flight: decode("in_flight", rows[2].as_ref(), row_decode::in_flight, |r: &mut InFlightRow, v| {
             r.version = v
         })?,
+        latency: decode("latency", rows[3].as_ref(), row_decode::latency, |r: &mut LatencyRow, v| r.version = v)?,
     })
 }
 
@@ -116,7 +118,7 @@ pub fn views(rows: &[impl AsRef<str>], providers: usize) -> Result<Vec<ProviderV
 /// memoisation (a view is a function of its texts), one entry per provider.
 #[derive(Default)]
 pub struct RowMemo {
-    seen: Vec<Option<([String; 3], ProviderView)>>,
+    seen: Vec<Option<([String; ROW_KINDS.len()], ProviderView)>>,
 }
 
 impl RowMemo {
@@ -128,12 +130,12 @@ impl RowMemo {
         self.seen.resize_with(providers, || None);
         let mut out = Vec::with_capacity(providers);
         for (chunk, seen) in rows.chunks(ROW_KINDS.len()).zip(self.seen.iter_mut()) {
-            let same = |texts: &[String; 3]| texts.iter().zip(chunk).all(|(a, b)| a == b.as_ref());
+            let same = |texts: &[String; ROW_KINDS.len()]| texts.iter().zip(chunk).all(|(a, b)| a == b.as_ref());
             match seen {
                 Some((texts, view)) if same(texts) => out.push(view.clone()),
                 _ => {
                     let view = view(chunk)?;
-                    let texts = [0, 1, 2].map(|k| chunk[k].as_ref().to_string());
+                    let texts = [0, 1, 2, 3].map(|k| chunk[k].as_ref().to_string());
                     *seen = Some((texts, view.clone()));
                     out.push(view);
                 }
@@ -162,6 +164,9 @@ pub fn writes(w: &Writes) -> RowWrites {
     if let Some(f) = &w.in_flight {
         rows.push(row(ROW_KINDS[2], f, f.version));
     }
+    if let Some(l) = &w.latency {
+        rows.push(row(ROW_KINDS[3], l, l.version));
+    }
     RowWrites { provider: w.provider, rows, event: None, counts: None }
 }
 
@@ -176,6 +181,9 @@ pub fn apply(view: &mut ProviderView, w: &Writes) {
     if let Some(f) = &w.in_flight {
         view.in_flight = f.clone();
     }
+    if let Some(l) = &w.latency {
+        view.latency = l.clone();
+    }
 }
 
 #[cfg(test)]
@@ -187,17 +195,17 @@ mod tests {
     fn both_store_forms_decode_and_the_prefix_version_wins() {
         let json = r#"{"phase":"open","open_until_ms":5,"version":3}"#;
         let redis = format!("7|{json}");
-        let v = view(&[redis.as_str(), "", ""]).unwrap();
+        let v = view(&[redis.as_str(), "", "", ""]).unwrap();
         assert_eq!((v.breaker.phase, v.breaker.version), (Phase::Open, 7));
-        let v = view(&[json, "", ""]).unwrap();
+        let v = view(&[json, "", "", ""]).unwrap();
         assert_eq!(v.breaker.version, 3);
-        assert_eq!(view(&["", "", ""]).unwrap(), ProviderView::default());
+        assert_eq!(view(&["", "", "", ""]).unwrap(), ProviderView::default());
     }
 
     #[test]
     fn garbage_is_corrupt_state_not_a_panic() {
         for bad in ["{", "x|{}", "99999999999999999999999|{}", r#"{"phase":"sideways"}"#] {
-            let e = view(&[bad, "", ""]).unwrap_err();
+            let e = view(&[bad, "", "", ""]).unwrap_err();
             assert_eq!(e.code(), "corrupt_state", "{bad}");
         }
         assert_eq!(views(&["", ""], 1).unwrap_err().code(), "invalid_input");
@@ -208,11 +216,15 @@ mod tests {
         let mut memo = RowMemo::default();
         let a = r#"{"phase":"open","open_until_ms":5,"version":3}"#;
         let b = "4|{\"phase\":\"half_open\"}";
-        for rows in [[a, "", "", "", "", ""], [a, "", "", "", "", ""], [b, "", "", a, "", ""], [b, "", "", "", "", ""]]
-        {
+        for rows in [
+            [a, "", "", "", "", "", "", ""],
+            [a, "", "", "", "", "", "", ""],
+            [b, "", "", "", a, "", "", ""],
+            [b, "", "", "", "", "", "", ""],
+        ] {
             assert_eq!(memo.views(&rows, 2).unwrap(), views(&rows, 2).unwrap());
         }
-        assert_eq!(memo.views(&["{", "", "", "", "", ""], 2).unwrap_err().code(), "corrupt_state");
+        assert_eq!(memo.views(&["{", "", "", "", "", "", "", ""], 2).unwrap_err().code(), "corrupt_state");
         assert_eq!(memo.views(&["", ""], 1).unwrap_err().code(), "invalid_input");
     }
 
@@ -222,6 +234,6 @@ mod tests {
         let w = writes(&Writes { provider: 1, breaker: Some(b.clone()), ..Default::default() });
         assert_eq!((w.provider, w.rows.len(), w.rows[0].expected, w.rows[0].version), (1, 1, 3, 4));
         let text = format!("{}|{}", w.rows[0].version, w.rows[0].json);
-        assert_eq!(view(&[text.as_str(), "", ""]).unwrap().breaker, b);
+        assert_eq!(view(&[text.as_str(), "", "", ""]).unwrap().breaker, b);
     }
 }

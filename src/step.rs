@@ -3,11 +3,12 @@
 //! (`poll`, `on_outcome`) and carries out the steps that come out (call, sleep, write rows).
 use crate::chain::{choose, Choice, Local, ProviderView, Skip, Writes};
 use crate::config::Chain;
+use crate::config::Routing;
 use crate::error::EngineError;
 use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
 use crate::rng::Rng;
-use crate::routing::{route, Route, Routing};
+use crate::routing::{route, Route};
 use crate::stream::StreamStep;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -79,6 +80,8 @@ pub struct Effect {
     pub label: String,
     pub gate_close_until_ms: Option<u64>,
     pub release_in_flight: bool,
+    /// How long the call took, for its provider's latency row (latency routing only).
+    pub latency_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -136,6 +139,8 @@ pub struct Report {
 struct Pending {
     provider: usize,
     probe: bool,
+    /// When the call was handed out (the store's clock): its duration is the outcome's time less this.
+    at_ms: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -201,9 +206,18 @@ impl ItemMachine {
 
     /// A machine for one call admitted elsewhere (a guard's ticket, around another node's call):
     /// its outcome is classified and recorded exactly as in a chain.
-    pub fn admitted(chain: Arc<Chain>, now: u64, holder: String, provider: usize, probe: bool, rng: Rng) -> Self {
+    /// `called_at_ms`: when the call was admitted (its duration ends at the outcome).
+    pub fn admitted(
+        chain: Arc<Chain>,
+        now: u64,
+        called_at_ms: u64,
+        holder: String,
+        provider: usize,
+        probe: bool,
+        rng: Rng,
+    ) -> Self {
         let mut m = ItemMachine::new(chain, now, holder, Vec::new(), rng);
-        m.pending = Some(Pending { provider, probe });
+        m.pending = Some(Pending { provider, probe, at_ms: called_at_ms });
         m
     }
 
@@ -295,7 +309,7 @@ impl ItemMachine {
         ) {
             Choice::Call { provider, probe, writes, transition } => {
                 self.local[provider].reserved_at_ms = None;
-                self.pending = Some(Pending { provider, probe });
+                self.pending = Some(Pending { provider, probe, at_ms: now });
                 let p = &self.chain.providers[provider];
                 let deadline_ms = p.deadline_ms.min(remaining);
                 let stream = match self.chain.stream {
@@ -349,7 +363,7 @@ impl ItemMachine {
     /// admitted elsewhere, which has no chain to move on in). Returns what to record in the
     /// provider's shared state; the next `poll` says what the item does next.
     pub fn on_outcome(&mut self, now: u64, outcome: &Outcome, views: &[ProviderView]) -> Result<Effect, EngineError> {
-        let Some(Pending { provider: i, probe }) = self.pending.take() else {
+        let Some(Pending { provider: i, probe, at_ms }) = self.pending.take() else {
             return Err(EngineError::InvalidInput("an outcome arrived but no call was outstanding".into()));
         };
         let p = &self.chain.providers[i];
@@ -373,6 +387,11 @@ impl ItemMachine {
             label: label.clone(),
             gate_close_until_ms: None,
             release_in_flight: self.chain.lease_cap(i).is_some(),
+            // An answer's duration, and a timeout's (a slow sample); a refused connection is
+            // no measure of how fast a provider answers.
+            latency_ms: (self.chain.routing.tracks_latency()
+                && (c.health == Health::Success || matches!(outcome, Outcome::Error { code } if code == "TIMEOUT")))
+            .then(|| now.saturating_sub(at_ms)),
         };
         let mut log = AttemptLog {
             provider: i,

@@ -141,6 +141,7 @@ pub fn report(
     let mut m = ItemMachine::admitted(
         chain.clone(),
         now,
+        ticket.issued_ms,
         ticket.lease.clone(),
         ticket.provider,
         ticket.probe,
@@ -181,7 +182,7 @@ mod tests {
         if let Some(w) = w {
             for r in &w.rows {
                 let k = row_text::ROW_KINDS.iter().position(|k| *k == r.kind).unwrap();
-                rows[w.provider * 3 + k] = format!("{}|{}", r.version, r.json);
+                rows[w.provider * row_text::ROW_KINDS.len() + k] = format!("{}|{}", r.version, r.json);
             }
         }
     }
@@ -189,14 +190,21 @@ mod tests {
     #[test]
     fn a_dead_provider_reported_through_tickets_opens_and_the_next_check_goes_to_the_fallback() {
         let chain = chain(2);
-        let mut rows = vec![String::new(); 6];
+        let mut rows = vec![String::new(); 2 * row_text::ROW_KINDS.len()];
         for t in 0..2 {
             let c = check(&chain, 1000 + t, &rows, format!("lease{t}"), "global".into(), Rng::seeded(t)).unwrap();
             let Decision::Go { provider: 0, ticket, .. } = c.decision else { panic!("{c:?}") };
             store_rows(&mut rows, &c.writes);
             assert_eq!(c.counters, vec![Counters::default(); 2], "an admitted check counts nothing yet");
-            let r = report(&chain, &ticket, "global", 1001 + t, &Outcome::status(500, Default::default()), &rows[0..3])
-                .unwrap();
+            let r = report(
+                &chain,
+                &ticket,
+                "global",
+                1001 + t,
+                &Outcome::status(500, Default::default()),
+                &rows[0..row_text::ROW_KINDS.len()],
+            )
+            .unwrap();
             assert_eq!(r.counters, Counters { calls: 1, failures: 1, ..Default::default() }, "Call Chain's rule");
             assert!(r.writes.as_ref().unwrap().rows.iter().any(|w| w.kind == "in_flight"), "the lease is released");
             store_rows(
@@ -213,25 +221,31 @@ mod tests {
         assert_eq!(c.counters[0], Counters { rejections: 1, ..Default::default() }, "the open breaker's rejection");
         let busy = Outcome::status(429, Default::default());
         let Decision::Go { ticket, .. } = c.decision else { unreachable!() };
-        let r = report(&chain, &ticket, "global", 1011, &busy, &rows[3..6]).unwrap();
+        let r = report(&chain, &ticket, "global", 1011, &busy, &rows[row_text::ROW_KINDS.len()..]).unwrap();
         assert_eq!(r.counters, Counters { calls: 1, rate_limited_429: 1, ..Default::default() });
     }
 
     #[test]
     fn a_foreign_or_expired_ticket_is_refused_and_counts_nothing() {
         let chain = chain(5);
-        let rows = vec![String::new(); 6];
+        let rows = vec![String::new(); 2 * row_text::ROW_KINDS.len()];
         let c = check(&chain, 7, &rows, "l".into(), "global".into(), Rng::seeded(1)).unwrap();
         let Decision::Go { ticket, ticket_ttl_ms, .. } = c.decision else { panic!() };
         assert_eq!(ticket_ttl_ms, ticket.expires_ms - ticket.issued_ms, "the store keeps it as long as its leases");
         assert!(ticket_ttl_ms > 0);
         let ok = Outcome::status(200, Default::default());
-        let e = report(&chain, &ticket, "wf:7", 1, &ok, &rows[0..3]).unwrap_err();
+        let e = report(&chain, &ticket, "wf:7", 1, &ok, &rows[0..row_text::ROW_KINDS.len()]).unwrap_err();
         assert_eq!(e.code(), "invalid_ticket");
         let other = Ticket { name: "zzz".into(), ..ticket.clone() };
-        assert_eq!(report(&chain, &other, "global", 1, &ok, &rows[0..3]).unwrap_err().code(), "invalid_ticket");
+        assert_eq!(
+            report(&chain, &other, "global", 1, &ok, &rows[0..row_text::ROW_KINDS.len()]).unwrap_err().code(),
+            "invalid_ticket"
+        );
         let late = ticket.expires_ms + 1;
-        assert_eq!(report(&chain, &ticket, "global", late, &ok, &rows[0..3]).unwrap_err().code(), "invalid_ticket");
+        assert_eq!(
+            report(&chain, &ticket, "global", late, &ok, &rows[0..row_text::ROW_KINDS.len()]).unwrap_err().code(),
+            "invalid_ticket"
+        );
         let json = serde_json::to_string(&ticket).unwrap();
         assert_eq!(serde_json::from_str::<Ticket>(&json).unwrap(), ticket, "a ticket travels as plain data");
     }

@@ -4,7 +4,7 @@ export type Reason =
   | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "failed_over" | "non_retryable"
   | "check_failed" | "context_too_long" | "store_unavailable" | "stream_broken" | "drained";
 /** How an item picks among the admissible providers of the best tier. */
-export type Routing = "order" | "weighted" | "least_busy";
+export type Routing = "order" | "weighted" | "least_busy" | "latency";
 export type Phase = "closed" | "half_open" | "open";
 export type Health = "success" | "failure" | "neutral";
 export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_gate";
@@ -39,9 +39,10 @@ export interface ChainConfig {
 export interface ProviderState {
   state: Phase; state_gauge: 0 | 1 | 2; open_until_ms: number | null; trips: number; recent_failures: number;
   last_failure: string | null; probes_in_flight: number; gate_closed_until_ms: number | null; in_flight: number;
+  latency_p50_ms: number | null; latency_p95_ms: number | null;
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
-export interface RowWrite { kind: "breaker" | "gate" | "in_flight"; expected: number; version: number; json: string }
+export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency"; expected: number; version: number; json: string }
 /** Rows of provider `provider` to write atomically; `event`: the breaker transition they make, as
  * the JSON text a store keeps in the same atomic step (README: "Resilient Provider Trigger");
  * `counts`: what they add to the provider's counters once committed (absent: nothing). */

@@ -116,3 +116,71 @@ fn a_configured_order_in_one_tier_is_the_chain_as_before() {
     let (_, _, m) = run_item(&c, &mut store, &mut 0, Job::new(1, "w"), |_, _| status(200), 10);
     assert_eq!(m.report().route, None, "no route in the run data of a plain chain");
 }
+
+/// `calls` items one after the other; provider `i` answers 200 after `ms(i, now)`. Returns the
+/// serving provider and the time of each.
+fn timed(c: &Arc<Chain>, calls: u64, ms: impl Fn(usize, u64) -> u64) -> Vec<(usize, u64)> {
+    use resilient_engine::record::record;
+    use resilient_engine::rng::Rng;
+    use resilient_engine::step::ItemMachine;
+    let mut store = Store::new(c.providers.len());
+    let mut now = 1_000_000;
+    let mut out = Vec::new();
+    for k in 0..calls {
+        let mut m = ItemMachine::new(c.clone(), now, format!("w{k}"), Vec::new(), Rng::seeded(k));
+        loop {
+            let poll = m.poll(now, &store.views).unwrap();
+            if let Some(w) = &poll.writes {
+                store.apply(w);
+            }
+            match poll.step {
+                Step::Call { provider: i, .. } => {
+                    now += ms(i, now);
+                    let effect = m.on_outcome(now, &status(200), &store.views).unwrap();
+                    if let Some(w) = &record(c, &store.views[i], &effect, now).writes {
+                        store.apply(w);
+                    }
+                }
+                Step::Done { provider, .. } => {
+                    out.push((provider, now));
+                    break;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+    out
+}
+
+/// Issue 29's latency goal, on the engine: two healthy providers, B three times slower than A;
+/// `latency` sends at least 85 % to A, and when A degrades to 500 ms at half-time, most calls
+/// move to B within 10 s.
+#[test]
+fn latency_routing_prefers_the_fast_provider_and_follows_a_change_within_ten_seconds() {
+    let c = routed(&[("a", 1, 1.0), ("b", 1, 1.0)], "latency", 5);
+    let change = 1_000_000 + 2_500 * 100; // about half of 5000 calls at A's 100 ms
+    let served = timed(&c, 5_000, |i, now| match (i, now >= change) {
+        (0, false) => 100,
+        (0, true) => 500,
+        _ => 300,
+    });
+    let before: Vec<_> = served.iter().filter(|(_, t)| *t < change).collect();
+    let to_a = before.iter().filter(|(p, _)| *p == 0).count() as f64 / before.len() as f64;
+    assert!(to_a >= 0.85, "before the change A served {to_a}");
+    // The first time after the change from which 20 calls in a row are mostly B's.
+    let after: Vec<_> = served.iter().filter(|(_, t)| *t >= change).collect();
+    let moved = after
+        .windows(20)
+        .find(|w| w.iter().filter(|(p, _)| *p == 1).count() >= 15)
+        .map(|w| w[0].1 - change)
+        .expect("the calls moved to B");
+    assert!(moved <= 10_000, "moved {moved} ms after the change");
+    let late: Vec<_> = after.iter().filter(|(_, t)| *t >= change + 10_000).collect();
+    let to_b = late.iter().filter(|(p, _)| *p == 1).count() as f64 / late.len() as f64;
+    assert!(to_b >= 0.85, "after the change B served {to_b}");
+    println!(
+        "latency routing: {:.1} % to A (100 ms vs 300 ms), moved {moved} ms after A went to 500 ms, then {:.1} % to B",
+        100.0 * to_a,
+        100.0 * to_b
+    );
+}

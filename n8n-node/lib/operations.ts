@@ -36,6 +36,8 @@ export async function providerState(
 			probes_in_flight: s.probes_in_flight,
 			gate_closed_until: iso(s.gate_closed_until_ms),
 			in_flight: s.in_flight,
+			latency_p50_ms: s.latency_p50_ms,
+			latency_p95_ms: s.latency_p95_ms,
 			counters: {
 				calls: c.calls ?? 0,
 				failures: c.failures ?? 0,

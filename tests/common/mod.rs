@@ -56,6 +56,10 @@ impl Store {
             assert_eq!(f.version, v.in_flight.version + 1);
             v.in_flight = f.clone();
         }
+        if let Some(l) = &w.latency {
+            assert_eq!(l.version, v.latency.version + 1);
+            v.latency = l.clone();
+        }
     }
 }
 

@@ -7,6 +7,8 @@
 //   take the call, everything once both breakers are open;
 // - least busy: one slow path and one fast, 8 items in flight: the fast path takes at least twice
 //   the slow path's calls (weighted 1:1 gives about as many to each);
+// - latency: one process's calls write the latency rows, and the next process's first items
+//   already go to the faster path;
 // - the Resilient Chat Model under a Basic LLM Chain, two models in one tier, weighted 3:1: the
 //   calls split as the weights say; with the first model dead, it costs its threshold, no more.
 import { test, before, after } from 'node:test';
@@ -140,6 +142,13 @@ const WORKFLOWS = {
 			retryPolicy: { routing: 'weighted', maxAttempts: 1 },
 			breaker: { threshold: 2, openMs: 600_000 },
 		}),
+	latency: () =>
+		chainWorkflow(`routelatency${id}`, 150, {
+			providers: {
+				provider: [row('l-slow', '/ok?delay=80', 'l-slow'), row('l-fast', '/ok?delay=5', 'l-fast')],
+			},
+			retryPolicy: { routing: 'latency' },
+		}),
 	...Object.fromEntries(
 		['least_busy', 'weighted'].map((routing) => [
 			`busy-${routing}`,
@@ -232,6 +241,21 @@ test(`n8n ${major}: tier 2 takes nothing while tier 1 can, everything once tier 
 	assert.equal(served.length, 100, 'b served every item');
 	assert.equal(down[2], 100);
 	assert.ok(down[0] <= 2 && down[1] <= 2, 'each dead provider cost its threshold, no more');
+});
+
+test(`n8n ${major}: latency samples written by one process steer the next one's first items`, async (t) => {
+	const [first] = await run('latency');
+	const fast = (items) =>
+		items.filter((i) => i.json._resilience.provider === `l-fast-${id}`).length;
+	assert.equal(first.length, 150);
+	const [second] = await run('latency');
+	const opening = second.slice(0, 20);
+	t.diagnostic(
+		`latency: first process ${fast(first)}/150 to the fast path, second ${fast(second)}/150, its first 20: ${fast(opening)}`,
+	);
+	assert.ok(fast(first) >= 0.85 * 150, 'the first process learns within its run');
+	assert.ok(fast(opening) >= 16, "the second process starts from the first one's samples");
+	assert.equal(first[0].json._resilience.route.routing, 'latency');
 });
 
 test(`n8n ${major}: least busy sends at least twice as many calls to the fast path as to the slow one`, async (t) => {

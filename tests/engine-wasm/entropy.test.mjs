@@ -11,7 +11,7 @@ const { Engine } = require(${JSON.stringify(pkg)});
 const eng = new Engine({ providers: [{ name: 'a' }], base_ms: 400, cap_ms: 20000 });
 const waits = Array.from({ length: 20 }, (_, i) => {
 	const item = eng.item(0, 'h' + i, '');
-	item.poll(0, '\u001e\u001e');
+	item.poll(0, '\u001e\u001e\u001e');
 	return item.outcome(1, { kind: 'status', status: 503 }).sleep_ms;
 });
 console.log(JSON.stringify(waits));`;

@@ -52,7 +52,7 @@ test('seed 003 ceilings', () => {
 });
 
 /** Row texts as Redis keeps them, written only if versions still match (as tests/vectors.rs). */
-const KINDS = ['breaker', 'gate', 'in_flight'];
+const { ROW_KINDS: KINDS } = require('../../dist/lib/engineConstants.js');
 function write(rows, w) {
 	if (!w) return;
 	for (const r of w.rows) {
@@ -132,7 +132,7 @@ test('a corrupt state row is an error, not a crash; an outcome without a call is
 	const item = eng.item(0, 'h', '');
 	for (const bad of ['{"phase":"sideways"}', '7|{', 'x|{}']) {
 		assert.throws(
-			() => item.poll(0, joined([bad, '', ''])),
+			() => item.poll(0, joined([bad, ...KINDS.slice(1).map(() => '')])),
 			(e) => e.code === 'corrupt_state',
 			bad,
 		);
@@ -146,14 +146,14 @@ test('a corrupt state row is an error, not a crash; an outcome without a call is
 		(e) => e.code === 'invalid_input',
 	);
 	assert.throws(
-		() => item.rerecord(0, joined(['', '', ''])),
+		() => item.rerecord(0, joined(KINDS.map(() => ''))),
 		(e) => e.code === 'invalid_input',
 	);
 });
 
 test('guard tickets: check hands one out, report records it, a foreign one is refused', () => {
 	const eng = new shipped.Engine({ providers: [{ name: 'a' }, { name: 'b' }], threshold: 1 });
-	const rows = new Array(6).fill('');
+	const rows = new Array(2 * KINDS.length).fill('');
 	const checked = eng.check(1000, joined(rows), 'lease-1', 'global');
 	assert.equal(checked.decision.kind, 'go');
 	const ticket = JSON.parse(JSON.stringify(checked.decision.ticket)); // it travels as plain data
@@ -166,7 +166,7 @@ test('guard tickets: check hands one out, report records it, a foreign one is re
 		ticket,
 		'global',
 		{ kind: 'status', status: 500 },
-		joined(rows.slice(0, 3)),
+		joined(rows.slice(0, KINDS.length)),
 	);
 	assert.equal(reported.transition.to, 'open');
 	assert.equal(reported.attempt.health, 'failure');
@@ -174,7 +174,13 @@ test('guard tickets: check hands one out, report records it, a foreign one is re
 	assert.equal(eng.check(1002, joined(rows), 'lease-2', 'global').decision.name, 'b');
 	assert.throws(
 		() =>
-			eng.report(1001, ticket, 'wf:9', { kind: 'status', status: 200 }, joined(rows.slice(0, 3))),
+			eng.report(
+				1001,
+				ticket,
+				'wf:9',
+				{ kind: 'status', status: 200 },
+				joined(rows.slice(0, KINDS.length)),
+			),
 		(e) => e.code === 'invalid_ticket',
 	);
 });

@@ -9,6 +9,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 const require = createRequire(import.meta.url);
 const { engineFor, cachedEngines, ENGINE_CACHE_SIZE } = require('../../dist/lib/engineCache.js');
+const { ROW_KINDS } = require('../../dist/lib/engineConstants.js');
 
 const node = { name: 'Resilient Provider Call', type: 'resilientProviderCall', parameters: {} };
 const invalid = (e) => e;
@@ -34,7 +35,7 @@ test('one engine per configuration; the least recently used leaves first', () =>
 	assert.notEqual(engineFor(node, chain(20_000), invalid), b, 'evicted: built anew');
 	// An evicted engine still held (an item running, a supplied chat model) keeps working.
 	const item = b.item(Date.now(), 'held', '');
-	assert.equal(item.poll(Date.now(), '\u001e\u001e\u001e\u001e\u001e').step.kind, 'call');
+	assert.equal(item.poll(Date.now(), '\u001e'.repeat(2 * ROW_KINDS.length - 1)).step.kind, 'call');
 	item.free();
 });
 

@@ -13,6 +13,7 @@ import {
 	RedisStore,
 	redisClient,
 	closeRedisClients,
+	ROW_KINDS,
 } from '../support/store-harness.mjs';
 import { tempDir } from '../support/tmp.mjs';
 
@@ -101,7 +102,7 @@ test('cluster: one slot per scope on a master other than the seed; the breaker t
 	const client = redisClient({ host: '127.0.0.1', port: ports[0], cluster: true });
 	const store = new RedisStore(client, scope);
 	const names = ['primary', 'fallback'];
-	const keys = names.flatMap((n) => ['breaker', 'gate', 'in_flight'].map((k) => store.key(n, k)));
+	const keys = names.flatMap((n) => ROW_KINDS.map((k) => store.key(n, k)));
 	const slots = new Set(keys.map((k) => Number(cli(ports[0], 'cluster', 'keyslot', k))));
 	assert.deepEqual([...slots], [slot], 'every key of the scope in one slot');
 	console.log(

@@ -17,6 +17,7 @@ export const { PostgresStore, postgresPool, closePostgresPools } = require(
 	path.join(ROOT, 'dist/lib/store/postgres.js'),
 );
 export const { FailoverStore } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
+export const { ROW_KINDS } = require(path.join(ROOT, 'dist/lib/engineConstants.js'));
 const { CounterDeltas } = require(path.join(ROOT, 'dist/lib/counters.js'));
 
 /** The items' counters written as the node writes them: summed per scope, one checked write. */

@@ -136,6 +136,12 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 					description:
 						'Fewest calls in flight across every execution and worker on the state store',
 				},
+				{
+					name: 'Latency',
+					value: 'latency',
+					description:
+						'Fastest recent median answer time, shared by every execution and worker on the state store; providers within 20% of the fastest share the calls',
+				},
 			],
 		},
 		{
