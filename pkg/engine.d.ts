@@ -4,7 +4,8 @@
 export type Reason =
 | "circuit_open" | "cooldown" | "half_open_busy" | "rate_limited" | "retry_after_exceeds_cap"
 | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "failed_over" | "non_retryable"
-| "check_failed" | "context_too_long" | "store_unavailable" | "stream_broken" | "drained";
+| "check_failed" | "context_too_long" | "store_unavailable" | "stream_broken" | "drained"
+| "retry_budget";
 /** How an item picks among the admissible providers of the best tier. */
 export type Routing = "order" | "weighted" | "least_busy" | "latency";
 export type Phase = "closed" | "half_open" | "open";
@@ -34,6 +35,7 @@ export interface ChainConfig {
     next_provider_when_input_too_long?: boolean; next_provider_on_client_error?: boolean;
     streams?: boolean; first_chunk_deadline_ms?: number; stream_idle_ms?: number;
     fail_over_first?: boolean;
+    retry_budget_percent?: number; retry_budget_floor_per_s?: number; retry_budget_window_ms?: number;
     trip_rule?: "consecutive" | "failure_rate"; failure_rate?: number; min_calls?: number;
     threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
     open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;
@@ -44,7 +46,7 @@ export interface ProviderState {
     latency_p50_ms: number | null; latency_p95_ms: number | null;
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
-export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency"; expected: number; version: number; json: string }
+export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget"; expected: number; version: number; json: string }
 /** Rows of provider `provider` to write atomically; `event`: the breaker transition they make, as
  * the JSON text a store keeps in the same atomic step (README: "Resilient Provider Trigger");
  * `counts`: what they add to the provider's counters once committed (absent: nothing). */
@@ -149,7 +151,7 @@ export interface AttemptLog {
 }
 export interface Counters {
     calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;
-    deferrals: number;
+    deferrals: number; retry_budget_exhausted: number;
 }
 export interface Skip { provider: number; reason: Reason; until_ms: number }
 /** `route`: the item's visit order (provider indexes) and the routing that chose it; absent

@@ -7,6 +7,7 @@ use crate::in_flight::{self, Acquire, InFlightRow};
 use crate::latency::LatencyRow;
 use crate::rate_gate::{self, GateRow, Take};
 use crate::reason::Reason;
+use crate::retry_budget::{BudgetRow, Spend};
 use serde::{Deserialize, Serialize};
 
 /// A provider's shared state as read from the store in one round trip. Missing rows are fresh.
@@ -17,6 +18,7 @@ pub struct ProviderView {
     pub gate: GateRow,
     pub in_flight: InFlightRow,
     pub latency: LatencyRow,
+    pub budget: BudgetRow,
 }
 
 /// New rows to write back atomically (each with `version` = stored version + 1).
@@ -27,11 +29,16 @@ pub struct Writes {
     pub gate: Option<GateRow>,
     pub in_flight: Option<InFlightRow>,
     pub latency: Option<LatencyRow>,
+    pub budget: Option<BudgetRow>,
 }
 
 impl Writes {
     pub fn is_empty(&self) -> bool {
-        self.breaker.is_none() && self.gate.is_none() && self.in_flight.is_none() && self.latency.is_none()
+        self.breaker.is_none()
+            && self.gate.is_none()
+            && self.in_flight.is_none()
+            && self.latency.is_none()
+            && self.budget.is_none()
     }
 }
 
@@ -42,6 +49,9 @@ pub struct Local {
     pub done: Option<(Reason, u64)>,
     /// A gate slot this item reserved and is sleeping towards.
     pub reserved_at_ms: Option<u64>,
+    /// A call to it now would be a retry (this item already made a call): it spends from the
+    /// provider's retry budget.
+    pub retry: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -120,6 +130,16 @@ pub fn choose(
             Admission::Call => false,
         };
         let mut writes = Writes { provider: i, breaker: admitted.row, ..Default::default() };
+        // A retry spends from the provider's budget, shared by the fleet; first calls never do.
+        if let (true, Some(budget)) = (local[i].retry, &chain.retry_budget) {
+            match budget.spend(&view.budget, now) {
+                Spend::Granted(row) => writes.budget = Some(row),
+                Spend::Spent { until_ms } => {
+                    note(Skip { provider: i, reason: Reason::RetryBudget, until_ms }, &mut earliest, skips);
+                    continue;
+                }
+            }
+        }
         // A reserved slot is this item's, but a closure set since (a 429 or a long hint seen by
         // any worker) still holds it back: then `take` below answers with the closure.
         let reserved = local[i].reserved_at_ms.is_some_and(|at| at <= now) && now >= view.gate.closed_until_ms;

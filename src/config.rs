@@ -5,6 +5,7 @@ use crate::breaker::{BreakerPolicy, TripRule};
 use crate::error::EngineError;
 use crate::outcome::RetryRules;
 use crate::rate_gate::RateLimit;
+use crate::retry_budget::RetryBudget;
 use crate::status_set::StatusSet;
 use crate::stream::StreamLimits;
 use serde::{Deserialize, Serialize};
@@ -56,6 +57,12 @@ pub struct ChainConfig {
     /// admissible now, instead of backing off on the failing one; a provider failed over from is
     /// not tried again by that item, and the last admissible one keeps its retries with backoff.
     pub fail_over_first: bool,
+    /// Retries (and fail-overs after a failure) to a provider are allowed while those of the
+    /// last `retry_budget_window_ms` stay under this share of its calls (per cent) plus
+    /// `retry_budget_floor_per_s` a second; 0 turns the budget off. Finagle's defaults.
+    pub retry_budget_percent: i64,
+    pub retry_budget_floor_per_s: i64,
+    pub retry_budget_window_ms: i64,
     pub trip_rule: String,
     pub failure_rate: f64,
     pub min_calls: i64,
@@ -91,6 +98,9 @@ impl Default for ChainConfig {
             first_chunk_deadline_ms: 8_000,
             stream_idle_ms: 30_000,
             fail_over_first: false,
+            retry_budget_percent: 20,
+            retry_budget_floor_per_s: 10,
+            retry_budget_window_ms: 10_000,
             trip_rule: "consecutive".into(),
             failure_rate: 0.5,
             min_calls: 10,
@@ -206,6 +216,8 @@ pub struct Chain {
     /// See [`ChainConfig::fail_over_first`].
     pub fail_over_first: bool,
     pub routing: Routing,
+    /// `None`: off.
+    pub retry_budget: Option<RetryBudget>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -372,7 +384,18 @@ impl ChainConfig {
         let routing = Routing::parse(&self.routing).ok_or_else(|| {
             EngineError::config("routing", format!("unknown routing '{}' ({})", self.routing, Routing::NAMES))
         })?;
+        let percent = count("retry_budget_percent", self.retry_budget_percent, 0, 1_000)?;
+        let retry_budget = (percent > 0)
+            .then(|| -> Result<RetryBudget, EngineError> {
+                Ok(RetryBudget {
+                    percent,
+                    floor_per_s: count("retry_budget_floor_per_s", self.retry_budget_floor_per_s, 0, 1_000_000)?,
+                    window_ms: ms("retry_budget_window_ms", self.retry_budget_window_ms, 1_000, HOUR)?,
+                })
+            })
+            .transpose()?;
         Ok(Chain {
+            retry_budget,
             routing,
             stream,
             providers,

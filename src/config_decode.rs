@@ -117,6 +117,9 @@ const CHAIN: &[&str] = &[
     "first_chunk_deadline_ms",
     "stream_idle_ms",
     "fail_over_first",
+    "retry_budget_percent",
+    "retry_budget_floor_per_s",
+    "retry_budget_window_ms",
     "trip_rule",
     "failure_rate",
     "min_calls",
@@ -215,6 +218,9 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("successes_to_close", &mut c.successes_to_close),
         ("first_chunk_deadline_ms", &mut c.first_chunk_deadline_ms),
         ("stream_idle_ms", &mut c.stream_idle_ms),
+        ("retry_budget_percent", &mut c.retry_budget_percent),
+        ("retry_budget_floor_per_s", &mut c.retry_budget_floor_per_s),
+        ("retry_budget_window_ms", &mut c.retry_budget_window_ms),
     ] {
         f.int(name, slot)?;
     }

@@ -69,7 +69,7 @@ pub fn record(row: &LatencyRow, ms: u64, now: u64) -> LatencyRow {
     let mut w = decayed(row, now);
     w.resize(BOUNDS_MS.len(), 0);
     let k = BOUNDS_MS.iter().position(|&b| ms <= b).unwrap_or(BOUNDS_MS.len() - 1);
-    w[k] += SAMPLE;
+    w[k] = w[k].saturating_add(SAMPLE);
     LatencyRow { w, at_ms: now.max(row.at_ms), version: row.version.wrapping_add(1) }
 }
 
@@ -84,16 +84,19 @@ pub struct Estimate {
 
 pub fn estimate(row: &LatencyRow, now: u64) -> Option<Estimate> {
     let w = decayed(row, now);
-    let total: u64 = w.iter().sum();
+    // Saturating: a row is the fleet's, and a hostile one must not overflow a sum.
+    let total = w.iter().take(BOUNDS_MS.len()).fold(0u64, |t, &x| t.saturating_add(x));
     if total == 0 {
         return None;
     }
     let quantile = |q: u64| {
-        let mut seen = 0;
-        for (k, &x) in w.iter().enumerate() {
-            seen += x;
-            if seen * 100 >= total * q {
-                return BOUNDS_MS[k].min(BOUNDS_MS[BOUNDS_MS.len() - 2] * 2);
+        let mut seen = 0u64;
+        let needed = total / 100 * q + total % 100 * q / 100;
+        // A row from the store may hold more buckets than ours: the extra ones are ignored.
+        for (&x, &bound) in w.iter().zip(BOUNDS_MS.iter()) {
+            seen = seen.saturating_add(x);
+            if seen >= needed.max(1) {
+                return bound.min(BOUNDS_MS[BOUNDS_MS.len() - 2] * 2);
             }
         }
         BOUNDS_MS[BOUNDS_MS.len() - 2] * 2

@@ -35,6 +35,7 @@ pub mod rate_gate;
 pub mod reason;
 pub mod record;
 pub mod retry_after;
+pub mod retry_budget;
 pub mod rng;
 pub mod routing;
 pub mod row_decode;

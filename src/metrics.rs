@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Counter families: (store counter name, metric name, help).
-pub const COUNTERS: [(&str, &str, &str); 8] = [
+pub const COUNTERS: [(&str, &str, &str); 9] = [
     ("calls", "resilient_provider_calls_total", "Calls made to the provider."),
     ("failures", "resilient_provider_failures_total", "Calls that counted against the provider's health."),
     (
@@ -31,6 +31,11 @@ pub const COUNTERS: [(&str, &str, &str); 8] = [
         "deferrals",
         "resilient_provider_deferrals_total",
         "Items handed back on the deferred output, counted on the chain's first provider.",
+    ),
+    (
+        "retry_budget_exhausted",
+        "resilient_provider_retry_budget_exhausted_total",
+        "Retries not made because the provider's retry budget was spent.",
     ),
 ];
 
@@ -95,6 +100,13 @@ mod tests {
     use super::*;
     use crate::config::{ChainConfig, ProviderConfig};
 
+    /// `providers` providers' row texts, the first one's breaker row `first`.
+    fn blank(providers: usize, first: &str) -> Vec<&str> {
+        let mut v = vec![""; providers * ROW_KINDS.len()];
+        v[0] = first;
+        v
+    }
+
     fn chain(names: &[&str]) -> Chain {
         ChainConfig {
             providers: names.iter().map(|n| ProviderConfig { name: n.to_string(), ..Default::default() }).collect(),
@@ -107,29 +119,23 @@ mod tests {
     #[test]
     fn every_family_has_help_and_type_and_one_sample_per_provider() {
         let open = r#"{"phase":"open","open_until_ms":5000,"trips":1,"version":2}"#;
-        let text = render(
-            &chain(&["a", "b"]),
-            "wf",
-            1000,
-            &[open, "", "", "", "", "", "", ""],
-            r#"[{"calls":7,"failures":5},{}]"#,
-        )
-        .unwrap();
+        let text =
+            render(&chain(&["a", "b"]), "wf", 1000, &blank(2, open), r#"[{"calls":7,"failures":5},{}]"#).unwrap();
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 2\n"), "{text}");
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
         assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
-        assert_eq!(text.matches("# HELP ").count(), 9);
-        assert_eq!(text.matches("# TYPE ").count(), 9);
+        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 1);
+        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 1);
         // After the open window the gauge reads half-open, as a call would meet it.
-        let later = render(&chain(&["a", "b"]), "wf", 5000, &[open, "", "", "", "", "", "", ""], "[{},{}]").unwrap();
+        let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
     }
 
     #[test]
     fn hostile_names_cannot_forge_a_sample_or_a_label() {
         let name = "x\"} 1\nresilient_provider_state{provider=\"y\\";
-        let text = render(&chain(&[name]), "s\"\n\\", 0, &["", "", "", ""], "[{}]").unwrap();
+        let text = render(&chain(&[name]), "s\"\n\\", 0, &blank(1, ""), "[{}]").unwrap();
         for line in text.lines().filter(|l| !l.starts_with('#')) {
             assert!(line.starts_with("resilient_provider_"), "{line}");
             assert_eq!(line.matches("scope=").count(), 1, "{line}");
@@ -138,14 +144,15 @@ mod tests {
             text.contains(r#"{scope="s\"\n\\",provider="x\"} 1\nresilient_provider_state{provider=\"y\\"} 0"#),
             "{text}"
         );
-        assert_eq!(text.lines().count(), 2 * 9 + 9);
+        let families = COUNTERS.len() + 1;
+        assert_eq!(text.lines().count(), 3 * families, "HELP, TYPE and one sample per family");
     }
 
     #[test]
     fn bad_counters_name_the_input() {
         let c = chain(&["a"]);
-        assert_eq!(render(&c, "s", 0, &["", "", "", ""], "{").unwrap_err().code(), "invalid_input");
-        assert_eq!(render(&c, "s", 0, &["", "", "", ""], "[{},{}]").unwrap_err().code(), "invalid_input");
-        assert_eq!(render(&c, "s", 0, &["", "", "", ""], r#"[{"calls":-1}]"#).unwrap_err().code(), "invalid_input");
+        assert_eq!(render(&c, "s", 0, &blank(1, ""), "{").unwrap_err().code(), "invalid_input");
+        assert_eq!(render(&c, "s", 0, &blank(1, ""), "[{},{}]").unwrap_err().code(), "invalid_input");
+        assert_eq!(render(&c, "s", 0, &blank(1, ""), r#"[{"calls":-1}]"#).unwrap_err().code(), "invalid_input");
     }
 }

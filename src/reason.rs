@@ -37,10 +37,13 @@ pub enum Reason {
     StreamBroken,
     /// Its weight is 0: it takes no new calls (only a half-open probe), so traffic drains away.
     Drained,
+    /// The provider's retry budget is spent: the retries of the window are at their share of its
+    /// calls plus the floor. Retryable: `until_ms` is when the window's oldest retry leaves it.
+    RetryBudget,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 15] = [
+    pub const ALL: [Reason; 16] = [
         Reason::CircuitOpen,
         Reason::Cooldown,
         Reason::HalfOpenBusy,
@@ -56,6 +59,7 @@ impl Reason {
         Reason::StoreUnavailable,
         Reason::StreamBroken,
         Reason::Drained,
+        Reason::RetryBudget,
     ];
 
     pub fn parse(s: &str) -> Option<Reason> {
@@ -79,6 +83,7 @@ impl Reason {
             Reason::StoreUnavailable => "store_unavailable",
             Reason::StreamBroken => "stream_broken",
             Reason::Drained => "drained",
+            Reason::RetryBudget => "retry_budget",
         }
     }
 

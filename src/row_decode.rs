@@ -8,6 +8,7 @@ use crate::in_flight::InFlightRow;
 use crate::latency::LatencyRow;
 use crate::lease::Lease;
 use crate::rate_gate::GateRow;
+use crate::retry_budget::{BudgetRow, Second};
 use miniserde::json::{self, Number, Object, Value};
 
 type Result<T> = std::result::Result<T, EngineError>;
@@ -133,6 +134,17 @@ pub fn latency(text: &str) -> Result<LatencyRow> {
     let v = parse(K, text)?;
     let f = Fields::of(K, &v)?;
     Ok(LatencyRow { w: f.list("w", |v| unsigned(K, "w[]", v))?, at_ms: f.u64("at_ms")?, version: f.u64("version")? })
+}
+
+pub fn budget(text: &str) -> Result<BudgetRow> {
+    const K: &str = "budget";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    let seconds = f.list("seconds", |v| {
+        let b = Fields::of(K, v)?;
+        Ok(Second { s: b.required_u64("s")?, calls: b.u32("calls")?, retries: b.u32("retries")? })
+    })?;
+    Ok(BudgetRow { seconds, version: f.u64("version")? })
 }
 
 #[cfg(test)]

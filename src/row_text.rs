@@ -7,11 +7,12 @@ use crate::error::EngineError;
 use crate::in_flight::InFlightRow;
 use crate::latency::LatencyRow;
 use crate::rate_gate::GateRow;
+use crate::retry_budget::BudgetRow;
 use crate::row_decode;
 use serde::Serialize;
 
 /// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
-pub const ROW_KINDS: [&str; 4] = ["breaker", "gate", "in_flight", "latency"];
+pub const ROW_KINDS: [&str; 5] = ["breaker", "gate", "in_flight", "latency", "budget"];
 
 /// Joins the row texts of one call into one string at the boundary (one string crossing instead
 /// of two per row): ASCII record separator, which JSON text never holds raw (it escapes every
@@ -94,6 +95,7 @@ pub fn view(rows: &[impl AsRef<str>]) -> Result<ProviderView, EngineError> {
             r.version = v
         })?,
         latency: decode("latency", rows[3].as_ref(), row_decode::latency, |r: &mut LatencyRow, v| r.version = v)?,
+        budget: decode("budget", rows[4].as_ref(), row_decode::budget, |r: &mut BudgetRow, v| r.version = v)?,
     })
 }
 
@@ -135,7 +137,7 @@ impl RowMemo {
                 Some((texts, view)) if same(texts) => out.push(view.clone()),
                 _ => {
                     let view = view(chunk)?;
-                    let texts = [0, 1, 2, 3].map(|k| chunk[k].as_ref().to_string());
+                    let texts = [0, 1, 2, 3, 4].map(|k| chunk[k].as_ref().to_string());
                     *seen = Some((texts, view.clone()));
                     out.push(view);
                 }
@@ -167,6 +169,9 @@ pub fn writes(w: &Writes) -> RowWrites {
     if let Some(l) = &w.latency {
         rows.push(row(ROW_KINDS[3], l, l.version));
     }
+    if let Some(b) = &w.budget {
+        rows.push(row(ROW_KINDS[4], b, b.version));
+    }
     RowWrites { provider: w.provider, rows, event: None, counts: None }
 }
 
@@ -184,6 +189,9 @@ pub fn apply(view: &mut ProviderView, w: &Writes) {
     if let Some(l) = &w.latency {
         view.latency = l.clone();
     }
+    if let Some(b) = &w.budget {
+        view.budget = b.clone();
+    }
 }
 
 #[cfg(test)]
@@ -191,21 +199,35 @@ mod tests {
     use super::*;
     use crate::breaker::Phase;
 
+    /// One provider's texts: `first` as its breaker row, the rest not written yet.
+    fn one(first: &str) -> Vec<&str> {
+        let mut v = vec![""; ROW_KINDS.len()];
+        v[0] = first;
+        v
+    }
+
+    /// Two providers' texts with these breaker rows.
+    fn two<'a>(a: &'a str, b: &'a str) -> Vec<&'a str> {
+        let mut v = one(a);
+        v.extend(one(b));
+        v
+    }
+
     #[test]
     fn both_store_forms_decode_and_the_prefix_version_wins() {
         let json = r#"{"phase":"open","open_until_ms":5,"version":3}"#;
         let redis = format!("7|{json}");
-        let v = view(&[redis.as_str(), "", "", ""]).unwrap();
+        let v = view(&one(&redis)).unwrap();
         assert_eq!((v.breaker.phase, v.breaker.version), (Phase::Open, 7));
-        let v = view(&[json, "", "", ""]).unwrap();
+        let v = view(&one(json)).unwrap();
         assert_eq!(v.breaker.version, 3);
-        assert_eq!(view(&["", "", "", ""]).unwrap(), ProviderView::default());
+        assert_eq!(view(&one("")).unwrap(), ProviderView::default());
     }
 
     #[test]
     fn garbage_is_corrupt_state_not_a_panic() {
         for bad in ["{", "x|{}", "99999999999999999999999|{}", r#"{"phase":"sideways"}"#] {
-            let e = view(&[bad, "", "", ""]).unwrap_err();
+            let e = view(&one(bad)).unwrap_err();
             assert_eq!(e.code(), "corrupt_state", "{bad}");
         }
         assert_eq!(views(&["", ""], 1).unwrap_err().code(), "invalid_input");
@@ -216,15 +238,10 @@ mod tests {
         let mut memo = RowMemo::default();
         let a = r#"{"phase":"open","open_until_ms":5,"version":3}"#;
         let b = "4|{\"phase\":\"half_open\"}";
-        for rows in [
-            [a, "", "", "", "", "", "", ""],
-            [a, "", "", "", "", "", "", ""],
-            [b, "", "", "", a, "", "", ""],
-            [b, "", "", "", "", "", "", ""],
-        ] {
+        for rows in [two(a, ""), two(a, ""), two(b, a), two(b, "")] {
             assert_eq!(memo.views(&rows, 2).unwrap(), views(&rows, 2).unwrap());
         }
-        assert_eq!(memo.views(&["{", "", "", "", "", "", "", ""], 2).unwrap_err().code(), "corrupt_state");
+        assert_eq!(memo.views(&two("{", ""), 2).unwrap_err().code(), "corrupt_state");
         assert_eq!(memo.views(&["", ""], 1).unwrap_err().code(), "invalid_input");
     }
 
@@ -234,6 +251,6 @@ mod tests {
         let w = writes(&Writes { provider: 1, breaker: Some(b.clone()), ..Default::default() });
         assert_eq!((w.provider, w.rows.len(), w.rows[0].expected, w.rows[0].version), (1, 1, 3, 4));
         let text = format!("{}|{}", w.rows[0].version, w.rows[0].json);
-        assert_eq!(view(&[text.as_str(), "", "", ""]).unwrap().breaker, b);
+        assert_eq!(view(&one(&text)).unwrap().breaker, b);
     }
 }

@@ -82,6 +82,9 @@ pub struct Effect {
     pub release_in_flight: bool,
     /// How long the call took, for its provider's latency row (latency routing only).
     pub latency_ms: Option<u64>,
+    /// This call among all the fleet's, as a number (its item's holder and attempt, hashed):
+    /// which calls deposit into the retry budget, without drawing from the item's randomness.
+    pub sample: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,6 +125,8 @@ pub struct Counters {
     pub give_ups: u32,
     /// Of those, the items handed back on the deferred output (first provider, as `give_ups`).
     pub deferrals: u32,
+    /// Retries not made because the provider's retry budget was spent.
+    pub retry_budget_exhausted: u32,
 }
 
 /// What the item went through, for its metadata.
@@ -235,6 +240,7 @@ impl ItemMachine {
         for s in &self.report.skipped {
             c[s.provider].rejections +=
                 matches!(s.reason, Reason::CircuitOpen | Reason::Cooldown | Reason::HalfOpenBusy) as u32;
+            c[s.provider].retry_budget_exhausted += (s.reason == Reason::RetryBudget) as u32;
         }
         if matches!(self.finished, Some(Step::Defer { .. } | Step::Fail { .. })) {
             c[0].give_ups += 1;
@@ -290,10 +296,17 @@ impl ItemMachine {
             return Ok(self.defer(now, Some((now, Reason::BudgetExhausted))));
         }
         let max_wait = self.chain.retry_after_cap_ms.min(remaining);
+        // Every call after this item's first is a retry somewhere (the same provider again, or
+        // a fail-over after a failure): it spends from that provider's retry budget.
+        let retry = !self.report.attempts.is_empty();
+        for l in &mut self.local {
+            l.retry = retry;
+        }
         if self.route.is_empty() {
             self.route = route(&self.chain, views, now, &mut self.rng);
-            let tiers = self.chain.providers.iter().any(|p| p.tier != self.chain.providers[0].tier);
-            if self.chain.routing != Routing::Order || tiers {
+            // Said in the run data whenever it is not simply the chain as listed.
+            let as_listed = self.route.iter().enumerate().all(|(k, &i)| k == i);
+            if self.chain.routing != Routing::Order || !as_listed {
                 self.report.route = Some(Route { routing: self.chain.routing, order: self.route.clone() });
             }
         }
@@ -392,6 +405,7 @@ impl ItemMachine {
             latency_ms: (self.chain.routing.tracks_latency()
                 && (c.health == Health::Success || matches!(outcome, Outcome::Error { code } if code == "TIMEOUT")))
             .then(|| now.saturating_sub(at_ms)),
+            sample: fnv1a(self.holder.as_bytes()) ^ u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         };
         let mut log = AttemptLog {
             provider: i,
@@ -494,4 +508,9 @@ impl ItemMachine {
         self.pending = None;
         self.defer(now, Some((now, reason))).step
     }
+}
+
+/// FNV-1a: a stable spread of a short text over u64 (no hasher state, no randomness).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }

@@ -16,9 +16,11 @@ use libfuzzer_sys::fuzz_target;
 use resilient_engine::breaker::{self, Admission, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
 use resilient_engine::chain::ProviderView;
 use resilient_engine::in_flight::{self, Acquire, InFlightRow};
+use resilient_engine::latency::LatencyRow;
 use resilient_engine::lease::Lease;
 use resilient_engine::outcome::Health;
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
+use resilient_engine::retry_budget::{BudgetRow, Second};
 
 #[derive(Debug, Arbitrary)]
 struct Knobs {
@@ -111,6 +113,32 @@ fn check_view(view: &ProviderView, knobs: &Knobs) {
     check_breaker(&view.breaker, knobs);
     check_gate(view, knobs);
     check_in_flight(view, knobs);
+    check_latency_and_budget(view, knobs);
+}
+
+/// Hostile latency and budget rows: no panic, no overflow, versions rise by one, a median never
+/// above its p95, a budget never grants past its allowance.
+fn check_latency_and_budget(view: &ProviderView, k: &Knobs) {
+    use resilient_engine::latency::{estimate, record, typical_ms};
+    use resilient_engine::retry_budget::{RetryBudget, Spend};
+    let now = k.now_ms;
+    if let Some(e) = estimate(&view.latency, now) {
+        assert!(e.p50_ms <= e.p95_ms, "median above p95: {e:?}");
+    }
+    let _ = typical_ms(&view.latency, now, k.probe_lease_ms as u64);
+    let r = record(&view.latency, k.probe_lease_ms as u64, now);
+    assert_eq!(r.version, view.latency.version.wrapping_add(1));
+    let budget = RetryBudget { percent: 20, floor_per_s: 10, window_ms: 10_000 };
+    let (retries, allowed) = budget.standing(&view.budget, now);
+    match budget.spend(&view.budget, now) {
+        Spend::Granted(row) => {
+            assert!(retries < allowed, "granted past the allowance");
+            assert_eq!(row.version, view.budget.version.wrapping_add(1));
+        }
+        Spend::Spent { until_ms } => assert!(until_ms > now || now == u64::MAX, "spent until the past"),
+    }
+    let d = budget.deposit(&view.budget, now);
+    assert_eq!(d.version, view.budget.version.wrapping_add(1));
 }
 
 /// A u64 from the places overflows and off-by-ones live: 0, the top of u64 and u32, small
@@ -168,7 +196,16 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
     };
     let gate = GateRow { tat_us: wide(u)?, closed_until_ms: wide(u)?, version: wide(u)? };
     let in_flight = InFlightRow { leases: leases(u)?, version: wide(u)? };
-    Ok(ProviderView { breaker, gate, in_flight })
+    let latency = LatencyRow {
+        w: (0..u8::arbitrary(u)? % 26).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
+        at_ms: wide(u)?,
+        version: wide(u)?,
+    };
+    let seconds = (0..u8::arbitrary(u)? % 12)
+        .map(|_| Ok(Second { s: wide(u)?, calls: wide32(u)?, retries: wide32(u)? }))
+        .collect::<arbitrary::Result<_>>()?;
+    let budget = BudgetRow { seconds, version: wide(u)? };
+    Ok(ProviderView { breaker, gate, in_flight, latency, budget })
 }
 
 fn check_breaker(row: &BreakerRow, k: &Knobs) {

@@ -177,6 +177,9 @@ impl ConfigIn {
                         burst: 1 + b as i64 % 8,
                     }),
                     max_in_flight: p.max_in_flight.map(|v| 1 + v as i64 % 4),
+                    // Routing's settings from bytes already drawn (the corpus keeps its shape).
+                    tier: p.open_ms.map(|v| 1 + v as i64 % 3),
+                    weight: p.deadline_ms.map(|v| (v % 4) as f64),
                 })
                 .collect(),
             strategy: pick(STRATEGIES, self.strategy).to_string(),
@@ -194,6 +197,10 @@ impl ConfigIn {
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
+            routing: pick(&["order", "weighted", "least_busy", "latency"], self.strategy / 4).to_string(),
+            retry_budget_percent: (self.threshold % 3) as i64 * 10,
+            retry_budget_floor_per_s: (self.successes_to_close % 3) as i64,
+            retry_budget_window_ms: ChainConfig::default().retry_budget_window_ms,
             // Streamed items are the chat model's, driven through the same machine: their limits
             // are covered by tests/streams.rs; here every call is a plain one.
             streams: false,
@@ -299,6 +306,8 @@ impl Store {
                 label: "500".into(),
                 gate_close_until_ms: None,
                 release_in_flight: false,
+                latency_ms: Some(*now % 1_000),
+                sample: *now,
             };
             if let Some(w) = record(chain, &store.views[effect.provider], &effect, *now).writes {
                 store.apply(&w);
@@ -462,7 +471,9 @@ fuzz_target!(|input: Input| {
             }
             Step::Done { provider, fallback, .. } => {
                 assert_eq!(last_success, Some(provider), "Done without a successful call on it");
-                assert_eq!(fallback, provider > 0);
+                // A fallback is any provider but the item's first choice (its route's head).
+                let first = m.report().route.as_ref().map_or(0, |r| r.order[0]);
+                assert_eq!(fallback, provider != first);
                 break poll.step;
             }
             Step::Defer { retry_at_ms, reason } => {

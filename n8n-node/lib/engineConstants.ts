@@ -20,6 +20,9 @@ export const ENGINE_DEFAULTS = {
 	"open_max_ms": 600000,
 	"open_ms": 30000,
 	"retry_after_cap_ms": 60000,
+	"retry_budget_floor_per_s": 10,
+	"retry_budget_percent": 20,
+	"retry_budget_window_ms": 10000,
 	"retry_statuses": "408,425,429,500,502,503,504",
 	"retry_unsafe_methods": false,
 	"routing": "order",
@@ -42,7 +45,7 @@ export const CHAT_OVERRIDES = {
 export const CHAT_DEFAULTS = { ...ENGINE_DEFAULTS, ...CHAT_OVERRIDES } as const;
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
-export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency'] as const;
+export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget'] as const;
 
 /** Joins the row texts (and the Idempotency-Keys) of one engine call into one string. */
 export const ROW_SEPARATOR = '\u001e';

@@ -47,6 +47,7 @@ export async function providerState(
 				rate_limited_429: c.rate_limited_429 ?? 0,
 				give_ups: c.give_ups ?? 0,
 				deferrals: c.deferrals ?? 0,
+				retry_budget_exhausted: c.retry_budget_exhausted ?? 0,
 			},
 		};
 		return { json, pairedItem: { item: 0 } };

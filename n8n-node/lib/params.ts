@@ -209,6 +209,9 @@ export function readItemPlan(
 	set('first_chunk_deadline_ms', num(retry.firstChunkDeadlineMs, 'firstChunkDeadlineMs', R));
 	set('stream_idle_ms', num(retry.streamIdleMs, 'streamIdleMs', R));
 	set('fail_over_first', bool(retry.failOverFirst, 'failOverFirst'));
+	set('retry_budget_percent', num(retry.retryBudgetPercent, 'retryBudgetPercent', R));
+	set('retry_budget_floor_per_s', num(retry.retryBudgetFloorPerS, 'retryBudgetFloorPerS', R));
+	set('retry_budget_window_ms', num(retry.retryBudgetWindowMs, 'retryBudgetWindowMs', R));
 	set('trip_rule', text(breaker.tripRule));
 	set('threshold', num(breaker.threshold, 'threshold', B));
 	set('window_ms', num(breaker.windowMs, 'windowMs', B));

@@ -60,6 +60,10 @@ impl Store {
             assert_eq!(l.version, v.latency.version + 1);
             v.latency = l.clone();
         }
+        if let Some(b) = &w.budget {
+            assert_eq!(b.version, v.budget.version + 1);
+            v.budget = b.clone();
+        }
     }
 }
 

@@ -6,12 +6,14 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const pkg = fileURLToPath(new URL('../../pkg/engine.js', import.meta.url));
+const constants = fileURLToPath(new URL('../../dist/lib/engineConstants.js', import.meta.url));
 const draw = `
 const { Engine } = require(${JSON.stringify(pkg)});
+const { ROW_KINDS, ROW_SEPARATOR } = require(${JSON.stringify(constants)});
 const eng = new Engine({ providers: [{ name: 'a' }], base_ms: 400, cap_ms: 20000 });
 const waits = Array.from({ length: 20 }, (_, i) => {
 	const item = eng.item(0, 'h' + i, '');
-	item.poll(0, '\u001e\u001e\u001e');
+	item.poll(0, ROW_KINDS.map(() => '').join(ROW_SEPARATOR));
 	return item.outcome(1, { kind: 'status', status: 503 }).sleep_ms;
 });
 console.log(JSON.stringify(waits));`;

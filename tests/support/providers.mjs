@@ -4,6 +4,8 @@
 // Routes (per route counters; ?id= separates counters of separate scenarios):
 //   /ok?delay=ms        200 {"ok":true,"served_by":...} (after delay ms)
 //   /always500          500
+//   /storm?pct=30       pct of every 100 arrivals answer 503 (spread: arrival n fails when
+//                       37n mod 100 < pct), the rest 200
 //   /status/<code>      that status
 //   /flaky-ra?n=2       first n answers 429 Retry-After: 1, then 200
 //   /flaky-date?n=1     first n answers 503 Retry-After: <HTTP-date 2 s ahead>, then 200
@@ -95,6 +97,12 @@ export function startProviders(port = 0, logFile = null) {
 				return delay ? setTimeout(reply, delay) : reply();
 			}
 			if (route === '/always500') return send(res, 500, { error: 'down' });
+			// A storm: `pct` of every 100 arrivals (of this route and id) answer 503, spread.
+			if (route === '/storm') {
+				const pct = Number(url.searchParams.get('pct') ?? 30);
+				const failing = (seen * 37) % 100 < pct;
+				return failing ? send(res, 503, { error: 'storm' }) : send(res, 200, { ok: true });
+			}
 			if (route.startsWith('/status/'))
 				return send(res, Number(route.slice(8)), { status: Number(route.slice(8)) });
 			if (route === '/flaky-ra')

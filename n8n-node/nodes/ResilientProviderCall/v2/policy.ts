@@ -91,6 +91,24 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 			D.deadline_ms,
 			'Whole-response deadline of one attempt',
 		),
+		numberField(
+			'Retry Budget (% of Calls)',
+			'retryBudgetPercent',
+			D.retry_budget_percent,
+			'Retries to a provider (and fail-overs to it after a failure) allowed per 100 of its calls over the window, shared by every execution and worker on the state store; first attempts are never held back; 0 turns the budget off',
+		),
+		numberField(
+			'Retry Budget Floor (per Second)',
+			'retryBudgetFloorPerS',
+			D.retry_budget_floor_per_s,
+			'Retries allowed per second of the window whatever the calls, so a quiet provider keeps its retries',
+		),
+		numberField(
+			'Retry Budget Window (ms)',
+			'retryBudgetWindowMs',
+			D.retry_budget_window_ms,
+			'How far back the retry budget counts calls and retries (1 s to 1 h)',
+		),
 		{
 			displayName: 'Retry POST/PATCH Without Key',
 			name: 'retryUnsafeMethods',
