@@ -77,6 +77,11 @@ const CODE_MESSAGES: &[(&str, &str)] = &[
 /// connection (axios' ERR_BAD_RESPONSE "stream has been aborted", with no socket code under it).
 const CUT_OFF_WRAPPERS: &[&str] = &["ERR_BAD_RESPONSE", "ERR_STREAM_PREMATURE_CLOSE"];
 
+/// Node's fetch (undici) says this, and only this, when the request failed below HTTP.
+const FETCH_FAILED_TEXT: &str = "fetch failed";
+/// The code of such a failure whose cause (the socket's code) a client dropped.
+pub const FETCH_FAILED: &str = "FETCH_FAILED";
+
 /// The code for a failure nothing identifies: the provider failed, not worth repeating.
 pub const UNKNOWN_CODE: &str = "EUNKNOWN";
 
@@ -191,6 +196,11 @@ pub fn outcome_of(f: Facts) -> Outcome {
     if let Some(code) = f.messages.iter().find_map(|m| CODE_MESSAGES.iter().find(|(t, _)| t == m).map(|(_, c)| *c)) {
         return Outcome::Error { code: code.into() };
     }
+    if f.messages.iter().any(|m| m.trim_end().ends_with(FETCH_FAILED_TEXT)) {
+        // Node's fetch failed below HTTP (refused, reset, DNS) and a client kept only its words
+        // (Google's Gemini SDK): a network failure, though which one is lost.
+        return Outcome::Error { code: FETCH_FAILED.into() };
+    }
     Outcome::Error { code: wrapper.copied().unwrap_or(UNKNOWN_CODE).to_string() }
 }
 
@@ -209,6 +219,22 @@ mod tests {
     }
     fn status(s: u16) -> Outcome {
         Outcome::status(s, HintHeaders::default())
+    }
+
+    /// Found by the chat-model matrix: Google's Gemini SDK rethrows Node's "fetch failed" as
+    /// its own error, message only, the socket's code (ECONNREFUSED) gone with its cause.
+    #[test]
+    fn a_fetch_failed_whose_cause_was_dropped_is_a_network_failure() {
+        let gemini = "[GoogleGenerativeAI Error]: Error fetching from http://127.0.0.1:9/v1beta/models/m:generateContent: fetch failed";
+        let f = Facts { messages: vec![gemini], ..failed() };
+        assert_eq!(outcome_of(f), code(FETCH_FAILED));
+        assert!(crate::outcome::TRANSIENT_ERRORS.contains(&FETCH_FAILED), "retried, and counted");
+        // With the cause kept (OpenAI's client, undici's TypeError), the socket's code decides.
+        let kept = Facts { messages: vec!["fetch failed"], codes: vec!["ECONNREFUSED"], ..failed() };
+        assert_eq!(outcome_of(kept), code("ECONNREFUSED"));
+        // Not a word inside another message.
+        let other = Facts { messages: vec!["the prefetch failed to warm"], ..failed() };
+        assert_eq!(outcome_of(other), code(UNKNOWN_CODE));
     }
 
     #[test]

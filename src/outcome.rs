@@ -53,8 +53,17 @@ impl Outcome {
 }
 
 /// Network errors that are worth another try (seed 003's list plus our own deadline).
-pub const TRANSIENT_ERRORS: &[&str] =
-    &["ECONNRESET", "ETIMEDOUT", "ECONNREFUSED", "EAI_AGAIN", "EPIPE", "ECONNABORTED", "TIMEOUT", "ESOCKETTIMEDOUT"];
+pub const TRANSIENT_ERRORS: &[&str] = &[
+    "ECONNRESET",
+    "ETIMEDOUT",
+    "ECONNREFUSED",
+    "EAI_AGAIN",
+    "EPIPE",
+    "ECONNABORTED",
+    "TIMEOUT",
+    "ESOCKETTIMEDOUT",
+    "FETCH_FAILED",
+];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

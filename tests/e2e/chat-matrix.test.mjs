@@ -38,6 +38,16 @@ import { openAiBadRequest, startLlmVendors } from '../support/llm-vendors.mjs';
 import { chatWorkflow, llmChain, resilientOver } from '../support/chat-workflows.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
+import net from 'node:net';
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort() {
+	const s = net.createServer();
+	await new Promise((r) => s.listen(0, '127.0.0.1', r));
+	const { port } = s.address();
+	await new Promise((r) => s.close(r));
+	return port;
+}
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const run8 = uid();
@@ -234,7 +244,15 @@ const SCENARIOS = {
 	down: () => [500],
 	bad: (m) => [BAD_REQUEST[m.dialect]],
 	busy: (m) => [RATE_LIMITED[m.dialect]],
+	// Model 1's credential points at a port nothing listens on (its vendor script is never met).
+	refused: () => ['ok'],
 };
+/** The refused scenario needs Model 1's own address: not for a node reached through a
+ * process-wide variable (Groq's GROQ_BASE_URL). */
+const runs = (m, scenario) => scenario !== 'refused' || !m.byModel;
+/** What the engine reads a refused connection as: its code, or FETCH_FAILED through Google's
+ * Gemini SDK, which rethrows Node's "fetch failed" with its message alone (the cause is gone). */
+const refusedAs = (m) => (m.dialect === 'gemini' ? 'FETCH_FAILED' : 'ECONNREFUSED');
 const vid = (key, scenario, i) => `${key}${scenario[0].toUpperCase()}${scenario.slice(1)}${i}`;
 let vendors, run, log;
 const names = {};
@@ -248,8 +266,10 @@ before(async () => {
 	const models = [];
 	const roots = [];
 	let row = 0;
+	const refused = `http://127.0.0.1:${await closedPort()}`;
 	for (const [key, m] of here)
 		for (const [scenario, first] of Object.entries(SCENARIOS)) {
+			if (!runs(m, scenario)) continue;
 			const y = 400 * row++;
 			const label = `${key} ${scenario}`;
 			names[label] = [1, 2].map((i) => `${key}-${scenario}${i}-${run8}`);
@@ -262,7 +282,10 @@ before(async () => {
 						.padEnd(16, '0')
 						.slice(0, 16),
 					name: `${label} ${i}`,
-					...m.cred(vendors, m.byModel ? '_model' : id),
+					...m.cred(
+						scenario === 'refused' && i === 1 ? { ...vendors, url: () => refused } : vendors,
+						m.byModel ? '_model' : id,
+					),
 				};
 				creds.push(cred);
 				return {
@@ -404,5 +427,23 @@ for (const [key, m] of here) {
 				),
 			);
 		}
+	});
+
+	test(`${m.type}@${m.version[major]}, Model 1's address refuses connections: ${runs(m, 'refused') ? `the engine reads ${refusedAs(m)} through this node's client and Model 2 serves all ${ITEMS} items` : 'not run (the node is reached through a process-wide variable)'}`, () => {
+		if (!runs(m, 'refused')) return;
+		const b = branch(key, m, 'refused');
+		console.log(
+			`${at(m)}: refused: Model 2 served ${b.items.filter((i) => i.json.text === b.ok).length}/${ITEMS}; attempts ${JSON.stringify(path(b.entries[0]))}`,
+		);
+		assert.deepEqual(
+			b.items.map((i) => i.json.text ?? i.json.error),
+			Array(ITEMS).fill(b.ok),
+			b.raw,
+		);
+		assert.deepEqual(path(b.entries[0]), [
+			[b.names[0], refusedAs(m)],
+			[b.names[1], '200'],
+		]);
+		assert.equal(b.second, ITEMS);
 	});
 }
