@@ -64,7 +64,9 @@ SCENARIO FILE (JSON; unknown fields are errors; times in s unless named _ms)
     "latency_ms": 200, "latency_jitter_ms": 0, latency = latency_ms + U(0, jitter)
     "outages": [ { "from_s": 30, "to_s": 120,  to_s omitted = never recovers
                    "status": 502,              or "error": "ECONNREFUSED" (exactly one)
-                   "latency_ms": 200 } ],      optional, latency of the refusals
+                   "latency_ms": 200,          optional, latency of the refusals
+                   "share": 1 } ],             optional, the share of requests refused (0.3:
+                                               a storm of 30 %), at random
     "quota": { "requests": 50, "period_ms": 1000,   fixed windows; above: 429 + Retry-After
                "retry_after_s": 1 },           optional; default the seconds left in the window
     "ban": { "over_quota_s": 3,                seconds in a row with a 429 ...

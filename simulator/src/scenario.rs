@@ -220,9 +220,11 @@ fn outage(f: &Fields) -> Result<Outage, String> {
     }
     let refusal = refusal(f)?;
     let latency_ms = f.opt_u64("latency_ms")?;
+    let share = f.f64_or("share", 1.0)?;
+    check(share > 0.0 && share <= 1.0, f.at("share"), || format!("must be in (0, 1], got {share}"))?;
     f.done()?;
     let to_ms = to_s.map_or(u64::MAX, |t| (t * 1000.0) as u64);
-    Ok(Outage { from_ms: (from_s * 1000.0) as u64, to_ms, refusal, latency_ms })
+    Ok(Outage { from_ms: (from_s * 1000.0) as u64, to_ms, refusal, latency_ms, share })
 }
 
 fn quota(f: &Fields) -> Result<Quota, String> {

@@ -36,6 +36,8 @@ pub struct Outage {
     pub refusal: Refusal,
     /// Latency of the refusals (a hanging vendor answers late); `None` = the vendor's latency.
     pub latency_ms: Option<u64>,
+    /// The share of requests the outage refuses (1: all; 0.3: a storm of 30 %), at random.
+    pub share: f64,
 }
 
 /// Fixed windows of `period_ms`; the `requests`-th + 1 request in a window gets a 429.
@@ -123,7 +125,8 @@ impl<'s> Vendor<'s> {
             let latency_ms = self.latency(ban.latency_ms);
             return Reply { outcome: ban.refusal.outcome(), latency_ms, kind: ReplyKind::Banned };
         }
-        let outage = self.spec.outage_at(now).cloned();
+        // A storm (share < 1) refuses only its share of the requests; the others are served.
+        let outage = self.spec.outage_at(now).cloned().filter(|o| o.share >= 1.0 || self.rng.unit() < o.share);
         if outage.is_none() || self.spec.limiter_during_outage {
             if let Some(reply) = self.meter(now) {
                 return reply;
@@ -185,7 +188,13 @@ mod tests {
         VendorSpec {
             latency_ms: 100,
             latency_jitter_ms: 0,
-            outages: vec![Outage { from_ms: 1000, to_ms: 2000, refusal: Refusal::Status(502), latency_ms: None }],
+            outages: vec![Outage {
+                from_ms: 1000,
+                to_ms: 2000,
+                refusal: Refusal::Status(502),
+                latency_ms: None,
+                share: 1.0,
+            }],
             quota: Some(Quota { requests: 2, period_ms: 1000, retry_after_s: None }),
             ban: Some(Ban { over_quota_s: 3, for_ms: 60_000, refusal: Refusal::Status(403), latency_ms: None }),
             limiter_during_outage: false,

@@ -166,17 +166,10 @@ impl<'s> World<'s> {
     }
 }
 
-/// Apply an engine write to the rows (single-threaded virtual time: no lost races).
+/// Apply an engine write to the rows (single-threaded virtual time: no lost races), as a store
+/// does once it accepts them: the engine's own `row_text::apply`, every row kind included.
 pub fn apply(views: &mut [ProviderView], w: &Writes) {
     let v = &mut views[w.provider];
-    if let Some(b) = &w.breaker {
-        debug_assert_eq!(b.version, v.breaker.version + 1);
-        v.breaker = b.clone();
-    }
-    if let Some(g) = &w.gate {
-        v.gate = g.clone();
-    }
-    if let Some(f) = &w.in_flight {
-        v.in_flight = f.clone();
-    }
+    debug_assert!(w.breaker.as_ref().is_none_or(|b| b.version == v.breaker.version + 1));
+    resilient_engine::row_text::apply(v, w);
 }

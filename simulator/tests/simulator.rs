@@ -141,3 +141,22 @@ fn a_bad_scenario_file_names_the_field() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_thirty_percent_storm_the_retry_budget_holds_back_by_deferring_and_loses_nothing() {
+    // The same storm with the budget (on by default) and without it: the budget defers the jobs
+    // whose retries it refuses; they come back at retry_at and are all done.
+    let with = json_of("retry-storm.json");
+    let without = json_of("retry-storm-no-budget.json");
+    let (w, wo) = (policy(&with, "shared_store"), policy(&without, "shared_store"));
+    println!(
+        "30 % storm, 12000 jobs: with the budget {} requests, {} deferrals, last done {} s; without {} requests, {} deferrals, last done {} s",
+        w["requests"], w["deferrals"], w["last_done_s"], wo["requests"], wo["deferrals"], wo["last_done_s"]
+    );
+    // Without it, only jobs whose attempts or item budget ran out are deferred.
+    let (dw, dwo) = (w["deferrals"].as_u64().unwrap(), wo["deferrals"].as_u64().unwrap());
+    assert!(dw > 10 * dwo.max(1), "the budget held retries back: {dw} deferrals against {dwo}");
+    for p in [w, wo] {
+        assert_eq!((p["done"].as_u64(), p["lost"].as_u64()), (Some(12_000), Some(0)));
+    }
+}
