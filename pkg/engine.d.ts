@@ -225,6 +225,11 @@ export class Item {
      */
     poll(now_ms: number, rows: string): Polled;
     /**
+     * Try `provider` first while it is admissible, before the routing's choice: the model that
+     * served the earlier calls of the same conversation (an agent's tool rounds).
+     */
+    prefer(provider: number): void;
+    /**
      * After a lost race: the last outcome on the provider's fresh row texts.
      */
     rerecord(now_ms: number, rows: string): Recorded;

@@ -267,6 +267,17 @@ class Item {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
+     * Try `provider` first while it is admissible, before the routing's choice: the model that
+     * served the earlier calls of the same conversation (an agent's tool rounds).
+     * @param {number} provider
+     */
+    prefer(provider) {
+        const ret = wasm.item_prefer(this.__wbg_ptr, provider);
+        if (ret[1]) {
+            throw takeFromExternrefTable0(ret[0]);
+        }
+    }
+    /**
      * After a lost race: the last outcome on the provider's fresh row texts.
      * @param {number} now_ms
      * @param {string} rows

@@ -14,6 +14,7 @@ export const engine_report: (a: number, b: number, c: any, d: number, e: number,
 export const item_deferNow: (a: number, b: number, c: any) => [number, number, number];
 export const item_outcome: (a: number, b: number, c: any) => [number, number, number];
 export const item_poll: (a: number, b: number, c: number, d: number) => [number, number, number];
+export const item_prefer: (a: number, b: number) => [number, number];
 export const item_rerecord: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const item_stream: (a: number) => [number, number];
 export const __wbindgen_malloc: (a: number, b: number) => number;

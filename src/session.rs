@@ -149,6 +149,11 @@ impl Session {
         self.end().expect("deferred items have ended")
     }
 
+    /// Try this provider first (see [`ItemMachine::prefer`]).
+    pub fn prefer(&mut self, provider: usize) -> Result<(), EngineError> {
+        self.machine.prefer(provider)
+    }
+
     /// Mark this item's calls as streamed (see [`ItemMachine::stream`]).
     pub fn stream(&mut self) -> Result<(), EngineError> {
         self.machine.stream()

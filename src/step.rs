@@ -140,6 +140,9 @@ pub struct Report {
     pub route: Option<Route>,
 }
 
+/// How early a poll after a wait may come and still find the wait over.
+const WAKE_SLACK_MS: u64 = 2;
+
 #[derive(Debug, Clone)]
 struct Pending {
     provider: usize,
@@ -165,6 +168,9 @@ pub struct ItemMachine {
     local: Vec<Local>,
     /// The order this item visits the providers in, fixed at its first poll (`routing`).
     route: Vec<usize>,
+    /// A provider to try first, before the routing's choice (the one that served the calls
+    /// before this one in the same conversation), while it is admissible.
+    prefer: Option<usize>,
     pending: Option<Pending>,
     sleep_until_ms: u64,
     sleep_cause: WaitCause,
@@ -190,6 +196,7 @@ impl ItemMachine {
             progress: vec![Progress::default(); n],
             local: vec![Local::default(); n],
             route: Vec::new(),
+            prefer: None,
             pending: None,
             sleep_until_ms: 0,
             sleep_cause: WaitCause::Backoff,
@@ -206,6 +213,16 @@ impl ItemMachine {
             return Err(EngineError::InvalidInput("a streamed item on a chain without stream limits (streams)".into()));
         }
         self.streamed = true;
+        Ok(())
+    }
+
+    /// Try `provider` first (an agent's later rounds stay on the model that served its first
+    /// while it can take the call); out of range: refused.
+    pub fn prefer(&mut self, provider: usize) -> Result<(), EngineError> {
+        if provider >= self.chain.providers.len() {
+            return Err(EngineError::InvalidInput(format!("no provider {provider} to prefer")));
+        }
+        self.prefer = Some(provider);
         Ok(())
     }
 
@@ -284,12 +301,19 @@ impl ItemMachine {
             )));
         }
         self.pending = None;
-        if now < self.sleep_until_ms {
+        // A wake a hair early (the node's timers run on the monotonic clock, the store's clock is
+        // another) is on time: sleeping the last millisecond would cost a second read of the rows.
+        if now.saturating_add(WAKE_SLACK_MS) < self.sleep_until_ms {
             return Ok(Poll {
                 step: Step::Sleep { ms: self.sleep_until_ms - now, cause: self.sleep_cause },
                 writes: None,
                 transition: None,
             });
+        }
+        if now < self.sleep_until_ms {
+            // Woken within the slack: the wait ended now, and the item's metadata says so.
+            self.report.slept_ms = self.report.slept_ms.saturating_sub(self.sleep_until_ms - now);
+            self.sleep_until_ms = now;
         }
         let remaining = self.remaining(now);
         if remaining == 0 {
@@ -304,6 +328,10 @@ impl ItemMachine {
         }
         if self.route.is_empty() {
             self.route = route(&self.chain, views, now, &mut self.rng);
+            if let Some(p) = self.prefer {
+                self.route.retain(|&i| i != p);
+                self.route.insert(0, p);
+            }
             // Said in the run data whenever it is not simply the chain as listed.
             let as_listed = self.route.iter().enumerate().all(|(k, &i)| k == i);
             if self.chain.routing != Routing::Order || !as_listed {

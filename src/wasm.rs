@@ -174,6 +174,12 @@ impl Item {
         done(self.s.outcome(ms(now_ms), &outcome))
     }
 
+    /// Try `provider` first while it is admissible, before the routing's choice: the model that
+    /// served the earlier calls of the same conversation (an agent's tool rounds).
+    pub fn prefer(&mut self, provider: u32) -> Result<(), JsValue> {
+        self.s.prefer(provider as usize).map_err(js_error)
+    }
+
     /// This item's calls are streamed: each call step carries its `stream` limits. Fails on a
     /// chain not configured with `streams`.
     pub fn stream(&mut self) -> Result<(), JsValue> {

@@ -125,12 +125,16 @@ fn under_a_thirty_percent_storm_the_budget_bounds_retries_and_loses_no_item() {
     }
     assert!(without.retries as f64 > 0.35 * (without.calls - without.retries) as f64, "the storm is retried");
     assert_eq!(without.deferred_for_budget, 0);
-    // With it, no 10 s window holds more retries than 20 % of its calls plus 10 a second, to
-    // within 5 %: calls are counted eight at a time, on a sample, as their answers come back.
+    // With it, no 10 s window holds more retries than 20 % of its calls plus 10 a second, give
+    // or take the sampling: calls are counted eight at a time, on one call in eight, so the
+    // count of a window of n calls is off by about 8 * sqrt(n / 8); three of those, at 20 %.
     let (retries, calls) = busiest_window(&with.log);
     let allowed = calls / 5 + 100;
-    println!("busiest 10 s with the budget: {retries} retries, {calls} calls, {allowed} allowed");
-    assert!(retries * 100 <= allowed * 105, "{retries} retries in a window of {calls} calls");
+    let sampling = (0.2 * 3.0 * 8.0 * (calls as f64 / 8.0).sqrt()) as u64;
+    println!(
+        "busiest 10 s with the budget: {retries} retries, {calls} calls, {allowed} allowed (± {sampling} sampling)"
+    );
+    assert!(retries <= allowed + sampling, "{retries} retries in a window of {calls} calls");
     assert!(with.retries < without.retries, "fewer retries");
     assert!(with.deferred_for_budget > 0, "the items the budget held back are deferred, not dropped");
     assert_eq!(with.failed, 0, "nothing fails for the budget");

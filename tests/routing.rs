@@ -184,3 +184,23 @@ fn latency_routing_prefers_the_fast_provider_and_follows_a_change_within_ten_sec
         100.0 * to_b
     );
 }
+
+#[test]
+fn a_preferred_provider_goes_first_while_admissible_then_the_routing_decides() {
+    use resilient_engine::rng::Rng;
+    use resilient_engine::step::ItemMachine;
+    let c = routed(&[("a", 1, 1.0), ("b", 1, 1.0)], "weighted", 1);
+    let mut store = Store::new(2);
+    for k in 0..50 {
+        let mut m = ItemMachine::new(c.clone(), 0, format!("h{k}"), Vec::new(), Rng::seeded(k));
+        m.prefer(1).unwrap();
+        assert!(matches!(m.poll(0, &store.views).unwrap().step, Step::Call { provider: 1, .. }));
+    }
+    // b's breaker open: the preference yields to what is admissible.
+    store.views[1].breaker.phase = resilient_engine::breaker::Phase::Open;
+    store.views[1].breaker.open_until_ms = 10_000;
+    let mut m = ItemMachine::new(c.clone(), 0, "h".into(), Vec::new(), Rng::seeded(1));
+    m.prefer(1).unwrap();
+    assert!(matches!(m.poll(0, &store.views).unwrap().step, Step::Call { provider: 0, .. }));
+    assert!(m.prefer(2).is_err(), "no third provider");
+}

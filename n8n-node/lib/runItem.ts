@@ -68,6 +68,8 @@ export interface ItemContext {
 	cancel?: AbortSignal;
 	/** The item's calls are streamed (the chat model under a root node that streams). */
 	streamed?: boolean;
+	/** A provider the engine tries first while admissible (the chat model's earlier rounds). */
+	prefer?: number;
 }
 
 export async function runItem(c: ItemContext): Promise<ItemResult> {
@@ -108,6 +110,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		);
 		const live = item;
 		if (c.streamed) live.stream();
+		if (c.prefer !== undefined) live.prefer(c.prefer);
 		for (;;) {
 			const { value: poll } = await compareAndSet(engine, store, keys, true, tally, async () => {
 				const snap = await store.read(keys);

@@ -28,7 +28,14 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'raceLost',
 		'report',
 	]);
-	assert.deepEqual(methods(shipped.Item), ['deferNow', 'outcome', 'poll', 'rerecord', 'stream']);
+	assert.deepEqual(methods(shipped.Item), [
+		'deferNow',
+		'outcome',
+		'poll',
+		'prefer',
+		'rerecord',
+		'stream',
+	]);
 });
 
 test("Retry-After, RateLimit-Reset and the vendors' hint vectors", () => {
