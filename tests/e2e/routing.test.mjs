@@ -10,7 +10,9 @@
 // - latency: one process's calls write the latency rows, and the next process's first items
 //   already go to the faster path;
 // - the Resilient Chat Model under a Basic LLM Chain, two models in one tier, weighted 3:1: the
-//   calls split as the weights say; with the first model dead, it costs its threshold, no more.
+//   calls split as the weights say; with the first model dead, it costs its threshold, no more;
+// - an AI Agent with a tool over two models weighted 1:1: the conversations split between them,
+//   and each one's second round goes to the model that answered its first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startProviders } from '../support/providers.mjs';
@@ -20,6 +22,8 @@ import { manualWorkflow, node } from '../support/guard-workflows.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
 import {
+	aiAgent,
+	calculatorTool,
 	chatWorkflow,
 	llmChain,
 	openAiCredential,
@@ -33,6 +37,7 @@ const id = uid();
 const REDIS = { redis: { id: 'routeRedisCred01', name: 'route redis' } };
 const KEYS = { openai: `sk-route-${id}`, anthropic: 'unused', gemini: 'unused' };
 const CHAT_ITEMS = 80;
+const AGENT_ITEMS = 10;
 let providers, vendors, n8n, base;
 
 /** A Basic LLM Chain over `CHAT_ITEMS` questions on a Resilient Chat Model (memory store, weighted
@@ -177,9 +182,39 @@ before(async () => {
 	vendors.script('liveB', ['ok']);
 	n8n = n8nInstance(n8nInstall(major), { extensions: null });
 	installLikeN8n(packWorktree(), n8n.home);
+	// Each conversation: a tool call, then (once its result is in the request) the final text.
+	const rounds = [{ tool: 'Calculator', args: { input: '6*7' }, thenEcho: true }];
+	vendors.script('agentA', rounds);
+	vendors.script('agentB', rounds);
+	const agentCred = ['agentA', 'agentB'].map((v) => openAiCredential(vendors, v, KEYS.openai));
+	const agentModel = resilientOver(
+		'Agent Model',
+		{
+			numberInputs: 2,
+			providers: { provider: [{ name: `agentA-${id}` }, { name: `agentB-${id}` }] },
+			retryPolicy: { routing: 'weighted' },
+		},
+		[600, 800],
+		'Agent',
+		[
+			openAiModel('GPT A', agentCred[0], [500, 1000]),
+			openAiModel('GPT B', agentCred[1], [700, 1000]),
+		],
+	);
+	const agentWf = chatWorkflow(`routeagent${id}`, {
+		items: Array.from({ length: AGENT_ITEMS }, (_, k) => ({ q: `What is 6 times 7? (${k})` })),
+		roots: ['Agent'],
+		nodes: [
+			aiAgent('Agent', [700, 600], major),
+			...agentModel.nodes,
+			calculatorTool('Calculator', [900, 800]),
+		],
+		models: [...agentModel.models, ['Calculator', 'Agent', 0, 'ai_tool']],
+	});
 	const chats = [
 		chatRouted(`routechat${id}`, 'shareA', 'shareB'),
 		chatRouted(`routechatdead${id}`, 'deadA', 'liveB'),
+		{ cred: agentCred, wf: agentWf },
 	];
 	n8n.importCredentials([
 		...chats.flatMap((c) => c.cred),
@@ -284,4 +319,33 @@ test(`n8n ${major}: the Resilient Chat Model weighted 3:1 splits its calls 3:1; 
 	t.diagnostic(`model 1 dead: model 1 ${d} requests, model 2 ${l}`);
 	assert.equal(d, 3, 'the dead model costs its threshold (3), then its breaker is open');
 	assert.equal(l, CHAT_ITEMS, 'every call served by model 2');
+});
+
+test(`n8n ${major}: an AI Agent's second round goes to the model that answered its first (weighted 1:1)`, async (t) => {
+	const { run: r, log } = await n8n.execute(`routeagent${id}`);
+	assert.ok(r, log.slice(-6000));
+	// Each model call's conversation, by its human message, and the model that served it.
+	const calls = (r.data.resultData.runData['Agent Model'] ?? []).map((x) => ({
+		conversation: x.inputOverride?.ai_languageModel?.[0]?.[0]?.json?.messages?.find(
+			(m) => m.type === 'human',
+		)?.content,
+		provider: x.data?.ai_languageModel?.[0]?.[0]?.json?.provider,
+	}));
+	const byConversation = {};
+	for (const c of calls) (byConversation[c.conversation] ??= []).push(c.provider?.slice(5, 6));
+	const [a, b] = [vendors.accepted('agentA'), vendors.accepted('agentB')];
+	const answers = r.data.resultData.runData.Agent[0].data.main[0].map((i) => i.json.output);
+	t.diagnostic(
+		`agent: ${calls.length} model calls, A ${a}, B ${b}; by conversation ${JSON.stringify(Object.values(byConversation))}`,
+	);
+	assert.equal(Object.keys(byConversation).length, AGENT_ITEMS, JSON.stringify(byConversation));
+	for (const [q, served] of Object.entries(byConversation)) {
+		assert.equal(served.length, 2, `${q}: a tool round, then the answer`);
+		assert.equal(served[1], served[0], `${q} stayed on its model`);
+	}
+	assert.ok(a > 0 && b > 0, 'the conversations split between the models');
+	assert.ok(
+		answers.every((o) => /read the tool result: .*42/.test(String(o))),
+		JSON.stringify(answers[0]),
+	);
 });

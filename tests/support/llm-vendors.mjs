@@ -26,6 +26,8 @@
 //   { tool, args }  a tool call (OpenAI tool_calls or a Responses function_call, Anthropic
 //                tool_use) of tool `tool` with `args`
 //   'echo_tool'  text "<id> read the tool result: <the last tool result in the request>"
+//   { tool, args, thenEcho: true }  the tool call to a request without a tool result, 'echo_tool'
+//                to one with (each conversation: a tool round, then the answer)
 //   { reflect: status, inBody? }  that status with the key it received in Retry-After,
 //                X-RateLimit-Reset and X-Echo and (unless inBody is false) in the error body beside
 //                its message: a vendor that reflects the secret
@@ -753,6 +755,9 @@ function contentOf(answer, id, d, body) {
 		tool: { name, args, fragments: split(JSON.stringify(args ?? {}), 3) },
 		options,
 	});
+	// An agent's round: a tool call first, the tool's result read back once the request has one.
+	if (answer?.tool && answer.thenEcho && d.toolResult?.(body) != null)
+		return said(`${id} read the tool result: ${d.toolResult(body)}`);
 	if (answer?.tool) return tool(answer.tool, answer.args);
 	if (!answer?.stream) return null;
 	const options = answer.stream;

@@ -23,6 +23,7 @@ import { ChunkChannel } from './chunkChannel';
 import { streamAttempt } from './streamAttempt';
 import { takeOver } from './takeOver';
 import type { ChatCall, ChatModel } from './wrapper';
+import type { Conversations } from './conversations';
 
 export interface ChatChain {
 	ctx: ISupplyDataFunctions;
@@ -30,9 +31,8 @@ export interface ChatChain {
 	plan: ItemPlan;
 	shared: ((scope: string) => StateStore) | null;
 	storeCfg: StoreSettings;
-	/** The model (provider index) that served this sub-node's last call in this execution: the
-	 * next call (an agent's next round) asks the engine to try it first. */
-	served?: number;
+	/** Which model served each conversation's last call: its next round tries it first. */
+	conversations: Conversations;
 }
 
 /** Options of the root node's call that the connected model gets too (not its callbacks: the
@@ -124,7 +124,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 				correlationId,
 				cancel,
 				streamed: streamed !== undefined,
-				prefer: chain.served,
+				prefer: chain.conversations.servedBy(messages),
 			});
 		} catch (error) {
 			const e =
@@ -149,7 +149,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 		const entry = runData(result, correlationId);
 		ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, [[{ json: entry }]]);
 		const end = result.end;
-		if (end.kind === 'done') chain.served = end.provider;
+		if (end.kind === 'done') chain.conversations.remember(messages, end.provider);
 		if (end.kind === 'done') return { message: result.body as BaseMessage | undefined, entry };
 		if (end.kind === 'defer') throw unavailable(ctx, entry);
 		// A non-retryable answer (a 400, a bad key) or a stream broken after its first chunk:

@@ -11,6 +11,7 @@ import { engineFor } from '../../lib/engineCache';
 import { configError } from '../../lib/params';
 import { sharedStore, storeSettings } from '../../lib/store/open';
 import { connectedModels } from '../../lib/chat/connected';
+import { conversationsOf } from '../../lib/chat/conversations';
 import { chatCall } from '../../lib/chat/modelCall';
 import { readChatPlan } from '../../lib/chat/plan';
 import { takeOver } from '../../lib/chat/takeOver';
@@ -60,7 +61,14 @@ export class ResilientChatModel implements INodeType {
 		const storeCfg = storeSettings(this);
 		const shared = await sharedStore(this, storeCfg);
 		for (const m of models) takeOver(m);
-		const call = chatCall({ ctx: this, engine, plan, shared, storeCfg });
+		const call = chatCall({
+			ctx: this,
+			engine,
+			plan,
+			shared,
+			storeCfg,
+			conversations: conversationsOf(this.getExecutionId()),
+		});
 		return { response: resilientChatModel(call, models, presented) };
 	}
 }
