@@ -81,11 +81,11 @@ export interface Recorded {
     writes?: RowWrites; transition?: Transition; attempt?: AttemptLog; sleep_ms: number; end?: End;
 }
 
-/** After a lost compare-and-set race: read again; give the shared store up (the store's
+/** After a lost compare-and-set race: read again after `after_ms`; give the shared store up (the store's
  * fail-open/closed setting applies); drop a record's write (`warning`, a whole sentence, goes on
  * the item as it is); or defer the item as `store_unavailable`. */
 export type RaceVerdict =
-| { kind: "retry" }
+| { kind: "retry"; after_ms: number }
 | { kind: "fall_back"; cause: string }
 | { kind: "drop_write"; warning: string }
 | { kind: "defer"; cause: string };

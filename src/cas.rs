@@ -1,15 +1,22 @@
 //! A compare-and-set write that lost its race, and what the node does next. Every row write of
 //! the package (an item's poll and outcome, Check Provider, Report Outcome) goes through one loop
 //! that asks this after each lost race, so the bound and what happens at it are one decision.
+use crate::rng::Rng;
+
 /// Lost races tolerated in a row before the shared store is given up (bounded: no livelock).
 pub const MAX_CAS_RACES: u32 = 20;
+/// Before reading again after a lost race, a wait of `U(0, min(cap, base * 2^(n-1)))` ms for
+/// the n-th race lost in a row: writers that collided do not collide again in lockstep (16
+/// writers on one row lost a bound's worth of races in a row without it).
+pub const RACE_BACKOFF_BASE_MS: u64 = 2;
+pub const RACE_BACKOFF_CAP_MS: u64 = 64;
 
 /// What the loop does after its `lost_in_row`-th lost race in a row, as `RaceVerdict` in
 /// `wasm_types.d.ts` (JSON text; its texts hold no quote).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RaceVerdict {
-    /// Read the rows again and decide again on them.
-    Retry,
+    /// Read the rows again, after `after_ms`, and decide again on them.
+    Retry { after_ms: u64 },
     /// Give the shared store up as the node's store setting says (fail open: carry on in this
     /// process's memory; fail closed: defer the item as `store_unavailable`), then go on.
     FallBack,
@@ -22,15 +29,15 @@ pub enum RaceVerdict {
 }
 
 impl RaceVerdict {
-    pub fn json(self) -> &'static str {
+    pub fn json(self) -> String {
         match self {
-            RaceVerdict::Retry => r#"{"kind":"retry"}"#,
-            RaceVerdict::FallBack => r#"{"kind":"fall_back","cause":"21 compare-and-set races lost in a row"}"#,
+            RaceVerdict::Retry { after_ms } => format!(r#"{{"kind":"retry","after_ms":{after_ms}}}"#),
+            RaceVerdict::FallBack => r#"{"kind":"fall_back","cause":"21 compare-and-set races lost in a row"}"#.into(),
             RaceVerdict::DropWrite => {
-                r#"{"kind":"drop_write","warning":"state store: 21 compare-and-set races lost in a row in this process's memory: this outcome was not recorded"}"#
+                r#"{"kind":"drop_write","warning":"state store: 21 compare-and-set races lost in a row in this process's memory: this outcome was not recorded"}"#.into()
             }
             RaceVerdict::Defer => {
-                r#"{"kind":"defer","cause":"21 compare-and-set races lost in a row in this process's memory"}"#
+                r#"{"kind":"defer","cause":"21 compare-and-set races lost in a row in this process's memory"}"#.into()
             }
         }
     }
@@ -38,9 +45,12 @@ impl RaceVerdict {
 
 /// `degraded`: the item already runs on this process's memory. `needs_commit`: the decision
 /// cannot be acted on unless its write commits (a poll, a check), unlike a record (an outcome).
-pub fn race_lost(lost_in_row: u32, degraded: bool, needs_commit: bool) -> RaceVerdict {
+pub fn race_lost(lost_in_row: u32, degraded: bool, needs_commit: bool, rng: &mut Rng) -> RaceVerdict {
     match (lost_in_row <= MAX_CAS_RACES, degraded, needs_commit) {
-        (true, _, _) => RaceVerdict::Retry,
+        (true, _, _) => {
+            let ceiling = RACE_BACKOFF_BASE_MS << lost_in_row.saturating_sub(1).min(10);
+            RaceVerdict::Retry { after_ms: rng.between(0, ceiling.min(RACE_BACKOFF_CAP_MS)) }
+        }
         (false, false, _) => RaceVerdict::FallBack,
         (false, true, true) => RaceVerdict::Defer,
         (false, true, false) => RaceVerdict::DropWrite,
@@ -51,21 +61,37 @@ pub fn race_lost(lost_in_row: u32, degraded: bool, needs_commit: bool) -> RaceVe
 mod tests {
     use super::*;
 
+    fn lost(n: u32, degraded: bool, needs_commit: bool) -> RaceVerdict {
+        race_lost(n, degraded, needs_commit, &mut Rng::seeded(n as u64))
+    }
+
     #[test]
-    fn a_lost_race_is_read_again_until_the_bound() {
+    fn a_lost_race_is_read_again_until_the_bound_after_a_growing_jittered_wait() {
         for n in 1..=MAX_CAS_RACES {
-            assert_eq!(race_lost(n, false, true), RaceVerdict::Retry);
-            assert_eq!(race_lost(n, true, false), RaceVerdict::Retry);
+            for v in [lost(n, false, true), lost(n, true, false)] {
+                let RaceVerdict::Retry { after_ms } = v else { panic!("{v:?}") };
+                let ceiling = (RACE_BACKOFF_BASE_MS << (n - 1).min(10)).min(RACE_BACKOFF_CAP_MS);
+                assert!(after_ms <= ceiling, "race {n}: {after_ms} ms over {ceiling}");
+            }
         }
+        // Jittered: the writers that collided spread out.
+        let mut rng = Rng::seeded(3);
+        let waits: std::collections::BTreeSet<u64> = (0..200)
+            .map(|_| match race_lost(8, false, true, &mut rng) {
+                RaceVerdict::Retry { after_ms } => after_ms,
+                v => panic!("{v:?}"),
+            })
+            .collect();
+        assert!(waits.len() > 10, "{waits:?}");
     }
 
     #[test]
     fn past_the_bound_the_shared_store_is_given_up_once_then_the_write_or_the_item() {
         let n = MAX_CAS_RACES + 1;
-        assert_eq!(race_lost(n, false, true), RaceVerdict::FallBack);
-        assert_eq!(race_lost(n, false, false), RaceVerdict::FallBack);
-        assert_eq!(race_lost(n, true, true), RaceVerdict::Defer);
-        assert_eq!(race_lost(n, true, false), RaceVerdict::DropWrite);
+        assert_eq!(lost(n, false, true), RaceVerdict::FallBack);
+        assert_eq!(lost(n, false, false), RaceVerdict::FallBack);
+        assert_eq!(lost(n, true, true), RaceVerdict::Defer);
+        assert_eq!(lost(n, true, false), RaceVerdict::DropWrite);
     }
 
     /// Past the bound, in words: the verdicts' texts are static (a formatted one cost the WASM
@@ -75,11 +101,16 @@ mod tests {
     #[test]
     fn each_verdict_is_json_the_node_parses_and_says_the_bound() {
         assert!(CAUSE.starts_with(&format!("{} ", MAX_CAS_RACES + 1)));
-        for v in [RaceVerdict::Retry, RaceVerdict::FallBack, RaceVerdict::DropWrite, RaceVerdict::Defer] {
-            let parsed: serde_json::Value = serde_json::from_str(v.json()).expect("json");
+        for v in [RaceVerdict::Retry { after_ms: 7 }, RaceVerdict::FallBack, RaceVerdict::DropWrite, RaceVerdict::Defer]
+        {
+            let parsed: serde_json::Value = serde_json::from_str(&v.json()).expect("json");
             assert!(parsed["kind"].is_string(), "{}", v.json());
             let said = parsed.as_object().unwrap().iter().find(|(k, _)| *k != "kind");
-            assert!(said.is_none_or(|(_, t)| t.as_str().unwrap().contains(CAUSE)), "{}", v.json());
+            assert!(
+                said.is_none_or(|(_, t)| t.as_u64() == Some(7) || t.as_str().unwrap().contains(CAUSE)),
+                "{}",
+                v.json()
+            );
         }
     }
 }

@@ -102,7 +102,7 @@ impl Engine {
     /// store up, drop a record's write, or defer the item. Crossed only when a race is lost.
     #[wasm_bindgen(js_name = raceLost, unchecked_return_type = "RaceVerdict")]
     pub fn race_lost(&self, lost_in_row: u32, degraded: bool, needs_commit: bool) -> Result<JsValue, JsValue> {
-        js_sys::JSON::parse(crate::cas::race_lost(lost_in_row, degraded, needs_commit).json())
+        js_sys::JSON::parse(&crate::cas::race_lost(lost_in_row, degraded, needs_commit, &mut draw_rng()).json())
     }
 
     /// What one provider's row texts say now (Get Provider State): the gauge and live leases.

@@ -258,6 +258,7 @@ test('Get Provider State shows the open breaker and the counters; Reset Provider
 		give_ups: 0,
 		// The spare served every item: none was deferred.
 		deferrals: 0,
+		retry_budget_exhausted: 0,
 	});
 	assert.equal(spare.state_gauge, 0);
 	assert.equal(spare.counters.calls, 4);

@@ -17,7 +17,7 @@ export const { PostgresStore, postgresPool, closePostgresPools } = require(
 	path.join(ROOT, 'dist/lib/store/postgres.js'),
 );
 export const { FailoverStore } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
-export const { ROW_KINDS } = require(path.join(ROOT, 'dist/lib/engineConstants.js'));
+export const { ROW_KINDS, ROW_SEPARATOR } = require(path.join(ROOT, 'dist/lib/engineConstants.js'));
 const { CounterDeltas } = require(path.join(ROOT, 'dist/lib/counters.js'));
 
 /** The items' counters written as the node writes them: summed per scope, one checked write. */
@@ -140,7 +140,8 @@ const inspector = new engine.Engine({ providers: [{ name: 'inspector' }] });
 /** What the engine reads in provider `i`'s rows of a snapshot (state, trips, recent_failures …):
  * tests ask the engine, as Get Provider State does, rather than parse rows. */
 export function stateOf(snap, i = 0) {
-	return inspector.inspect(snap.rows.slice(i * 3, i * 3 + 3).join('\u001e'), snap.now);
+	const n = ROW_KINDS.length;
+	return inspector.inspect(snap.rows.slice(i * n, i * n + n).join(ROW_SEPARATOR), snap.now);
 }
 
 /** Waits until provider `name`'s open window is over on the store's own clock (the clock the

@@ -3,6 +3,7 @@
 // lost race ask the engine what next: read again and decide again, give the shared store up,
 // drop a record's write, or defer the item. The bound and what happens at it are the engine's.
 import type { Engine, RowWrites, WriteCounts } from '../engine';
+import { sleep } from 'n8n-workflow';
 import { type FailoverStore, StoreUnavailable } from './failover';
 
 /** An engine answer that may carry rows to write (`Polled`, `Recorded`, `Checked`, `Reported`). */
@@ -51,6 +52,8 @@ export async function compareAndSet<T extends Decided>(
 		const verdict = engine.raceLost(++inRow, store.degraded !== undefined, needsCommit);
 		switch (verdict.kind) {
 			case 'retry':
+				// The engine's jittered wait: writers that collided do not collide again at once.
+				if (verdict.after_ms > 0) await sleep(verdict.after_ms);
 				break;
 			case 'fall_back': // throws StoreUnavailable when the store fails closed
 				await store.fallBack(verdict.cause, async () => undefined);
