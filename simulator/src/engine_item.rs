@@ -1,6 +1,7 @@
 //! An item driven by the engine itself: `poll` against its rows, write what it says, carry out
 //! the step; on an answer, `on_outcome` then `record` into the same rows, and poll again.
 use crate::world::{apply, End, Runner, World};
+use resilient_engine::breaker::Phase;
 use resilient_engine::record::record;
 use resilient_engine::step::Step;
 
@@ -39,8 +40,11 @@ pub fn answered(w: &mut World, id: u32) {
     let Runner::Engine(machine) = &mut item.runner else { unreachable!("an engine item") };
     let effect = machine.on_outcome(now, &outcome, &w.rows[scope]).expect("a call was outstanding");
     let views = &mut w.rows[scope];
-    if let Some(writes) = record(&chain, &views[effect.provider], &effect, now).writes {
-        apply(views, &writes);
+    let rec = record(&chain, &views[effect.provider], &effect, now);
+    if let Some(writes) = &rec.writes {
+        apply(views, writes);
     }
+    // The primary's breaker opened (any worker's, for per-process breakers: the first).
+    w.tally.opened |= effect.provider == 0 && rec.transition.is_some_and(|t| t.to == Phase::Open);
     step(w, id);
 }

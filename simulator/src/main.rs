@@ -191,6 +191,18 @@ fn main() -> ExitCode {
     } else {
         println!("{}\n", report::describe(&sc));
         print!("{}", report::table(&rows));
+        // The breaker's policies' outage requests, split: the herd before it opened, its probes,
+        // and the rest (what a breaker per process lets through).
+        let breakers = ["per_process_breakers", "shared_store"];
+        for r in rows.iter().filter(|r| r.in_outage > 0 && breakers.contains(&r.key)) {
+            println!(
+                "in outage, {}: {} before the breaker opened, {} after it (half-open probes in the whole run: {})",
+                r.label,
+                r.in_outage_before_open,
+                r.in_outage - r.in_outage_before_open,
+                r.probes
+            );
+        }
         let ideal = if ideal_ms.is_finite() {
             format!("{:.1} s", ideal_ms / 1000.0)
         } else {

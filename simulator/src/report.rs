@@ -11,6 +11,7 @@ pub struct Row {
     pub requests: u64,
     pub fallback_requests: u64,
     pub in_outage: u64,
+    pub in_outage_before_open: u64,
     pub probes: u64,
     /// Most arrivals at the primary in one second after its last outage ended.
     pub peak_after_recovery: Option<u32>,
@@ -38,6 +39,7 @@ impl Row {
             requests: t.requests[0],
             fallback_requests: t.requests[1],
             in_outage: t.in_outage,
+            in_outage_before_open: t.in_outage_before_open,
             probes: t.probes,
             peak_after_recovery: recovered.then(|| t.peak_per_second_from(recovered_ms.div_ceil(1000))),
             peak_window_after_recovery: if recovered { t.peak_per_window_from(recovered_ms) } else { None },
@@ -64,6 +66,9 @@ impl Row {
             "requests": self.requests,
             "fallback_requests": self.fallback_requests,
             "requests_in_outage": self.in_outage,
+            // The outage's requests: before the primary's breaker opened, its probes, the rest
+            // (retries the breaker did not stop; a policy without a breaker has only the rest).
+            "in_outage_before_open": self.in_outage_before_open,
             "probes": self.probes,
             "peak_per_s_after_recovery": self.peak_after_recovery,
             "peak_per_quota_window_after_recovery": self.peak_window_after_recovery,

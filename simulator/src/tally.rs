@@ -8,6 +8,11 @@ pub struct Tally {
     pub requests: [u64; 2],
     /// Requests arriving at the primary during one of its outage windows.
     pub in_outage: u64,
+    /// Of those, the requests before the primary's breaker first opened (the herd that finds
+    /// the outage out): what the breaker cannot spare.
+    pub in_outage_before_open: u64,
+    /// The primary's breaker has opened (a transition to open was written).
+    pub opened: bool,
     /// Half-open probes admitted at the primary.
     pub probes: u64,
     /// 429 answers (primary and fallback).
@@ -43,6 +48,7 @@ impl Tally {
             return;
         }
         self.in_outage += in_outage as u64;
+        self.in_outage_before_open += (in_outage && !self.opened) as u64;
         bump(&mut self.per_second, (now / 1000) as usize);
         if let Some(w) = self.window_ms {
             bump(&mut self.per_window, (now / w) as usize);

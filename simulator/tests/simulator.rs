@@ -160,3 +160,22 @@ fn a_thirty_percent_storm_the_retry_budget_holds_back_by_deferring_and_loses_not
         assert_eq!((p["done"].as_u64(), p["lost"].as_u64()), (Some(12_000), Some(0)));
     }
 }
+
+#[test]
+fn the_herds_requests_during_the_blip_split_before_and_after_the_breaker_opened() {
+    // The 90-second blip behind 40 workers x 10 slots: the shared breaker lets the herd find the
+    // outage out, then only its probes; per-process breakers each find it out.
+    let r = json_of("vendor-blip-40-workers.json");
+    let (ours, per) = (policy(&r, "shared_store"), policy(&r, "per_process_breakers"));
+    let split = |p: &Value| {
+        let (all, before) = (p["requests_in_outage"].as_u64().unwrap(), p["in_outage_before_open"].as_u64().unwrap());
+        (before, all - before)
+    };
+    let (ours_before, ours_after) = split(ours);
+    let (per_before, per_after) = split(per);
+    println!(
+        "90 s blip: shared store {ours_before} before the breaker opened, {ours_after} after; per-process {per_before} before, {per_after} after"
+    );
+    assert!(ours_after <= ours["probes"].as_u64().unwrap(), "after it opened, only probes reach the vendor");
+    assert!(ours_before + ours_after < per_before + per_after, "fewer than per-process breakers");
+}
