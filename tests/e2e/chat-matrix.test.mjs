@@ -39,6 +39,7 @@ import { chatWorkflow, llmChain, resilientOver } from '../support/chat-workflows
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 import net from 'node:net';
+import { randomUUID } from 'node:crypto';
 
 /** A port nothing listens on: bound, then closed. */
 async function closedPort() {
@@ -254,6 +255,9 @@ const runs = (m, scenario) => scenario !== 'refused' || !m.byModel;
  * Gemini SDK, which rethrows Node's "fetch failed" with its message alone (the cause is gone). */
 const refusedAs = (m) => (m.dialect === 'gemini' ? 'FETCH_FAILED' : 'ECONNREFUSED');
 const vid = (key, scenario, i) => `${key}${scenario[0].toUpperCase()}${scenario.slice(1)}${i}`;
+/** After every busy chain, one Wait past the hint's 30 s, then per node a chain over the same
+ * provider names (Model 1 and 2 on instances of their own that answer ok): Model 1 serves again. */
+const HINT_OVER_S = 32;
 let vendors, run, log;
 const names = {};
 
@@ -267,21 +271,22 @@ before(async () => {
 	const roots = [];
 	let row = 0;
 	const refused = `http://127.0.0.1:${await closedPort()}`;
+	const afterHint = [];
 	for (const [key, m] of here)
 		for (const [scenario, first] of Object.entries(SCENARIOS)) {
 			if (!runs(m, scenario)) continue;
 			const y = 400 * row++;
 			const label = `${key} ${scenario}`;
 			names[label] = [1, 2].map((i) => `${key}-${scenario}${i}-${run8}`);
-			const input = (i) => {
-				const id = vid(key, scenario, i);
+			const input = (i, instance = scenario, prefix = label) => {
+				const id = vid(key, instance, i);
 				const cred = {
 					// Unique within 16 characters: the row and the input lead, the key pads.
-					id: `mx${row}x${i}${key}`
+					id: `mx${row}${instance === scenario ? 'x' : 'a'}${i}${key}`
 						.replace(/[^A-Za-z0-9]/g, '')
 						.padEnd(16, '0')
 						.slice(0, 16),
-					name: `${label} ${i}`,
+					name: `${prefix} ${i}`,
 					...m.cred(
 						scenario === 'refused' && i === 1 ? { ...vendors, url: () => refused } : vendors,
 						m.byModel ? '_model' : id,
@@ -289,8 +294,8 @@ before(async () => {
 				};
 				creds.push(cred);
 				return {
-					id: `${label} ${i}`.replace(/\W/g, ''),
-					name: `${label} ${i}`,
+					id: `${prefix} ${i}`.replace(/\W/g, ''),
+					name: `${prefix} ${i}`,
 					type: m.type,
 					typeVersion: m.version[major],
 					position: [400 + 200 * i, y + 200],
@@ -315,9 +320,48 @@ before(async () => {
 			roots.push(`${label} chain`);
 			vendors.script(vid(key, scenario, 1), first(m));
 			vendors.script(vid(key, scenario, 2), ['ok']);
+			if (scenario === 'busy' && hinted(m)) {
+				// The hint over, the same provider names: Model 1 takes the calls again.
+				const again = `${label} again`;
+				const subAgain = resilientOver(
+					`${again} resilient`,
+					{
+						numberInputs: 2,
+						providers: { provider: names[label].map((name) => ({ name })) },
+						breaker: { threshold: THRESHOLD },
+						retryPolicy: { baseMs: 50, capMs: 200 },
+					},
+					[1100, y + 100],
+					`${again} chain`,
+					[input(1, 'again', again), input(2, 'again', again)],
+				);
+				nodes.push(
+					llmChain(`${again} chain`, [1100, y], { text: "={{ $('Split').item.json.q }}" }),
+					...subAgain.nodes,
+				);
+				models.push(...subAgain.models);
+				afterHint.push(`${again} chain`);
+				vendors.script(vid(key, 'again', 1), ['ok']);
+				vendors.script(vid(key, 'again', 2), ['ok']);
+			}
 		}
 	n8n.importCredentials(creds);
 	const wf = chatWorkflow(`matrix${run8}`, { items: ITEMS, roots, nodes, models });
+	// One Wait for every node's `again` chain, last of Split's branches (n8n's v1 order runs
+	// them top to bottom): it starts once every busy chain met its 429.
+	wf.nodes.push({
+		id: 'hintoverwait',
+		name: 'Hint over',
+		type: 'n8n-nodes-base.wait',
+		typeVersion: 1.1,
+		position: [900, -400],
+		webhookId: randomUUID(),
+		parameters: { resume: 'timeInterval', amount: HINT_OVER_S, unit: 'seconds' },
+	});
+	wf.connections.Split.main[0].push({ node: 'Hint over', type: 'main', index: 0 });
+	wf.connections['Hint over'] = {
+		main: [afterHint.map((node) => ({ node, type: 'main', index: 0 }))],
+	};
 	n8n.importWorkflow(wf);
 	const started = Date.now();
 	({ run, log } = await n8n.execute(wf.id, {
@@ -416,6 +460,18 @@ for (const [key, m] of here) {
 		if (hinted(m)) {
 			assert.ok(b.entries[0].attempts[0].retry_after, 'the hint reached the engine');
 			assert.equal(b.first, 1, 'gated for the 30 s of its hint');
+			// The hint over, the same provider names: Model 1 serves every call again.
+			const again =
+				run.data.resultData.runData[`${key} busy again chain`]?.[0]?.data?.main?.[0] ?? [];
+			const [one, two] = [1, 2].map((i) => vid(key, 'again', i));
+			console.log(
+				`${at(m)}: ${HINT_OVER_S} s later, Model 1 served ${again.filter((i) => i.json.text === `${one} says hi`).length}/${ITEMS}`,
+			);
+			assert.deepEqual(
+				again.map((i) => i.json.text ?? i.json.error),
+				Array(ITEMS).fill(`${one} says hi`),
+			);
+			assert.equal(vendors.accepted(two), 0, 'Model 2 is not needed any more');
 		} else {
 			// No hint: the engine gates Model 1 for its own short backoff, and a 429 is not held
 			// against it (neutral, never opens its breaker): how many items find the gate shut is

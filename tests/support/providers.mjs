@@ -137,7 +137,10 @@ export function startProviders(port = 0, logFile = null) {
 			if (route === '/reset-mid-body') {
 				res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '1000' });
 				res.write('{"partial":');
-				return setTimeout(() => res.socket?.destroy(), 50);
+				// Through the response, not `res.socket`: that may already be detached (null) by
+				// then, and the client would wait for the other 990 bytes forever (seen: a guard
+				// test's `n8n execute` hung 300 s).
+				return setTimeout(() => (req.socket ?? res).destroy(), 50);
 			}
 			if (route === '/hang') return; // the socket stays open, nothing is ever sent
 			if (route === '/never-ends') {

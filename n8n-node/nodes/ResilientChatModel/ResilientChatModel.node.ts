@@ -67,7 +67,7 @@ export class ResilientChatModel implements INodeType {
 			plan,
 			shared,
 			storeCfg,
-			conversations: conversationsOf(this.getExecutionId()),
+			conversations: conversationsOf(`${this.getExecutionId()}:${node.name}`),
 		});
 		return { response: resilientChatModel(call, models, presented) };
 	}
