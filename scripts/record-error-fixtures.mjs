@@ -14,11 +14,11 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { n8nInstall, n8nInstance } from '../tests/support/n8n.mjs';
 import { startProviders } from '../tests/support/providers.mjs';
+import { closedPort } from '../tests/support/ports.mjs';
 import { n8nRequire } from '../tests/chat/support.mjs';
 import { startLlmVendors } from '../tests/support/llm-vendors.mjs';
 
@@ -59,15 +59,6 @@ function keep(e, depth = 0) {
 		out.headers = { kind: 'object', entries: Object.entries(e.headers) };
 	if (e.cause !== undefined) out.cause = keep(e.cause, depth + 1);
 	return out;
-}
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort() {
-	const s = net.createServer();
-	await new Promise((r) => s.listen(0, '127.0.0.1', r));
-	const { port } = s.address();
-	await new Promise((r) => s.close(r));
-	return port;
 }
 
 async function clientsOf(major) {

@@ -38,17 +38,8 @@ import { openAiBadRequest, startLlmVendors } from '../support/llm-vendors.mjs';
 import { chatWorkflow, llmChain, resilientOver } from '../support/chat-workflows.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
-import net from 'node:net';
+import { closedPort } from '../support/ports.mjs';
 import { randomUUID } from 'node:crypto';
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort() {
-	const s = net.createServer();
-	await new Promise((r) => s.listen(0, '127.0.0.1', r));
-	const { port } = s.address();
-	await new Promise((r) => s.close(r));
-	return port;
-}
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const run8 = uid();

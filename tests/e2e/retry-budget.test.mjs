@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { startProviders } from '../support/providers.mjs';
 import { n8nInstall, n8nInstance, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
-import { manualWorkflow, node } from '../support/guard-workflows.mjs';
+import { itemsInto, node } from '../support/guard-workflows.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 
@@ -26,39 +26,26 @@ const calls = (tag) => providers.arrivals.filter((a) => a.id === `${tag}-${id}`)
 
 function stormWorkflow(wid, tag, retryPolicy) {
 	const base = `http://127.0.0.1:${providers.port}`;
-	return manualWorkflow(
+	return itemsInto(
 		wid,
-		[
-			node('Items', 'n8n-nodes-base.set', 3.4, {
-				mode: 'raw',
-				jsonOutput: JSON.stringify({
-					items: Array.from({ length: ITEMS }, (_, i) => ({ n: i + 1 })),
-				}),
-			}),
-			node('Split', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'items' }),
-			node(
-				'Call Chain',
-				n8n.nodeType,
-				2,
-				{
-					providers: {
-						provider: [{ name: `storm-${tag}-${id}`, url: `${base}/storm?pct=30&id=${tag}-${id}` }],
-					},
-					retryPolicy: { maxAttempts: 4, baseMs: 20, capMs: 100, ...retryPolicy },
-					// Below the trip rule: a storm, not an outage (16 calls in flight can record
-					// five failures in a row).
-					breaker: { threshold: 50 },
-					itemConcurrency: 8,
-					stateStore: 'redis',
+		ITEMS,
+		node(
+			'Call Chain',
+			n8n.nodeType,
+			2,
+			{
+				providers: {
+					provider: [{ name: `storm-${tag}-${id}`, url: `${base}/storm?pct=30&id=${tag}-${id}` }],
 				},
-				{ credentials: REDIS },
-			),
-		],
-		{
-			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
-			Items: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
-			Split: { main: [[{ node: 'Call Chain', type: 'main', index: 0 }]] },
-		},
+				retryPolicy: { maxAttempts: 4, baseMs: 20, capMs: 100, ...retryPolicy },
+				// Below the trip rule: a storm, not an outage (16 calls in flight can record five
+				// failures in a row).
+				breaker: { threshold: 50 },
+				itemConcurrency: 8,
+				stateStore: 'redis',
+			},
+			{ credentials: REDIS },
+		),
 	);
 }
 

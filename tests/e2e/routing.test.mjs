@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { startProviders } from '../support/providers.mjs';
 import { n8nInstall, n8nInstance, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
-import { manualWorkflow, node } from '../support/guard-workflows.mjs';
+import { itemsInto, node } from '../support/guard-workflows.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
 import {
@@ -78,29 +78,16 @@ const calls = (tag) => providers.arrivals.filter((a) => a.id === `${tag}-${id}`)
 
 /** Start → Set of `items` items → Split Out → Call Chain (version 2, Redis) with `parameters`. */
 function chainWorkflow(wid, items, parameters) {
-	return manualWorkflow(
+	return itemsInto(
 		wid,
-		[
-			node('Items', 'n8n-nodes-base.set', 3.4, {
-				mode: 'raw',
-				jsonOutput: JSON.stringify({
-					items: Array.from({ length: items }, (_, i) => ({ n: i + 1 })),
-				}),
-			}),
-			node('Split', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'items' }),
-			node(
-				'Call Chain',
-				n8n.nodeType,
-				2,
-				{ stateStore: 'redis', stateScope: 'provider', ...parameters },
-				{ credentials: REDIS },
-			),
-		],
-		{
-			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
-			Items: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
-			Split: { main: [[{ node: 'Call Chain', type: 'main', index: 0 }]] },
-		},
+		items,
+		node(
+			'Call Chain',
+			n8n.nodeType,
+			2,
+			{ stateStore: 'redis', stateScope: 'provider', ...parameters },
+			{ credentials: REDIS },
+		),
 	);
 }
 
@@ -294,20 +281,20 @@ test(`n8n ${major}: latency samples written by one process steer the next one's 
 	assert.equal(first[0].json._resilience.route.routing, 'latency');
 });
 
-test(`n8n ${major}: two processes x 8 items in flight on one least-busy chain: every item served, the races counted`, async (t) => {
+test(`n8n ${major}: two processes x 8 items in flight on one least-busy chain never run out of compare-and-set races`, async (t) => {
 	// Least busy leases every call: each call writes its provider's in-flight row twice, the
 	// hottest row of any chain; 16 writers at once. A lost race waits the engine's jittered
-	// backoff before reading again. Issue 29 asks that the race bound is never reached here;
-	// on this machine it is now and then (an item then carries on in its process's memory,
-	// `storeFallback`): printed, and every item must still be served.
+	// backoff before reading again; no item may lose the bound's worth in a row (it would carry
+	// on in its process's memory: `storeFallback`).
 	const both = await Promise.all([run('busy-least_busy'), run('busy-least_busy')]);
 	const items = both.flatMap(([done, deferred, failed]) => [...done, ...deferred, ...failed]);
 	const lost = items.map((i) => i.json._resilience?.casRacesLost ?? 0);
 	const fellBack = items.filter((i) => i.json._resilience?.storeFallback).length;
 	t.diagnostic(
-		`16 in flight: ${items.length} items, races lost ${lost.reduce((a, b) => a + b, 0)} in all, at most ${Math.max(...lost)} for one item (bound ${MAX_CAS_RACES}), ${fellBack} items left the shared store`,
+		`16 in flight: ${items.length} items, races lost ${lost.reduce((a, b) => a + b, 0)} in all, at most ${Math.max(...lost)} by one item over its calls, ${fellBack} items left the shared store (${MAX_CAS_RACES + 1} in a row)`,
 	);
 	assert.equal(items.length, 800);
+	assert.equal(fellBack, 0, 'no item ran out of races');
 	assert.equal(
 		both.reduce((n, [done]) => n + done.length, 0),
 		800,

@@ -93,3 +93,25 @@ export function guardWorkflow(
 		Report: { main: [to('Loop'), [], to('Loop')] },
 	});
 }
+
+/** Start -> `count` items {n} (Set, Split Out) -> `target` (a node): a node fed many items. */
+export function itemsInto(wid, count, target) {
+	return manualWorkflow(
+		wid,
+		[
+			node('Items', 'n8n-nodes-base.set', 3.4, {
+				mode: 'raw',
+				jsonOutput: JSON.stringify({
+					items: Array.from({ length: count }, (_, i) => ({ n: i + 1 })),
+				}),
+			}),
+			node('Split', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'items' }),
+			target,
+		],
+		{
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: target.name, type: 'main', index: 0 }]] },
+		},
+	);
+}

@@ -87,3 +87,12 @@ export const freePort = async () => (await freePorts(1))[0];
 // `node tests/support/ports.mjs N` prints N free ports (for the shell scripts).
 if (import.meta.url === `file://${process.argv[1]}`)
 	console.log((await freePorts(Number(process.argv[2] ?? 1))).join(' '));
+
+/** A port nothing listens on: bound, then closed (a refused connection, on purpose). */
+export async function closedPort() {
+	const s = net.createServer();
+	await new Promise((r) => s.listen(0, '127.0.0.1', r));
+	const { port } = s.address();
+	await new Promise((r) => s.close(r));
+	return port;
+}
