@@ -217,7 +217,7 @@ impl ItemMachine {
     }
 
     /// Try `provider` first (an agent's later rounds stay on the model that served its first
-    /// while it can take the call); out of range: refused.
+    /// while it can take the call) under a routing other than `order`; out of range: refused.
     pub fn prefer(&mut self, provider: usize) -> Result<(), EngineError> {
         if provider >= self.chain.providers.len() {
             return Err(EngineError::InvalidInput(format!("no provider {provider} to prefer")));
@@ -328,7 +328,9 @@ impl ItemMachine {
         }
         if self.route.is_empty() {
             self.route = route(&self.chain, views, now, &mut self.rng);
-            if let Some(p) = self.prefer {
+            // Only where the routing would scatter a conversation: a configured order already
+            // brings every call back to the first provider that can take it.
+            if let (Some(p), true) = (self.prefer, self.chain.routing != Routing::Order) {
                 self.route.retain(|&i| i != p);
                 self.route.insert(0, p);
             }

@@ -203,4 +203,9 @@ fn a_preferred_provider_goes_first_while_admissible_then_the_routing_decides() {
     m.prefer(1).unwrap();
     assert!(matches!(m.poll(0, &store.views).unwrap().step, Step::Call { provider: 0, .. }));
     assert!(m.prefer(2).is_err(), "no third provider");
+    // A configured order already brings calls back to the first provider that can take them.
+    let ordered = routed(&[("a", 1, 1.0), ("b", 1, 1.0)], "order", 1);
+    let mut m = ItemMachine::new(ordered, 0, "h".into(), Vec::new(), Rng::seeded(1));
+    m.prefer(1).unwrap();
+    assert!(matches!(m.poll(0, &Store::new(2).views).unwrap().step, Step::Call { provider: 0, .. }));
 }

@@ -2,10 +2,11 @@
 // rounds resend the conversation's opening (the system prompt and the first human message) with
 // its tool calls and results after it, so the opening names the conversation (the last call
 // alone would not: the items of an execution interleave). n8n may build the sub-node anew for
-// each call of an execution, so the memory is the execution's, one per sub-node (two chains of a
-// workflow may ask the same question of different models). Its later rounds ask the engine
-// to try that model first while it is admissible (`Item.prefer`): a tool call continues with the
-// model that made it.
+// each call of an execution, so the memory is the execution's, one per sub-node and root item (two
+// chains, or two items, may ask the same question). Its later rounds ask the engine
+// to try that model first while it is admissible (`Item.prefer`; the engine heeds it under a
+// routing that would scatter the conversation, not under a configured order): a tool call
+// continues with the model that made it.
 import type { BaseMessage } from '@langchain/core/messages';
 
 /** Conversations remembered per sub-node instance (one execution's): the oldest go first. */
@@ -32,7 +33,7 @@ export class Conversations {
 export const EXECUTIONS_KEPT = 100;
 const byExecution = new Map<string, Conversations>();
 
-/** The conversations of `id` (an execution and a sub-node), kept across its instances. */
+/** The conversations of `id` (an execution, a sub-node, a root item), kept across instances. */
 export function conversationsOf(id: string): Conversations {
 	let c = byExecution.get(id);
 	if (c) byExecution.delete(id);

@@ -50,7 +50,7 @@ export class ResilientChatModel implements INodeType {
 		properties,
 	};
 
-	async supplyData(this: ISupplyDataFunctions): Promise<SupplyData> {
+	async supplyData(this: ISupplyDataFunctions, itemIndex = 0): Promise<SupplyData> {
 		const node = this.getNode();
 		const { models, names, routing, presented } = await connectedModels(this);
 		const plan = readChatPlan(this, names, routing);
@@ -67,7 +67,8 @@ export class ResilientChatModel implements INodeType {
 			plan,
 			shared,
 			storeCfg,
-			conversations: conversationsOf(`${this.getExecutionId()}:${node.name}`),
+			// The root node's item: its conversation's later rounds come through the same item.
+			conversations: conversationsOf(`${this.getExecutionId()}:${node.name}:${itemIndex}`),
 		});
 		return { response: resilientChatModel(call, models, presented) };
 	}
