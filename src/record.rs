@@ -6,6 +6,7 @@ use crate::chain::{ProviderView, Writes};
 use crate::config::Chain;
 use crate::in_flight;
 use crate::latency;
+use crate::outcome::Health;
 use crate::rate_gate;
 use crate::retry_budget::SAMPLE_EVERY;
 use crate::step::Effect;
@@ -27,11 +28,14 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
         gate: effect.gate_close_until_ms.and_then(|until| rate_gate::close(&view.gate, until)),
         in_flight: if effect.release_in_flight { in_flight::release(&view.in_flight, &effect.holder) } else { None },
         latency: effect.latency_ms.map(|ms| latency::record(&view.latency, ms, now)),
-        // The call counts toward its provider's retry budget: sampled, one call in eight
-        // deposits eight (by the call's own number: no randomness drawn, none shifted).
+        // The call counts toward its provider's retry budget while it is in trouble: sampled,
+        // one call in eight deposits eight (by the call's own number: no randomness drawn).
         budget: chain
             .retry_budget
-            .filter(|_| effect.sample.is_multiple_of(SAMPLE_EVERY as u64))
+            .filter(|b| {
+                effect.sample.is_multiple_of(SAMPLE_EVERY as u64)
+                    && b.counting(&view.budget, now, effect.health == Health::Failure)
+            })
             .map(|b| b.deposit(&view.budget, now)),
     };
     Recorded { writes: (!writes.is_empty()).then_some(writes), transition: b.transition }

@@ -1,9 +1,10 @@
 //! A retry budget per provider, shared by the fleet in its own row (`budget`), as Finagle's and
 //! tower's: retries (and fail-overs arriving at the provider after a failure elsewhere) are
 //! allowed while those of the last window stay under a share of its calls plus a floor per
-//! second. First attempts are never throttled. Calls are counted by sampling: one answered call
-//! in `SAMPLE_EVERY` deposits that many, so a healthy provider's row is written on one call in
-//! eight, not on every one (the row is the fleet's: every write of it is a compare-and-set).
+//! second. First attempts are never throttled. Calls are counted while they matter (the window
+//! holds a retry, or the call failed) and by sampling: one call in `SAMPLE_EVERY` deposits that
+//! many. A healthy provider's row is never written; a failing one's on one call in eight (the
+//! row is the fleet's: every write of it is a compare-and-set).
 use serde::{Deserialize, Serialize};
 
 /// One call in this many deposits this many calls (on average, every call is counted once).
@@ -81,6 +82,13 @@ impl RetryBudget {
         }
         let oldest = self.live(row, now).iter().filter(|b| b.retries > 0).map(|b| b.s).min().unwrap_or(now / 1000);
         Spend::Spent { until_ms: oldest.saturating_mul(1000).saturating_add(self.window_ms).max(now.saturating_add(1)) }
+    }
+
+    /// Whether calls are being counted: the window holds a retry, or this call failed (a retry
+    /// may follow). A healthy provider's calls are not: its row is never written, and the floor
+    /// covers the first retries of a new trouble.
+    pub fn counting(&self, row: &BudgetRow, now: u64, failed: bool) -> bool {
+        failed || self.live(row, now).iter().any(|b| b.retries > 0)
     }
 
     /// One answered call's deposit (`SAMPLE_EVERY` calls, on the sampled call).

@@ -310,11 +310,9 @@ impl ItemMachine {
                 transition: None,
             });
         }
-        if now < self.sleep_until_ms {
-            // Woken within the slack: the wait ended now, and the item's metadata says so.
-            self.report.slept_ms = self.report.slept_ms.saturating_sub(self.sleep_until_ms - now);
-            self.sleep_until_ms = now;
-        }
+        // Woken within the slack: decide as of the wait's end (a gate the outcome closed for the
+        // same wait is open by then), at most WAKE_SLACK_MS ahead of the store's clock.
+        let now = now.max(self.sleep_until_ms);
         let remaining = self.remaining(now);
         if remaining == 0 {
             return Ok(self.defer(now, Some((now, Reason::BudgetExhausted))));

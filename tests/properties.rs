@@ -115,6 +115,13 @@ proptest! {
                     now += call_ms;
                     let effect = m.on_outcome(now, &outcome, &store.views).unwrap();
                     if let Some(w) = &record(&chain, &store.views[provider], &effect, now).writes { store.apply(w); }
+                    // As the node does: sleep the outcome's wait, then poll.
+                    let wake = m.wake_at();
+                    if wake > now {
+                        prop_assert!(wake <= budget_ends, "a wait to {} ms ends past the budget {budget}", wake - start);
+                        slept += wake - now;
+                        now = wake;
+                    }
                 }
                 Step::Done { .. } | Step::Defer { .. } | Step::Fail { .. } => break,
             }
