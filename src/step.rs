@@ -141,7 +141,7 @@ pub struct Report {
 }
 
 /// How early a poll after a wait may come and still find the wait over.
-const WAKE_SLACK_MS: u64 = 2;
+pub const WAKE_SLACK_MS: u64 = 2;
 
 #[derive(Debug, Clone)]
 struct Pending {
