@@ -28,7 +28,7 @@ export async function writeCounters(store, p, results) {
 			p.scope,
 			p.requests.map((q) => q.name),
 			r.counters,
-			r.transitions,
+			r.committed,
 		);
 	const warnings = await deltas.write(() => store);
 	if (warnings.length) throw new Error(warnings.join('; '));
