@@ -531,7 +531,12 @@ test('Fail Over First, the last admissible model answers 503 then 200: it is ret
 			[names[1], '200'],
 		],
 	);
-	assert.ok(entry.sleptMs > 0, 'the retry on the last model waited its backoff');
+	// Its backoff, full jitter from 0 ms: the wait was scheduled (it may draw 0 ms).
+	assert.equal(
+		entry.attempts[1].wait_cause,
+		'backoff',
+		'the retry on the last model waited its backoff',
+	);
 	assert.equal(vendors.accepted('lrDead'), 1, 'Model 1 is not revisited');
 	assert.equal(vendors.accepted('lrBlip'), 2);
 });

@@ -100,7 +100,9 @@ const row = (name, path, tag, options = {}) => ({
 
 const WORKFLOWS = {
 	weighted: () =>
-		chainWorkflow(`routeweighted${id}`, 1000, {
+		// 500 items an execution: n8n 1's run data of 1000 items can outgrow the pipe it is read
+		// through (the JSON cut short).
+		chainWorkflow(`routeweighted${id}`, 500, {
 			providers: {
 				provider: [row('w-a', '/ok', 'w-a', { weight: 3 }), row('w-b', '/ok', 'w-b')],
 			},
@@ -229,9 +231,12 @@ async function run(key) {
 }
 
 test(`n8n ${major}: weights 3:1 over 2000 items from two processes at once give 75 % ± 3 %`, async (t) => {
-	const both = await Promise.all([run('weighted'), run('weighted')]);
+	const both = [
+		...(await Promise.all([run('weighted'), run('weighted')])),
+		...(await Promise.all([run('weighted'), run('weighted')])),
+	];
 	for (const [done, deferred, failed] of both) {
-		assert.equal(done.length, 1000, `deferred ${deferred.length}, failed ${failed.length}`);
+		assert.equal(done.length, 500, `deferred ${deferred.length}, failed ${failed.length}`);
 		const r = done[0].json._resilience.route;
 		assert.equal(r.routing, 'weighted', JSON.stringify(done[0].json._resilience));
 	}
