@@ -42,28 +42,21 @@ impl Store {
     pub fn new(n: usize) -> Self {
         Store { views: vec![ProviderView::default(); n] }
     }
+    /// Applies a write as a store does once it accepts it: the engine's own `row_text::apply`
+    /// (every row kind), after checking each written row's version rises by one.
     pub fn apply(&mut self, w: &Writes) {
-        let v = &mut self.views[w.provider];
-        if let Some(b) = &w.breaker {
-            assert_eq!(b.version, v.breaker.version + 1, "breaker version must rise by one");
-            v.breaker = b.clone();
-        }
-        if let Some(g) = &w.gate {
-            assert_eq!(g.version, v.gate.version + 1);
-            v.gate = g.clone();
-        }
-        if let Some(f) = &w.in_flight {
-            assert_eq!(f.version, v.in_flight.version + 1);
-            v.in_flight = f.clone();
-        }
-        if let Some(l) = &w.latency {
-            assert_eq!(l.version, v.latency.version + 1);
-            v.latency = l.clone();
-        }
-        if let Some(b) = &w.budget {
-            assert_eq!(b.version, v.budget.version + 1);
-            v.budget = b.clone();
-        }
+        let v = &self.views[w.provider];
+        let rising = |new: Option<u64>, old: u64, kind: &str| {
+            if let Some(n) = new {
+                assert_eq!(n, old + 1, "{kind} version must rise by one");
+            }
+        };
+        rising(w.breaker.as_ref().map(|r| r.version), v.breaker.version, "breaker");
+        rising(w.gate.as_ref().map(|r| r.version), v.gate.version, "gate");
+        rising(w.in_flight.as_ref().map(|r| r.version), v.in_flight.version, "in_flight");
+        rising(w.latency.as_ref().map(|r| r.version), v.latency.version, "latency");
+        rising(w.budget.as_ref().map(|r| r.version), v.budget.version, "budget");
+        resilient_engine::row_text::apply(&mut self.views[w.provider], w);
     }
 }
 
