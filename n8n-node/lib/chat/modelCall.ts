@@ -149,8 +149,10 @@ export function chatCall(chain: ChatChain): ChatCall {
 		const entry = runData(result, correlationId);
 		ctx.addOutputData(NodeConnectionTypes.AiLanguageModel, runIndex, [[{ json: entry }]]);
 		const end = result.end;
-		if (end.kind === 'done') chain.conversations.remember(messages, end.provider);
-		if (end.kind === 'done') return { message: result.body as BaseMessage | undefined, entry };
+		if (end.kind === 'done') {
+			chain.conversations.remember(messages, end.provider);
+			return { message: result.body as BaseMessage | undefined, entry };
+		}
 		if (end.kind === 'defer') throw unavailable(ctx, entry);
 		// A non-retryable answer (a 400, a bad key) or a stream broken after its first chunk:
 		// the model's own error, as without this node.
