@@ -223,6 +223,20 @@ class Item {
         wasm.__wbg_item_free(ptr, 0);
     }
     /**
+     * A call named in `abort`, aborted: its lease freed, its time a latency sample; `end` comes
+     * with the last one.
+     * @param {number} now_ms
+     * @param {number} call
+     * @returns {Recorded}
+     */
+    abandon(now_ms, call) {
+        const ret = wasm.item_abandon(this.__wbg_ptr, now_ms, call);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
      * Hand the item back now (e.g. `store_unavailable` when failing closed).
      * @param {number} now_ms
      * @param {Reason} reason
@@ -236,14 +250,36 @@ class Item {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * The outcome of the call the last poll returned: rows to write, the attempt's log line,
-     * the wait before the next poll, and the item's end if it ended.
+     * A hedging item's calls are all unanswered after its step's `hedge_after_ms`: a hedge
+     * (`call`, with rows to write first) or `await` (maybe with a later `hedge_after_ms`), from
+     * the chain's row texts read at `now_ms`. `again`: the last hedge's write lost its race.
+     * @param {number} now_ms
+     * @param {string} rows
+     * @param {boolean} again
+     * @returns {Polled}
+     */
+    hedge(now_ms, rows, again) {
+        const val2 = +now_ms;
+        const val3 = +again;
+        const ptr0 = passStringToWasm0(rows, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.item_hedge(this.__wbg_ptr, val2, ptr0, len0, val3);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
+     * The outcome of a call: rows to write, the attempt's log line, the wait before the next
+     * poll, the calls to abort, and the item's end if it ended. `call`: the call's number (its
+     * step's `hedging.call`); left out for the one call the last poll returned.
      * @param {number} now_ms
      * @param {Outcome} outcome
+     * @param {number | null} [call]
      * @returns {Recorded}
      */
-    outcome(now_ms, outcome) {
-        const ret = wasm.item_outcome(this.__wbg_ptr, now_ms, outcome);
+    outcome(now_ms, outcome, call) {
+        const ret = wasm.item_outcome(this.__wbg_ptr, now_ms, outcome, isLikeNone(call) ? Number.MAX_SAFE_INTEGER : (call) >>> 0);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }

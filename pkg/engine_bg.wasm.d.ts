@@ -11,8 +11,10 @@ export const engine_metrics: (a: number, b: number, c: number, d: number, e: num
 export const engine_new: (a: any) => [number, number, number];
 export const engine_raceLost: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const engine_report: (a: number, b: number, c: any, d: number, e: number, f: any, g: number, h: number) => [number, number, number];
+export const item_abandon: (a: number, b: number, c: number) => [number, number, number];
 export const item_deferNow: (a: number, b: number, c: any) => [number, number, number];
-export const item_outcome: (a: number, b: number, c: any) => [number, number, number];
+export const item_hedge: (a: number, b: number, c: number, d: number, e: number) => [number, number, number];
+export const item_outcome: (a: number, b: number, c: any, d: number) => [number, number, number];
 export const item_poll: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const item_prefer: (a: number, b: number) => [number, number];
 export const item_rerecord: (a: number, b: number, c: number, d: number) => [number, number, number];

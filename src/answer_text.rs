@@ -8,7 +8,8 @@ use crate::step::Step;
 /// The text of `p` when it is a bare call step, else `None` (then serialise it with serde_json).
 pub fn bare_call(p: &Polled) -> Option<String> {
     let Polled { step, writes: None, transition: None, end: None } = p else { return None };
-    let Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key, stream: None } = step else {
+    let Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key, stream: None, hedging: None } = step
+    else {
         return None;
     };
     let mut out = String::with_capacity(128 + name.len());
@@ -72,6 +73,7 @@ mod tests {
             probe: true,
             idempotency_key: key.map(String::from),
             stream: None,
+            hedging: None,
         }
     }
 
@@ -85,6 +87,7 @@ mod tests {
             probe: false,
             idempotency_key: None,
             stream: None,
+            hedging: None,
         };
         for step in [first, call("a", None), call("é \"q\" \\ \n\u{1}", Some("k\u{1e}\"")), call("", Some(""))] {
             let p = Polled { step, writes: None, transition: None, end: None };
@@ -104,13 +107,14 @@ mod tests {
         };
         assert_eq!(bare_call(&with_transition), None);
         let limits = crate::stream::StreamStep { first_chunk_ms: 1, idle_ms: 2, total_ms: 3 };
-        let streamed = match call("a", None) {
-            Step::Call { stream: _, provider, name, attempt, deadline_ms, probe, idempotency_key } => {
-                Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key, stream: Some(limits) }
+        let tag = crate::hedge::CallTag { call: 0, hedge: false, hedge_after_ms: Some(5) };
+        for (limits, tag) in [(Some(limits), None), (None, Some(tag))] {
+            let mut step = call("a", None);
+            if let Step::Call { stream, hedging, .. } = &mut step {
+                (*stream, *hedging) = (limits, tag);
             }
-            _ => unreachable!(),
-        };
-        assert_eq!(bare_call(&Polled { step: streamed, writes: None, transition: None, end: None }), None);
+            assert_eq!(bare_call(&Polled { step, writes: None, transition: None, end: None }), None);
+        }
         assert_eq!(bare_call(&sleep), None);
     }
 }

@@ -3,6 +3,7 @@
 use crate::backoff::{Backoff, Strategy};
 use crate::breaker::{BreakerPolicy, TripRule};
 use crate::error::EngineError;
+use crate::hedge::{Hedge, HedgeDelay};
 use crate::outcome::RetryRules;
 use crate::rate_gate::RateLimit;
 use crate::retry_budget::RetryBudget;
@@ -63,6 +64,14 @@ pub struct ChainConfig {
     pub retry_budget_percent: i64,
     pub retry_budget_floor_per_s: i64,
     pub retry_budget_window_ms: i64,
+    /// Hedged requests (`hedge`): `off`, `fixed` (a second call after `hedge_delay_ms` with no
+    /// answer) or `p95` (after the serving provider's recent p95, within `hedge_min_ms` ..
+    /// `hedge_max_ms`); at most `max_hedges` more calls per item, only for calls safe to repeat.
+    pub hedge: String,
+    pub hedge_delay_ms: i64,
+    pub hedge_min_ms: i64,
+    pub hedge_max_ms: i64,
+    pub max_hedges: i64,
     pub trip_rule: String,
     pub failure_rate: f64,
     pub min_calls: i64,
@@ -101,6 +110,11 @@ impl Default for ChainConfig {
             retry_budget_percent: 20,
             retry_budget_floor_per_s: 10,
             retry_budget_window_ms: 10_000,
+            hedge: "off".into(),
+            hedge_delay_ms: 1_000,
+            hedge_min_ms: 50,
+            hedge_max_ms: 2_000,
+            max_hedges: 1,
             trip_rule: "consecutive".into(),
             failure_rate: 0.5,
             min_calls: 10,
@@ -218,6 +232,8 @@ pub struct Chain {
     pub routing: Routing,
     /// `None`: off.
     pub retry_budget: Option<RetryBudget>,
+    /// `None`: off.
+    pub hedge: Option<Hedge>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -238,6 +254,12 @@ impl Chain {
     /// or no cap but a lease each where the routing counts calls in flight.
     pub fn lease_cap(&self, i: usize) -> Option<u32> {
         self.providers[i].max_in_flight.or(self.routing.leases_every_call().then_some(u32::MAX))
+    }
+
+    /// Answered calls' durations are recorded in the providers' latency rows (for the latency
+    /// routing, or a hedge delay read from them).
+    pub fn tracks_latency(&self) -> bool {
+        self.routing.tracks_latency() || self.hedge.is_some_and(|h| h.reads_latency())
     }
 }
 
@@ -394,7 +416,9 @@ impl ChainConfig {
                 })
             })
             .transpose()?;
+        let hedge = self.hedge()?;
         Ok(Chain {
+            hedge,
             retry_budget,
             routing,
             stream,
@@ -417,6 +441,28 @@ impl ChainConfig {
 }
 
 impl ChainConfig {
+    fn hedge(&self) -> Result<Option<Hedge>, EngineError> {
+        let delay = match self.hedge.as_str() {
+            "off" => return Ok(None),
+            "fixed" => HedgeDelay::Fixed { ms: ms("hedge_delay_ms", self.hedge_delay_ms, 1, HOUR)? },
+            "p95" => {
+                let min_ms = ms("hedge_min_ms", self.hedge_min_ms, 1, HOUR)?;
+                let max_ms = ms("hedge_max_ms", self.hedge_max_ms, 1, HOUR)?;
+                if max_ms < min_ms {
+                    return Err(EngineError::config(
+                        "hedge_max_ms",
+                        format!("{max_ms} ms is below hedge_min_ms {min_ms} ms"),
+                    ));
+                }
+                HedgeDelay::P95 { min_ms, max_ms }
+            }
+            other => {
+                return Err(EngineError::config("hedge", format!("unknown hedging '{other}' (off, fixed, p95)")));
+            }
+        };
+        Ok(Some(Hedge { delay, max_hedges: count("max_hedges", self.max_hedges, 1, 3)? }))
+    }
+
     fn stream_limits(&self, providers: &[Provider]) -> Result<StreamLimits, EngineError> {
         let first_chunk_ms = ms("first_chunk_deadline_ms", self.first_chunk_deadline_ms, 1, DAY)?;
         if let Some(p) = providers.iter().find(|p| first_chunk_ms >= p.deadline_ms) {

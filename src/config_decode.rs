@@ -120,6 +120,11 @@ const CHAIN: &[&str] = &[
     "retry_budget_percent",
     "retry_budget_floor_per_s",
     "retry_budget_window_ms",
+    "hedge",
+    "hedge_delay_ms",
+    "hedge_min_ms",
+    "hedge_max_ms",
+    "max_hedges",
     "trip_rule",
     "failure_rate",
     "min_calls",
@@ -198,6 +203,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("retry_statuses", &mut c.retry_statuses),
         ("health_statuses", &mut c.health_statuses),
         ("trip_rule", &mut c.trip_rule),
+        ("hedge", &mut c.hedge),
     ] {
         f.text(name, slot)?;
     }
@@ -221,6 +227,10 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("retry_budget_percent", &mut c.retry_budget_percent),
         ("retry_budget_floor_per_s", &mut c.retry_budget_floor_per_s),
         ("retry_budget_window_ms", &mut c.retry_budget_window_ms),
+        ("hedge_delay_ms", &mut c.hedge_delay_ms),
+        ("hedge_min_ms", &mut c.hedge_min_ms),
+        ("hedge_max_ms", &mut c.hedge_max_ms),
+        ("max_hedges", &mut c.max_hedges),
     ] {
         f.int(name, slot)?;
     }

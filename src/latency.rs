@@ -35,7 +35,7 @@ pub const BOUNDS_MS: [u64; 24] = [
 /// Weights halve every this long: after a change, the new latency is the median within it.
 pub const HALF_LIFE_MS: u64 = 2_000;
 /// One sample's weight.
-const SAMPLE: u64 = 1000;
+pub const SAMPLE: u64 = 1000;
 /// Below one sample's weight left, an estimate leans on the chain's mean (it is stale).
 const PRIOR: u64 = SAMPLE;
 

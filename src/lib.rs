@@ -5,7 +5,8 @@
 //! (retry? counts against health?), [`context_limit`] (input
 //! too long for the model?), [`backoff`] (delay
 //! schedule), [`retry_after`] (server hints), [`breaker`] (provider health), [`rate_gate`] and
-//! [`in_flight`] (shared pacing), [`chain`] (which provider next), [`step`] (one item's steps),
+//! [`in_flight`] (shared pacing), [`chain`] (which provider next), [`hedge`] (a second call
+//! for a slow one), [`step`] (one item's steps),
 //! [`record`] (an outcome's effect on shared rows), [`row_text`] (rows as stores hold them),
 //! [`session`] (an item through the two-call boundary), [`stream`] (a streamed call's
 //! commit and limits), [`answer_text`] (its commonest answer as
@@ -23,6 +24,7 @@ pub mod context_limit;
 pub mod error;
 pub mod error_facts;
 pub mod event;
+pub mod hedge;
 pub mod in_flight;
 pub mod inspect;
 pub mod latency;

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Counter families: (store counter name, metric name, help).
-pub const COUNTERS: [(&str, &str, &str); 9] = [
+pub const COUNTERS: [(&str, &str, &str); 11] = [
     ("calls", "resilient_provider_calls_total", "Calls made to the provider."),
     ("failures", "resilient_provider_failures_total", "Calls that counted against the provider's health."),
     (
@@ -37,6 +37,8 @@ pub const COUNTERS: [(&str, &str, &str); 9] = [
         "resilient_provider_retry_budget_exhausted_total",
         "Retries not made because the provider's retry budget was spent.",
     ),
+    ("hedges", "resilient_provider_hedges_total", "Hedged calls sent to the provider (a second call for a slow one)."),
+    ("hedge_wins", "resilient_provider_hedge_wins_total", "Hedged calls to the provider whose answer served the item."),
 ];
 
 pub const STATE: &str = "resilient_provider_state";

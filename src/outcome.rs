@@ -87,6 +87,13 @@ pub struct CallFacts {
     pub has_idempotency_key: bool,
 }
 
+impl CallFacts {
+    /// Sending it again cannot act twice, or the user said the endpoint is idempotent.
+    pub fn repeatable(self, rules: &RetryRules) -> bool {
+        !self.unsafe_method || self.has_idempotency_key || rules.retry_unsafe_methods
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Health {
@@ -193,7 +200,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
             };
         }
     }
-    if c.verdict == Verdict::Retry && facts.unsafe_method && !facts.has_idempotency_key && !rules.retry_unsafe_methods {
+    if c.verdict == Verdict::Retry && !facts.repeatable(rules) {
         c.verdict = Verdict::Stop(Reason::NonRetryable);
     }
     c

@@ -50,8 +50,13 @@ pub struct Recorded {
     pub transition: Option<Transition>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attempt: Option<AttemptLog>,
-    /// Wait this long before the next poll (0: poll at once). Meaningless once `end` is set.
+    /// Wait this long before the next poll (0: poll at once). Meaningless once `end` is set,
+    /// and while calls are out (a hedging item's: wait for them).
     pub sleep_ms: u64,
+    /// The item has ended with these calls still out: abort each and hand it back (`abandon`);
+    /// `end` comes with the last.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub abort: Vec<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
 }
@@ -79,7 +84,11 @@ impl Session {
         }
     }
 
+    /// The item's end, once it has ended and no call of it is out.
     fn end(&self) -> Option<End> {
+        if !self.machine.calls_out().is_empty() {
+            return None;
+        }
         self.machine.finished().map(|step| End {
             step: step.clone(),
             report: self.machine.report().clone(),
@@ -109,9 +118,36 @@ impl Session {
         })
     }
 
-    /// The outcome of the call the last poll returned.
-    pub fn outcome(&mut self, now: u64, outcome: &Outcome) -> Result<Recorded, EngineError> {
-        let effect = self.machine.on_outcome(now, outcome, &self.views)?;
+    /// No answer yet to the calls out: a hedge, or what to wait for (see [`ItemMachine::hedge`]),
+    /// on the chain's rows read at `now`. `again`: after the last hedge's write lost its race.
+    pub fn hedge_views(&mut self, now: u64, views: Vec<ProviderView>, again: bool) -> Result<Polled, EngineError> {
+        self.views = views;
+        self.effect = None;
+        let poll = self.machine.hedge(now, &self.views, again)?;
+        if let Some(w) = &poll.writes {
+            row_text::apply(&mut self.views[w.provider], w);
+        }
+        Ok(Polled {
+            writes: poll.writes.as_ref().map(|w| event::writes(&self.chain, w, poll.transition.as_ref())),
+            transition: poll.transition,
+            end: None,
+            step: poll.step,
+        })
+    }
+
+    /// The outcome of a call out: `call` names it (its step's `hedging.call`), or `None` for the
+    /// one call the last poll returned.
+    pub fn outcome(&mut self, now: u64, outcome: &Outcome, call: Option<u32>) -> Result<Recorded, EngineError> {
+        let effect = self.machine.on_outcome(now, outcome, &self.views, call)?;
+        let attempt = self.machine.report().attempts.last().cloned();
+        let mut out = self.record(effect, now);
+        out.attempt = attempt;
+        Ok(out)
+    }
+
+    /// A call out aborted after the item ended (another call's answer won).
+    pub fn abandon(&mut self, now: u64, call: u32) -> Result<Recorded, EngineError> {
+        let effect = self.machine.abandon(now, call)?;
         let attempt = self.machine.report().attempts.last().cloned();
         let mut out = self.record(effect, now);
         out.attempt = attempt;
@@ -139,6 +175,7 @@ impl Session {
             transition: rec.transition,
             attempt: None,
             sleep_ms: self.machine.wake_at().saturating_sub(now),
+            abort: if self.machine.finished().is_some() { self.machine.calls_out() } else { Vec::new() },
             end: self.end(),
         }
     }

@@ -5,6 +5,7 @@ use crate::chain::{choose, Choice, Local, ProviderView, Skip, Writes};
 use crate::config::Chain;
 use crate::config::Routing;
 use crate::error::EngineError;
+use crate::hedge::CallTag;
 use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
 use crate::rng::Rng;
@@ -29,6 +30,15 @@ pub enum Step {
         /// A streamed item's limits for this attempt (absent for a call that does not stream).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         stream: Option<StreamStep>,
+        /// A hedging chain's call: its number (its outcome names it) and when to ask for a hedge
+        /// (absent on a chain that does not hedge).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hedging: Option<CallTag>,
+    },
+    /// No new call: wait for the calls out (and ask for a hedge after `hedge_after_ms`, if set).
+    Await {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hedge_after_ms: Option<u64>,
     },
     /// Wait, then poll again.
     Sleep {
@@ -99,6 +109,9 @@ pub struct AttemptLog {
     pub retry_after: bool,
     /// What the outcome said about the provider's health.
     pub health: Health,
+    /// A hedge: a second call for the same item, sent while another was unanswered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hedge: bool,
 }
 
 impl Counters {
@@ -109,6 +122,9 @@ impl Counters {
         self.failures += (a.health == Health::Failure) as u32;
         self.retries += (a.attempt > 1) as u32;
         self.rate_limited_429 += (a.outcome == "429") as u32;
+        self.hedges += a.hedge as u32;
+        // The hedge's answer won: the item was served by it.
+        self.hedge_wins += (a.hedge && a.health == Health::Success) as u32;
     }
 }
 
@@ -127,6 +143,9 @@ pub struct Counters {
     pub deferrals: u32,
     /// Retries not made because the provider's retry budget was spent.
     pub retry_budget_exhausted: u32,
+    /// Hedges sent to the provider, and those whose answer served the item.
+    pub hedges: u32,
+    pub hedge_wins: u32,
 }
 
 /// What the item went through, for its metadata.
@@ -145,10 +164,18 @@ pub const WAKE_SLACK_MS: u64 = 2;
 
 #[derive(Debug, Clone)]
 struct Pending {
+    /// Its number among the item's calls (a hedging chain's outcomes name it).
+    call: u32,
     provider: usize,
     probe: bool,
     /// When the call was handed out (the store's clock): its duration is the outcome's time less this.
     at_ms: u64,
+    /// A hedge: it holds its leases under a name of its own (the first call may hold the same
+    /// provider's).
+    hedge: bool,
+    /// Carried out: its write committed (a handed-out call whose write lost its race is dropped
+    /// by the next poll or hedge on fresh rows).
+    committed: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -171,7 +198,9 @@ pub struct ItemMachine {
     /// A provider to try first, before the routing's choice (the one that served the calls
     /// before this one in the same conversation), while it is admissible.
     prefer: Option<usize>,
-    pending: Option<Pending>,
+    /// The calls out: one, or more while hedging.
+    pending: Vec<Pending>,
+    next_call: u32,
     sleep_until_ms: u64,
     sleep_cause: WaitCause,
     finished: Option<Step>,
@@ -197,7 +226,8 @@ impl ItemMachine {
             local: vec![Local::default(); n],
             route: Vec::new(),
             prefer: None,
-            pending: None,
+            pending: Vec::new(),
+            next_call: 0,
             sleep_until_ms: 0,
             sleep_cause: WaitCause::Backoff,
             finished: None,
@@ -239,13 +269,19 @@ impl ItemMachine {
         rng: Rng,
     ) -> Self {
         let mut m = ItemMachine::new(chain, now, holder, Vec::new(), rng);
-        m.pending = Some(Pending { provider, probe, at_ms: called_at_ms });
+        m.pending.push(Pending { call: 0, provider, probe, at_ms: called_at_ms, hedge: false, committed: true });
         m
     }
 
     /// The final step once the item is done, deferred or failed (no shared state needed).
     pub fn finished(&self) -> Option<&Step> {
         self.finished.as_ref()
+    }
+
+    /// The calls out (a hedging item's): once the item is finished, these are to be aborted and
+    /// each handed back with [`ItemMachine::abandon`].
+    pub fn calls_out(&self) -> Vec<u32> {
+        self.pending.iter().filter(|p| p.committed).map(|p| p.call).collect()
     }
 
     /// This item's contribution to each provider's counters, once it ended.
@@ -300,7 +336,11 @@ impl ItemMachine {
                 self.chain.providers.len()
             )));
         }
-        self.pending = None;
+        // A call handed out by a poll whose write lost its race was never made.
+        self.pending.retain(|p| p.committed);
+        if !self.pending.is_empty() {
+            return Err(EngineError::InvalidInput("a poll while a call is out: hand in its outcome first".into()));
+        }
         // A wake a hair early (the node's timers run on the monotonic clock, the store's clock is
         // another) is on time: sleeping the last millisecond would cost a second read of the rows.
         if now.saturating_add(WAKE_SLACK_MS) < self.sleep_until_ms {
@@ -350,22 +390,7 @@ impl ItemMachine {
         ) {
             Choice::Call { provider, probe, writes, transition } => {
                 self.local[provider].reserved_at_ms = None;
-                self.pending = Some(Pending { provider, probe, at_ms: now });
-                let p = &self.chain.providers[provider];
-                let deadline_ms = p.deadline_ms.min(remaining);
-                let stream = match self.chain.stream {
-                    Some(limits) if self.streamed => Some(limits.step(deadline_ms, remaining)),
-                    _ => None,
-                };
-                let step = Step::Call {
-                    provider,
-                    name: p.name.clone(),
-                    attempt: self.progress[provider].attempts + 1,
-                    deadline_ms,
-                    probe,
-                    idempotency_key: if p.unsafe_method { self.keys[provider].clone() } else { None },
-                    stream,
-                };
+                let step = self.hand_out(provider, probe, false, now, views);
                 Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition })
             }
             Choice::Reserve { provider, at_ms, writes } => {
@@ -383,6 +408,110 @@ impl ItemMachine {
             }
             Choice::Nothing { earliest, .. } => Ok(self.defer(now, earliest)),
         }
+    }
+
+    /// The call step for `provider`, now one of the calls out (uncommitted until carried out).
+    fn hand_out(&mut self, provider: usize, probe: bool, hedge: bool, now: u64, views: &[ProviderView]) -> Step {
+        let call = self.next_call;
+        self.next_call += 1;
+        self.pending.push(Pending { call, provider, probe, at_ms: now, hedge, committed: false });
+        let remaining = self.remaining(now);
+        let p = &self.chain.providers[provider];
+        let deadline_ms = p.deadline_ms.min(remaining);
+        let stream = match self.chain.stream {
+            Some(limits) if self.streamed => Some(limits.step(deadline_ms, remaining)),
+            _ => None,
+        };
+        let hedging = self.chain.hedge.map(|h| CallTag {
+            call,
+            hedge,
+            // A streamed call commits to its model at its first chunk: it is not hedged (yet).
+            hedge_after_ms: (!probe
+                && !self.streamed
+                && self.hedges_sent() < h.max_hedges
+                && self.repeatable(provider))
+            .then(|| h.delay_ms(&views[provider].latency, now))
+            .filter(|&d| d < deadline_ms),
+        });
+        // Two calls out to one provider are its attempts n and n+1.
+        let out_there = self.pending.iter().filter(|q| q.provider == provider && q.call != call).count() as u32;
+        Step::Call {
+            provider,
+            name: p.name.clone(),
+            attempt: self.progress[provider].attempts + 1 + out_there,
+            deadline_ms,
+            probe,
+            idempotency_key: if p.unsafe_method { self.keys[provider].clone() } else { None },
+            stream,
+            hedging,
+        }
+    }
+
+    /// The hedges this item sent, answered or out.
+    fn hedges_sent(&self) -> u32 {
+        (self.report.attempts.iter().filter(|a| a.hedge).count() + self.pending.iter().filter(|p| p.hedge).count())
+            as u32
+    }
+
+    /// Sending provider `i` the item's request twice cannot act twice (the rules that allow a
+    /// retry: a safe method, an idempotency key, or unsafe methods retried by choice).
+    fn repeatable(&self, i: usize) -> bool {
+        CallFacts { unsafe_method: self.chain.providers[i].unsafe_method, has_idempotency_key: self.keys[i].is_some() }
+            .repeatable(&self.chain.rules)
+    }
+
+    /// No answer yet to the calls out: one more call, to the provider the routing would choose
+    /// next (another one; the same only when no other is admissible), if a hedge is due and the
+    /// provider can take it now: admitted without a probe, a rate-gate token and an in-flight
+    /// lease at once, and its retry budget. Otherwise `Await`. `again`: after a lost race (the
+    /// hedge handed out last was not made; decide on the fresh rows).
+    pub fn hedge(&mut self, now: u64, views: &[ProviderView], again: bool) -> Result<Poll, EngineError> {
+        if again {
+            self.pending.retain(|p| p.committed);
+        } else {
+            self.pending.iter_mut().for_each(|p| p.committed = true);
+        }
+        let Some(h) = self.chain.hedge else {
+            return Err(EngineError::InvalidInput("a hedge asked of a chain that does not hedge".into()));
+        };
+        let (Some(last), None) = (self.pending.last(), &self.finished) else {
+            return Err(EngineError::InvalidInput("a hedge asked with no call out".into()));
+        };
+        if views.len() != self.chain.providers.len() {
+            return Err(EngineError::InvalidInput("provider views do not match the chain".into()));
+        }
+        let wait = |after| Ok(Poll { step: Step::Await { hedge_after_ms: after }, writes: None, transition: None });
+        let due = last.at_ms.saturating_add(h.delay_ms(&views[last.provider].latency, last.at_ms));
+        if self.hedges_sent() >= h.max_hedges || self.remaining(now) == 0 {
+            return wait(None);
+        }
+        if now.saturating_add(WAKE_SLACK_MS) < due {
+            return wait(Some(due - now));
+        }
+        let out: Vec<usize> = self.pending.iter().map(|p| p.provider).collect();
+        let holder = self.call_holder(true, self.next_call);
+        // A hedge is one more call: it spends from the retry budget as a retry does.
+        let mut local = self.local.clone();
+        local.iter_mut().for_each(|l| (l.retry, l.reserved_at_ms) = (true, None));
+        let others: Vec<usize> = self.route.iter().copied().filter(|i| !out.contains(i)).collect();
+        let same: Vec<usize> = self.route.iter().copied().filter(|i| out.contains(i)).collect();
+        for mut order in [others, same] {
+            order.retain(|&i| self.repeatable(i));
+            while !order.is_empty() {
+                match choose(&self.chain, &order, views, &local, now, &holder, 0, &mut Vec::new()) {
+                    Choice::Call { provider, probe: false, writes, transition } => {
+                        let step = self.hand_out(provider, false, true, now, views);
+                        return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
+                    }
+                    // Never a half-open probe, never a wait for a gate slot: skip that provider.
+                    Choice::Call { provider, .. } | Choice::Reserve { provider, .. } => {
+                        order.retain(|&i| i != provider)
+                    }
+                    Choice::Nothing { .. } => break,
+                }
+            }
+        }
+        wait(None)
     }
 
     fn defer(&mut self, now: u64, earliest: Option<(u64, Reason)>) -> Poll {
@@ -403,10 +532,21 @@ impl ItemMachine {
     /// state as the caller holds it now (read by Fail Over First's dry run only; `&[]` for a call
     /// admitted elsewhere, which has no chain to move on in). Returns what to record in the
     /// provider's shared state; the next `poll` says what the item does next.
-    pub fn on_outcome(&mut self, now: u64, outcome: &Outcome, views: &[ProviderView]) -> Result<Effect, EngineError> {
-        let Some(Pending { provider: i, probe, at_ms }) = self.pending.take() else {
-            return Err(EngineError::InvalidInput("an outcome arrived but no call was outstanding".into()));
+    /// `call`: the call's number (its step's `hedging.call`); `None` for the one call out.
+    pub fn on_outcome(
+        &mut self,
+        now: u64,
+        outcome: &Outcome,
+        views: &[ProviderView],
+        call: Option<u32>,
+    ) -> Result<Effect, EngineError> {
+        let Some(Pending { provider: i, probe, at_ms, hedge, call: number, .. }) = self.take_out(call) else {
+            return Err(EngineError::InvalidInput("an outcome arrived but no such call was outstanding".into()));
         };
+        let holder = self.call_holder(hedge, number);
+        if self.finished.is_some() {
+            return Err(EngineError::InvalidInput("an outcome after the item ended: abandon the call".into()));
+        }
         let p = &self.chain.providers[i];
         let facts = CallFacts { unsafe_method: p.unsafe_method, has_idempotency_key: self.keys[i].is_some() };
         let c = classify(outcome, facts, &self.chain.rules, now);
@@ -424,13 +564,13 @@ impl ItemMachine {
         let mut effect = Effect {
             provider: i,
             health: c.health,
-            holder: self.holder.clone(),
+            holder,
             label: label.clone(),
             gate_close_until_ms: None,
             release_in_flight: self.chain.lease_cap(i).is_some(),
             // An answer's duration, and a timeout's (a slow sample); a refused connection is
             // no measure of how fast a provider answers.
-            latency_ms: (self.chain.routing.tracks_latency()
+            latency_ms: (self.chain.tracks_latency()
                 && (c.health == Health::Success || matches!(outcome, Outcome::Error { code } if code == "TIMEOUT")))
             .then(|| now.saturating_sub(at_ms)),
             sample: fnv1a(self.holder.as_bytes()) ^ u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -445,6 +585,7 @@ impl ItemMachine {
             wait_cause: None,
             retry_after: c.hint.is_some_and(|h| h.source.is_retry_after()),
             health: c.health,
+            hedge,
         };
         match c.verdict {
             Verdict::Success => {
@@ -513,6 +654,59 @@ impl ItemMachine {
         Ok(effect)
     }
 
+    /// The call out named `call` (or the only one), taken; every call out is carried out by now.
+    fn take_out(&mut self, call: Option<u32>) -> Option<Pending> {
+        self.pending.iter_mut().for_each(|p| p.committed = true);
+        let k = match call {
+            Some(c) => self.pending.iter().position(|p| p.call == c)?,
+            None if self.pending.len() == 1 => 0,
+            None => return None,
+        };
+        Some(self.pending.remove(k))
+    }
+
+    /// The name a call's leases are held under: the item's, or a hedge's own.
+    fn call_holder(&self, hedge: bool, call: u32) -> String {
+        if hedge {
+            format!("{}#{call}", self.holder)
+        } else {
+            self.holder.clone()
+        }
+    }
+
+    /// A call out that lost to another's answer (or outlived its item), aborted: its lease is
+    /// freed and its time so far is a latency sample (at least that slow), but it says nothing
+    /// about its provider's health. It was a call: it is counted as one.
+    pub fn abandon(&mut self, now: u64, call: u32) -> Result<Effect, EngineError> {
+        let Some(Pending { provider, probe, at_ms, hedge, .. }) = self.take_out(Some(call)) else {
+            return Err(EngineError::InvalidInput(format!("no call {call} out to abandon")));
+        };
+        let progress = &mut self.progress[provider];
+        progress.attempts += 1;
+        self.report.attempts.push(AttemptLog {
+            provider,
+            name: self.chain.providers[provider].name.clone(),
+            attempt: progress.attempts,
+            outcome: "abandoned".into(),
+            probe,
+            wait_ms: 0,
+            wait_cause: None,
+            retry_after: false,
+            health: Health::Neutral,
+            hedge,
+        });
+        Ok(Effect {
+            provider,
+            health: Health::Neutral,
+            holder: self.call_holder(hedge, call),
+            label: "abandoned".into(),
+            gate_close_until_ms: None,
+            release_in_flight: self.chain.lease_cap(provider).is_some(),
+            latency_ms: self.chain.tracks_latency().then(|| now.saturating_sub(at_ms)),
+            sample: fnv1a(self.holder.as_bytes()) ^ u64::from(call).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        })
+    }
+
     /// Fail over first: whether the next poll would call another provider now, were `failed`
     /// done for this item. The same [`choose`] on `views`, as a dry run: a scratch skip list,
     /// nothing written; a slot reserved later on the rate gate is not "now".
@@ -533,7 +727,7 @@ impl ItemMachine {
         if let Some(step) = &self.finished {
             return step.clone();
         }
-        self.pending = None;
+        self.pending.clear();
         self.defer(now, Some((now, reason))).step
     }
 }

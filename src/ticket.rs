@@ -103,7 +103,7 @@ pub fn check(
         }
         Step::Defer { retry_at_ms, reason } => (Decision::Defer { retry_at_ms, reason }, None),
         Step::Fail { reason } => (Decision::Fail { reason }, None),
-        Step::Done { .. } => unreachable!("nothing was called"),
+        Step::Done { .. } | Step::Await { .. } => unreachable!("nothing was called"),
     };
     Ok(Checked {
         decision,
@@ -147,7 +147,7 @@ pub fn report(
         ticket.probe,
         Rng::seeded(now),
     );
-    let effect = m.on_outcome(now, outcome, &[])?;
+    let effect = m.on_outcome(now, outcome, &[], None)?;
     let rec = record(chain, &view, &effect, now);
     let attempt = m.report().attempts.last().cloned().expect("an outcome logs its attempt");
     let mut counters = Counters::default();

@@ -162,16 +162,34 @@ impl Item {
         }
     }
 
-    /// The outcome of the call the last poll returned: rows to write, the attempt's log line,
-    /// the wait before the next poll, and the item's end if it ended.
+    /// The outcome of a call: rows to write, the attempt's log line, the wait before the next
+    /// poll, the calls to abort, and the item's end if it ended. `call`: the call's number (its
+    /// step's `hedging.call`); left out for the one call the last poll returned.
     #[wasm_bindgen(unchecked_return_type = "Recorded")]
     pub fn outcome(
         &mut self,
         now_ms: f64,
         #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
+        call: Option<u32>,
     ) -> Result<JsValue, JsValue> {
         let outcome = wasm_input::outcome(&outcome).map_err(js_error)?;
-        done(self.s.outcome(ms(now_ms), &outcome))
+        done(self.s.outcome(ms(now_ms), &outcome, call))
+    }
+
+    /// A hedging item's calls are all unanswered after its step's `hedge_after_ms`: a hedge
+    /// (`call`, with rows to write first) or `await` (maybe with a later `hedge_after_ms`), from
+    /// the chain's row texts read at `now_ms`. `again`: the last hedge's write lost its race.
+    #[wasm_bindgen(unchecked_return_type = "Polled")]
+    pub fn hedge(&mut self, now_ms: f64, rows: &str, again: bool) -> Result<JsValue, JsValue> {
+        let views = self.memo.borrow_mut().views(&row_text::split(rows), self.s.providers());
+        done(views.and_then(|v| self.s.hedge_views(ms(now_ms), v, again)))
+    }
+
+    /// A call named in `abort`, aborted: its lease freed, its time a latency sample; `end` comes
+    /// with the last one.
+    #[wasm_bindgen(unchecked_return_type = "Recorded")]
+    pub fn abandon(&mut self, now_ms: f64, call: u32) -> Result<JsValue, JsValue> {
+        done(self.s.abandon(ms(now_ms), call))
     }
 
     /// Try `provider` first while it is admissible, before the routing's choice: the model that

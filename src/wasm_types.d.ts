@@ -34,6 +34,8 @@ export interface ChainConfig {
   streams?: boolean; first_chunk_deadline_ms?: number; stream_idle_ms?: number;
   fail_over_first?: boolean;
   retry_budget_percent?: number; retry_budget_floor_per_s?: number; retry_budget_window_ms?: number;
+  hedge?: "off" | "fixed" | "p95"; hedge_delay_ms?: number; hedge_min_ms?: number; hedge_max_ms?: number;
+  max_hedges?: number;
   trip_rule?: "consecutive" | "failure_rate"; failure_rate?: number; min_calls?: number;
   threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
   open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;
@@ -56,8 +58,10 @@ export interface Transition { from: Phase; to: Phase; at_ms: number }
 export type Step =
   | {
       kind: "call"; provider: number; name: string; attempt: number; deadline_ms: number; probe: boolean;
-      idempotency_key?: string; stream?: StreamStep;
+      idempotency_key?: string; stream?: StreamStep; hedging?: CallTag;
     }
+  /** No new call: wait for the calls out; ask `hedge` again after `hedge_after_ms` if set. */
+  | { kind: "await"; hedge_after_ms?: number }
   | { kind: "sleep"; ms: number; cause: WaitCause }
   | { kind: "done"; provider: number; name: string; fallback: boolean }
   | { kind: "defer"; retry_at_ms: number; reason: Reason }
@@ -65,6 +69,9 @@ export type Step =
 /** A streamed attempt's timers: the first committing chunk within `first_chunk_ms`; once
  * committed, no gap over `idle_ms` and no longer than `total_ms` in all. */
 export interface StreamStep { first_chunk_ms: number; idle_ms: number; total_ms: number }
+/** A hedging chain's call: its number (`outcome` and `abandon` name it), whether it is a hedge,
+ * and when to ask `hedge` if no call of the item has answered by then (absent: no hedge follows). */
+export interface CallTag { call: number; hedge?: boolean; hedge_after_ms?: number }
 export type FinalStep = Extract<Step, { kind: "done" | "defer" | "fail" }>;
 /** How an item ended: its final step, what it went through, its counters (index = provider). */
 export interface End { step: FinalStep; report: Report; counters: Counters[] }
@@ -73,10 +80,11 @@ export interface End { step: FinalStep; report: Report; counters: Counters[] }
 /** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`.
  * Absent fields are none. */
 export interface Polled { step: Step; writes?: RowWrites; transition?: Transition; end?: End }
-/** `outcome` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows), log
- * `attempt`, then finish with `end` or wait `sleep_ms` and poll. Absent fields are none. */
+/** `outcome` / `abandon` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows),
+ * log `attempt`, abort the calls in `abort` (each then `abandon`ed), then finish with `end`, wait
+ * for the calls still out, or wait `sleep_ms` and poll. Absent fields are none. */
 export interface Recorded {
-  writes?: RowWrites; transition?: Transition; attempt?: AttemptLog; sleep_ms: number; end?: End;
+  writes?: RowWrites; transition?: Transition; attempt?: AttemptLog; sleep_ms: number; abort?: number[]; end?: End;
 }
 
 /** After a lost compare-and-set race: read again after `after_ms`; give the shared store up (the store's
@@ -146,10 +154,12 @@ export interface OutcomeFacts {
 export interface AttemptLog {
   provider: number; name: string; attempt: number; outcome: string; probe: boolean;
   wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean; health: Health;
+  /** A hedge (absent: not one); its `outcome` is "abandoned" when another call's answer won. */
+  hedge?: boolean;
 }
 export interface Counters {
   calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;
-  deferrals: number; retry_budget_exhausted: number;
+  deferrals: number; retry_budget_exhausted: number; hedges: number; hedge_wins: number;
 }
 export interface Skip { provider: number; reason: Reason; until_ms: number }
 /** `route`: the item's visit order (provider indexes) and the routing that chose it; absent

@@ -222,7 +222,7 @@ fn the_guards_single_admitted_call_is_recorded_as_before() {
     let effect = |chain: &Arc<Chain>| {
         let mut m =
             ItemMachine::admitted(chain.clone(), 0, 0, "g".into(), 0, false, resilient_engine::rng::Rng::seeded(1));
-        m.on_outcome(5, &status(503), &[]).unwrap()
+        m.on_outcome(5, &status(503), &[], None).unwrap()
     };
     assert_eq!(effect(&on), effect(&chain_off(&on)));
 }

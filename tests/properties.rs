@@ -113,7 +113,7 @@ proptest! {
                     };
                     calls += 1;
                     now += call_ms;
-                    let effect = m.on_outcome(now, &outcome, &store.views).unwrap();
+                    let effect = m.on_outcome(now, &outcome, &store.views, None).unwrap();
                     if let Some(w) = &record(&chain, &store.views[provider], &effect, now).writes { store.apply(w); }
                     // As the node does: sleep the outcome's wait, then poll.
                     let wake = m.wake_at();
@@ -124,6 +124,7 @@ proptest! {
                     }
                 }
                 Step::Done { .. } | Step::Defer { .. } | Step::Fail { .. } => break,
+                Step::Await { .. } => unreachable!("a chain that does not hedge"),
             }
         }
         prop_assert!(slept <= budget, "slept {slept} ms > budget {budget}");

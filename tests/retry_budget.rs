@@ -58,7 +58,7 @@ fn storm(budget_percent: i64) -> Tally {
         });
         if let Some(i) = calling[w].take() {
             let status = if vendor.between(0, 99) < 30 { 503 } else { 200 };
-            let effect = m.on_outcome(now, &common::status(status), &store.views).unwrap();
+            let effect = m.on_outcome(now, &common::status(status), &store.views, None).unwrap();
             if let Some(wr) = &record(&chain, &store.views[i], &effect, now).writes {
                 store.apply(wr);
             }

@@ -136,7 +136,7 @@ fn timed(c: &Arc<Chain>, calls: u64, ms: impl Fn(usize, u64) -> u64) -> Vec<(usi
             match poll.step {
                 Step::Call { provider: i, .. } => {
                     now += ms(i, now);
-                    let effect = m.on_outcome(now, &status(200), &store.views).unwrap();
+                    let effect = m.on_outcome(now, &status(200), &store.views, None).unwrap();
                     if let Some(w) = &record(c, &store.views[i], &effect, now).writes {
                         store.apply(w);
                     }

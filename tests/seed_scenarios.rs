@@ -404,7 +404,7 @@ fn post_is_retried_only_with_an_idempotency_key_and_always_the_same_key() {
         match p.step {
             Step::Call { idempotency_key, .. } => {
                 keys.push(idempotency_key);
-                m.on_outcome(now, &status(503), &store.views).unwrap();
+                m.on_outcome(now, &status(503), &store.views, None).unwrap();
             }
             Step::Sleep { ms, .. } => now += ms,
             _ => break,

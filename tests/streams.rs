@@ -69,7 +69,8 @@ fn model_1_drops_its_stream_after_two_chunks_the_call_fails_and_model_2_is_never
             Step::Call { provider, .. } => {
                 calls.push(provider);
                 now += 2_000;
-                let effect = m.on_outcome(now, &Outcome::Broken { code: "ECONNRESET".into() }, &store.views).unwrap();
+                let effect =
+                    m.on_outcome(now, &Outcome::Broken { code: "ECONNRESET".into() }, &store.views, None).unwrap();
                 if let Some(w) = &record(&c, &store.views[provider], &effect, now).writes {
                     store.apply(w);
                 }

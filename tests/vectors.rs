@@ -86,7 +86,7 @@ fn run_scenario(case: &Value) -> Value {
                     let outcome = answers[provider][turn[provider] % answers[provider].len()].clone();
                     turn[provider] += 1;
                     now += call_ms;
-                    let rec = s.outcome(now, &outcome).unwrap();
+                    let rec = s.outcome(now, &outcome, None).unwrap();
                     store.write(&rec.writes);
                     trace.push(json!({ "t": now, "recorded": rec }));
                     if let Some(end) = rec.end {

@@ -201,6 +201,12 @@ impl ConfigIn {
             retry_budget_percent: (self.threshold % 3) as i64 * 10,
             retry_budget_floor_per_s: (self.successes_to_close % 3) as i64,
             retry_budget_window_ms: ChainConfig::default().retry_budget_window_ms,
+            // Hedging puts two calls out at once: tests/hedging.rs drives it; here one call at a time.
+            hedge: "off".into(),
+            hedge_delay_ms: ChainConfig::default().hedge_delay_ms,
+            hedge_min_ms: ChainConfig::default().hedge_min_ms,
+            hedge_max_ms: ChainConfig::default().hedge_max_ms,
+            max_hedges: ChainConfig::default().max_hedges,
             // Streamed items are the chat model's, driven through the same machine: their limits
             // are covered by tests/streams.rs; here every call is a plain one.
             streams: false,
@@ -437,7 +443,7 @@ fuzz_target!(|input: Input| {
                     (answer.outcome(now), ev.call_ms as u64)
                 };
                 now += took;
-                let effect = m.on_outcome(now, &outcome, &store.views).expect("the outcome of the outstanding call");
+                let effect = m.on_outcome(now, &outcome, &store.views, None).expect("the outcome of the outstanding call");
                 assert_eq!(effect.provider, provider);
                 let log = m.report().attempts.last().expect("the call is logged");
                 assert_eq!((log.provider, log.attempt), (provider, attempt));
@@ -487,6 +493,7 @@ fuzz_target!(|input: Input| {
                 assert!(!reason.is_retryable(), "failed for a retryable reason {reason:?}");
                 break poll.step;
             }
+            Step::Await { .. } => unreachable!("only a hedging chain awaits"),
         }
     };
 

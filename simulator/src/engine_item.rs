@@ -26,6 +26,7 @@ pub fn step(w: &mut World, id: u32) {
         Step::Done { fallback, .. } => w.finish(id, End::Done { by_fallback: fallback }),
         Step::Defer { retry_at_ms, .. } => w.finish(id, End::Deferred { retry_at_ms }),
         Step::Fail { .. } => w.finish(id, End::Lost),
+        Step::Await { .. } => unreachable!("only a hedging chain awaits"),
     }
 }
 
@@ -38,7 +39,7 @@ pub fn answered(w: &mut World, id: u32) {
     let item = w.items[id as usize].as_mut().expect("a live item");
     let outcome = item.answer.take().expect("an answer was due");
     let Runner::Engine(machine) = &mut item.runner else { unreachable!("an engine item") };
-    let effect = machine.on_outcome(now, &outcome, &w.rows[scope]).expect("a call was outstanding");
+    let effect = machine.on_outcome(now, &outcome, &w.rows[scope], None).expect("a call was outstanding");
     let views = &mut w.rows[scope];
     let rec = record(&chain, &views[effect.provider], &effect, now);
     if let Some(writes) = &rec.writes {

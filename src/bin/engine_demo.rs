@@ -66,8 +66,9 @@ fn dead_provider_requests(cooldown: bool) -> usize {
                     hits += (provider == 0) as usize;
                     let status = if provider == 0 { 500 } else { 200 };
                     now += 50;
-                    let effect =
-                        m.on_outcome(now, &Outcome::status(status, Default::default()), &views).expect("pending call");
+                    let effect = m
+                        .on_outcome(now, &Outcome::status(status, Default::default()), &views, None)
+                        .expect("pending call");
                     if let Some(w) = record(&chain, &views[provider], &effect, now).writes {
                         apply(&mut views, w);
                     }

@@ -100,7 +100,7 @@ pub fn run_item(
                 calls.push((i, *now));
                 let outcome = provider(i, *now);
                 *now += call_ms;
-                let effect = m.on_outcome(*now, &outcome, &store.views).unwrap();
+                let effect = m.on_outcome(*now, &outcome, &store.views, None).unwrap();
                 let rec = record(chain, &store.views[i], &effect, *now);
                 if let Some(w) = &rec.writes {
                     store.apply(w);

@@ -1,0 +1,330 @@
+//! Hedged requests (issue 30) as scenarios through the engine: a call unanswered past the hedge
+//! delay gets one more call to the provider the routing chooses next; the first acceptable answer
+//! wins, the other call is aborted and handed back (counted as a call, never as a failure, its
+//! lease freed, its time a latency sample). A hedge needs what any call needs and waits for none
+//! of it; it is never a probe and never sent for a call that is not safe to repeat.
+mod common;
+use common::*;
+use resilient_engine::breaker::{self, BreakerRow, Phase};
+use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig};
+use resilient_engine::hedge::CallTag;
+use resilient_engine::latency;
+use resilient_engine::outcome::Health;
+use resilient_engine::record::record;
+use resilient_engine::rng::Rng;
+use resilient_engine::session::Session;
+use resilient_engine::step::{Effect, ItemMachine, Poll, Step};
+use std::sync::Arc;
+
+fn hedging(names: &[&str], tweak: impl FnOnce(&mut ChainConfig)) -> Arc<Chain> {
+    chain(names, |c| {
+        c.hedge = "fixed".into();
+        c.hedge_delay_ms = 200;
+        tweak(c);
+    })
+}
+
+fn item(chain: &Arc<Chain>, now: u64) -> ItemMachine {
+    ItemMachine::new(chain.clone(), now, "w1:item".into(), Vec::new(), Rng::seeded(7))
+}
+
+fn tag(step: &Step) -> CallTag {
+    match step {
+        Step::Call { hedging: Some(t), .. } => *t,
+        other => panic!("not a hedging call: {other:?}"),
+    }
+}
+
+fn provider_of(step: &Step) -> usize {
+    match step {
+        Step::Call { provider, .. } => *provider,
+        other => panic!("not a call: {other:?}"),
+    }
+}
+
+/// Carry out a poll's writes (as the node's compare-and-set would) and return its step.
+fn take(store: &mut Store, poll: Poll) -> Step {
+    if let Some(w) = &poll.writes {
+        store.apply(w);
+    }
+    poll.step
+}
+
+fn poll(m: &mut ItemMachine, store: &mut Store, now: u64) -> Step {
+    let p = m.poll(now, &store.views).unwrap();
+    take(store, p)
+}
+
+fn hedge(m: &mut ItemMachine, store: &mut Store, now: u64, again: bool) -> Step {
+    let p = m.hedge(now, &store.views, again).unwrap();
+    take(store, p)
+}
+
+fn commit(chain: &Chain, store: &mut Store, effect: &Effect, now: u64) {
+    if let Some(w) = &record(chain, &store.views[effect.provider], effect, now).writes {
+        store.apply(w);
+    }
+}
+
+#[test]
+fn a_slow_call_gets_a_hedge_to_the_next_provider_whose_answer_wins() {
+    let chain = hedging(&["a", "b"], |_| {});
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 1_000);
+    let first = poll(&mut m, &mut store, 1_000);
+    assert_eq!(provider_of(&first), 0);
+    assert_eq!(tag(&first), CallTag { call: 0, hedge: false, hedge_after_ms: Some(200) });
+
+    // Asked early (a timer a hair ahead is fine, well ahead is not): wait the rest.
+    assert_eq!(m.hedge(1_100, &store.views, false).unwrap().step, Step::Await { hedge_after_ms: Some(100) });
+    let hedged = hedge(&mut m, &mut store, 1_200, false);
+    assert_eq!(provider_of(&hedged), 1, "the provider the routing chooses next");
+    assert_eq!(tag(&hedged), CallTag { call: 1, hedge: true, hedge_after_ms: None }, "one hedge per item");
+    assert_eq!(m.calls_out(), [0], "the hedge counts as out once the node carries it out (its next crossing)");
+
+    // B answers first: the item is served by the hedge, and A's call is to be aborted.
+    let won = m.on_outcome(1_300, &status(200), &store.views, Some(1)).unwrap();
+    commit(&chain, &mut store, &won, 1_300);
+    assert!(matches!(m.finished(), Some(Step::Done { provider: 1, fallback: true, .. })));
+    assert_eq!(m.calls_out(), [0], "A's call is still out: abort it");
+    let lost = m.abandon(1_310, 0).unwrap();
+    assert_eq!((lost.provider, lost.health, lost.label.as_str()), (0, Health::Neutral, "abandoned"));
+    commit(&chain, &mut store, &lost, 1_310);
+    assert!(store.views[0].breaker.failures.is_empty(), "an aborted call says nothing of its provider's health");
+    assert!(m.calls_out().is_empty());
+
+    let c = m.counters();
+    assert_eq!((c[0].calls, c[0].failures, c[0].hedges), (1, 0, 0), "A: one call, no failure");
+    assert_eq!((c[1].calls, c[1].hedges, c[1].hedge_wins), (1, 1, 1), "B: the hedge, and it won");
+    let outcomes: Vec<(&str, bool)> = m.report().attempts.iter().map(|a| (a.outcome.as_str(), a.hedge)).collect();
+    assert_eq!(outcomes, [("200", true), ("abandoned", false)]);
+}
+
+#[test]
+fn the_first_call_answering_first_ends_the_item_and_aborts_the_hedge() {
+    let chain = hedging(&["a", "b"], |_| {});
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 0);
+    poll(&mut m, &mut store, 0);
+    hedge(&mut m, &mut store, 200, false);
+    m.on_outcome(250, &status(200), &store.views, Some(0)).unwrap();
+    assert_eq!(m.calls_out(), [1]);
+    m.abandon(251, 1).unwrap();
+    let c = m.counters();
+    assert_eq!((c[0].hedge_wins, c[1].hedges, c[1].hedge_wins), (0, 1, 0), "a hedge sent, none won");
+    assert!(matches!(m.finished(), Some(Step::Done { provider: 0, fallback: false, .. })));
+}
+
+#[test]
+fn a_failure_while_the_hedge_is_out_waits_for_the_hedge() {
+    let chain = hedging(&["a", "b"], |_| {});
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 0);
+    poll(&mut m, &mut store, 0);
+    hedge(&mut m, &mut store, 200, false);
+    let failed = m.on_outcome(300, &status(503), &store.views, Some(0)).unwrap();
+    assert_eq!(failed.health, Health::Failure);
+    assert!(m.finished().is_none(), "the hedge may still serve the item");
+    assert_eq!(m.calls_out(), [1]);
+    m.on_outcome(350, &status(200), &store.views, Some(1)).unwrap();
+    assert!(matches!(m.finished(), Some(Step::Done { provider: 1, .. })));
+    assert!(m.calls_out().is_empty(), "nothing to abort");
+}
+
+#[test]
+fn a_bad_request_on_a_chat_chain_ends_the_item_and_aborts_the_hedge() {
+    let chain = hedging(&["a", "b"], |c| c.next_provider_on_client_error = false);
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 0);
+    poll(&mut m, &mut store, 0);
+    hedge(&mut m, &mut store, 200, false);
+    m.on_outcome(300, &status(400), &store.views, Some(1)).unwrap();
+    assert!(matches!(m.finished(), Some(Step::Fail { .. })));
+    assert_eq!(m.calls_out(), [0]);
+}
+
+#[test]
+fn no_hedge_for_a_call_that_is_not_safe_to_repeat() {
+    let post = |c: &mut ChainConfig| c.providers.iter_mut().for_each(|p| p.method = "POST".into());
+    let chain = hedging(&["a", "b"], post);
+    let mut store = Store::new(2);
+    let step = poll(&mut item(&chain, 0), &mut store, 0);
+    assert_eq!(tag(&step).hedge_after_ms, None, "a POST without an idempotency key");
+    // With a key it is safe to repeat (the provider deduplicates).
+    let mut keyed =
+        ItemMachine::new(chain.clone(), 0, "w".into(), vec![Some("k0".into()), Some("k1".into())], Rng::seeded(1));
+    assert_eq!(tag(&poll(&mut keyed, &mut store, 0)).hedge_after_ms, Some(200));
+}
+
+#[test]
+fn a_hedge_is_skipped_not_waited_for_when_no_provider_can_take_it_now() {
+    // The only provider's rate gate has no token left (the item's call took it): no sleep, no
+    // reserved slot, nothing written.
+    let gated = hedging(&["only"], |c| {
+        c.providers[0].rate_limit = Some(RateLimitConfig { requests: 1, period_ms: 60_000, burst: 1 });
+    });
+    let mut store = Store::new(1);
+    let mut m = item(&gated, 0);
+    poll(&mut m, &mut store, 0);
+    let skipped = m.hedge(200, &store.views, false).unwrap();
+    assert_eq!((skipped.step, skipped.writes), (Step::Await { hedge_after_ms: None }, None));
+
+    // Its in-flight cap is reached (by the item's own call): skipped.
+    let capped = hedging(&["only"], |c| c.providers[0].max_in_flight = Some(1));
+    let mut store = Store::new(1);
+    let mut m = item(&capped, 0);
+    poll(&mut m, &mut store, 0);
+    let skipped = m.hedge(200, &store.views, false).unwrap();
+    assert_eq!((skipped.step, skipped.writes), (Step::Await { hedge_after_ms: None }, None));
+}
+
+#[test]
+fn a_hedge_never_takes_a_half_open_probe() {
+    // A holds one call at a time (the item's): B, due a probe, is the only other choice.
+    let chain = hedging(&["a", "b"], |c| c.providers[0].max_in_flight = Some(1));
+    let mut store = Store::new(2);
+    // B tripped long ago: its next call would be the half-open probe.
+    let p = &chain.providers[1].breaker;
+    let mut row = BreakerRow::default();
+    for t in 0..p.threshold as u64 {
+        if let Some(r) = breaker::record(&row, p, t, Health::Failure, "x", "503").row {
+            row = r;
+        }
+    }
+    assert_eq!(row.phase, Phase::Open);
+    store.views[1].breaker = row;
+    let now = 10_000_000;
+    let mut m = item(&chain, now);
+    assert_eq!(provider_of(&poll(&mut m, &mut store, now)), 0);
+    let skipped = m.hedge(now + 200, &store.views, false).unwrap();
+    assert_eq!(skipped.step, Step::Await { hedge_after_ms: None });
+    assert_eq!(skipped.writes, None, "no probe claimed");
+}
+
+#[test]
+fn a_single_provider_is_hedged_on_itself_under_a_lease_of_its_own() {
+    let chain = hedging(&["only"], |c| c.providers[0].max_in_flight = Some(2));
+    let mut store = Store::new(1);
+    let mut m = item(&chain, 0);
+    let first = poll(&mut m, &mut store, 0);
+    let hedged = hedge(&mut m, &mut store, 200, false);
+    assert_eq!((provider_of(&first), provider_of(&hedged)), (0, 0));
+    assert!(matches!(hedged, Step::Call { attempt: 2, .. }), "its attempt 2: {hedged:?}");
+    assert_eq!(store.views[0].in_flight.leases.len(), 2, "two leases: the item's and the hedge's");
+    let won = m.on_outcome(300, &status(200), &store.views, Some(1)).unwrap();
+    commit(&chain, &mut store, &won, 300);
+    let lost = m.abandon(300, 0).unwrap();
+    commit(&chain, &mut store, &lost, 300);
+    assert!(store.views[0].in_flight.leases.is_empty(), "both leases freed");
+}
+
+#[test]
+fn the_p95_delay_is_read_from_the_fleets_latency_row() {
+    let chain = hedging(&["a", "b"], |c| {
+        c.hedge = "p95".into();
+        c.hedge_min_ms = 50;
+        c.hedge_max_ms = 2_000;
+    });
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 1_000);
+    let step = poll(&mut m, &mut store, 1_000);
+    assert_eq!(tag(&step).hedge_after_ms, Some(2_000), "nothing measured: the ceiling");
+    // Answered calls feed the row (the p95 needs it, whatever the routing).
+    let effect = m.on_outcome(1_100, &status(200), &store.views, None).unwrap();
+    assert_eq!(effect.latency_ms, Some(100));
+    for k in 0..100 {
+        store.views[0].latency = latency::record(&store.views[0].latency, 100, 1_100 + k);
+    }
+    let mut next = item(&chain, 1_200);
+    let step = poll(&mut next, &mut store, 1_200);
+    assert_eq!(tag(&step).hedge_after_ms, Some(113), "the p95 bucket of calls at 100 ms");
+}
+
+#[test]
+fn an_aborted_call_is_a_latency_sample_at_least_as_long_as_it_ran() {
+    let chain = hedging(&["a", "b"], |c| c.hedge = "p95".into());
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 0);
+    poll(&mut m, &mut store, 0);
+    hedge(&mut m, &mut store, 2_000, false);
+    m.on_outcome(2_100, &status(200), &store.views, Some(1)).unwrap();
+    assert_eq!(m.abandon(2_100, 0).unwrap().latency_ms, Some(2_100));
+}
+
+#[test]
+fn a_hedge_whose_write_lost_its_race_is_decided_again_on_fresh_rows() {
+    let chain = hedging(&["a", "b", "c"], |_| {});
+    let mut store = Store::new(3);
+    let mut m = item(&chain, 0);
+    poll(&mut m, &mut store, 0);
+    // The hedge to B is handed out, but its write loses (B opened meanwhile, say): decide again.
+    let lost = m.hedge(200, &store.views, false).unwrap();
+    assert_eq!(provider_of(&lost.step), 1);
+    let p = &chain.providers[1].breaker;
+    for t in 0..p.threshold as u64 {
+        if let Some(r) = breaker::record(&store.views[1].breaker, p, 100 + t, Health::Failure, "x", "503").row {
+            store.views[1].breaker = r;
+        }
+    }
+    let again = hedge(&mut m, &mut store, 201, true);
+    assert_eq!((provider_of(&again), tag(&again).call), (2, 2), "C, as call 2: call 1 was never made");
+    m.on_outcome(300, &status(200), &store.views, Some(2)).unwrap();
+    assert_eq!(m.calls_out(), [0], "only A's call is out");
+}
+
+#[test]
+fn a_chain_that_does_not_hedge_says_nothing_of_it() {
+    let chain = chain(&["a", "b"], |_| {});
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 0);
+    let step = poll(&mut m, &mut store, 0);
+    assert!(matches!(step, Step::Call { hedging: None, .. }));
+    assert!(m.hedge(500, &store.views, false).is_err());
+}
+
+#[test]
+fn through_the_session_the_end_comes_with_the_last_call_handed_back() {
+    let chain = hedging(&["a", "b"], |_| {});
+    let mut s = Session::new(chain, 0, "w".into(), Vec::new(), Rng::seeded(3));
+    let fresh = || vec![Default::default(); 2];
+    s.poll_views(0, fresh()).unwrap();
+    let hedge = s.hedge_views(200, fresh(), false).unwrap();
+    assert_eq!(tag(&hedge.step).call, 1);
+    let won = s.outcome(260, &status(200), Some(1)).unwrap();
+    assert_eq!((won.abort.as_slice(), won.end.is_none()), ([0].as_slice(), true), "abort A first");
+    let handed_back = s.abandon(261, 0).unwrap();
+    assert!(handed_back.abort.is_empty());
+    let end = handed_back.end.expect("the end, with the last call");
+    assert!(matches!(end.step, Step::Done { provider: 1, .. }));
+    assert_eq!((end.counters[1].hedges, end.counters[1].hedge_wins, end.counters[0].calls), (1, 1, 1));
+}
+
+#[test]
+fn the_hedging_settings_are_checked_and_named() {
+    let bad = |tweak: fn(&mut ChainConfig)| {
+        let mut c = ChainConfig {
+            providers: vec![ProviderConfig { name: "a".into(), ..Default::default() }],
+            ..Default::default()
+        };
+        tweak(&mut c);
+        c.validate().unwrap_err().field().map(str::to_string)
+    };
+    assert_eq!(bad(|c| c.hedge = "always".into()).as_deref(), Some("hedge"));
+    assert_eq!(
+        bad(|c| {
+            c.hedge = "p95".into();
+            c.hedge_max_ms = 10;
+        })
+        .as_deref(),
+        Some("hedge_max_ms")
+    );
+    assert_eq!(
+        bad(|c| {
+            c.hedge = "fixed".into();
+            c.max_hedges = 9;
+        })
+        .as_deref(),
+        Some("max_hedges")
+    );
+    assert_eq!(ChainConfig::default().hedge, "off", "opt-in");
+}
