@@ -11,8 +11,11 @@ pub enum Event {
     Resubmit(u32),
     /// The item in slot `n` wakes from a sleep.
     Wake(u32),
-    /// The answer to the call of the item in slot `n` arrives.
-    Answer(u32),
+    /// The answer to call `c` (world-unique) of the item in slot `n` arrives; ignored if that
+    /// call is no longer out (aborted, its item ended, the slot taken by another item since).
+    Answer(u32, u64),
+    /// The hedge timer `t` (world-unique) of the item in slot `n` is due; ignored if stale.
+    Hedge(u32, u64),
 }
 
 #[derive(Default)]
@@ -40,9 +43,9 @@ mod tests {
     fn by_time_then_by_order_set() {
         let mut a = Agenda::default();
         a.at(5, Event::Wake(1));
-        a.at(3, Event::Answer(9));
+        a.at(3, Event::Answer(9, 1));
         a.at(5, Event::Arrive(0));
         let order: Vec<(u64, Event)> = std::iter::from_fn(|| a.next()).collect();
-        assert_eq!(order, [(3, Event::Answer(9)), (5, Event::Wake(1)), (5, Event::Arrive(0))]);
+        assert_eq!(order, [(3, Event::Answer(9, 1)), (5, Event::Wake(1)), (5, Event::Arrive(0))]);
     }
 }

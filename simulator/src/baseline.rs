@@ -6,11 +6,11 @@ use crate::world::{End, Runner, World};
 use resilient_engine::outcome::Outcome;
 
 /// A baseline item's answer came back: done, wait and try again, the fallback, or lost.
-pub fn answered(w: &mut World, id: u32) {
+pub fn answered(w: &mut World, id: u32, outcome: Outcome) {
     let (tries_max, wait_ms, loop_ms) = (w.sc.retry_on_fail.tries, w.sc.retry_on_fail.wait_ms, w.sc.sleep_loop_ms);
     let has_fallback = w.vendors.len() > 1;
     let item = w.item(id);
-    let ok = matches!(item.answer.take(), Some(Outcome::Status { status, .. }) if status < 400);
+    let ok = matches!(outcome, Outcome::Status { status, .. } if status < 400);
     match &mut item.runner {
         Runner::RetryOnFail { provider, .. } if ok => {
             let by_fallback = *provider > 0;
@@ -24,7 +24,7 @@ pub fn answered(w: &mut World, id: u32) {
             } else if *provider == 0 && has_fallback {
                 *provider = 1;
                 *tries = 0;
-                w.send(id, 1, None);
+                w.send(id, 1, None, None);
             } else {
                 w.finish(id, End::Lost);
             }

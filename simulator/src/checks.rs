@@ -1,6 +1,7 @@
 //! The targets this product is held to, checked and printed (never asserted here): fewer
 //! requests than the loop, no 429 and no ban, peak after recovery under the soft limit, last
-//! item within 1.5x of the ideal, nothing lost; plus figures worth reading next to them.
+//! item within 1.5x of the ideal, nothing lost; with hedging, a p99 within 3x the vendor's
+//! tail-free median for at most 6 % extra requests; plus figures worth reading next to them.
 use crate::policy::Policy;
 use crate::report::Row;
 use crate::run::Run;
@@ -114,6 +115,22 @@ pub fn all(sc: &Scenario, runs: &[Run], rows: &[Row], ideal_ms: f64) -> Vec<Chec
         )),
     }
     out.push(target("none_lost", p.lost == 0, format!("items lost by this product: {} (target 0)", p.lost)));
+    // Issue 30's goal for hedging: the tail cut to 3x the tail-free median for <= 6 % more calls.
+    let tail_free = sc.vendor.tail_free_median_ms();
+    for row in rows.iter().zip(runs).filter(|(_, r)| r.policy.hedge_mode().is_some()).map(|(row, _)| row) {
+        let (Some(p99), Some(extra)) = (row.p99_ms, row.extra_pct()) else { continue };
+        let ok = p99 as f64 <= 3.0 * tail_free && extra <= 6.0;
+        let unhedged = p.p99_ms.map_or(String::new(), |u| format!("; without hedging p99 {u} ms"));
+        out.push(target(
+            "hedge_tail",
+            ok,
+            format!(
+                "{}: p99 {p99} ms (target <= 3 x the tail-free median {tail_free:.0} ms = {:.0} ms), {extra:.1} % extra requests (target <= 6 %){unhedged}",
+                row.label,
+                3.0 * tail_free
+            ),
+        ));
+    }
     if let Some(ri) = rof {
         out.push(Check::info(format!(
             "requests at the primary: {} for this product vs {} for Retry On Fail",

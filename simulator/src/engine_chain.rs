@@ -1,5 +1,6 @@
 //! The engine chain each policy runs on, built from the scenario's node settings: the primary
-//! (and the fallback) with the shared soft rate limit and Max In Flight, except for jitter only.
+//! (and the fallback) with the shared soft rate limit and Max In Flight, except for jitter only;
+//! the hedging policies are the shared store with hedging on.
 use crate::policy::Policy;
 use crate::scenario::Scenario;
 use resilient_engine::config::{Chain, ProviderConfig, RateLimitConfig};
@@ -17,6 +18,7 @@ pub fn of(policy: Policy, sc: &Scenario) -> Option<Arc<Chain>> {
             cfg.window_ms = 1;
         }
         Policy::PerProcess | Policy::SharedStore => {}
+        Policy::HedgeFixed | Policy::HedgeP95 => cfg.hedge = policy.hedge_mode().expect("a hedging policy").into(),
     }
     let limited = policy != Policy::JitterOnly;
     let mut primary = provider("primary", limited.then(|| sc.soft_limit_of(&sc.vendor)).flatten());

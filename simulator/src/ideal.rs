@@ -35,7 +35,7 @@ pub fn last_done_ms(sc: &Scenario) -> f64 {
                 }
                 spent[i].1 += 1;
             }
-            let latency = v.latency_ms as f64 + v.latency_jitter_ms as f64 / 2.0;
+            let latency = v.mean_latency_ms();
             last = t + latency;
             t += latency.max(1.0) / slots;
             break;

@@ -46,6 +46,11 @@ POLICIES (compared side by side in one run)
                           (opossum/cockatiel style; a soft limit then applies per worker)
     shared_store          this product: the engine, one shared set of rows (the shared store), and a
                           shared soft rate limit at soft_limit x the vendor quota
+    hedge_fixed           this product with hedged requests after a fixed delay (engine.hedge_delay_ms)
+    hedge_p95             this product hedging after the provider's recent p95 from the shared latency
+                          row, within engine.hedge_min_ms .. hedge_max_ms (max_hedges per item)
+    The hedging ones run only when named in "policies"; a scenario naming one also prints the
+    latency table (see below). The others run with the scenario's engine.hedge (default off).
     A worker slot stays busy while its item sleeps; a deferred item leaves its slot and is
     re-submitted to the queue at its retry_at, where any worker may take it.
 
@@ -62,6 +67,9 @@ SCENARIO FILE (JSON; unknown fields are errors; times in s unless named _ms)
                   "start_s": 0 },
   "vendor": {                                  the primary provider
     "latency_ms": 200, "latency_jitter_ms": 0, latency = latency_ms + U(0, jitter)
+    "lognormal": { "median_ms": 100,           optional, instead of latency_ms: log-normal with
+                   "p95_ms": 150 },            this median and p95 (+ jitter if given)
+    "slow": { "share": 0.05, "ms": 3000 },     optional: this share of the calls takes ms instead
     "outages": [ { "from_s": 30, "to_s": 120,  to_s omitted = never recovers
                    "status": 502,              or "error": "ECONNREFUSED" (exactly one)
                    "latency_ms": 200,          optional, latency of the refusals
@@ -93,6 +101,13 @@ TABLE
     last done s   when the last execution succeeded      done/lost  executions that succeeded/failed
     deferred      executions waiting for their retry_at at the end (horizon)
     unfinished    executions queued or in a slot at the horizon
+
+LATENCY TABLE (when a hedging policy runs)
+    p50/p95/p99 ms  item latency, from the execution's arrival to its end (done items)
+    requests/item   requests at every provider per item that ended (done or lost)
+    extra %         requests beyond one per item, in % of the items (hedges, retries)
+    hedges          calls sent while another call of the item was still out
+    target hedge_tail: p99 <= 3 x the vendor's tail-free median and extra <= 6 %
 "#;
 
 struct Args {
@@ -191,6 +206,10 @@ fn main() -> ExitCode {
     } else {
         println!("{}\n", report::describe(&sc));
         print!("{}", report::table(&rows));
+        if sc.policies.iter().any(|p| p.hedge_mode().is_some()) {
+            println!("\nitem latency (arrival to done) and requests per item, side by side:");
+            print!("{}", report::latency_table(&rows));
+        }
         // The breaker's policies' outage requests, split: the herd before it opened, its probes,
         // and the rest (what a breaker per process lets through).
         let breakers = ["per_process_breakers", "shared_store"];

@@ -1,5 +1,6 @@
 //! The policies compared side by side: two baselines without the engine, and the engine run
-//! three ways (no breaker and no shared state; per-process rows; one shared set of rows).
+//! three ways (no breaker and no shared state; per-process rows; one shared set of rows), plus
+//! this product with hedged requests (a fixed delay, or the provider's p95).
 //! Names only: a scenario lists them, so this module depends on nothing else of the simulator
 //! (their labels are in `report`, their engine chains in `engine_chain`).
 
@@ -16,10 +17,26 @@ pub enum Policy {
     PerProcess,
     /// This product: the engine at its defaults, one shared set of rows, soft rate limit.
     SharedStore,
+    /// This product hedging after a fixed delay (the scenario's `engine.hedge_delay_ms`).
+    HedgeFixed,
+    /// This product hedging after the provider's p95 (`engine.hedge_min_ms` .. `hedge_max_ms`).
+    HedgeP95,
 }
 
+/// The policies a scenario without `"policies"` compares (the hedging ones are asked for by name).
 pub const ALL: [Policy; 5] =
     [Policy::RetryOnFail, Policy::SleepLoop, Policy::JitterOnly, Policy::PerProcess, Policy::SharedStore];
+
+/// Every policy a scenario may name.
+pub const NAMED: [Policy; 7] = [
+    Policy::RetryOnFail,
+    Policy::SleepLoop,
+    Policy::JitterOnly,
+    Policy::PerProcess,
+    Policy::SharedStore,
+    Policy::HedgeFixed,
+    Policy::HedgeP95,
+];
 
 impl Policy {
     pub fn key(self) -> &'static str {
@@ -29,15 +46,26 @@ impl Policy {
             Policy::JitterOnly => "jitter_only",
             Policy::PerProcess => "per_process_breakers",
             Policy::SharedStore => "shared_store",
+            Policy::HedgeFixed => "hedge_fixed",
+            Policy::HedgeP95 => "hedge_p95",
         }
     }
 
     pub fn parse(s: &str) -> Option<Policy> {
-        ALL.into_iter().find(|p| p.key() == s)
+        NAMED.into_iter().find(|p| p.key() == s)
     }
 
     /// Whether every worker shares one set of rows (the shared store).
     pub fn shared(self) -> bool {
-        self == Policy::SharedStore
+        matches!(self, Policy::SharedStore | Policy::HedgeFixed | Policy::HedgeP95)
+    }
+
+    /// The engine's `hedge` setting this policy runs with; `None`: the scenario's own.
+    pub fn hedge_mode(self) -> Option<&'static str> {
+        match self {
+            Policy::HedgeFixed => Some("fixed"),
+            Policy::HedgeP95 => Some("p95"),
+            _ => None,
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The comparison table: one row per policy, as text or as JSON (a later run in real n8n is
-//! compared against the JSON).
+//! compared against the JSON); and, when hedging policies run, the latency table beside it:
+//! each policy's item latency (p50, p95, p99) and requests per item.
 use crate::policy::Policy;
 use crate::run::Run;
 use crate::scenario::Scenario;
@@ -26,6 +27,14 @@ pub struct Row {
     pub deferrals: u64,
     pub deferred_at_end: u64,
     pub unfinished: u64,
+    /// Item latency (arrival to done, ms) at the 50th, 95th and 99th percentile.
+    pub p50_ms: Option<u64>,
+    pub p95_ms: Option<u64>,
+    pub p99_ms: Option<u64>,
+    /// Requests at every provider per item that ended (done or lost).
+    pub requests_per_item: Option<f64>,
+    pub hedges: u64,
+    pub abandoned: u64,
 }
 
 impl Row {
@@ -52,7 +61,19 @@ impl Row {
             deferrals: t.deferrals,
             deferred_at_end: run.deferred_at_end,
             unfinished: run.unfinished,
+            p50_ms: t.latency_quantile_ms(0.50),
+            p95_ms: t.latency_quantile_ms(0.95),
+            p99_ms: t.latency_quantile_ms(0.99),
+            requests_per_item: (t.done + t.lost > 0)
+                .then(|| (t.requests[0] + t.requests[1]) as f64 / (t.done + t.lost) as f64),
+            hedges: t.hedges,
+            abandoned: t.abandoned,
         }
+    }
+
+    /// Requests beyond one per item, in per cent of the items (hedges, retries, fail-overs).
+    pub fn extra_pct(&self) -> Option<f64> {
+        self.requests_per_item.map(|r| (r - 1.0) * 100.0)
     }
 
     pub fn all_ended(&self) -> bool {
@@ -81,6 +102,13 @@ impl Row {
             "deferrals": self.deferrals,
             "deferred_at_end": self.deferred_at_end,
             "unfinished": self.unfinished,
+            "latency_p50_ms": self.p50_ms,
+            "latency_p95_ms": self.p95_ms,
+            "latency_p99_ms": self.p99_ms,
+            "requests_per_item": self.requests_per_item,
+            "extra_requests_pct": self.extra_pct(),
+            "hedges": self.hedges,
+            "abandoned": self.abandoned,
         })
     }
 }
@@ -95,6 +123,10 @@ fn label(policy: Policy, sc: &Scenario) -> String {
         Policy::JitterOnly => "full jitter, no shared state".into(),
         Policy::PerProcess => "per-process breakers".into(),
         Policy::SharedStore => "this product (shared store)".into(),
+        Policy::HedgeFixed => format!("hedged, fixed delay {} ms", sc.engine.hedge_delay_ms),
+        Policy::HedgeP95 => {
+            format!("hedged at the p95 ({}..{} ms)", sc.engine.hedge_min_ms, sc.engine.hedge_max_ms)
+        }
     }
 }
 
@@ -135,8 +167,39 @@ pub fn table(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    let widths: Vec<usize> = (0..HEADERS.len())
-        .map(|c| cells.iter().map(|r| r[c].len()).chain([HEADERS[c].len()]).max().unwrap_or(0))
+    layout(&HEADERS, &cells)
+}
+
+const LATENCY_HEADERS: [&str; 9] =
+    ["policy", "p50 ms", "p95 ms", "p99 ms", "requests/item", "extra %", "hedges", "done", "lost"];
+
+/// The side-by-side latency table (the hedging comparison): item latency from arrival to done
+/// at p50, p95 and p99, requests per item and the extra requests (beyond one per item) in %.
+pub fn latency_table(rows: &[Row]) -> String {
+    let ms = |v: Option<u64>| v.map_or("-".into(), |v| v.to_string());
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.label.clone(),
+                ms(r.p50_ms),
+                ms(r.p95_ms),
+                ms(r.p99_ms),
+                r.requests_per_item.map_or("-".into(), |v| format!("{v:.3}")),
+                r.extra_pct().map_or("-".into(), |v| format!("{v:.1}")),
+                r.hedges.to_string(),
+                r.done.to_string(),
+                r.lost.to_string(),
+            ]
+        })
+        .collect();
+    layout(&LATENCY_HEADERS, &cells)
+}
+
+/// Headers, a rule and the rows: the first column left-aligned, the others right-aligned.
+fn layout(headers: &[&str], cells: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|c| cells.iter().map(|r| r[c].len()).chain([headers[c].len()]).max().unwrap_or(0))
         .collect();
     let line = |r: &[String]| -> String {
         let mut s = format!("{:<w$}", r[0], w = widths[0]);
@@ -145,9 +208,9 @@ pub fn table(rows: &[Row]) -> String {
         }
         s.trim_end().to_string() + "\n"
     };
-    let mut out = line(&HEADERS.map(String::from));
+    let mut out = line(&headers.iter().map(|h| h.to_string()).collect::<Vec<_>>());
     out += &line(&widths.iter().map(|&w| "-".repeat(w)).collect::<Vec<_>>());
-    for r in &cells {
+    for r in cells {
         out += &line(r);
     }
     out
@@ -156,7 +219,13 @@ pub fn table(rows: &[Row]) -> String {
 /// A line describing the scenario above its table.
 pub fn describe(sc: &Scenario) -> String {
     let v = &sc.vendor;
-    let mut parts = vec![format!("latency {} ms", v.latency_ms)];
+    let mut parts = vec![match v.lognormal {
+        Some(l) => format!("latency log-normal, median {} ms, p95 {} ms", l.median_ms, l.p95_ms),
+        None => format!("latency {} ms", v.latency_ms),
+    }];
+    if let Some(s) = v.slow {
+        parts.push(format!("{} % of calls take {} ms", s.share * 100.0, s.ms));
+    }
     for o in &v.outages {
         let to = if o.to_ms == u64::MAX { "the end".into() } else { format!("{} s", o.to_ms as f64 / 1000.0) };
         parts.push(format!("{} from {} s to {to}", o.refusal.label(), o.from_ms as f64 / 1000.0));

@@ -7,6 +7,7 @@ use crate::policy::Policy;
 use crate::scenario::Scenario;
 use crate::tally::Tally;
 use crate::world::{Runner, World};
+use resilient_engine::outcome::Outcome;
 
 /// What a finished run hands to the report.
 pub struct Run {
@@ -36,7 +37,17 @@ pub fn run(sc: &Scenario, policy: Policy) -> Run {
                 w.fleet.queue.push_back(exec);
             }
             Event::Wake(id) => resume(&mut w, id),
-            Event::Answer(id) => answered(&mut w, id),
+            Event::Answer(id, call) => {
+                // A late answer of a call its item aborted (or of an item gone) is ignored.
+                if let Some((engine_call, outcome)) = w.take_answer(id, call) {
+                    answered(&mut w, id, engine_call, outcome);
+                }
+            }
+            Event::Hedge(id, timer) => {
+                if w.hedge_due(id, timer) {
+                    engine_item::hedge_due(&mut w, id);
+                }
+            }
         }
         dispatch(&mut w);
     }
@@ -54,7 +65,7 @@ fn dispatch(w: &mut World) {
         let exec = w.fleet.queue.pop_front().expect("not empty");
         let id = w.start(exec, worker);
         match w.policy {
-            Policy::RetryOnFail | Policy::SleepLoop => w.send(id, 0, None),
+            Policy::RetryOnFail | Policy::SleepLoop => w.send(id, 0, None, None),
             _ => engine_item::step(w, id),
         }
     }
@@ -64,14 +75,14 @@ fn dispatch(w: &mut World) {
 fn resume(w: &mut World, id: u32) {
     match w.item(id).runner {
         Runner::Engine(_) => engine_item::step(w, id),
-        Runner::RetryOnFail { provider, .. } => w.send(id, provider, None),
-        Runner::SleepLoop => w.send(id, 0, None),
+        Runner::RetryOnFail { provider, .. } => w.send(id, provider, None, None),
+        Runner::SleepLoop => w.send(id, 0, None, None),
     }
 }
 
-fn answered(w: &mut World, id: u32) {
+fn answered(w: &mut World, id: u32, engine_call: Option<u32>, outcome: Outcome) {
     match w.item(id).runner {
-        Runner::Engine(_) => engine_item::answered(w, id),
-        _ => baseline::answered(w, id),
+        Runner::Engine(_) => engine_item::answered(w, id, engine_call, outcome),
+        _ => baseline::answered(w, id, outcome),
     }
 }

@@ -3,7 +3,7 @@
 use crate::fields::{brief, check, Fields};
 use crate::policy::{self, Policy};
 use crate::target;
-use crate::vendor::{Ban, Outage, Quota, Refusal, VendorSpec};
+use crate::vendor::{Ban, LogNormal, Outage, Quota, Refusal, Slow, VendorSpec};
 use resilient_engine::config::{ChainConfig, ProviderConfig, RateLimitConfig};
 use resilient_engine::EngineError;
 use serde_json::{Map, Value};
@@ -48,8 +48,15 @@ impl Executions {
 
     /// When each execution enters the queue, in order.
     pub fn arrivals(&self) -> impl Iterator<Item = u64> + '_ {
-        let queued = std::iter::repeat_n(0, self.queued as usize);
-        queued.chain((0..self.count).map(|j| self.start_ms + (j as f64 * 1000.0 / self.per_s) as u64))
+        (0..self.total()).map(|exec| self.arrival_ms(exec))
+    }
+
+    /// When execution `exec` first enters the queue.
+    pub fn arrival_ms(&self, exec: u32) -> u64 {
+        match exec.checked_sub(self.queued) {
+            None => 0,
+            Some(j) => self.start_ms + (j as f64 * 1000.0 / self.per_s) as u64,
+        }
     }
 }
 
@@ -121,7 +128,7 @@ impl Scenario {
                 let mut out = Vec::new();
                 for (path, p) in f.list("policies")? {
                     let key = p.as_str().ok_or_else(|| format!("{path}: expected a policy name, got {}", brief(p)))?;
-                    let keys: Vec<&str> = policy::ALL.iter().map(|p| p.key()).collect();
+                    let keys: Vec<&str> = policy::NAMED.iter().map(|p| p.key()).collect();
                     out.push(
                         Policy::parse(key)
                             .ok_or_else(|| format!("{path}: unknown policy '{key}' (one of {})", keys.join(", ")))?,
@@ -170,6 +177,13 @@ impl Scenario {
                 vec![ProviderConfig { name: "primary".into(), rate_limit: sc.soft_limit_of(v), ..Default::default() }];
             cfg.validate().map_err(|e| engine_error("soft_limit", e))?;
         }
+        // A hedging policy's settings (its delay, its clamp) validate with hedging on.
+        for mode in sc.policies.iter().filter_map(|p| p.hedge_mode()) {
+            let mut cfg = sc.engine.clone();
+            cfg.hedge = mode.into();
+            cfg.providers = vec![ProviderConfig { name: "primary".into(), ..Default::default() }];
+            cfg.validate().map_err(|e| engine_error("engine", e))?;
+        }
         Ok(sc)
     }
 
@@ -197,8 +211,14 @@ fn executions(f: &Fields) -> Result<Executions, String> {
 }
 
 fn vendor_spec(f: &Fields) -> Result<VendorSpec, String> {
-    let latency_ms = f.u64_or("latency_ms", 100)?;
+    let latency_ms = f.opt_u64("latency_ms")?;
     let latency_jitter_ms = f.u64_or("latency_jitter_ms", 0)?;
+    let lognormal = f.opt_obj("lognormal")?.map(|l| lognormal(&l)).transpose()?;
+    check(lognormal.is_none() || latency_ms.is_none(), f.at("latency_ms"), || {
+        "give latency_ms or lognormal, not both".into()
+    })?;
+    let latency_ms = latency_ms.unwrap_or(100);
+    let slow = f.opt_obj("slow")?.map(|s| slow(&s)).transpose()?;
     let mut outages = Vec::new();
     for (path, v) in f.list("outages")? {
         outages.push(outage(&Fields::new(path, v)?)?);
@@ -208,7 +228,24 @@ fn vendor_spec(f: &Fields) -> Result<VendorSpec, String> {
     check(ban.is_none() || quota.is_some(), f.at("ban"), || "a ban rule needs a quota to be over (add quota)".into())?;
     let limiter_during_outage = f.bool_or("limiter_during_outage", false)?;
     f.done()?;
-    Ok(VendorSpec { latency_ms, latency_jitter_ms, outages, quota, ban, limiter_during_outage })
+    Ok(VendorSpec { latency_ms, latency_jitter_ms, lognormal, slow, outages, quota, ban, limiter_during_outage })
+}
+
+fn lognormal(f: &Fields) -> Result<LogNormal, String> {
+    let median_ms = f.need_u64("median_ms")?;
+    check(median_ms >= 1, f.at("median_ms"), || "must be at least 1 ms".into())?;
+    let p95_ms = f.need_u64("p95_ms")?;
+    check(p95_ms > median_ms, f.at("p95_ms"), || format!("must be above median_ms ({median_ms}), got {p95_ms}"))?;
+    f.done()?;
+    Ok(LogNormal { median_ms: median_ms as f64, p95_ms: p95_ms as f64 })
+}
+
+fn slow(f: &Fields) -> Result<Slow, String> {
+    let share = f.opt_f64("share")?.ok_or_else(|| format!("{}: a share of the calls is needed", f.at("share")))?;
+    check(share > 0.0 && share < 1.0, f.at("share"), || format!("must be in (0, 1), got {share}"))?;
+    let ms = f.need_u64("ms")?;
+    f.done()?;
+    Ok(Slow { share, ms })
 }
 
 fn outage(f: &Fields) -> Result<Outage, String> {

@@ -30,6 +30,12 @@ pub struct Tally {
     /// Defer steps (each re-submission counts once).
     pub deferrals: u64,
     pub last_done_ms: Option<u64>,
+    /// Hedges sent (calls sent while another call of the same item was out).
+    pub hedges: u64,
+    /// Calls aborted because another call of their item ended it.
+    pub abandoned: u64,
+    /// Per execution done: from its arrival to its end, in ms (queueing and deferrals included).
+    pub latencies_ms: Vec<u64>,
 }
 
 impl Tally {
@@ -55,10 +61,19 @@ impl Tally {
         }
     }
 
-    pub fn done(&mut self, now: u64, by_fallback: bool) {
+    pub fn done(&mut self, now: u64, by_fallback: bool, latency_ms: u64) {
+        self.latencies_ms.push(latency_ms);
         self.done += 1;
         self.done_by_fallback += by_fallback as u64;
         self.last_done_ms = Some(now);
+    }
+
+    /// The executions' latency at quantile `q` (nearest rank), `None` before one was done.
+    pub fn latency_quantile_ms(&self, q: f64) -> Option<u64> {
+        let mut sorted = self.latencies_ms.clone();
+        sorted.sort_unstable();
+        let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
+        sorted.get(rank - 1).copied()
     }
 
     /// Arrivals at the primary in seconds `from_s..to_s`.

@@ -2,5 +2,14 @@
 //! Apart from `checks`, which evaluates them, so a scenario can name them without a cycle.
 
 /// Every target, in the order they are checked; a scenario without `"targets"` holds all.
-pub const KEYS: [&str; 7] =
-    ["fewer_requests", "no_429", "no_ban", "loop_banned", "peak_under_soft_limit", "near_ideal", "none_lost"];
+/// (`hedge_tail` is checked only when a hedging policy runs.)
+pub const KEYS: [&str; 8] = [
+    "fewer_requests",
+    "no_429",
+    "no_ban",
+    "loop_banned",
+    "peak_under_soft_limit",
+    "near_ideal",
+    "none_lost",
+    "hedge_tail",
+];

@@ -1,6 +1,8 @@
 //! The scripted vendor: latency, outage windows, a quota answered with 429 + Retry-After above
 //! it, and a ban rule (over the quota for N seconds in a row: every request refused for a while).
 //! Order of checks per request: banned? -> in an outage? -> over the quota? -> served.
+//! A served answer takes the fixed latency plus uniform jitter, or a log-normal draw (a median and
+//! a p95), and a share of the calls may be slow (a long tail: they take a fixed, long time).
 use resilient_engine::outcome::Outcome;
 use resilient_engine::retry_after::HintHeaders;
 use resilient_engine::rng::Rng;
@@ -58,10 +60,47 @@ pub struct Ban {
     pub latency_ms: Option<u64>,
 }
 
+/// A log-normal latency given by its median and p95: `median x e^(sigma z)`, z standard normal,
+/// sigma = ln(p95 / median) / 1.645 (the standard normal's 95th percentile).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogNormal {
+    pub median_ms: f64,
+    pub p95_ms: f64,
+}
+
+impl LogNormal {
+    pub fn sigma(&self) -> f64 {
+        (self.p95_ms / self.median_ms).ln() / 1.645
+    }
+
+    /// One draw (Box-Muller on two uniforms of the vendor's stream; the sine half is not kept).
+    pub fn draw(&self, rng: &mut Rng) -> u64 {
+        let u1 = 1.0 - rng.unit(); // (0, 1]: the logarithm stays finite
+        let u2 = rng.unit();
+        let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        (self.median_ms * (self.sigma() * z).exp()).round() as u64
+    }
+
+    pub fn mean_ms(&self) -> f64 {
+        self.median_ms * (self.sigma() * self.sigma() / 2.0).exp()
+    }
+}
+
+/// The long tail: this share of the calls takes `ms` instead of the usual latency.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slow {
+    pub share: f64,
+    pub ms: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct VendorSpec {
     pub latency_ms: u64,
     pub latency_jitter_ms: u64,
+    /// Instead of `latency_ms`: a log-normal latency (jitter is still added when given).
+    pub lognormal: Option<LogNormal>,
+    /// A share of the calls answered (served, or a 429) only after a long time.
+    pub slow: Option<Slow>,
     pub outages: Vec<Outage>,
     pub quota: Option<Quota>,
     pub ban: Option<Ban>,
@@ -73,6 +112,20 @@ pub struct VendorSpec {
 impl VendorSpec {
     pub fn outage_at(&self, now: u64) -> Option<&Outage> {
         self.outages.iter().find(|o| o.from_ms <= now && now < o.to_ms)
+    }
+
+    /// The mean latency of a served call (the ideal's figure).
+    pub fn mean_latency_ms(&self) -> f64 {
+        let usual = self.lognormal.map_or(self.latency_ms as f64, |l| l.mean_ms()) + self.latency_jitter_ms as f64 / 2.0;
+        match self.slow {
+            Some(s) => (1.0 - s.share) * usual + s.share * s.ms as f64,
+            None => usual,
+        }
+    }
+
+    /// The median latency of a served call without the slow tail.
+    pub fn tail_free_median_ms(&self) -> f64 {
+        self.lognormal.map_or(self.latency_ms as f64, |l| l.median_ms) + self.latency_jitter_ms as f64 / 2.0
     }
 
     /// When the last outage ends: the vendor has recovered from then on.
@@ -114,8 +167,21 @@ impl<'s> Vendor<'s> {
         Vendor { spec, window: u64::MAX, used: 0, last_over_s: None, streak: 0, banned_until: 0, bans: Vec::new(), rng }
     }
 
+    /// An answer's latency: `fixed` for a refusal that has its own, else the vendor's (drawn).
+    /// The log-normal and the slow share draw only when the scenario has them, so a scenario
+    /// without them draws exactly what it always did.
     fn latency(&mut self, fixed: Option<u64>) -> u64 {
-        fixed.unwrap_or(self.spec.latency_ms) + self.rng.between(0, self.spec.latency_jitter_ms)
+        if let Some(ms) = fixed {
+            return ms + self.rng.between(0, self.spec.latency_jitter_ms);
+        }
+        let usual = match self.spec.lognormal {
+            Some(l) => l.draw(&mut self.rng),
+            None => self.spec.latency_ms,
+        } + self.rng.between(0, self.spec.latency_jitter_ms);
+        match self.spec.slow {
+            Some(s) if self.rng.unit() < s.share => s.ms,
+            _ => usual,
+        }
     }
 
     /// A request arrives at `now`: the answer and how long it takes.
@@ -198,7 +264,30 @@ mod tests {
             quota: Some(Quota { requests: 2, period_ms: 1000, retry_after_s: None }),
             ban: Some(Ban { over_quota_s: 3, for_ms: 60_000, refusal: Refusal::Status(403), latency_ms: None }),
             limiter_during_outage: false,
+            lognormal: None,
+            slow: None,
         }
+    }
+
+    #[test]
+    fn a_lognormal_latency_has_its_median_and_p95_and_the_slow_share_its_tail() {
+        let s = VendorSpec {
+            outages: vec![],
+            quota: None,
+            ban: None,
+            lognormal: Some(LogNormal { median_ms: 100.0, p95_ms: 150.0 }),
+            slow: Some(Slow { share: 0.05, ms: 3000 }),
+            ..spec()
+        };
+        let mut v = Vendor::new(&s, Rng::seeded(3));
+        let mut ms: Vec<u64> = (0..100_000).map(|t| v.answer(t).latency_ms).collect();
+        let slow = ms.iter().filter(|&&m| m == 3000).count() as f64 / ms.len() as f64;
+        assert!((0.045..0.055).contains(&slow), "5 % slow: {slow}");
+        ms.retain(|&m| m != 3000);
+        ms.sort_unstable();
+        let q = |p: f64| ms[(p * ms.len() as f64) as usize];
+        assert!((98..=102).contains(&q(0.5)), "median {}", q(0.5));
+        assert!((146..=154).contains(&q(0.95)), "p95 {}", q(0.95));
     }
 
     #[test]

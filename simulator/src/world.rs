@@ -1,6 +1,6 @@
 //! The state of one policy's run in virtual time (the clock, the agenda, vendors, fleet, items in
-//! slots, provider rows, tally) and what an item can do in it: call a vendor, sleep, leave its
-//! slot. What drives the items is in `run`, `engine_item` and `baseline`, which depend on this.
+//! slots, provider rows, tally) and what an item can do in it: call a vendor (several calls at
+//! once when it hedges, each with a world-unique id), sleep, set its hedge timer, leave its slot. What drives the items is in `run`, `engine_item` and `baseline`, which depend on this.
 use crate::agenda::{Agenda, Event};
 use crate::engine_chain;
 use crate::fleet::Fleet;
@@ -25,12 +25,23 @@ pub enum Runner {
     SleepLoop,
 }
 
+/// A call in flight: its answer is delivered when its `Answer` event comes due, unless it was
+/// aborted (or its item ended) before.
+pub struct Call {
+    /// Unique in the world: a slot is reused, a call id never.
+    pub id: u64,
+    /// The engine's number for it (a hedging chain's `CallTag::call`).
+    pub engine_call: Option<u32>,
+    pub outcome: Outcome,
+}
+
 pub struct Item {
     pub exec: u32,
     pub worker: usize,
     pub runner: Runner,
-    /// The answer of the call in flight, delivered when its `Answer` event comes due.
-    pub answer: Option<Outcome>,
+    pub calls: Vec<Call>,
+    /// The hedge timer that counts (world-unique); an older one is ignored when it comes due.
+    pub hedge_timer: Option<u64>,
 }
 
 pub enum End {
@@ -56,6 +67,8 @@ pub struct World<'s> {
     /// Per execution: how many times it was deferred (names its calls' holder).
     generation: Vec<u32>,
     pub deferred_now: u64,
+    /// The last call or timer id handed out.
+    last_id: u64,
 }
 
 impl<'s> World<'s> {
@@ -83,6 +96,7 @@ impl<'s> World<'s> {
             tally: Tally::new(sc.vendor.quota.as_ref().map(|q| q.period_ms)),
             generation: vec![0; sc.executions.total() as usize],
             deferred_now: 0,
+            last_id: 0,
         }
     }
 
@@ -103,7 +117,7 @@ impl<'s> World<'s> {
                 )))
             }
         };
-        let item = Item { exec, worker, runner, answer: None };
+        let item = Item { exec, worker, runner, calls: Vec::new(), hedge_timer: None };
         match self.free_items.pop() {
             Some(id) => {
                 self.items[id as usize] = Some(item);
@@ -120,9 +134,15 @@ impl<'s> World<'s> {
         self.items[id as usize].as_mut().expect("a live item")
     }
 
+    fn next_id(&mut self) -> u64 {
+        self.last_id += 1;
+        self.last_id
+    }
+
     /// A request from item `id` arrives at `provider` now; its answer comes back after the
-    /// vendor's latency, or as `TIMEOUT` at the deadline if that is sooner.
-    pub fn send(&mut self, id: u32, provider: usize, deadline_ms: Option<u64>) {
+    /// vendor's latency, or as `TIMEOUT` at the deadline if that is sooner. `engine_call`: the
+    /// engine's number for the call, handed back with its answer.
+    pub fn send(&mut self, id: u32, provider: usize, deadline_ms: Option<u64>, engine_call: Option<u32>) {
         let now = self.now;
         let in_outage = provider == 0 && self.sc.vendor.outage_at(now).is_some();
         let reply = self.vendors[provider].answer(now);
@@ -131,8 +151,46 @@ impl<'s> World<'s> {
             Some(d) if reply.latency_ms > d => (Outcome::Error { code: "TIMEOUT".into() }, d),
             _ => (reply.outcome, reply.latency_ms),
         };
-        self.item(id).answer = Some(outcome);
-        self.agenda.at(now + after, Event::Answer(id));
+        let call = self.next_id();
+        self.item(id).calls.push(Call { id: call, engine_call, outcome });
+        self.agenda.at(now + after, Event::Answer(id, call));
+    }
+
+    /// The answer of call `call` of the item in slot `id`, if that call is still out there:
+    /// (the engine's number for it, the outcome). `None`: a late answer of an aborted call.
+    pub fn take_answer(&mut self, id: u32, call: u64) -> Option<(Option<u32>, Outcome)> {
+        let item = self.items.get_mut(id as usize)?.as_mut()?;
+        let k = item.calls.iter().position(|c| c.id == call)?;
+        let c = item.calls.swap_remove(k);
+        Some((c.engine_call, c.outcome))
+    }
+
+    /// The item aborts its call numbered `engine_call` by the engine: its answer is ignored.
+    pub fn abort(&mut self, id: u32, engine_call: u32) {
+        self.item(id).calls.retain(|c| c.engine_call != Some(engine_call));
+    }
+
+    /// Ask item `id`'s engine for a hedge `ms` from now (replaces any earlier timer).
+    pub fn hedge_timer(&mut self, id: u32, ms: u64) {
+        let timer = self.next_id();
+        self.item(id).hedge_timer = Some(timer);
+        self.agenda.at(self.now + ms, Event::Hedge(id, timer));
+    }
+
+    /// Item `id`'s hedge timer is off (no hedge to ask for now).
+    pub fn no_hedge_timer(&mut self, id: u32) {
+        self.item(id).hedge_timer = None;
+    }
+
+    /// Whether timer `timer` is the live hedge timer of the item in slot `id` (then it is spent).
+    pub fn hedge_due(&mut self, id: u32, timer: u64) -> bool {
+        match self.items.get_mut(id as usize).and_then(|i| i.as_mut()) {
+            Some(item) if item.hedge_timer == Some(timer) => {
+                item.hedge_timer = None;
+                true
+            }
+            _ => false,
+        }
     }
 
     pub fn sleep(&mut self, id: u32, ms: u64) {
@@ -145,7 +203,10 @@ impl<'s> World<'s> {
         self.free_items.push(id);
         self.fleet.release(item.worker);
         match end {
-            End::Done { by_fallback } => self.tally.done(self.now, by_fallback),
+            End::Done { by_fallback } => {
+                let arrived = self.sc.executions.arrival_ms(item.exec);
+                self.tally.done(self.now, by_fallback, self.now.saturating_sub(arrived));
+            }
             End::Lost => self.tally.lost += 1,
             End::Deferred { retry_at_ms } => {
                 self.tally.deferrals += 1;
