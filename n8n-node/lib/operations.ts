@@ -48,6 +48,8 @@ export async function providerState(
 				give_ups: c.give_ups ?? 0,
 				deferrals: c.deferrals ?? 0,
 				retry_budget_exhausted: c.retry_budget_exhausted ?? 0,
+				hedges: c.hedges ?? 0,
+				hedge_wins: c.hedge_wins ?? 0,
 			},
 		};
 		return { json, pairedItem: { item: 0 } };

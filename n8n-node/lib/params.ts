@@ -212,6 +212,11 @@ export function readItemPlan(
 	set('retry_budget_percent', num(retry.retryBudgetPercent, 'retryBudgetPercent', R));
 	set('retry_budget_floor_per_s', num(retry.retryBudgetFloorPerS, 'retryBudgetFloorPerS', R));
 	set('retry_budget_window_ms', num(retry.retryBudgetWindowMs, 'retryBudgetWindowMs', R));
+	set('hedge', text(retry.hedge));
+	set('hedge_delay_ms', num(retry.hedgeDelayMs, 'hedgeDelayMs', R));
+	set('hedge_min_ms', num(retry.hedgeMinMs, 'hedgeMinMs', R));
+	set('hedge_max_ms', num(retry.hedgeMaxMs, 'hedgeMaxMs', R));
+	set('max_hedges', num(retry.maxHedges, 'maxHedges', R));
 	set('trip_rule', text(breaker.tripRule));
 	set('threshold', num(breaker.threshold, 'threshold', B));
 	set('window_ms', num(breaker.windowMs, 'windowMs', B));

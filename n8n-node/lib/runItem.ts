@@ -11,7 +11,6 @@ import type {
 	Item,
 	Outcome,
 	Recorded,
-	Step,
 	StreamStep,
 	Transition,
 } from './engine';
@@ -23,6 +22,7 @@ import { compareAndSet, newTally, type RaceTally } from './store/compareAndSet';
 import { Cancelled, offerBody, type CallResult } from './transport';
 import { failedCheck } from './responseCheck';
 import { sleepUnlessAborted } from './timers';
+import { runHedged, type CallStep } from './hedgedCalls';
 
 export interface ItemResult {
 	end: FinalStep;
@@ -124,25 +124,42 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 				continue;
 			}
 			if (step.kind !== 'call') throw new Error(`engine returned ${step.kind} without an end`);
-			const req = plan.requests[step.provider];
-			const headers: IDataObject = {};
-			if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
-			if (req.secretName)
-				headers[req.secretHeader] = (req.secretPrefix ?? '') + c.secrets[req.secretName];
-			const result = await c.call(req, headers, step.deadline_ms, c.cancel, step.stream);
-			const outcome = result.outcome;
-			// The check is run here (it reads the body); whether it matters is the engine's call.
-			if (outcome.kind === 'status') {
-				const failed = failedCheck(req, result.body);
-				if (failed) outcome.failed_check = failed;
-			}
-			// The engine matches a 400's body against the vendors' "context too long" wordings.
-			offerBody(outcome, result.body);
-			// The last answer's body: when the engine says `done`, it is the one that served.
-			body = result.body;
-			const rec = item.outcome(await store.now(), outcome);
-			logAttempt(c, step, outcome, rec.attempt);
-			await commitRecord(c, keys, item, rec, noteTransition, tally, dropped);
+			// One call's outcome to the engine, its writes committed. The last answer's body: when
+			// the engine says `done`, it is the one that served (an aborted call hands none over).
+			const record = async (s: CallStep, result: CallResult) => {
+				body = result.body;
+				const rec = live.outcome(await store.now(), result.outcome, s.hedging?.call);
+				logAttempt(c, s, result.outcome, rec.attempt);
+				await commitRecord(c, keys, live, rec, noteTransition, tally, dropped);
+				return rec;
+			};
+			const rec = step.hedging
+				? await runHedged(step, {
+						send: (s, signal) => send(c, s, signal),
+						hedge: async () => {
+							const { value } = await compareAndSet(
+								engine,
+								store,
+								keys,
+								true,
+								tally,
+								async (again) => {
+									const snap = await store.read(keys);
+									return live.hedge(snap.now, snap.rows.join(ROW_SEPARATOR), again);
+								},
+							);
+							if (value.writes) noteTransition(value.writes.provider, value.transition);
+							return value;
+						},
+						outcome: record,
+						abandon: async (call) => {
+							const r = live.abandon(await store.now(), call);
+							await commitRecord(c, keys, live, r, noteTransition, tally, dropped);
+							return r;
+						},
+						cancel: c.cancel,
+					})
+				: await record(step, await send(c, step, c.cancel));
 			if (rec.end) return finish(rec.end);
 			if (rec.sleep_ms > 0) await cancellableSleep(rec.sleep_ms, c.cancel);
 		}
@@ -153,6 +170,26 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 	} finally {
 		item?.free();
 	}
+}
+
+/** One call as the step says, its outcome as the engine reads it: the Idempotency-Key and the
+ * secret header added, the response check run (it reads the body; whether it matters is the
+ * engine's call), and the body offered (the engine matches a 400's body against the vendors'
+ * "context too long" wordings). */
+async function send(c: ItemContext, step: CallStep, cancel?: AbortSignal): Promise<CallResult> {
+	const req = c.plan.requests[step.provider];
+	const headers: IDataObject = {};
+	if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
+	if (req.secretName)
+		headers[req.secretHeader] = (req.secretPrefix ?? '') + c.secrets[req.secretName];
+	const result = await c.call(req, headers, step.deadline_ms, cancel, step.stream);
+	const outcome = result.outcome;
+	if (outcome.kind === 'status') {
+		const failed = failedCheck(req, result.body);
+		if (failed) outcome.failed_check = failed;
+	}
+	offerBody(outcome, result.body);
+	return result;
 }
 
 /** Write what an outcome did to the provider's rows; on a lost race the engine records the
@@ -184,12 +221,7 @@ function randomTag(): string {
 const cancellableSleep = (ms: number, cancel?: AbortSignal) =>
 	sleepUnlessAborted(ms, cancel, () => new Cancelled());
 
-function logAttempt(
-	c: ItemContext,
-	step: Extract<Step, { kind: 'call' }>,
-	outcome: Outcome,
-	log: AttemptLog | undefined,
-) {
+function logAttempt(c: ItemContext, step: CallStep, outcome: Outcome, log: AttemptLog | undefined) {
 	const req = c.plan.requests[step.provider];
 	if (log?.health === 'success' && step.attempt === 1 && !step.probe) {
 		// The healthy path: n8n's logger costs ~0.2 ms a line (stack capture, JSON, stdout), so a
@@ -218,6 +250,7 @@ function logAttempt(
 		check: outcome.kind === 'status' ? (outcome.failed_check ?? undefined) : undefined,
 		attempt: step.attempt,
 		probe: step.probe,
+		hedge: step.hedging?.hedge || undefined,
 		waitMs: log?.wait_ms ?? 0,
 		retryAfter: log?.retry_after ?? false,
 		correlationId: c.correlationId,

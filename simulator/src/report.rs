@@ -35,6 +35,7 @@ pub struct Row {
     pub requests_per_item: Option<f64>,
     pub hedges: u64,
     pub abandoned: u64,
+    pub served_twice: u64,
 }
 
 impl Row {
@@ -68,6 +69,7 @@ impl Row {
                 .then(|| (t.requests[0] + t.requests[1]) as f64 / (t.done + t.lost) as f64),
             hedges: t.hedges,
             abandoned: t.abandoned,
+            served_twice: t.served_twice,
         }
     }
 
@@ -109,6 +111,7 @@ impl Row {
             "extra_requests_pct": self.extra_pct(),
             "hedges": self.hedges,
             "abandoned": self.abandoned,
+            "served_twice": self.served_twice,
         })
     }
 }

@@ -34,6 +34,8 @@ pub struct Tally {
     pub hedges: u64,
     /// Calls aborted because another call of their item ended it.
     pub abandoned: u64,
+    /// Executions done a second time (must stay 0: one end per execution, however many calls).
+    pub served_twice: u64,
     /// Per execution done: from its arrival to its end, in ms (queueing and deferrals included).
     pub latencies_ms: Vec<u64>,
 }

@@ -69,6 +69,8 @@ pub struct World<'s> {
     pub deferred_now: u64,
     /// The last call or timer id handed out.
     last_id: u64,
+    /// Per execution: done already (a second end would be a double serve, counted in the tally).
+    served: Vec<bool>,
 }
 
 impl<'s> World<'s> {
@@ -97,6 +99,7 @@ impl<'s> World<'s> {
             generation: vec![0; sc.executions.total() as usize],
             deferred_now: 0,
             last_id: 0,
+            served: vec![false; sc.executions.total() as usize],
         }
     }
 
@@ -205,6 +208,7 @@ impl<'s> World<'s> {
         match end {
             End::Done { by_fallback } => {
                 let arrived = self.sc.executions.arrival_ms(item.exec);
+                self.tally.served_twice += std::mem::replace(&mut self.served[item.exec as usize], true) as u64;
                 self.tally.done(self.now, by_fallback, self.now.saturating_sub(arrived));
             }
             End::Lost => self.tally.lost += 1,

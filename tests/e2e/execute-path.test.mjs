@@ -259,6 +259,8 @@ test('Get Provider State shows the open breaker and the counters; Reset Provider
 		// The spare served every item: none was deferred.
 		deferrals: 0,
 		retry_budget_exhausted: 0,
+		hedges: 0,
+		hedge_wins: 0,
 	});
 	assert.equal(spare.state_gauge, 0);
 	assert.equal(spare.counters.calls, 4);

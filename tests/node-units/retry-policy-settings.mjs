@@ -20,4 +20,9 @@ export const V2_RETRY_SETTINGS = {
 	...SHARED_RETRY_SETTINGS,
 	nextProviderWhenInputTooLong: 'next_provider_when_input_too_long',
 	failOverFirst: 'fail_over_first',
+	hedge: 'hedge',
+	hedgeDelayMs: 'hedge_delay_ms',
+	hedgeMinMs: 'hedge_min_ms',
+	hedgeMaxMs: 'hedge_max_ms',
+	maxHedges: 'max_hedges',
 };

@@ -63,6 +63,46 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 			// A chain's choice: Check Provider admits one call and has nothing to move on to.
 			displayOptions: { show: { '/operation': ['callChain'] } },
 		},
+		numberField(
+			'Hedge Delay (ms)',
+			'hedgeDelayMs',
+			D.hedge_delay_ms,
+			'With Hedging on a fixed delay: how long a call may go unanswered before the hedge is sent',
+		),
+		numberField(
+			'Hedge Max Delay (ms)',
+			'hedgeMaxMs',
+			D.hedge_max_ms,
+			"With Hedging after the p95: the longest wait before a hedge, and the wait while the provider's latency is not yet known",
+		),
+		numberField(
+			'Hedge Min Delay (ms)',
+			'hedgeMinMs',
+			D.hedge_min_ms,
+			'With Hedging after the p95: the shortest wait before a hedge',
+		),
+		{
+			displayName: 'Hedging',
+			name: 'hedge',
+			type: 'options',
+			default: D.hedge,
+			description:
+				'Whether a call unanswered for longer than usual gets a second call to the next provider (the first answer wins, the other call is closed and not counted against its provider); only for calls safe to repeat (GET, PUT, DELETE, a POST with an Idempotency-Key, a model call not streamed); a hedge that cannot go at once (breaker, rate limit, Max In Flight, retry budget) is skipped',
+			options: [
+				{ name: 'Off', value: 'off', description: 'One call at a time' },
+				{
+					name: 'After a Fixed Delay',
+					value: 'fixed',
+					description: 'After Hedge Delay with no answer',
+				},
+				{
+					name: "After the Provider's p95",
+					value: 'p95',
+					description:
+						"After the provider's recent 95th-percentile answer time, shared by every execution and worker on the state store, within Hedge Min and Max Delay",
+				},
+			],
+		},
 		{
 			displayName: 'Idempotency Key',
 			name: 'idempotencyKey',
@@ -85,6 +125,14 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 			default: D.max_attempts,
 		},
 		numberField('Max Delay (ms)', 'capMs', D.cap_ms, 'Cap of every delay'),
+		{
+			displayName: 'Max Hedges per Item',
+			name: 'maxHedges',
+			type: 'number',
+			default: D.max_hedges,
+			typeOptions: { minValue: 1, maxValue: 3 },
+			description: 'With Hedging on: more calls an item may have out at once (1 to 3)',
+		},
 		numberField(
 			'Per-Attempt Deadline (ms)',
 			'deadlineMs',

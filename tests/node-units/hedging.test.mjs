@@ -1,0 +1,166 @@
+// Hedged requests (issue 30) through the node's item loop and the WASM engine, against two real
+// loopback HTTP servers: a slow first call gets a hedge to the next provider after the hedge
+// delay, the hedge's answer serves the item, and the slow call's connection is closed (the server
+// sees it go before it answered). A call that is not safe to repeat, and a provider whose Max In
+// Flight is reached, get no hedge. The n8n lanes prove the same in real n8n (tests/e2e/hedging).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const { Engine } = require('../../dist/engine/engine.js');
+const { runItem } = require('../../dist/lib/runItem.js');
+const { MemoryStore } = require('../../dist/lib/store/memory.js');
+const { FailoverStore } = require('../../dist/lib/store/failover.js');
+const { Cancelled } = require('../../dist/lib/transport.js');
+
+/** A vendor answering 200 after `delayMs(n)` for its n-th request; it notes requests whose
+ * connection closed before the answer. */
+function vendor(delayMs) {
+	const seen = { requests: 0, closedEarly: 0 };
+	const server = http.createServer((req, res) => {
+		const n = seen.requests++;
+		const timer = setTimeout(() => res.end(JSON.stringify({ served: n })), delayMs(n));
+		res.on('close', () => {
+			if (!res.writableEnded) {
+				seen.closedEarly++;
+				clearTimeout(timer);
+			}
+		});
+	});
+	return { server, seen };
+}
+
+let slow, fast;
+before(async () => {
+	slow = vendor(() => 2_000);
+	fast = vendor(() => 20);
+	for (const v of [slow, fast]) await new Promise((r) => v.server.listen(0, '127.0.0.1', r));
+});
+after(() => {
+	for (const v of [slow, fast]) v.server.close();
+});
+
+const url = (v) => `http://127.0.0.1:${v.server.address().port}/`;
+
+/** A real HTTP attempt (as the node's transport: its deadline and the cancel signal abort it). */
+async function call(req, _headers, deadlineMs, cancel) {
+	const signal = AbortSignal.any([AbortSignal.timeout(deadlineMs), ...(cancel ? [cancel] : [])]);
+	try {
+		const res = await fetch(req.url, { method: req.method, signal });
+		return {
+			outcome: { kind: 'status', status: res.status, headers: {} },
+			body: await res.json(),
+			ms: 1,
+		};
+	} catch (error) {
+		if (cancel?.aborted) throw new Cancelled();
+		return {
+			outcome: { kind: 'error', code: error.name === 'TimeoutError' ? 'TIMEOUT' : 'ECONNRESET' },
+			ms: 1,
+		};
+	}
+}
+
+async function runOne(config, providers, tag) {
+	const scope = `hedging-${tag}-${process.pid}`;
+	const store = new FailoverStore(new MemoryStore(scope), scope, 1000, true);
+	const quiet = { info() {}, warn() {}, error() {}, debug() {} };
+	const requests = providers.map(([name, v, method = 'GET']) => ({ name, url: url(v), method }));
+	const plan = {
+		config: { providers: requests.map((r) => ({ name: r.name, method: r.method })), ...config },
+		requests,
+		keys: requests.map(() => null),
+		scope,
+	};
+	const started = Date.now();
+	const result = await runItem({
+		call,
+		logger: quiet,
+		engine: new Engine(plan.config),
+		store,
+		plan,
+		secrets: {},
+		correlationId: tag,
+	});
+	return { result, ms: Date.now() - started };
+}
+
+const HEDGE = { hedge: 'fixed', hedge_delay_ms: 100 };
+
+test("a slow call gets a hedge after the delay; the hedge's answer serves, the slow call's connection is closed", async () => {
+	const before = { slow: { ...slow.seen }, fast: { ...fast.seen } };
+	const { result, ms } = await runOne(
+		HEDGE,
+		[
+			['slow', slow],
+			['fast', fast],
+		],
+		'wins',
+	);
+	console.log(
+		`hedged item: ${ms} ms, attempts ${JSON.stringify(result.attempts.map((a) => [a.name, a.outcome, !!a.hedge]))}`,
+	);
+	assert.equal(result.end.kind, 'done');
+	assert.equal(result.end.name, 'fast');
+	assert.deepEqual(result.body, { served: before.fast.requests });
+	assert.ok(ms < 1_000, `served by the hedge in ${ms} ms, not after the slow call's 2 s`);
+	assert.deepEqual(
+		result.attempts.map((a) => [a.name, a.outcome, a.hedge === true]),
+		[
+			['fast', '200', true],
+			['slow', 'abandoned', false],
+		],
+	);
+	assert.equal(slow.seen.requests - before.slow.requests, 1);
+	assert.equal(fast.seen.requests - before.fast.requests, 1);
+	// Closed before it answered: the vendor saw the connection go.
+	await new Promise((r) => setTimeout(r, 50));
+	assert.equal(slow.seen.closedEarly - before.slow.closedEarly, 1, 'the loser was aborted');
+	const [s, f] = result.counters;
+	assert.deepEqual([s.calls, s.failures, f.calls, f.hedges, f.hedge_wins], [1, 0, 1, 1, 1]);
+});
+
+test('a fast answer needs no hedge', async () => {
+	const before = slow.seen.requests;
+	const { result } = await runOne(
+		HEDGE,
+		[
+			['fast', fast],
+			['slow', slow],
+		],
+		'fast',
+	);
+	assert.equal(result.end.name, 'fast');
+	assert.equal(result.attempts.length, 1);
+	assert.equal(slow.seen.requests, before, 'no hedge went out');
+});
+
+test('a POST without an Idempotency-Key is not hedged', async () => {
+	const before = fast.seen.requests;
+	const { result, ms } = await runOne(
+		{ ...HEDGE, deadline_ms: 3_000 },
+		[
+			['slow', slow, 'POST'],
+			['fast', fast, 'POST'],
+		],
+		'post',
+	);
+	assert.equal(result.end.name, 'slow');
+	assert.ok(ms >= 1_900, `waited for the slow answer (${ms} ms)`);
+	assert.equal(fast.seen.requests, before, 'no hedge went out');
+});
+
+test('with every Max In Flight reached no hedge is sent', async () => {
+	const before = fast.seen.requests;
+	// One slot each: the slow call holds the slow provider's; the fast one's is taken by a
+	// concurrent item of the same store scope... here simply a cap of 1 on one provider chain.
+	const { result } = await runOne(
+		{ ...HEDGE, providers: [{ name: 'slow', max_in_flight: 1 }] },
+		[['slow', slow]],
+		'capped',
+	);
+	assert.equal(result.end.name, 'slow');
+	assert.equal(result.attempts.length, 1, 'the only provider is at its cap: the hedge is skipped');
+	assert.equal(fast.seen.requests, before);
+});
