@@ -116,7 +116,8 @@ impl VendorSpec {
 
     /// The mean latency of a served call (the ideal's figure).
     pub fn mean_latency_ms(&self) -> f64 {
-        let usual = self.lognormal.map_or(self.latency_ms as f64, |l| l.mean_ms()) + self.latency_jitter_ms as f64 / 2.0;
+        let usual =
+            self.lognormal.map_or(self.latency_ms as f64, |l| l.mean_ms()) + self.latency_jitter_ms as f64 / 2.0;
         match self.slow {
             Some(s) => (1.0 - s.share) * usual + s.share * s.ms as f64,
             None => usual,

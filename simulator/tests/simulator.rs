@@ -131,6 +131,22 @@ fn a_bad_scenario_file_names_the_field() {
             r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "policies": ["shared_store", "yolo"]}"#,
             "policies[1]",
         ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"latency_ms": 100, "lognormal": {"median_ms": 100, "p95_ms": 150}}}"#,
+            "vendor.latency_ms",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"lognormal": {"median_ms": 100, "p95_ms": 90}}}"#,
+            "vendor.lognormal.p95_ms",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"slow": {"share": 1.5, "ms": 3000}}}"#,
+            "vendor.slow.share",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "engine": {"hedge_min_ms": 900, "hedge_max_ms": 100}, "policies": ["hedge_p95"]}"#,
+            "engine.hedge_max_ms",
+        ),
     ];
     for (i, (text, field)) in cases.iter().enumerate() {
         let file = dir.join(format!("bad{i}.json"));
