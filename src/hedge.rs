@@ -33,8 +33,8 @@ impl Hedge {
     pub fn delay_ms(&self, row: &LatencyRow, now: u64) -> u64 {
         match self.delay {
             HedgeDelay::Fixed { ms } => ms,
-            HedgeDelay::P95 { min_ms, max_ms } => match latency::estimate(row, now) {
-                Some(e) if e.weight >= latency::SAMPLE => e.p95_ms.clamp(min_ms, max_ms),
+            HedgeDelay::P95 { min_ms, max_ms } => match latency::quantile_ms(row, now, 95) {
+                Some((p95, weight)) if weight >= latency::SAMPLE => p95.clamp(min_ms, max_ms),
                 _ => max_ms,
             },
         }
@@ -80,7 +80,7 @@ mod tests {
         // Nothing measured yet: the ceiling, so a hedge never goes early on no evidence.
         assert_eq!(h.delay_ms(&LatencyRow::default(), 1_000), 2_000);
         let steady = fed(&[100; 100]);
-        assert_eq!(h.delay_ms(&steady, 1_000), 113, "the p95 bucket of calls at 100 ms");
+        assert_eq!(h.delay_ms(&steady, 1_000), 111, "calls at 100 ms, read within their bucket (80..113 ms)");
         assert_eq!(h.delay_ms(&fed(&[5; 100]), 1_000), 50, "clamped up");
         assert_eq!(h.delay_ms(&fed(&[9_000; 100]), 1_000), 2_000, "clamped down");
         // A minute later the row has decayed to nothing: the ceiling again.

@@ -104,6 +104,31 @@ pub fn estimate(row: &LatencyRow, now: u64) -> Option<Estimate> {
     Some(Estimate { p50_ms: quantile(50), p95_ms: quantile(95), weight: total })
 }
 
+/// The `q`-th percentile at `now` read between its bucket's bounds (linearly, by where the
+/// percentile falls in the bucket's weight), with the weight it rests on: finer than a bucket's
+/// upper bound, which can sit 41 % above the value (the hedge delay reads this).
+pub fn quantile_ms(row: &LatencyRow, now: u64, q: u64) -> Option<(u64, u64)> {
+    let w = decayed(row, now);
+    let total = w.iter().take(BOUNDS_MS.len()).fold(0u64, |t, &x| t.saturating_add(x));
+    if total == 0 {
+        return None;
+    }
+    let needed = (total / 100 * q + total % 100 * q / 100).max(1);
+    let ceiling = BOUNDS_MS[BOUNDS_MS.len() - 2] * 2;
+    let mut seen = 0u64;
+    for (k, (&x, &bound)) in w.iter().zip(BOUNDS_MS.iter()).enumerate() {
+        if x > 0 && seen.saturating_add(x) >= needed {
+            let low = if k == 0 { 0 } else { BOUNDS_MS[k - 1] };
+            let high = bound.min(ceiling);
+            // Weights are at most a few thousand samples' worth: the product stays in u64.
+            let into = (needed - seen).min(x);
+            return Some((low + (high - low).saturating_mul(into) / x, total));
+        }
+        seen = seen.saturating_add(x);
+    }
+    Some((ceiling, total))
+}
+
 /// The median a routing compares: the row's, leaning on `mean` (the chain's) as its weight
 /// falls under one sample's, so a provider nobody measured lately is tried again.
 pub fn typical_ms(row: &LatencyRow, now: u64, mean: u64) -> u64 {
@@ -164,6 +189,19 @@ mod tests {
         assert_eq!(typical_ms(&r, 3, 250), 40, "fresh samples stand for themselves");
         let stale = typical_ms(&r, 10 * HALF_LIFE_MS, 250);
         assert!(stale > 200, "ten half-lives later the estimate is nearly the mean: {stale}");
+    }
+
+    #[test]
+    fn a_percentile_is_read_between_its_buckets_bounds() {
+        let row = fed(&(1..=100).map(|k| (80 + k * 80 / 100, 1_000)).collect::<Vec<_>>());
+        // 100 calls spread over 80..160 ms: the p95 is about 156 ms, its bucket's bound 160.
+        assert_eq!(estimate(&row, 1_000).unwrap().p95_ms, 160);
+        let (p95, weight) = quantile_ms(&row, 1_000, 95).unwrap();
+        assert!((146..=160).contains(&p95), "{p95}");
+        assert_eq!(weight, 100 * SAMPLE);
+        assert_eq!(quantile_ms(&LatencyRow::default(), 0, 95), None);
+        let huge = quantile_ms(&fed(&[(u64::MAX, 0)]), 0, 95).unwrap().0;
+        assert!(huge > BOUNDS_MS[BOUNDS_MS.len() - 2] && huge <= BOUNDS_MS[BOUNDS_MS.len() - 2] * 2, "{huge}");
     }
 
     #[test]

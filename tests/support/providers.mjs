@@ -6,6 +6,9 @@
 //   /always500          500
 //   /storm?pct=30       pct of every 100 arrivals answer 503 (spread: arrival n fails when
 //                       37n mod 100 < pct), the rest 200
+//   /tail?slow=5&ms=1500&fast=20  200 after `fast` ms, or after `ms` for `slow` of every 100
+//                       arrivals (spread as /storm); an arrival whose connection closed before
+//                       its answer records `closed: true` (a hedge's loser, aborted)
 //   /status/<code>      that status
 //   /flaky-ra?n=2       first n answers 429 Retry-After: 1, then 200
 //   /flaky-date?n=1     first n answers 503 Retry-After: <HTTP-date 2 s ahead>, then 200
@@ -102,6 +105,19 @@ export function startProviders(port = 0, logFile = null) {
 				const pct = Number(url.searchParams.get('pct') ?? 30);
 				const failing = (seen * 37) % 100 < pct;
 				return failing ? send(res, 503, { error: 'storm' }) : send(res, 200, { ok: true });
+			}
+			// A slow tail: `slow` of every 100 arrivals answer late; an aborted one is noted.
+			if (route === '/tail') {
+				const late = (seen * 37) % 100 < Number(url.searchParams.get('slow') ?? 5);
+				const ms = Number(url.searchParams.get(late ? 'ms' : 'fast') ?? (late ? 1500 : 20));
+				arrival.late = late;
+				const timer = setTimeout(() => send(res, 200, { ok: true, late }), ms);
+				res.on('close', () => {
+					if (res.writableEnded) return;
+					arrival.closed = true;
+					clearTimeout(timer);
+				});
+				return;
 			}
 			if (route.startsWith('/status/'))
 				return send(res, Number(route.slice(8)), { status: Number(route.slice(8)) });
