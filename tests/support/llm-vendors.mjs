@@ -20,6 +20,9 @@
 // Each instance answers by a script (`vendors.script(id, answers)`), the last answer repeating:
 //   'ok'         the dialect's success body, text "<id> says hi", usage 11 in / 7 out
 //   'empty'      a success body whose text is empty
+//   { delayMs, then? }  the answer `then` (default 'ok') after delayMs; the arrival has `delayMs`
+//                and `clientClosed` (true when the client closed the connection before the answer
+//                was sent, with `closedAt`: nothing is sent then)
 //   'too_long'   400 with the vendor's own "context length exceeded" wording
 //   <number>     that status with a JSON error body (429 and 503 carry Retry-After: 1)
 //   { status, body?, headers? }   exactly that
@@ -648,57 +651,73 @@ export async function startLlmVendors(keys) {
 			const n = served.get(id) ?? 0;
 			served.set(id, n + 1);
 			const script = scripts.get(id) ?? ['ok'];
-			const answer = script[Math.min(n, script.length - 1)];
-			const content = contentOf(answer, id, d, body);
-			if (content && arrival.streamed)
-				return streamAnswer(
-					res,
-					arrival,
-					d.stream(id, model, body, content),
-					content.options,
-					(w) => hold(id, w),
-				).catch(() => res.destroy());
-			if (content?.tool)
-				return send(
-					res,
-					(arrival.status = 200),
-					d.toolCall(id, model, content.tool.name, content.tool.args),
-				);
-			if (content) return send(res, (arrival.status = 200), d.ok(id, model, content.text.join('')));
-			if (answer === 'too_long')
-				return send(res, (arrival.status = 400), d.tooLong, d.errorHeaders?.(400));
-			if (typeof answer === 'number') {
-				const headers = answer === 429 || answer === 503 ? { 'Retry-After': '1' } : {};
-				return send(res, (arrival.status = answer), d.error(answer), {
-					...d.errorHeaders?.(answer),
-					...headers,
-				});
-			}
-			if (answer.reflect) {
-				const key = String(
-					req.headers['x-api-key'] ??
-						req.headers['x-goog-api-key'] ??
-						req.headers.authorization ??
-						'',
-				);
-				// Beside the message, not in it: n8n's own chat model nodes copy a vendor's error message
-				// into their run data (`description`), with or without this package's node.
-				const body = d.error(answer.reflect);
-				if (answer.inBody !== false) {
-					body.error.key_seen = key;
-					body.echo = key;
-				}
-				return send(res, (arrival.status = answer.reflect), body, {
-					'Retry-After': key,
-					'X-RateLimit-Reset': key,
-					'X-Echo': key,
-				});
-			}
-			arrival.status = answer.status;
-			return send(res, answer.status, answer.body ?? d.error(answer.status), {
-				...d.errorHeaders?.(answer.status),
-				...answer.headers,
+			const scripted = script[Math.min(n, script.length - 1)];
+			if (scripted?.delayMs === undefined) return respond(scripted);
+			// { delayMs, then }: the answer `then` after a pause; a client that closes the connection
+			// first gets nothing (the arrival notes it).
+			arrival.delayMs = scripted.delayMs;
+			arrival.clientClosed = false;
+			const timer = setTimeout(() => respond(scripted.then ?? 'ok'), scripted.delayMs);
+			res.on('close', () => {
+				if (res.writableEnded) return;
+				clearTimeout(timer);
+				arrival.clientClosed = true;
+				arrival.closedAt = Date.now();
 			});
+			// The scripted answer, as the vendor sends it.
+			function respond(answer) {
+				const content = contentOf(answer, id, d, body);
+				if (content && arrival.streamed)
+					return streamAnswer(
+						res,
+						arrival,
+						d.stream(id, model, body, content),
+						content.options,
+						(w) => hold(id, w),
+					).catch(() => res.destroy());
+				if (content?.tool)
+					return send(
+						res,
+						(arrival.status = 200),
+						d.toolCall(id, model, content.tool.name, content.tool.args),
+					);
+				if (content)
+					return send(res, (arrival.status = 200), d.ok(id, model, content.text.join('')));
+				if (answer === 'too_long')
+					return send(res, (arrival.status = 400), d.tooLong, d.errorHeaders?.(400));
+				if (typeof answer === 'number') {
+					const headers = answer === 429 || answer === 503 ? { 'Retry-After': '1' } : {};
+					return send(res, (arrival.status = answer), d.error(answer), {
+						...d.errorHeaders?.(answer),
+						...headers,
+					});
+				}
+				if (answer.reflect) {
+					const key = String(
+						req.headers['x-api-key'] ??
+							req.headers['x-goog-api-key'] ??
+							req.headers.authorization ??
+							'',
+					);
+					// Beside the message, not in it: n8n's own chat model nodes copy a vendor's error message
+					// into their run data (`description`), with or without this package's node.
+					const body = d.error(answer.reflect);
+					if (answer.inBody !== false) {
+						body.error.key_seen = key;
+						body.echo = key;
+					}
+					return send(res, (arrival.status = answer.reflect), body, {
+						'Retry-After': key,
+						'X-RateLimit-Reset': key,
+						'X-Echo': key,
+					});
+				}
+				arrival.status = answer.status;
+				return send(res, answer.status, answer.body ?? d.error(answer.status), {
+					...d.errorHeaders?.(answer.status),
+					...answer.headers,
+				});
+			}
 		});
 	});
 	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
