@@ -221,10 +221,16 @@ export class Item {
     free(): void;
     [Symbol.dispose](): void;
     /**
-     * A call named in `abort`, aborted: its lease freed, its time a latency sample; `end` comes
+     * A call named in `abort` (or by `commit`), aborted: its lease freed, its time a latency sample; `end` comes
      * with the last one.
      */
     abandon(now_ms: number, call: number): Recorded;
+    /**
+     * A hedging item's streamed call `call` is about to hand its first committing chunk to the
+     * caller: the calls to abort now (the others; or `call` itself when another committed
+     * first, then none of it may reach the caller). Crossed once per streamed call that commits.
+     */
+    commit(call: number): Uint32Array;
     /**
      * Hand the item back now (e.g. `store_unavailable` when failing closed).
      */

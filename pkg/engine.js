@@ -223,7 +223,7 @@ class Item {
         wasm.__wbg_item_free(ptr, 0);
     }
     /**
-     * A call named in `abort`, aborted: its lease freed, its time a latency sample; `end` comes
+     * A call named in `abort` (or by `commit`), aborted: its lease freed, its time a latency sample; `end` comes
      * with the last one.
      * @param {number} now_ms
      * @param {number} call
@@ -235,6 +235,19 @@ class Item {
             throw takeFromExternrefTable0(ret[1]);
         }
         return takeFromExternrefTable0(ret[0]);
+    }
+    /**
+     * A hedging item's streamed call `call` is about to hand its first committing chunk to the
+     * caller: the calls to abort now (the others; or `call` itself when another committed
+     * first, then none of it may reach the caller). Crossed once per streamed call that commits.
+     * @param {number} call
+     * @returns {Uint32Array}
+     */
+    commit(call) {
+        const ret = wasm.item_commit(this.__wbg_ptr, call);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
     }
     /**
      * Hand the item back now (e.g. `store_unavailable` when failing closed).
@@ -436,6 +449,11 @@ function addToExternrefTable0(obj) {
     return idx;
 }
 
+function getArrayU32FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getUint32ArrayMemory0().subarray(ptr / 4, ptr / 4 + len);
+}
+
 function getArrayU8FromWasm0(ptr, len) {
     ptr = ptr >>> 0;
     return getUint8ArrayMemory0().subarray(ptr / 1, ptr / 1 + len);
@@ -452,6 +470,14 @@ function getDataViewMemory0() {
 function getStringFromWasm0(ptr, len) {
     ptr = ptr >>> 0;
     return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
+}
+
+let cachedUint32ArrayMemory0 = null;
+function getUint32ArrayMemory0() {
+    if (cachedUint32ArrayMemory0 === null || cachedUint32ArrayMemory0.byteLength === 0) {
+        cachedUint32ArrayMemory0 = new Uint32Array(wasm.memory.buffer);
+    }
+    return cachedUint32ArrayMemory0;
 }
 
 let cachedUint8ArrayMemory0 = null;

@@ -145,6 +145,11 @@ impl Session {
         Ok(out)
     }
 
+    /// A streamed call's first committing chunk (see [`ItemMachine::commit`]): the calls to abort.
+    pub fn commit(&mut self, call: u32) -> Vec<u32> {
+        self.machine.commit(call)
+    }
+
     /// A call out aborted after the item ended (another call's answer won).
     pub fn abandon(&mut self, now: u64, call: u32) -> Result<Recorded, EngineError> {
         let effect = self.machine.abandon(now, call)?;

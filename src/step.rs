@@ -201,6 +201,8 @@ pub struct ItemMachine {
     /// The calls out: one, or more while hedging.
     pending: Vec<Pending>,
     next_call: u32,
+    /// The streamed call that sent the first committing chunk: the others lost.
+    committed_to: Option<u32>,
     sleep_until_ms: u64,
     sleep_cause: WaitCause,
     finished: Option<Step>,
@@ -228,6 +230,7 @@ impl ItemMachine {
             prefer: None,
             pending: Vec::new(),
             next_call: 0,
+            committed_to: None,
             sleep_until_ms: 0,
             sleep_cause: WaitCause::Backoff,
             finished: None,
@@ -425,13 +428,10 @@ impl ItemMachine {
         let hedging = self.chain.hedge.map(|h| CallTag {
             call,
             hedge,
-            // A streamed call commits to its model at its first chunk: it is not hedged (yet).
-            hedge_after_ms: (!probe
-                && !self.streamed
-                && self.hedges_sent() < h.max_hedges
-                && self.repeatable(provider))
-            .then(|| h.delay_ms(&views[provider].latency, now))
-            .filter(|&d| d < deadline_ms),
+            // A streamed call is hedged while it has sent nothing that commits it.
+            hedge_after_ms: (!probe && self.hedges_sent() < h.max_hedges && self.repeatable(provider))
+                .then(|| h.delay_ms(&views[provider].latency, now))
+                .filter(|&d| d < stream.map_or(deadline_ms, |s| s.first_chunk_ms)),
         });
         // Two calls out to one provider are its attempts n and n+1.
         let out_there = self.pending.iter().filter(|q| q.provider == provider && q.call != call).count() as u32;
@@ -481,6 +481,9 @@ impl ItemMachine {
             return Err(EngineError::InvalidInput("provider views do not match the chain".into()));
         }
         let wait = |after| Ok(Poll { step: Step::Await { hedge_after_ms: after }, writes: None, transition: None });
+        if self.committed_to.is_some() {
+            return wait(None); // a streamed call's answer is reaching the caller: it is the one
+        }
         let due = last.at_ms.saturating_add(h.delay_ms(&views[last.provider].latency, last.at_ms));
         if self.hedges_sent() >= h.max_hedges || self.remaining(now) == 0 {
             return wait(None);
@@ -652,6 +655,23 @@ impl ItemMachine {
         }
         self.report.attempts.push(log);
         Ok(effect)
+    }
+
+    /// A hedging item's streamed call sent its first committing chunk: the first to do so is the
+    /// one whose answer reaches the caller. Returns the calls to abort: the others, or this one
+    /// when another committed first (or the item ended); nothing of a call aborted here may reach
+    /// the caller. Each aborted call is then handed back with [`ItemMachine::abandon`].
+    pub fn commit(&mut self, call: u32) -> Vec<u32> {
+        self.pending.iter_mut().for_each(|p| p.committed = true);
+        let known = self.pending.iter().any(|p| p.call == call);
+        match (self.committed_to, &self.finished, known) {
+            (None, None, true) => {
+                self.committed_to = Some(call);
+                self.calls_out().into_iter().filter(|&c| c != call).collect()
+            }
+            (Some(c), None, _) if c == call => Vec::new(),
+            _ => vec![call],
+        }
     }
 
     /// The call out named `call` (or the only one), taken; every call out is carried out by now.

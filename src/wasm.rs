@@ -185,7 +185,14 @@ impl Item {
         done(views.and_then(|v| self.s.hedge_views(ms(now_ms), v, again)))
     }
 
-    /// A call named in `abort`, aborted: its lease freed, its time a latency sample; `end` comes
+    /// A hedging item's streamed call `call` is about to hand its first committing chunk to the
+    /// caller: the calls to abort now (the others; or `call` itself when another committed
+    /// first, then none of it may reach the caller). Crossed once per streamed call that commits.
+    pub fn commit(&mut self, call: u32) -> Vec<u32> {
+        self.s.commit(call)
+    }
+
+    /// A call named in `abort` (or by `commit`), aborted: its lease freed, its time a latency sample; `end` comes
     /// with the last one.
     #[wasm_bindgen(unchecked_return_type = "Recorded")]
     pub fn abandon(&mut self, now_ms: f64, call: u32) -> Result<JsValue, JsValue> {

@@ -328,3 +328,39 @@ fn the_hedging_settings_are_checked_and_named() {
     );
     assert_eq!(ChainConfig::default().hedge, "off", "opt-in");
 }
+
+#[test]
+fn a_streamed_call_is_hedged_until_a_chunk_commits_and_the_first_to_commit_wins() {
+    let chain = hedging(&["a", "b"], |c| c.streams = true);
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 0);
+    m.stream().unwrap();
+    let first = poll(&mut m, &mut store, 0);
+    assert_eq!(tag(&first).hedge_after_ms, Some(200), "hedged while nothing has committed it");
+    let hedged = hedge(&mut m, &mut store, 200, false);
+    assert_eq!(provider_of(&hedged), 1);
+    // B's first text arrives first: A is aborted before any of it reaches the caller.
+    assert_eq!(m.commit(1), [0]);
+    assert_eq!(m.commit(0), [0], "A committing later lost: none of it may reach the caller");
+    assert_eq!(m.commit(1), Vec::<u32>::new(), "asked again: still the one");
+    assert_eq!(m.hedge(400, &store.views, false).unwrap().step, Step::Await { hedge_after_ms: None });
+    let lost = m.abandon(210, 0).unwrap();
+    commit(&chain, &mut store, &lost, 210);
+    let done = m.on_outcome(2_000, &status(200), &store.views, Some(1)).unwrap();
+    commit(&chain, &mut store, &done, 2_000);
+    assert!(matches!(m.finished(), Some(Step::Done { provider: 1, .. })));
+    assert!(m.calls_out().is_empty());
+    assert_eq!(m.counters()[1].hedge_wins, 1);
+}
+
+#[test]
+fn a_streamed_call_whose_hedge_delay_reaches_its_first_chunk_deadline_is_not_hedged() {
+    let chain = hedging(&["a", "b"], |c| {
+        c.streams = true;
+        c.first_chunk_deadline_ms = 150;
+    });
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 0);
+    m.stream().unwrap();
+    assert_eq!(tag(&poll(&mut m, &mut store, 0)).hedge_after_ms, None, "the next model takes it at 150 ms anyway");
+}

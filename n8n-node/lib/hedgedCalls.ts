@@ -9,14 +9,18 @@ import { Watch } from './timers';
 export type CallStep = Extract<Step, { kind: 'call' }>;
 
 export interface HedgeLoop {
-	/** One call with its own abort signal (the item's cancel signal is folded in). */
-	send(step: CallStep, signal: AbortSignal): Promise<CallResult>;
+	/** One call with its own abort signal (the item's cancel signal is folded in). A streamed
+	 * call runs `claim()` before its first committing chunk reaches the caller and, when it
+	 * answers false, stops without handing anything over (another call committed first). */
+	send(step: CallStep, signal: AbortSignal, claim: () => boolean): Promise<CallResult>;
 	/** The engine's hedge, its writes committed (a `call` or an `await`). */
 	hedge(): Promise<Polled>;
 	/** A call's outcome handed to the engine, its writes committed. */
 	outcome(step: CallStep, result: CallResult): Promise<Recorded>;
 	/** An aborted call handed back, its writes committed. */
 	abandon(call: number): Promise<Recorded>;
+	/** A streamed call's first committing chunk: the engine's list of calls to abort. */
+	commit(call: number): number[];
 	cancel?: AbortSignal;
 }
 
@@ -32,15 +36,15 @@ type Settled = { call: number; result: CallResult } | { call: number; error: unk
  * the last call handed back (its `end`, or the wait before the next poll). */
 export async function runHedged(first: CallStep, loop: HedgeLoop): Promise<Recorded> {
 	const out = new Map<number, Out>();
-	const start = (step: CallStep) => {
-		const call = step.hedging!.call;
-		const abort = new AbortController();
-		const signal = loop.cancel ? AbortSignal.any([loop.cancel, abort.signal]) : abort.signal;
-		const settled = loop.send(step, signal).then(
-			(result): Settled => ({ call, result }),
-			(error: unknown): Settled => ({ call, error }),
-		);
-		out.set(call, { step, abort, settled });
+	/** Calls the engine said to abort: whatever they settle with, they are handed back. */
+	const aborted = new Set<number>();
+	const abortCalls = (calls: ArrayLike<number>) => {
+		for (const call of Array.from(calls)) {
+			const o = out.get(call);
+			if (!o || aborted.has(call)) continue;
+			aborted.add(call);
+			o.abort.abort();
+		}
 	};
 	let timer: { watch: Watch; due: Promise<'hedge'> } | undefined;
 	const arm = (ms: number | undefined) => {
@@ -51,6 +55,23 @@ export async function runHedged(first: CallStep, loop: HedgeLoop): Promise<Recor
 		const due = new Promise<'hedge'>((resolve) => (fire = () => resolve('hedge')));
 		timer = { watch: new Watch(ms, fire), due };
 	};
+	const start = (step: CallStep) => {
+		const call = step.hedging!.call;
+		const abort = new AbortController();
+		const signal = loop.cancel ? AbortSignal.any([loop.cancel, abort.signal]) : abort.signal;
+		const claim = () => {
+			const lost = loop.commit(call);
+			abortCalls(lost);
+			const won = !Array.from(lost).includes(call);
+			if (won) arm(undefined); // its answer is reaching the caller: no hedge for it now
+			return won;
+		};
+		const settled = loop.send(step, signal, claim).then(
+			(result): Settled => ({ call, result }),
+			(error: unknown): Settled => ({ call, error }),
+		);
+		out.set(call, { step, abort, settled });
+	};
 	start(first);
 	arm(first.hedging!.hedge_after_ms);
 	try {
@@ -60,6 +81,7 @@ export async function runHedged(first: CallStep, loop: HedgeLoop): Promise<Recor
 				...(timer ? [timer.due] : []),
 			]);
 			if (next === 'hedge') {
+				timer = undefined;
 				const polled = await loop.hedge();
 				const step = polled.step;
 				if (step.kind === 'call') start(step);
@@ -74,15 +96,15 @@ export async function runHedged(first: CallStep, loop: HedgeLoop): Promise<Recor
 			}
 			const settledOut = out.get(next.call)!;
 			out.delete(next.call);
-			if ('error' in next) throw next.error; // the item was cancelled, or a fault: nothing to record
-			let rec = await loop.outcome(settledOut.step, next.result);
-			for (const call of rec.abort ?? []) {
-				const o = out.get(call);
-				if (!o) continue;
-				out.delete(call);
-				o.abort.abort();
-				await o.settled; // its connection closed; what it says now is not its provider's
-				rec = await loop.abandon(call);
+			let rec: Recorded;
+			// Aborted on the engine's word: its connection is closed, what it says now is not its
+			// provider's.
+			if (aborted.has(next.call)) rec = await loop.abandon(next.call);
+			else if ('error' in next)
+				throw next.error; // the item was cancelled, or a fault
+			else {
+				rec = await loop.outcome(settledOut.step, next.result);
+				abortCalls(rec.abort ?? []);
 			}
 			if (out.size === 0) return rec;
 		}

@@ -58,6 +58,9 @@ export interface ItemContext {
 		cancel?: AbortSignal,
 		/** A streamed item's limits for this attempt (the engine's; absent when not streamed). */
 		stream?: StreamStep,
+		/** A hedging item's streamed call runs this before its first committing chunk reaches
+		 * the caller; false: another call committed first, hand nothing over. */
+		claim?: () => boolean,
 	) => Promise<CallResult>;
 	logger: Logger;
 	engine: Engine;
@@ -135,7 +138,8 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			};
 			const rec = step.hedging
 				? await runHedged(step, {
-						send: (s, signal) => send(c, s, signal),
+						send: (s, signal, claim) => send(c, s, signal, claim),
+						commit: (call) => Array.from(live.commit(call)),
 						hedge: async () => {
 							const { value } = await compareAndSet(
 								engine,
@@ -176,13 +180,18 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
  * secret header added, the response check run (it reads the body; whether it matters is the
  * engine's call), and the body offered (the engine matches a 400's body against the vendors'
  * "context too long" wordings). */
-async function send(c: ItemContext, step: CallStep, cancel?: AbortSignal): Promise<CallResult> {
+async function send(
+	c: ItemContext,
+	step: CallStep,
+	cancel?: AbortSignal,
+	claim?: () => boolean,
+): Promise<CallResult> {
 	const req = c.plan.requests[step.provider];
 	const headers: IDataObject = {};
 	if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
 	if (req.secretName)
 		headers[req.secretHeader] = (req.secretPrefix ?? '') + c.secrets[req.secretName];
-	const result = await c.call(req, headers, step.deadline_ms, cancel, step.stream);
+	const result = await c.call(req, headers, step.deadline_ms, cancel, step.stream, claim);
 	const outcome = result.outcome;
 	if (outcome.kind === 'status') {
 		const failed = failedCheck(req, result.body);

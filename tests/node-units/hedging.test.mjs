@@ -164,3 +164,56 @@ test('with every Max In Flight reached no hedge is sent', async () => {
 	assert.equal(result.attempts.length, 1, 'the only provider is at its cap: the hedge is skipped');
 	assert.equal(fast.seen.requests, before);
 });
+
+/** A streamed attempt as the chat model's (lib/chat/streamAttempt.ts) runs it: its first text
+ * after `firstChunkMs`, claimed before it reaches the caller (a lost claim hands nothing over). */
+function streamedCall(firstChunkMs, delivered) {
+	return (req, _headers, _deadlineMs, cancel, _stream, claim) =>
+		new Promise((resolve, reject) => {
+			const timer = setTimeout(() => {
+				if (claim && !claim()) return reject(new Cancelled());
+				delivered.push(req.name);
+				resolve({ outcome: { kind: 'status', status: 200, headers: {} }, ms: 1 });
+			}, firstChunkMs(req.name));
+			cancel?.addEventListener('abort', () => {
+				clearTimeout(timer);
+				reject(new Cancelled());
+			});
+		});
+}
+
+test('a streamed call is hedged until a chunk commits: the first to commit reaches the caller, the other none', async () => {
+	const requests = ['slow', 'fast'].map((name) => ({
+		name,
+		url: 'http://x.invalid',
+		method: 'POST',
+	}));
+	const config = {
+		providers: requests.map((r) => ({ name: r.name, idempotent: true })),
+		streams: true,
+		hedge: 'fixed',
+		hedge_delay_ms: 100,
+	};
+	const scope = `hedging-stream-${process.pid}`;
+	const delivered = [];
+	const result = await runItem({
+		call: streamedCall((name) => (name === 'slow' ? 1_000 : 20), delivered),
+		logger: { info() {}, warn() {}, error() {}, debug() {} },
+		engine: new Engine(config),
+		store: new FailoverStore(new MemoryStore(scope), scope, 1000, true),
+		plan: { config, requests, keys: [null, null], scope },
+		secrets: {},
+		correlationId: 'stream',
+		streamed: true,
+	});
+	assert.equal(result.end.name, 'fast');
+	assert.deepEqual(delivered, ['fast'], "only the hedge's chunks reached the caller");
+	assert.deepEqual(
+		result.attempts.map((a) => [a.name, a.outcome, a.hedge === true]),
+		[
+			['slow', 'abandoned', false],
+			['fast', '200', true],
+		],
+		'the slow call was aborted when the hedge committed, before the hedge ended',
+	);
+});

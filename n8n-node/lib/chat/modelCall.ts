@@ -101,7 +101,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 		const store = itemStore(chain.shared, plan.scope, chain.storeCfg, ctx.logger);
 		try {
 			result = await runItem({
-				call: (req, _headers, deadlineMs, signal, limits) => {
+				call: (req, _headers, deadlineMs, signal, limits, claim) => {
 					const provider = index.get(req.name) as number;
 					if (!streamed || !limits) return invoke(provider, deadlineMs, signal);
 					return streamAttempt({
@@ -112,6 +112,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 						cancel: signal,
 						commits: (f) =>
 							chain.engine.commits(f.text_chars, f.tool_call_chunks, f.reasoning_chars),
+						claim,
 						deliver: (chunk) => streamed.push(chunk),
 						failed: (error) => errors.set(provider, error),
 					});

@@ -22,6 +22,9 @@ export interface StreamedAttempt {
 	cancel?: AbortSignal;
 	/** The engine's rule: does a chunk with these facts commit the call? */
 	commits: (facts: ChunkFacts) => boolean;
+	/** A hedged call (another call of the item is out): run before the first committing chunk
+	 * reaches the caller; false when another call committed first (this one is being aborted). */
+	claim?: () => boolean;
 	/** Hand a chunk to the caller. */
 	deliver: (chunk: AIMessageChunk) => void;
 	/** The error a failed attempt threw (the model's own, thrown to the caller if it ends so). */
@@ -48,6 +51,8 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 			} else {
 				pending = pending ? (pending.concat(chunk) as AIMessageChunk) : chunk;
 				if (!a.commits(chunkFacts(chunk))) continue;
+				// The first hedged call to commit is the answer; a later one hands nothing over.
+				if (a.claim && !a.claim()) throw new Cancelled();
 				committed = true;
 				abort.clear(first);
 				a.deliver(pending);

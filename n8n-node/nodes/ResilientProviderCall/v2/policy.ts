@@ -87,7 +87,7 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 			type: 'options',
 			default: D.hedge,
 			description:
-				'Whether a call unanswered for longer than usual gets a second call to the next provider (the first answer wins, the other call is closed and not counted against its provider); only for calls safe to repeat (GET, PUT, DELETE, a POST with an Idempotency-Key, a model call not streamed); a hedge that cannot go at once (breaker, rate limit, Max In Flight, retry budget) is skipped',
+				'Whether a call unanswered for longer than usual gets a second call to the next provider (the first answer wins, the other call is closed and not counted against its provider); only for calls safe to repeat (GET, PUT, DELETE, a POST with an Idempotency-Key, a model call; a streamed one until its first chunk); a hedge that cannot go at once (breaker, rate limit, Max In Flight, retry budget) is skipped',
 			options: [
 				{ name: 'Off', value: 'off', description: 'One call at a time' },
 				{
