@@ -3,7 +3,10 @@
 // through n8n's HTTP Request node (GET a fast loopback vendor), this node with the memory store
 // and this node with the Redis store (n8n's Redis credential, a redis-server started here on a
 // free loopback port), one branch each. Time per item is each node's `executionTime` in n8n's run
-// data divided by N; the overhead is this node's minus the HTTP Request node's. Every node first
+// data divided by N; the overhead is this node's minus the HTTP Request node's. A fourth branch
+// runs version 2 with Routing: Least Busy on a redis-server of its own (every call then takes and
+// frees an in-flight lease: the cost of Least Busy beside the plain Redis branch, and its round
+// trips counted apart). Every node first
 // gets a warm-up branch (same vendor, same store), as in a long-running n8n. Best and median of
 // --runs executions; the branch order rotates from run to run. Redis's own command counts give
 // the store's round trips per item.
@@ -95,6 +98,7 @@ const NODES = [
 	{ key: 'http', name: 'HTTP Request', label: "n8n's HTTP Request node" },
 	{ key: 'memory', name: 'RPC memory', label: 'this node, memory store' },
 	{ key: 'redis', name: 'RPC Redis', label: 'this node, Redis store' },
+	{ key: 'leastBusy', name: 'RPC Redis least busy', label: 'Redis, Routing: Least Busy' },
 ];
 
 /** Our own redis-server on a free loopback port; stopped by its pid at the end. */
@@ -170,14 +174,27 @@ function workflow(id, nodeType, vendor, order) {
 			? { credentials: { redis: { id: 'benchRedisCred1', name: 'bench redis' } } }
 			: {}),
 	});
+	const leastBusy = (tag) => ({
+		type: nodeType,
+		typeVersion: 2,
+		parameters: {
+			providers: { provider: [{ name: 'bench-vendor-lb', url: `${vendor}/ok?id=${tag}` }] },
+			retryPolicy: { routing: 'least_busy' },
+			stateStore: 'redis',
+			...(CONCURRENCY !== 1 ? { itemConcurrency: CONCURRENCY } : {}),
+		},
+		credentials: { redis: { id: 'benchRedisCred2', name: 'bench redis least busy' } },
+	});
 	const make = (key, tag) =>
-		key === 'http'
-			? {
-					type: 'n8n-nodes-base.httpRequest',
-					typeVersion: 4.2,
-					parameters: { url: `${vendor}/ok?id=${tag}`, options: {} },
-				}
-			: rpc(key, tag);
+		key === 'leastBusy'
+			? leastBusy(tag)
+			: key === 'http'
+				? {
+						type: 'n8n-nodes-base.httpRequest',
+						typeVersion: 4.2,
+						parameters: { url: `${vendor}/ok?id=${tag}`, options: {} },
+					}
+				: rpc(key, tag);
 	const groups = [
 		...(WARMUP > 0 ? [{ prefix: 'warm-up ', tag: 'w-', count: WARMUP, y: 0 }] : []),
 		{ prefix: '', tag: '', count: ITEMS, y: 1000 },
@@ -243,6 +260,7 @@ function workflow(id, nodeType, vendor, order) {
 async function measure(n8n, wfId, vendor, nodeArgs = []) {
 	vendor.arrivals.length = 0;
 	const commandsBefore = redisCommands(redis.port);
+	const leastBefore = redisCommands(redis2.port);
 	const t0 = Date.now();
 	// n8n 2 opens its task broker even with runners off: a free port, not 5679 (other n8n may run).
 	const env = { N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
@@ -253,7 +271,13 @@ async function measure(n8n, wfId, vendor, nodeArgs = []) {
 		throw new Error(`execution failed: ${rd?.error?.message ?? out.slice(-3000)}`);
 	// Only the Redis branches (warm-up and measured) touch this server.
 	const commands = minus(redisCommands(redis.port), commandsBefore);
-	const res = { wallMs: wall, nodes: {}, redisCommands: commands, redisItems: ITEMS + WARMUP };
+	const res = {
+		wallMs: wall,
+		nodes: {},
+		redisCommands: commands,
+		leastBusyCommands: minus(redisCommands(redis2.port), leastBefore),
+		redisItems: ITEMS + WARMUP,
+	};
 	for (const n of NODES) {
 		const r = rd.runData[n.name]?.[0];
 		if (!r) throw new Error(`${n.name} did not run`);
@@ -317,6 +341,7 @@ function execute(n8n, id, nodeArgs, env) {
 const fmt = (v, d = 3) => v.toFixed(d);
 
 let redis;
+let redis2;
 let vendor;
 let home;
 try {
@@ -324,7 +349,10 @@ try {
 	const nodeVersion = execFileSync(install.nodeBin, ['--version']).toString().trim();
 	vendor = await startProviders();
 	redis = await startRedis();
-	log(`vendor on 127.0.0.1:${vendor.port}, redis-server on 127.0.0.1:${redis.port}`);
+	redis2 = await startRedis();
+	log(
+		`vendor on 127.0.0.1:${vendor.port}, redis-server on 127.0.0.1:${redis.port} (and ${redis2.port} for Least Busy)`,
+	);
 	const n8n = { ...n8nInstance(install), install };
 	home = n8n.home;
 	n8n.importCredentials([
@@ -333,6 +361,12 @@ try {
 			name: 'bench redis',
 			type: 'redis',
 			data: { host: '127.0.0.1', port: redis.port, database: 0, password: '' },
+		},
+		{
+			id: 'benchRedisCred2',
+			name: 'bench redis least busy',
+			type: 'redis',
+			data: { host: '127.0.0.1', port: redis2.port, database: 0, password: '' },
 		},
 	]);
 	const keys = NODES.map((n) => n.key);
@@ -402,6 +436,12 @@ try {
 	const inside = entries.filter(([k]) => !ROUND_TRIPS.includes(k) && k !== 'multi');
 	lines.push(
 		`  Redis store: ${perItem(trips.reduce((a, [, v]) => a + v, 0))} round trips per item, counted by redis-server (${trips.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')}; inside scripts and MULTI: ${inside.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')}); the counters' one write per execution included`,
+	);
+	const leastTrips = Object.entries(last.leastBusyCommands).filter(([k]) =>
+		ROUND_TRIPS.includes(k),
+	);
+	lines.push(
+		`  Least Busy's in-flight lease: ${fmt(best.leastBusy - best.redis)} ms/item beside the plain Redis branch (best; median ${fmt(median.leastBusy - median.redis)}), ${perItem(leastTrips.reduce((a, [, v]) => a + v, 0))} round trips per item on its own redis-server (${leastTrips.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')})`,
 	);
 	lines.push(
 		`  (per run, overhead memory / Redis: ${runs.map((m) => `${fmt(m.nodes.memory.msPerItem - m.nodes.http.msPerItem, 2)} / ${fmt(m.nodes.redis.msPerItem - m.nodes.http.msPerItem, 2)}`).join(', ')} ms/item)`,
@@ -506,6 +546,7 @@ fs.writeFileSync(${JSON.stringify(profileDir)} + '/anchor.' + process.pid + '.js
 	process.exitCode = 1;
 } finally {
 	redis?.stop();
+	redis2?.stop();
 	await vendor?.close();
 	if (home) rmSync(home, { recursive: true, force: true });
 }
