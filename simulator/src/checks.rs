@@ -1,9 +1,11 @@
 //! The targets this product is held to, checked and printed (never asserted here): fewer
 //! requests than the loop, no 429 and no ban, peak after recovery under the soft limit, last
 //! item within 1.5x of the ideal, nothing lost; with hedging, a p99 within 3x the vendor's
-//! tail-free median for at most 6 % extra requests; plus figures worth reading next to them.
+//! tail-free median for at most 6 % extra requests; with latency routing, >= 85 % of the calls
+//! at the faster provider and a move within 10 s of a latency change; plus figures to read.
 use crate::policy::Policy;
 use crate::report::Row;
+use crate::routing::Shift;
 use crate::run::Run;
 use crate::scenario::Scenario;
 use serde_json::{json, Value};
@@ -129,6 +131,30 @@ pub fn all(sc: &Scenario, runs: &[Run], rows: &[Row], ideal_ms: f64) -> Vec<Chec
                 row.label,
                 3.0 * tail_free
             ),
+        ));
+    }
+    // Issue 29's goal for latency routing: >= 85 % at the faster provider, a move within 10 s.
+    for row in rows.iter().filter(|r| r.key == Policy::RouteLatency.key()) {
+        let Some(f) = &row.routing else { continue };
+        let share = f.faster_before_pct.unwrap_or(0.0);
+        let (moved_ok, moved) = match f.shift {
+            Shift::NotApplicable => (true, String::new()),
+            Shift::Never => {
+                (false, "; most calls never moved to the newly faster provider (target within 10 s)".into())
+            }
+            Shift::After(ms) => (
+                ms <= 10_000,
+                format!(
+                    "; most calls moved to the newly faster provider {:.1} s after the change (target <= 10 s)",
+                    ms as f64 / 1000.0
+                ),
+            ),
+        };
+        let when = if f.change_ms.is_some() { " before the change" } else { "" };
+        out.push(target(
+            "latency_routing",
+            share >= 85.0 && moved_ok,
+            format!("{}: {share:.1} % of the calls at the faster provider{when} (target >= 85 %){moved}", row.label),
         ));
     }
     if let Some(ri) = rof {

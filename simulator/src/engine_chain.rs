@@ -1,6 +1,7 @@
 //! The engine chain each policy runs on, built from the scenario's node settings: the primary
 //! (and the fallback) with the shared soft rate limit and Max In Flight, except for jitter only;
-//! the hedging policies are the shared store with hedging on.
+//! the hedging policies are the shared store with hedging on, the routing ones the shared store
+//! with another routing between the vendor and the fallback (default weights, 1:1).
 use crate::policy::Policy;
 use crate::scenario::Scenario;
 use resilient_engine::config::{Chain, ProviderConfig, RateLimitConfig};
@@ -19,6 +20,9 @@ pub fn of(policy: Policy, sc: &Scenario) -> Option<Arc<Chain>> {
         }
         Policy::PerProcess | Policy::SharedStore => {}
         Policy::HedgeFixed | Policy::HedgeP95 => cfg.hedge = policy.hedge_mode().expect("a hedging policy").into(),
+        Policy::RouteWeighted | Policy::RouteLatency => {
+            cfg.routing = policy.routing().expect("a routing policy").into()
+        }
     }
     let limited = policy != Policy::JitterOnly;
     let mut primary = provider("primary", limited.then(|| sc.soft_limit_of(&sc.vendor)).flatten());

@@ -13,6 +13,7 @@ mod ideal;
 mod plot;
 mod policy;
 mod report;
+mod routing;
 mod run;
 mod scenario;
 mod tally;
@@ -49,8 +50,13 @@ POLICIES (compared side by side in one run)
     hedge_fixed           this product with hedged requests after a fixed delay (engine.hedge_delay_ms)
     hedge_p95             this product hedging after the provider's recent p95 from the shared latency
                           row, within engine.hedge_min_ms .. hedge_max_ms (max_hedges per item)
-    The hedging ones run only when named in "policies"; a scenario naming one also prints the
-    latency table (see below). The others run with the scenario's engine.hedge (default off).
+    route_weighted        this product routing between the vendor and the fallback at random by weight
+                          (engine routing "weighted"; default weights: 1:1)
+    route_latency         this product routing by latency (engine routing "latency": the lowest recent
+                          median first, at random among those within 20 % of it, 5 % exploring)
+    The hedging and routing ones run only when named in "policies"; a scenario naming one also
+    prints the latency table (see below), a routing one the routing table (it needs a fallback).
+    shared_store routes as the scenario's engine.routing says (default "order": the vendor first). The others run with the scenario's engine.hedge (default off).
     A worker slot stays busy while its item sleeps; a deferred item leaves its slot and is
     re-submitted to the queue at its retry_at, where any worker may take it.
 
@@ -70,6 +76,9 @@ SCENARIO FILE (JSON; unknown fields are errors; times in s unless named _ms)
     "lognormal": { "median_ms": 100,           optional, instead of latency_ms: log-normal with
                    "p95_ms": 150 },            this median and p95 (+ jitter if given)
     "slow": { "share": 0.05, "ms": 3000 },     optional: this share of the calls takes ms instead
+    "latency_changes": [ { "at_s": 25,         optional: from at_s on (in time order) another latency:
+                   "median_ms": 500,           a log-normal vendor's median (and "p95_ms", default
+                   "p95_ms": 750 } ],          the same spread), or "latency_ms" for a fixed one
     "outages": [ { "from_s": 30, "to_s": 120,  to_s omitted = never recovers
                    "status": 502,              or "error": "ECONNREFUSED" (exactly one)
                    "latency_ms": 200,          optional, latency of the refusals
@@ -108,6 +117,17 @@ LATENCY TABLE (when a hedging policy runs)
     extra %         requests beyond one per item, in % of the items (hedges, retries)
     hedges          calls sent while another call of the item was still out
     target hedge_tail: p99 <= 3 x the vendor's tail-free median and extra <= 6 %
+
+ROUTING TABLE (when a routing policy runs, or a provider's latency changes, with a fallback)
+    vendor %, fallback %  each provider's share of the calls (as they arrive, retries included)
+    faster % before       share at the faster provider (lower median) before the first latency change
+    faster % after        share at the provider faster after it, from 10 s after the change on
+    moved after s         when most calls had moved to the provider that became the faster: the end of
+                          the first 1 s window after the change from which every 1 s window to the last
+                          call sent > 50 % there (held >= 10 s; else "never")
+    p95 before/after      item latency p95 of the items that arrived before the change / from it on
+    target latency_routing: route_latency sends >= 85 % to the faster provider before the change and
+                          moves most calls within 10 s of it
 "#;
 
 struct Args {
@@ -206,9 +226,13 @@ fn main() -> ExitCode {
     } else {
         println!("{}\n", report::describe(&sc));
         print!("{}", report::table(&rows));
-        if sc.policies.iter().any(|p| p.hedge_mode().is_some()) {
+        if sc.policies.iter().any(|p| p.hedge_mode().is_some() || p.routing().is_some()) {
             println!("\nitem latency (arrival to done) and requests per item, side by side:");
             print!("{}", report::latency_table(&rows));
+        }
+        if routing::applies(&sc) {
+            println!("\nshare of the calls per provider, side by side:");
+            print!("{}{}", report::routing_table(&rows), report::routing_note(&sc));
         }
         // The breaker's policies' outage requests, split: the herd before it opened, its probes,
         // and the rest (what a breaker per process lets through).

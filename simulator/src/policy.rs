@@ -1,6 +1,7 @@
 //! The policies compared side by side: two baselines without the engine, and the engine run
 //! three ways (no breaker and no shared state; per-process rows; one shared set of rows), plus
-//! this product with hedged requests (a fixed delay, or the provider's p95).
+//! this product with hedged requests (a fixed delay, or the provider's p95), and this product
+//! routing between the vendor and the fallback (weighted, or by latency) instead of in order.
 //! Names only: a scenario lists them, so this module depends on nothing else of the simulator
 //! (their labels are in `report`, their engine chains in `engine_chain`).
 
@@ -21,14 +22,19 @@ pub enum Policy {
     HedgeFixed,
     /// This product hedging after the provider's p95 (`engine.hedge_min_ms` .. `hedge_max_ms`).
     HedgeP95,
+    /// This product routing by weight between the vendor and the fallback (default weights: 1:1).
+    RouteWeighted,
+    /// This product routing by latency: the fastest recent median first (within 20 %, at random).
+    RouteLatency,
 }
 
-/// The policies a scenario without `"policies"` compares (the hedging ones are asked for by name).
+/// The policies a scenario without `"policies"` compares (the hedging and routing ones are asked
+/// for by name).
 pub const ALL: [Policy; 5] =
     [Policy::RetryOnFail, Policy::SleepLoop, Policy::JitterOnly, Policy::PerProcess, Policy::SharedStore];
 
 /// Every policy a scenario may name.
-pub const NAMED: [Policy; 7] = [
+pub const NAMED: [Policy; 9] = [
     Policy::RetryOnFail,
     Policy::SleepLoop,
     Policy::JitterOnly,
@@ -36,6 +42,8 @@ pub const NAMED: [Policy; 7] = [
     Policy::SharedStore,
     Policy::HedgeFixed,
     Policy::HedgeP95,
+    Policy::RouteWeighted,
+    Policy::RouteLatency,
 ];
 
 impl Policy {
@@ -48,6 +56,8 @@ impl Policy {
             Policy::SharedStore => "shared_store",
             Policy::HedgeFixed => "hedge_fixed",
             Policy::HedgeP95 => "hedge_p95",
+            Policy::RouteWeighted => "route_weighted",
+            Policy::RouteLatency => "route_latency",
         }
     }
 
@@ -57,7 +67,10 @@ impl Policy {
 
     /// Whether every worker shares one set of rows (the shared store).
     pub fn shared(self) -> bool {
-        matches!(self, Policy::SharedStore | Policy::HedgeFixed | Policy::HedgeP95)
+        matches!(
+            self,
+            Policy::SharedStore | Policy::HedgeFixed | Policy::HedgeP95 | Policy::RouteWeighted | Policy::RouteLatency
+        )
     }
 
     /// The engine's `hedge` setting this policy runs with; `None`: the scenario's own.
@@ -65,6 +78,15 @@ impl Policy {
         match self {
             Policy::HedgeFixed => Some("fixed"),
             Policy::HedgeP95 => Some("p95"),
+            _ => None,
+        }
+    }
+
+    /// The engine's `routing` this policy runs with; `None`: the scenario's own (default `order`).
+    pub fn routing(self) -> Option<&'static str> {
+        match self {
+            Policy::RouteWeighted => Some("weighted"),
+            Policy::RouteLatency => Some("latency"),
             _ => None,
         }
     }

@@ -1,9 +1,12 @@
 //! The comparison table: one row per policy, as text or as JSON (a later run in real n8n is
 //! compared against the JSON); and, when hedging policies run, the latency table beside it:
-//! each policy's item latency (p50, p95, p99) and requests per item.
+//! each policy's item latency (p50, p95, p99) and requests per item; and, when policies route
+//! between the vendor and the fallback, the routing table: each provider's share of the calls.
 use crate::policy::Policy;
+use crate::routing::{self, Figures, Shift};
 use crate::run::Run;
 use crate::scenario::Scenario;
+use crate::vendor::{Latency, VendorSpec};
 use serde_json::{json, Value};
 
 pub struct Row {
@@ -36,6 +39,8 @@ pub struct Row {
     pub hedges: u64,
     pub abandoned: u64,
     pub served_twice: u64,
+    /// Shares of the calls per provider and the move after a latency change (`routing::applies`).
+    pub routing: Option<Figures>,
 }
 
 impl Row {
@@ -70,6 +75,7 @@ impl Row {
             hedges: t.hedges,
             abandoned: t.abandoned,
             served_twice: t.served_twice,
+            routing: routing::applies(sc).then(|| routing::figures(sc, t)),
         }
     }
 
@@ -83,7 +89,7 @@ impl Row {
     }
 
     pub fn json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "policy": self.key,
             "label": self.label,
             "requests": self.requests,
@@ -112,7 +118,26 @@ impl Row {
             "hedges": self.hedges,
             "abandoned": self.abandoned,
             "served_twice": self.served_twice,
-        })
+        });
+        if let Some(f) = &self.routing {
+            v["routing"] = json!({
+                "vendor_share_pct": f.share_pct[0],
+                "fallback_share_pct": f.share_pct[1],
+                "change_s": f.change_ms.map(|ms| ms as f64 / 1000.0),
+                "faster_before": provider_key(f.faster_before),
+                "faster_after": f.faster_after.map(provider_key),
+                "faster_before_pct": f.faster_before_pct,
+                "faster_after_pct": f.faster_after_pct,
+                "moved_after_s": match f.shift {
+                    Shift::After(ms) => Some(ms as f64 / 1000.0),
+                    _ => None,
+                },
+                "moved": !matches!(f.shift, Shift::Never),
+                "latency_p95_before_ms": f.p95_before_ms,
+                "latency_p95_after_ms": f.p95_after_ms,
+            });
+        }
+        v
     }
 }
 
@@ -125,12 +150,31 @@ fn label(policy: Policy, sc: &Scenario) -> String {
         Policy::SleepLoop => format!("retry forever, sleep({} ms)", sc.sleep_loop_ms),
         Policy::JitterOnly => "full jitter, no shared state".into(),
         Policy::PerProcess => "per-process breakers".into(),
+        Policy::SharedStore if sc.policies.iter().any(|p| p.routing().is_some()) => {
+            format!("this product, {} (shared store)", routing_label(&sc.engine.routing))
+        }
         Policy::SharedStore => "this product (shared store)".into(),
         Policy::HedgeFixed => format!("hedged, fixed delay {} ms", sc.engine.hedge_delay_ms),
         Policy::HedgeP95 => {
             format!("hedged at the p95 ({}..{} ms)", sc.engine.hedge_min_ms, sc.engine.hedge_max_ms)
         }
+        Policy::RouteWeighted | Policy::RouteLatency => {
+            format!("this product, {}", routing_label(policy.routing().expect("a routing policy")))
+        }
     }
+}
+
+fn routing_label(routing: &str) -> String {
+    match routing {
+        "order" => "in order".into(),
+        "weighted" => "weighted 1:1".into(),
+        "latency" => "latency routing".into(),
+        other => format!("{other} routing"),
+    }
+}
+
+fn provider_key(i: usize) -> &'static str {
+    ["vendor", "fallback"][i]
 }
 
 const HEADERS: [&str; 13] = [
@@ -199,6 +243,78 @@ pub fn latency_table(rows: &[Row]) -> String {
     layout(&LATENCY_HEADERS, &cells)
 }
 
+const ROUTING_HEADERS: [&str; 11] = [
+    "policy",
+    "vendor %",
+    "fallback %",
+    "faster % before",
+    "faster % after",
+    "moved after s",
+    "p50 ms",
+    "p95 ms",
+    "p95 before",
+    "p95 after",
+    "lost",
+];
+
+/// The side-by-side routing table: each provider's share of the calls, the share at the faster
+/// provider before the first latency change and from 10 s after it, when most calls had moved
+/// to the provider that became the faster, and item latency (p95 over the run, before, after).
+pub fn routing_table(rows: &[Row]) -> String {
+    let ms = |v: Option<u64>| v.map_or("-".into(), |v| v.to_string());
+    let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .filter_map(|r| r.routing.as_ref().map(|f| (r, f)))
+        .map(|(r, f)| {
+            vec![
+                r.label.clone(),
+                format!("{:.1}", f.share_pct[0]),
+                format!("{:.1}", f.share_pct[1]),
+                pct(f.faster_before_pct),
+                pct(f.faster_after_pct),
+                match f.shift {
+                    Shift::NotApplicable => "-".into(),
+                    Shift::Never => "never".into(),
+                    Shift::After(ms) => format!("{:.1}", ms as f64 / 1000.0),
+                },
+                ms(r.p50_ms),
+                ms(r.p95_ms),
+                ms(f.p95_before_ms),
+                ms(f.p95_after_ms),
+                r.lost.to_string(),
+            ]
+        })
+        .collect();
+    layout(&ROUTING_HEADERS, &cells)
+}
+
+/// What the routing table's "faster" and "moved" mean in this scenario, lines under it.
+pub fn routing_note(sc: &Scenario) -> String {
+    let name = |i: usize| ["the vendor", "the fallback"][i];
+    let medians = |t: u64| {
+        let f = sc.fallback.as_ref().map_or(0.0, |f| f.median_at_ms(t));
+        format!("median {:.0} ms vs {f:.0} ms", sc.vendor.median_at_ms(t))
+    };
+    let Some(c) = routing::first_change_ms(sc) else {
+        return format!("  faster: {} ({})\n", name(routing::faster_at(sc, 0)), medians(0));
+    };
+    let s = |ms: u64| ms as f64 / 1000.0;
+    format!(
+        "  faster: {} before {} s ({}), {} from then on ({})\n  faster % after: the calls from {} s on; \
+         moved after: the end of the first {} s window after the change from which every window to the last call \
+         sent most calls (> 50 %) to the newly faster provider (held >= {} s), else never\n",
+        name(routing::faster_at(sc, 0)),
+        s(c),
+        medians(0),
+        name(routing::faster_at(sc, c)),
+        medians(c),
+        s(c + routing::SETTLE_MS),
+        s(routing::WINDOW_MS),
+        s(routing::HOLD_MS)
+    )
+}
+
 /// Headers, a rule and the rows: the first column left-aligned, the others right-aligned.
 fn layout(headers: &[&str], cells: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..headers.len())
@@ -222,10 +338,8 @@ fn layout(headers: &[&str], cells: &[Vec<String>]) -> String {
 /// A line describing the scenario above its table.
 pub fn describe(sc: &Scenario) -> String {
     let v = &sc.vendor;
-    let mut parts = vec![match v.lognormal {
-        Some(l) => format!("latency log-normal, median {} ms, p95 {} ms", l.median_ms, l.p95_ms),
-        None => format!("latency {} ms", v.latency_ms),
-    }];
+    let mut parts = vec![latency_text(v)];
+    parts.extend(changes_text(v));
     if let Some(s) = v.slow {
         parts.push(format!("{} % of calls take {} ms", s.share * 100.0, s.ms));
     }
@@ -253,6 +367,11 @@ pub fn describe(sc: &Scenario) -> String {
         load.push(format!("{} arriving at {}/s from {} s", e.count, e.per_s, e.start_ms as f64 / 1000.0));
     }
     let fallback = match &sc.fallback {
+        Some(f) if f.lognormal.is_some() || !f.latency_changes.is_empty() => {
+            let mut parts = vec![latency_text(f)];
+            parts.extend(changes_text(f));
+            format!("; fallback: {}{}", parts.join(", "), if f.outages.is_empty() { ", healthy" } else { "" })
+        }
         Some(f) => {
             format!("; fallback: latency {} ms{}", f.latency_ms, if f.outages.is_empty() { ", healthy" } else { "" })
         }
@@ -268,4 +387,23 @@ pub fn describe(sc: &Scenario) -> String {
         sc.horizon_ms / 1000,
         parts.join(", ")
     )
+}
+
+fn latency_text(v: &VendorSpec) -> String {
+    match v.lognormal {
+        Some(l) => format!("latency log-normal, median {} ms, p95 {} ms", l.median_ms, l.p95_ms),
+        None => format!("latency {} ms", v.latency_ms),
+    }
+}
+
+fn changes_text(v: &VendorSpec) -> Vec<String> {
+    v.latency_changes
+        .iter()
+        .map(|c| match c.latency {
+            Latency::Fixed(ms) => format!("from {} s: latency {ms} ms", c.at_ms as f64 / 1000.0),
+            Latency::LogNormal(l) => {
+                format!("from {} s: median {} ms, p95 {:.0} ms", c.at_ms as f64 / 1000.0, l.median_ms, l.p95_ms)
+            }
+        })
+        .collect()
 }

@@ -3,7 +3,7 @@
 use crate::fields::{brief, check, Fields};
 use crate::policy::{self, Policy};
 use crate::target;
-use crate::vendor::{Ban, LogNormal, Outage, Quota, Refusal, Slow, VendorSpec};
+use crate::vendor::{Ban, Latency, LatencyChange, LogNormal, Outage, Quota, Refusal, Slow, VendorSpec};
 use resilient_engine::config::{ChainConfig, ProviderConfig, RateLimitConfig};
 use resilient_engine::EngineError;
 use serde_json::{Map, Value};
@@ -135,6 +135,11 @@ impl Scenario {
                     );
                 }
                 check(!out.is_empty(), f.at("policies"), || "name at least one policy".into())?;
+                if let Some(p) = out.iter().find(|p| p.routing().is_some()) {
+                    check(f.raw("fallback").is_some(), f.at("policies"), || {
+                        format!("{} routes between the vendor and the fallback: add a fallback", p.key())
+                    })?;
+                }
                 out
             }
         };
@@ -223,12 +228,63 @@ fn vendor_spec(f: &Fields) -> Result<VendorSpec, String> {
     for (path, v) in f.list("outages")? {
         outages.push(outage(&Fields::new(path, v)?)?);
     }
+    let mut latency_changes: Vec<LatencyChange> = Vec::new();
+    for (path, v) in f.list("latency_changes")? {
+        let c = latency_change(&Fields::new(path.clone(), v)?, lognormal)?;
+        if let Some(last) = latency_changes.last() {
+            check(c.at_ms > last.at_ms, format!("{path}.at_s"), || {
+                format!("changes in time order: must be after the one before ({} s)", last.at_ms as f64 / 1000.0)
+            })?;
+        }
+        latency_changes.push(c);
+    }
     let quota = f.opt_obj("quota")?.map(|q| quota(&q)).transpose()?;
     let ban = f.opt_obj("ban")?.map(|b| ban(&b)).transpose()?;
     check(ban.is_none() || quota.is_some(), f.at("ban"), || "a ban rule needs a quota to be over (add quota)".into())?;
     let limiter_during_outage = f.bool_or("limiter_during_outage", false)?;
     f.done()?;
-    Ok(VendorSpec { latency_ms, latency_jitter_ms, lognormal, slow, outages, quota, ban, limiter_during_outage })
+    Ok(VendorSpec {
+        latency_ms,
+        latency_jitter_ms,
+        lognormal,
+        slow,
+        outages,
+        latency_changes,
+        quota,
+        ban,
+        limiter_during_outage,
+    })
+}
+
+/// From `at_s` on: `latency_ms` for a vendor of fixed latency; `median_ms` (and `p95_ms`, by
+/// default the same spread: p95 / median as before) for a log-normal one.
+fn latency_change(f: &Fields, lognormal: Option<LogNormal>) -> Result<LatencyChange, String> {
+    let at_s = f.opt_f64("at_s")?.ok_or_else(|| format!("{}: when the latency changes is needed", f.at("at_s")))?;
+    check(at_s >= 0.0, f.at("at_s"), || format!("must be >= 0, got {at_s}"))?;
+    let latency = match lognormal {
+        None => {
+            for k in ["median_ms", "p95_ms"] {
+                check(f.raw(k).is_none(), f.at(k), || {
+                    "the vendor's latency is fixed (latency_ms): give latency_ms, or make it lognormal".into()
+                })?;
+            }
+            Latency::Fixed(f.need_u64("latency_ms")?)
+        }
+        Some(l) => {
+            check(f.raw("latency_ms").is_none(), f.at("latency_ms"), || {
+                "the vendor's latency is log-normal: give median_ms (and p95_ms)".into()
+            })?;
+            let median_ms = f.need_u64("median_ms")?;
+            check(median_ms >= 1, f.at("median_ms"), || "must be at least 1 ms".into())?;
+            let p95_ms = f.opt_u64("p95_ms")?.map_or(median_ms as f64 * l.p95_ms / l.median_ms, |p| p as f64);
+            check(p95_ms > median_ms as f64, f.at("p95_ms"), || {
+                format!("must be above median_ms ({median_ms}), got {p95_ms}")
+            })?;
+            Latency::LogNormal(LogNormal { median_ms: median_ms as f64, p95_ms })
+        }
+    };
+    f.done()?;
+    Ok(LatencyChange { at_ms: (at_s * 1000.0) as u64, latency })
 }
 
 fn lognormal(f: &Fields) -> Result<LogNormal, String> {

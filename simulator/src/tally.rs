@@ -2,6 +2,9 @@
 //! how each execution ended.
 use crate::vendor::ReplyKind;
 
+/// The resolution of the per-provider arrivals over time (`per_tick`).
+pub const TICK_MS: u64 = 100;
+
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
     /// Requests arriving at the primary and at the fallback.
@@ -19,6 +22,8 @@ pub struct Tally {
     pub over_quota: u64,
     /// Requests answered by a ban.
     pub banned_answers: u64,
+    /// Arrivals at the primary and at the fallback per `TICK_MS` of virtual time.
+    pub per_tick: [Vec<u32>; 2],
     /// Arrivals at the primary per second of virtual time.
     pub per_second: Vec<u32>,
     /// Arrivals at the primary per window of its quota (when it has one).
@@ -38,6 +43,8 @@ pub struct Tally {
     pub served_twice: u64,
     /// Per execution done: from its arrival to its end, in ms (queueing and deferrals included).
     pub latencies_ms: Vec<u64>,
+    /// When each of those was done (same order).
+    pub done_at_ms: Vec<u64>,
 }
 
 impl Tally {
@@ -47,6 +54,7 @@ impl Tally {
 
     pub fn request(&mut self, provider: usize, now: u64, kind: ReplyKind, in_outage: bool) {
         self.requests[provider] += 1;
+        bump(&mut self.per_tick[provider], (now / TICK_MS) as usize);
         match kind {
             ReplyKind::OverQuota => self.over_quota += 1,
             ReplyKind::Banned => self.banned_answers += 1,
@@ -65,6 +73,7 @@ impl Tally {
 
     pub fn done(&mut self, now: u64, by_fallback: bool, latency_ms: u64) {
         self.latencies_ms.push(latency_ms);
+        self.done_at_ms.push(now);
         self.done += 1;
         self.done_by_fallback += by_fallback as u64;
         self.last_done_ms = Some(now);
@@ -72,10 +81,19 @@ impl Tally {
 
     /// The executions' latency at quantile `q` (nearest rank), `None` before one was done.
     pub fn latency_quantile_ms(&self, q: f64) -> Option<u64> {
-        let mut sorted = self.latencies_ms.clone();
-        sorted.sort_unstable();
-        let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
-        sorted.get(rank - 1).copied()
+        quantile(self.latencies_ms.clone(), q)
+    }
+
+    /// The same for the executions that arrived in `from_ms..to_ms`.
+    pub fn latency_quantile_between_ms(&self, q: f64, from_ms: u64, to_ms: u64) -> Option<u64> {
+        let arrived = |(&ms, &done): (&u64, &u64)| (from_ms..to_ms).contains(&(done - ms)).then_some(ms);
+        quantile(self.latencies_ms.iter().zip(&self.done_at_ms).filter_map(arrived).collect(), q)
+    }
+
+    /// Arrivals at `provider` in ticks `from..to` (of `TICK_MS`).
+    pub fn provider_requests_between_ticks(&self, provider: usize, from: usize, to: usize) -> u64 {
+        let ticks = &self.per_tick[provider];
+        ticks.get(from.min(ticks.len())..to.min(ticks.len())).map_or(0, |s| s.iter().map(|&n| n as u64).sum())
     }
 
     /// Arrivals at the primary in seconds `from_s..to_s`.
@@ -94,6 +112,13 @@ impl Tally {
         let w = self.window_ms?;
         Some(self.per_window.iter().skip((from_ms / w) as usize).copied().max().unwrap_or(0))
     }
+}
+
+/// Nearest rank.
+fn quantile(mut sorted: Vec<u64>, q: f64) -> Option<u64> {
+    sorted.sort_unstable();
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
+    sorted.get(rank - 1).copied()
 }
 
 fn bump(v: &mut Vec<u32>, i: usize) {

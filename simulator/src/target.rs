@@ -2,8 +2,9 @@
 //! Apart from `checks`, which evaluates them, so a scenario can name them without a cycle.
 
 /// Every target, in the order they are checked; a scenario without `"targets"` holds all.
-/// (`hedge_tail` is checked only when a hedging policy runs.)
-pub const KEYS: [&str; 8] = [
+/// (`hedge_tail` is checked only when a hedging policy runs, `latency_routing` only when
+/// `route_latency` does.)
+pub const KEYS: [&str; 9] = [
     "fewer_requests",
     "no_429",
     "no_ban",
@@ -12,4 +13,5 @@ pub const KEYS: [&str; 8] = [
     "near_ideal",
     "none_lost",
     "hedge_tail",
+    "latency_routing",
 ];

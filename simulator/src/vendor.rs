@@ -3,6 +3,7 @@
 //! Order of checks per request: banned? -> in an outage? -> over the quota? -> served.
 //! A served answer takes the fixed latency plus uniform jitter, or a log-normal draw (a median and
 //! a p95), and a share of the calls may be slow (a long tail: they take a fixed, long time).
+//! The latency may change over time (`latency_changes`: from a moment on, another latency).
 use resilient_engine::outcome::Outcome;
 use resilient_engine::retry_after::HintHeaders;
 use resilient_engine::rng::Rng;
@@ -86,6 +87,21 @@ impl LogNormal {
     }
 }
 
+/// From `at_ms` on, the vendor's served calls take another latency: a fixed `latency_ms`, or
+/// (a log-normal vendor) another median and p95. The same draws as before the change, scaled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyChange {
+    pub at_ms: u64,
+    pub latency: Latency,
+}
+
+/// A served call's usual latency (before jitter and the slow share).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Latency {
+    Fixed(u64),
+    LogNormal(LogNormal),
+}
+
 /// The long tail: this share of the calls takes `ms` instead of the usual latency.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Slow {
@@ -102,6 +118,8 @@ pub struct VendorSpec {
     /// A share of the calls answered (served, or a 429) only after a long time.
     pub slow: Option<Slow>,
     pub outages: Vec<Outage>,
+    /// Changes of the usual latency over time, in time order (none: the latency above throughout).
+    pub latency_changes: Vec<LatencyChange>,
     pub quota: Option<Quota>,
     pub ban: Option<Ban>,
     /// Whether requests answered by an outage still count against the quota (an edge limiter in
@@ -127,6 +145,26 @@ impl VendorSpec {
     /// The median latency of a served call without the slow tail.
     pub fn tail_free_median_ms(&self) -> f64 {
         self.lognormal.map_or(self.latency_ms as f64, |l| l.median_ms) + self.latency_jitter_ms as f64 / 2.0
+    }
+
+    /// The usual latency of a call served at `now` (the last change at or before it, if any).
+    pub fn latency_at(&self, now: u64) -> Latency {
+        match self.latency_changes.iter().rev().find(|c| c.at_ms <= now) {
+            Some(c) => c.latency,
+            None => match self.lognormal {
+                Some(l) => Latency::LogNormal(l),
+                None => Latency::Fixed(self.latency_ms),
+            },
+        }
+    }
+
+    /// The tail-free median from `now` on (`tail_free_median_ms` after the changes up to `now`).
+    pub fn median_at_ms(&self, now: u64) -> f64 {
+        let usual = match self.latency_at(now) {
+            Latency::Fixed(ms) => ms as f64,
+            Latency::LogNormal(l) => l.median_ms,
+        };
+        usual + self.latency_jitter_ms as f64 / 2.0
     }
 
     /// When the last outage ends: the vendor has recovered from then on.
@@ -171,13 +209,14 @@ impl<'s> Vendor<'s> {
     /// An answer's latency: `fixed` for a refusal that has its own, else the vendor's (drawn).
     /// The log-normal and the slow share draw only when the scenario has them, so a scenario
     /// without them draws exactly what it always did.
-    fn latency(&mut self, fixed: Option<u64>) -> u64 {
+    /// A latency change at `now` draws the same way, with its own figures.
+    fn latency(&mut self, fixed: Option<u64>, now: u64) -> u64 {
         if let Some(ms) = fixed {
             return ms + self.rng.between(0, self.spec.latency_jitter_ms);
         }
-        let usual = match self.spec.lognormal {
-            Some(l) => l.draw(&mut self.rng),
-            None => self.spec.latency_ms,
+        let usual = match self.spec.latency_at(now) {
+            Latency::LogNormal(l) => l.draw(&mut self.rng),
+            Latency::Fixed(ms) => ms,
         } + self.rng.between(0, self.spec.latency_jitter_ms);
         match self.spec.slow {
             Some(s) if self.rng.unit() < s.share => s.ms,
@@ -189,7 +228,7 @@ impl<'s> Vendor<'s> {
     pub fn answer(&mut self, now: u64) -> Reply {
         if now < self.banned_until {
             let ban = self.spec.ban.as_ref().expect("banned only with a ban rule");
-            let latency_ms = self.latency(ban.latency_ms);
+            let latency_ms = self.latency(ban.latency_ms, now);
             return Reply { outcome: ban.refusal.outcome(), latency_ms, kind: ReplyKind::Banned };
         }
         // A storm (share < 1) refuses only its share of the requests; the others are served.
@@ -200,10 +239,10 @@ impl<'s> Vendor<'s> {
             }
         }
         if let Some(o) = outage {
-            let latency_ms = self.latency(o.latency_ms);
+            let latency_ms = self.latency(o.latency_ms, now);
             return Reply { outcome: o.refusal.outcome(), latency_ms, kind: ReplyKind::Outage };
         }
-        let latency_ms = self.latency(None);
+        let latency_ms = self.latency(None, now);
         Reply { outcome: Outcome::status(200, HintHeaders::default()), latency_ms, kind: ReplyKind::Served }
     }
 
@@ -237,7 +276,7 @@ impl<'s> Vendor<'s> {
         let left_ms = (window + 1) * quota.period_ms - now;
         let seconds = quota.retry_after_s.unwrap_or(left_ms.div_ceil(1000).max(1));
         let headers = HintHeaders::default().with("retry-after", seconds.to_string());
-        let latency_ms = self.latency(None);
+        let latency_ms = self.latency(None, now);
         Some(Reply { outcome: Outcome::status(429, headers), latency_ms, kind: ReplyKind::OverQuota })
     }
 
@@ -267,6 +306,7 @@ mod tests {
             limiter_during_outage: false,
             lognormal: None,
             slow: None,
+            latency_changes: vec![],
         }
     }
 
