@@ -56,7 +56,8 @@ POLICIES (compared side by side in one run)
                           median first, at random among those within 20 % of it, 5 % exploring)
     The hedging and routing ones run only when named in "policies"; a scenario naming one also
     prints the latency table (see below), a routing one the routing table (it needs a fallback).
-    shared_store routes as the scenario's engine.routing says (default "order": the vendor first). The others run with the scenario's engine.hedge (default off).
+    The others run with the scenario's engine.hedge (default off); shared_store routes as the
+    scenario's engine.routing says (default "order": the vendor first, the fallback on failure).
     A worker slot stays busy while its item sleeps; a deferred item leaves its slot and is
     re-submitted to the queue at its retry_at, where any worker may take it.
 

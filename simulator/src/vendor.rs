@@ -332,6 +332,28 @@ mod tests {
     }
 
     #[test]
+    fn a_latency_change_applies_from_its_moment_on() {
+        let l = |median_ms: f64| LogNormal { median_ms, p95_ms: 1.5 * median_ms };
+        let s = VendorSpec {
+            outages: vec![],
+            quota: None,
+            ban: None,
+            lognormal: Some(l(100.0)),
+            latency_changes: vec![LatencyChange { at_ms: 1_000, latency: Latency::LogNormal(l(500.0)) }],
+            ..spec()
+        };
+        assert_eq!((s.median_at_ms(999), s.median_at_ms(1_000)), (100.0, 500.0));
+        let mut v = Vendor::new(&s, Rng::seeded(5));
+        let median = |v: &mut Vendor, at: u64| {
+            let mut ms: Vec<u64> = (0..10_001).map(|_| v.answer(at).latency_ms).collect();
+            ms.sort_unstable();
+            ms[5_000]
+        };
+        assert!((97..=103).contains(&median(&mut v, 0)));
+        assert!((485..=515).contains(&median(&mut v, 1_000)));
+    }
+
+    #[test]
     fn quota_outage_and_ban() {
         use ReplyKind::*;
         let s = spec();

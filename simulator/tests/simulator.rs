@@ -147,6 +147,22 @@ fn a_bad_scenario_file_names_the_field() {
             r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "engine": {"hedge_min_ms": 900, "hedge_max_ms": 100}, "policies": ["hedge_p95"]}"#,
             "engine.hedge_max_ms",
         ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"lognormal": {"median_ms": 100, "p95_ms": 150}, "latency_changes": [{"at_s": 5, "latency_ms": 500}]}}"#,
+            "vendor.latency_changes[0].latency_ms",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {"latency_changes": [{"at_s": 5, "latency_ms": 500}, {"at_s": 2, "latency_ms": 100}]}}"#,
+            "vendor.latency_changes[1].at_s",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "fallback": {"latency_changes": [{"latency_ms": 500}]}}"#,
+            "fallback.latency_changes[0].at_s",
+        ),
+        (
+            r#"{"workers": 1, "concurrency": 1, "executions": {"queued": 1}, "vendor": {}, "policies": ["shared_store", "route_latency"]}"#,
+            "policies",
+        ),
     ];
     for (i, (text, field)) in cases.iter().enumerate() {
         let file = dir.join(format!("bad{i}.json"));
@@ -228,4 +244,45 @@ fn hedging_a_long_tail_cuts_the_p99_for_a_few_more_requests_and_serves_every_ite
             plain["latency_p99_ms"]
         );
     }
+}
+
+#[test]
+fn latency_routing_prefers_the_faster_provider_and_moves_to_the_other_after_it_slows_down() {
+    // Issue 29: 5000 calls, A (the vendor) median 100 ms, B (the fallback) 300 ms; A goes to
+    // 500 ms at 25 s. In order, weighted 1:1 and latency routing: the facts that hold whatever
+    // the tuning of the latency routing (its goal, >= 85 % and within 10 s, is the scenario's target).
+    let path = scenario("routing-latency.json");
+    let (ok, text, stderr) = simulate(&[path.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    println!("{text}");
+    let r = json_of("routing-latency.json");
+    let items = r["executions"].as_u64().unwrap();
+    let n = |p: &Value, k: &str| p[k].as_u64().unwrap_or_else(|| panic!("{k} of {}", p["policy"]));
+    let f = |p: &Value, k: &str| p["routing"][k].as_f64().unwrap_or_else(|| panic!("routing.{k} of {}", p["policy"]));
+    for p in r["policies"].as_array().unwrap() {
+        assert_eq!((n(p, "done"), n(p, "lost")), (items, 0), "{}: every item done", p["policy"]);
+        assert_eq!((n(p, "deferred_at_end"), n(p, "unfinished")), (0, 0), "{}: none left", p["policy"]);
+        // Both providers are healthy: one call per item, wherever it goes.
+        assert_eq!(n(p, "requests") + n(p, "fallback_requests"), items, "{}", p["policy"]);
+        assert_eq!(p["routing"]["faster_before"], "vendor");
+        assert_eq!(p["routing"]["faster_after"], "fallback");
+    }
+    let order = policy(&r, "shared_store");
+    assert!(f(order, "faster_before_pct") >= 99.0, "in order, A first: {}", order["routing"]);
+    assert_eq!(order["routing"]["moved"], false, "in order, calls never move to B");
+    let weighted = policy(&r, "route_weighted");
+    let share = f(weighted, "vendor_share_pct");
+    assert!((45.0..=55.0).contains(&share), "weighted 1:1: {share} % at A");
+    assert_eq!(weighted["routing"]["moved"], false, "1:1 whatever the latency: no lasting majority at B");
+    let latency = policy(&r, "route_latency");
+    assert!(f(latency, "faster_before_pct") > 80.0, "latency routing prefers A: {}", latency["routing"]);
+    let moved = f(latency, "moved_after_s");
+    assert!(moved > 0.0 && moved < 20.0, "most calls went to B some seconds after the change: {moved} s");
+    assert!(f(latency, "faster_after_pct") > 50.0, "then most stay at B: {}", latency["routing"]);
+    assert!(
+        n(latency, "latency_p95_ms") < n(order, "latency_p95_ms"),
+        "following the faster provider lowers the p95: {} against {} in order",
+        latency["latency_p95_ms"],
+        order["latency_p95_ms"]
+    );
 }
