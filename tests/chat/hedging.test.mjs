@@ -9,8 +9,21 @@
 //   closed before it answered; Model 2 got the hedges but those aborted before they left (a fast
 //   call on a loaded machine can outlast the delay, then answer first), nothing else; the
 //   sub-node's run data shows the hedges;
-// - the slowest model call with hedging is well below the slow share's 3 s, and the chain's time
-//   well below the run without hedging.
+// - with hedging, the slow share's calls are well below its 3 s (every call below it: the first,
+//   n8n's cold start, may be slower than the rest), and the chain's time well below the run
+//   without hedging.
+// Streamed (a chat call is hedged until its first committing chunk): a Webhook in Streaming mode
+// (as tests/e2e/chat-streaming.test.mjs drives it on both majors) -> n8n's AI Agent (Enable
+// Streaming, its default) -> the same Resilient Chat Model, Hedging after 500 ms under a 10 s
+// First-Chunk Deadline, on `n8n start`. 10 turns, one at a time; Model 1 streams at once, but on
+// turns 2, 5 and 8 (its calls 2, 5, 8) it sends its headers and role-only preamble, then nothing
+// for 3 s; Model 2 streams "two-…" text, Model 1 "one-…". Counted at the vendors and in the
+// streams the client reads:
+// - each turn's stream is one model's text, never a mix: the slow turns Model 2's, the others
+//   Model 1's (or Model 2's where the run data shows a hedge that won);
+// - each slow Model 1 stream closed by the client before its first delta;
+// - the executions' run data: a `hedge: true` attempt and an `abandoned` one on the slow turns;
+// - the slow turns' first streamed text well under 3 s.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
@@ -22,7 +35,12 @@ import {
 	openAiModel,
 	resilientOver,
 } from '../support/chat-workflows.mjs';
+import { node } from '../support/workflow-parts.mjs';
+import { items as itemTexts, postStreaming } from '../support/chat-stream.mjs';
+import { ownerSession } from '../support/owner-session.mjs';
 import { installLikeN8n } from '../e2e/clean-checkout.mjs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { packWorktree } from './support.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
@@ -34,7 +52,7 @@ const SLOW = 3000;
 const DELAY = 500;
 /** Model 1's answer to its call k (one per item): every 10th slow, spread. */
 const slow = (k) => k % 10 === 4;
-let vendors, n8n;
+let vendors, n8n, install, server;
 const cred = {};
 const built = {};
 
@@ -65,19 +83,83 @@ function workflow(tag, retryPolicy) {
 	return { wf, names };
 }
 
+const TURNS = 10;
+/** Model 1's slow calls in the streamed case (one per turn, in order). */
+const SLOW_TURNS = [2, 5, 8];
+const ONE = ['one-a ', 'one-b ', 'one-c'];
+const TWO = ['two-a ', 'two-b ', 'two-c'];
+
+/** Webhook (Streaming) -> AI Agent -> Resilient Chat Model (Hedging after DELAY ms) -> Models
+ * 1 and 2 on the vendors `streama…` and `streamb…`. */
+function streamWorkflow() {
+	const wid = `hedgestream${id}`;
+	const hook = `hedge-stream-${id}`;
+	const names = [`m1-stream-${id}`, `m2-stream-${id}`];
+	const start = node('Webhook', 'n8n-nodes-base.webhook', 2.1, 0, {
+		httpMethod: 'POST',
+		path: hook,
+		responseMode: 'streaming',
+		options: {},
+	});
+	start.webhookId = hook;
+	const agent = node('Agent', '@n8n/n8n-nodes-langchain.agent', major === 2 ? 3.1 : 3, 300, {
+		promptType: 'define',
+		text: '={{ $json.body.q }}',
+		options: {},
+	});
+	const model = resilientOver(
+		'Resilient Chat Model',
+		{
+			numberInputs: 2,
+			providers: { provider: names.map((name) => ({ name })) },
+			retryPolicy: {
+				deadlineMs: 30000,
+				firstChunkDeadlineMs: 10000,
+				hedge: 'fixed',
+				hedgeDelayMs: DELAY,
+			},
+		},
+		[300, 200],
+		'Agent',
+		[
+			openAiModel('Model 1', cred[vendorId('stream', 'a')], [200, 400]),
+			openAiModel('Model 2', cred[vendorId('stream', 'b')], [400, 400]),
+		],
+	);
+	const connections = { Webhook: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] } };
+	for (const [from, to, index] of model.models)
+		connections[from] = { ai_languageModel: [[{ node: to, type: 'ai_languageModel', index }]] };
+	const wf = {
+		id: wid,
+		name: wid,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [start, agent, ...model.nodes],
+		connections,
+	};
+	return { wf, names, hook };
+}
+
 before(async () => {
 	vendors = await startLlmVendors(KEYS);
-	n8n = n8nInstance(n8nInstall(major), { extensions: null });
+	install = n8nInstall(major);
+	n8n = n8nInstance(install, { extensions: null });
 	installLikeN8n(packWorktree(), n8n.home);
-	for (const tag of ['plain', 'fixed'])
+	for (const tag of ['plain', 'fixed', 'stream'])
 		for (const m of ['a', 'b'])
 			cred[vendorId(tag, m)] = openAiCredential(vendors, vendorId(tag, m), KEYS.openai);
 	n8n.importCredentials(Object.values(cred));
 	built.plain = workflow('plain', {});
 	built.fixed = workflow('fixed', { hedge: 'fixed', hedgeDelayMs: DELAY });
-	n8n.importWorkflow([built.plain.wf, built.fixed.wf]);
+	built.stream = streamWorkflow();
+	n8n.importWorkflow([built.plain.wf, built.fixed.wf, built.stream.wf]);
+	// Published now, started by the streamed case (`n8n execute` runs the others meanwhile).
+	n8n.activate(built.stream.wf.id);
 });
-after(async () => vendors?.close());
+after(async () => {
+	await server?.stop();
+	await vendors?.close();
+});
 
 /** The sub-node's run-data entries: one per model call. */
 const chatEntries = (run) =>
@@ -122,6 +204,9 @@ async function run(tag) {
 				: [],
 		),
 		maxCallMs: Math.max(...ms),
+		// The items whose Model 1 call was slow (the first call, n8n's cold start, may be slower
+		// than the rest on a loaded machine: 1.7 s once beside other test runs).
+		maxSlowItemMs: Math.max(...ms.filter((_, k) => slow(k))),
 		chainMs: chain.executionTime,
 	};
 	console.log(`n8n ${major} ${tag}: ${JSON.stringify(stats)}`);
@@ -198,10 +283,172 @@ test(`n8n ${major}: hedging after ${DELAY} ms: every slow call closed before it 
 	assert.equal(stats.abandoned, stats.hedges, 'every hedged item abandoned one call: the loser');
 	// The tail: the slowest model call is far below the slow share's time, and the chain's time
 	// well below the run without hedging (both loose: a loaded machine's timing).
-	assert.ok(stats.maxCallMs < SLOW / 2, `slowest call ${stats.maxCallMs} ms with hedging`);
+	assert.ok(
+		stats.maxSlowItemMs < SLOW / 2,
+		`slowest of the slow share's calls ${stats.maxSlowItemMs} ms with hedging`,
+	);
+	assert.ok(stats.maxCallMs < SLOW, `slowest call ${stats.maxCallMs} ms with hedging`);
 	if (plain)
 		assert.ok(
 			stats.chainMs < plain.stats.chainMs / 2,
 			`chain ${stats.chainMs} ms, without hedging ${plain.stats.chainMs} ms`,
 		);
+});
+
+/** The saved executions of workflow `wid` (oldest first), each with its run data. */
+async function executionsOf(rest, wid, count) {
+	const { parse } = createRequire(path.join(install.dir, 'node_modules/n8n/package.json'))(
+		'flatted',
+	);
+	const filter = encodeURIComponent(JSON.stringify({ workflowId: wid }));
+	let list = [];
+	for (const end = Date.now() + 30_000; Date.now() < end;) {
+		const page = await rest('GET', `/executions?filter=${filter}&limit=100`);
+		list = (page.results ?? page).filter((e) => e.finished || e.status === 'success');
+		if (list.length >= count) break;
+		await new Promise((r) => setTimeout(r, 250));
+	}
+	list.sort((x, y) => Number(x.id) - Number(y.id));
+	const out = [];
+	for (const e of list) {
+		const full = await rest('GET', `/executions/${e.id}`);
+		out.push({ id: e.id, status: full.status, data: parse(full.data) });
+	}
+	return out;
+}
+
+test(`n8n ${major}: streamed, AI Agent on a Webhook in Streaming mode, hedging after ${DELAY} ms: each turn streams one model's text; every slow Model 1 stream closed before its first delta, its hedge streamed the turn`, async () => {
+	const { wf, names, hook } = built.stream;
+	const [a, b] = [vendorId('stream', 'a'), vendorId('stream', 'b')];
+	vendors.script(
+		a,
+		Array.from({ length: TURNS + 1 }, (_, k) => ({
+			stream: SLOW_TURNS.includes(k) ? { text: ONE, firstDelayMs: SLOW } : { text: ONE },
+		})),
+	);
+	vendors.script(b, [{ stream: { text: TWO } }]);
+	server = await n8n.start();
+	const base = `http://127.0.0.1:${server.port}`;
+	const { rest } = await ownerSession(base);
+	const url = `${base}/webhook/${hook}`;
+	// A published workflow's webhook registers a moment after the REST API is up (n8n 2).
+	for (let tries = 0; ; tries++) {
+		const r = await fetch(url, { signal: AbortSignal.timeout(2000) }).catch(() => null);
+		const text = r ? await r.text().catch(() => '') : '';
+		if (!r || r.status !== 404 || /did you mean/i.test(text)) break;
+		if (tries > 120) throw new Error(`${url} never registered: ${text.slice(0, 300)}`);
+		await new Promise((res) => setTimeout(res, 250));
+	}
+	const turns = [];
+	for (let k = 0; k < TURNS; k++) {
+		const r = await postStreaming(url, { q: `Question ${k + 1}` }, { timeoutMs: 60_000 });
+		const texts = itemTexts(r.lines);
+		turns.push({
+			status: r.status,
+			text: texts.join(''),
+			texts,
+			firstMs: r.lines.find((l) => l.type === 'item' && l.content)?.at ?? Infinity,
+			ms: r.ms,
+			lines: r.lines,
+		});
+	}
+	const atA = vendors.arrivals.filter((x) => x.id === a);
+	const atB = vendors.arrivals.filter((x) => x.id === b);
+	const runs = await executionsOf(rest, wf.id, TURNS);
+	const entries = runs.map(
+		(e) =>
+			(e.data.resultData.runData['Resilient Chat Model'] ?? []).map(
+				(t) => t.data?.ai_languageModel?.[0]?.[0]?.json,
+			)[0],
+	);
+	const who = (t) => (t.text === ONE.join('') ? 1 : t.text === TWO.join('') ? 2 : 'mixed');
+	const slowMs = SLOW_TURNS.map((k) => turns[k].firstMs);
+	const stats = {
+		turns: turns.length,
+		servedBy: turns.map(who).join(''),
+		requestsA: atA.length,
+		requestsB: atB.length,
+		slowA: atA.filter((x) => x.body?.stream && x.sent === 0 && x.clientClosed).length,
+		closedA: atA.filter((x) => x.clientClosed).length,
+		closedB: atB.filter((x) => x.clientClosed).length,
+		slowClosedAfterMs: SLOW_TURNS.map((k) => (atA[k]?.closedAt ?? Infinity) - atA[k]?.t),
+		executions: runs.length,
+		hedgedTurns: entries.flatMap((e, k) => (e?.attempts?.some((x) => x.hedge) ? [k] : [])),
+		abandonedTurns: entries.flatMap((e, k) =>
+			e?.attempts?.some((x) => x.outcome === 'abandoned') ? [k] : [],
+		),
+		slowFirstItemMs: slowMs,
+		fastFirstItemMs: Math.max(
+			...turns.filter((_, k) => !SLOW_TURNS.includes(k)).map((t) => t.firstMs),
+		),
+	};
+	console.log(`n8n ${major} stream: ${JSON.stringify(stats)}`);
+	const show = (k) =>
+		JSON.stringify({
+			turn: k,
+			lines: turns[k].lines.map(({ at, ...l }) => l),
+			entry: entries[k],
+		}).slice(0, 3000);
+	for (const [k, t] of turns.entries()) {
+		assert.equal(t.status, 200, show(k));
+		assert.notEqual(who(t), 'mixed', `turn ${k}: one model's text only: ${show(k)}`);
+	}
+	assert.equal(atA.length, TURNS, 'Model 1 got each turn first, once');
+	assert.ok(
+		atA.every((x) => x.body?.stream === true),
+		'Model 1 was asked to stream',
+	);
+	assert.equal(runs.length, TURNS, 'one saved execution per turn');
+	for (const [k, e] of entries.entries()) {
+		assert.equal(e?.outcome, 'success', show(k));
+		const served = e.provider === names[1] ? 2 : e.provider === names[0] ? 1 : null;
+		assert.equal(served, who(turns[k]), `turn ${k}: the stream is the run data's model`);
+		assert.equal(
+			e.attempts.filter((x) => x.health === 'success').length,
+			1,
+			`turn ${k} served once: ${show(k)}`,
+		);
+		assert.ok(e.attempts.filter((x) => x.hedge).length <= 1, show(k));
+	}
+	for (const k of SLOW_TURNS) {
+		assert.equal(who(turns[k]), 2, `slow turn ${k} streamed Model 2's text: ${show(k)}`);
+		assert.equal(
+			atA[k].clientClosed,
+			true,
+			`slow turn ${k}: Model 1's stream closed by the client`,
+		);
+		assert.equal(atA[k].sent, 0, `slow turn ${k}: closed before Model 1 sent its first delta`);
+		assert.ok(atA[k].closedAt - atA[k].t < SLOW, `slow turn ${k}: closed before its ${SLOW} ms`);
+		const e = entries[k];
+		assert.ok(
+			e.attempts.some((x) => x.hedge && x.health === 'success'),
+			`slow turn ${k}: the hedge served it: ${show(k)}`,
+		);
+		assert.ok(
+			e.attempts.some((x) => !x.hedge && x.outcome === 'abandoned'),
+			`slow turn ${k}: Model 1's call abandoned: ${show(k)}`,
+		);
+		assert.ok(
+			turns[k].firstMs < SLOW / 2,
+			`slow turn ${k}: first text after ${turns[k].firstMs} ms`,
+		);
+	}
+	// The other turns: Model 1's text, unless a hedge fired (a loaded machine) and won the race;
+	// then the run data shows it. A turn without a hedge has no abandoned call.
+	for (const [k, e] of entries.entries()) {
+		if (SLOW_TURNS.includes(k)) continue;
+		const hedged = e.attempts.some((x) => x.hedge);
+		if (!hedged) {
+			assert.equal(who(turns[k]), 1, `turn ${k}: Model 1's text: ${show(k)}`);
+			assert.ok(!e.attempts.some((x) => x.outcome === 'abandoned'), show(k));
+		}
+	}
+	// Model 2 got the hedges (those not aborted before they left), nothing else.
+	const hedges = entries.flatMap((e) => e.attempts.filter((x) => x.hedge)).length;
+	assert.ok(atB.length <= hedges && atB.length >= SLOW_TURNS.length, JSON.stringify(stats));
+	assert.equal(
+		entries.flatMap((e) => e.attempts.filter((x) => x.outcome === 'abandoned')).length,
+		hedges,
+		'every hedged turn abandoned one call: the loser',
+	);
 });
