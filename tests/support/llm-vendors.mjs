@@ -27,7 +27,9 @@
 //   <number>     that status with a JSON error body (429 and 503 carry Retry-After: 1)
 //   { status, body?, headers? }   exactly that
 //   { tool, args }  a tool call (OpenAI tool_calls or a Responses function_call, Anthropic
-//                tool_use) of tool `tool` with `args`
+//                tool_use, Gemini functionCall, Ollama message.tool_calls, streamed or not) of
+//                tool `tool` with `args`; a tool result is read back from OpenAI's role `tool`,
+//                Anthropic's tool_result, Gemini's functionResponse and Ollama's role `tool`
 //   'echo_tool'  text "<id> read the tool result: <the last tool result in the request>"
 //   { tool, args, thenEcho: true }  the tool call to a request without a tool result, 'echo_tool'
 //                to one with (each conversation: a tool round, then the answer)
@@ -426,15 +428,31 @@ const DIALECTS = {
 			done: true,
 			...ollamaDone,
 		}),
+		// A tool call as Ollama sends one: message.tool_calls[{ function: { name, arguments } }], the
+		// arguments an object (not a JSON string), content ''.
+		toolCall: (id, model, name, args) => ({
+			...ollamaToolLine(model, name, args),
+			done: true,
+			...ollamaDone,
+		}),
+		// A tool's result comes back as a message of role `tool` (ChatOllama's convertToOllamaMessages).
+		toolResult: (body) =>
+			(body?.messages ?? [])
+				.filter((m) => m.role === 'tool')
+				.map((m) => String(m.content))
+				.pop(),
 		tooLong: { error: 'the input length exceeds the context length' },
 		error: (status) => ({ error: `upstream ${status}` }),
-		stream(id, model, body, { text }) {
+		stream(id, model, body, { text, tool }) {
 			const line = (o) => `${JSON.stringify(o)}\n`;
 			return {
 				contentType: 'application/x-ndjson',
 				keepAlive: '',
 				preamble: [],
-				deltas: text.map((t) => line({ ...ollamaLine(model, t), done: false })),
+				// A tool call streams whole, in one line (Ollama does not split its arguments).
+				deltas: tool
+					? [line({ ...ollamaToolLine(model, tool.name, tool.args), done: false })]
+					: text.map((t) => line({ ...ollamaLine(model, t), done: false })),
 				end: [line({ ...ollamaLine(model, ''), done: true, ...ollamaDone })],
 			};
 		},
@@ -519,6 +537,29 @@ const DIALECTS = {
 		error: (status) => ({
 			error: { code: status, message: `upstream ${status}`, status: 'UNAVAILABLE' },
 		}),
+		// A tool call: a `functionCall` part (args an object), as @langchain/google-genai's
+		// mapGenerateContentResultToChatResult reads it.
+		toolCall: (id, model, name, args) => ({
+			candidates: [
+				{
+					content: { parts: [{ functionCall: { name, args } }], role: 'model' },
+					finishReason: 'STOP',
+					index: 0,
+				},
+			],
+			usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 7, totalTokenCount: 18 },
+			modelVersion: model,
+		}),
+		// A tool's result: a `functionResponse` part, { name, response: { result } } (an error's
+		// { error: { details } }).
+		toolResult: (body) =>
+			(body?.contents ?? [])
+				.flatMap((c) => c.parts ?? [])
+				.filter((p) => p.functionResponse)
+				.map(({ functionResponse: { response: r } }) =>
+					typeof r?.result === 'string' ? r.result : JSON.stringify(r?.result ?? r),
+				)
+				.pop(),
 	},
 };
 
@@ -551,6 +592,16 @@ const ollamaLine = (model, content) => ({
 	model,
 	created_at: new Date().toISOString(),
 	message: { role: 'assistant', content },
+});
+/** An Ollama /api/chat line with a tool call (its `done` and the final counts added by the caller). */
+const ollamaToolLine = (model, name, args) => ({
+	model,
+	created_at: new Date().toISOString(),
+	message: {
+		role: 'assistant',
+		content: '',
+		tool_calls: [{ function: { name, arguments: args ?? {} } }],
+	},
 });
 const ollamaDone = {
 	done_reason: 'stop',
