@@ -46,6 +46,8 @@ export interface ProviderState {
     state: Phase; state_gauge: 0 | 1 | 2; open_until_ms: number | null; trips: number; recent_failures: number;
     last_failure: string | null; probes_in_flight: number; gate_closed_until_ms: number | null; in_flight: number;
     latency_p50_ms: number | null; latency_p95_ms: number | null;
+    /** Streamed calls' time to their first committing chunk, kept apart from answers' latency. */
+    first_chunk_p50_ms: number | null; first_chunk_p95_ms: number | null;
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
 export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget"; expected: number; version: number; json: string }
@@ -226,11 +228,13 @@ export class Item {
      */
     abandon(now_ms: number, call: number): Recorded;
     /**
-     * A hedging item's streamed call `call` is about to hand its first committing chunk to the
-     * caller: the calls to abort now (the others; or `call` itself when another committed
-     * first, then none of it may reach the caller). Crossed once per streamed call that commits.
+     * A streamed call is about to hand its first committing chunk to the caller, `after_ms`
+     * after it started (its time-to-first-chunk sample). `call`: a hedging item's call number,
+     * left out for the one call out. The calls to abort now: a hedging item's others, or `call`
+     * itself when another committed first (then none of it may reach the caller). Crossed once
+     * per streamed call that commits.
      */
-    commit(call: number): Uint32Array;
+    commit(call: number | null | undefined, after_ms: number): Uint32Array;
     /**
      * Hand the item back now (e.g. `store_unavailable` when failing closed).
      */

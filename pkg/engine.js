@@ -237,14 +237,17 @@ class Item {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * A hedging item's streamed call `call` is about to hand its first committing chunk to the
-     * caller: the calls to abort now (the others; or `call` itself when another committed
-     * first, then none of it may reach the caller). Crossed once per streamed call that commits.
-     * @param {number} call
+     * A streamed call is about to hand its first committing chunk to the caller, `after_ms`
+     * after it started (its time-to-first-chunk sample). `call`: a hedging item's call number,
+     * left out for the one call out. The calls to abort now: a hedging item's others, or `call`
+     * itself when another committed first (then none of it may reach the caller). Crossed once
+     * per streamed call that commits.
+     * @param {number | null | undefined} call
+     * @param {number} after_ms
      * @returns {Uint32Array}
      */
-    commit(call) {
-        const ret = wasm.item_commit(this.__wbg_ptr, call);
+    commit(call, after_ms) {
+        const ret = wasm.item_commit(this.__wbg_ptr, isLikeNone(call) ? Number.MAX_SAFE_INTEGER : (call) >>> 0, after_ms);
         var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
         wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
         return v1;

@@ -22,11 +22,15 @@ pub struct ProviderState {
     /// Recent median and p95 of answered calls (latency routing records them; else none).
     pub latency_p50_ms: Option<u64>,
     pub latency_p95_ms: Option<u64>,
+    /// The same for streamed calls' time to their first committing chunk.
+    pub first_chunk_p50_ms: Option<u64>,
+    pub first_chunk_p95_ms: Option<u64>,
 }
 
 pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
     let b = &view.breaker;
     let latency = estimate(&view.latency, now_ms);
+    let first_chunk = estimate(&view.latency.first_chunk(), now_ms);
     let state = match b.phase {
         Phase::Open if now_ms >= b.open_until_ms => Phase::HalfOpen,
         phase => phase,
@@ -43,6 +47,8 @@ pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
         in_flight: live(&view.in_flight.leases, now_ms).len(),
         latency_p50_ms: latency.map(|e| e.p50_ms),
         latency_p95_ms: latency.map(|e| e.p95_ms),
+        first_chunk_p50_ms: first_chunk.map(|e| e.p50_ms),
+        first_chunk_p95_ms: first_chunk.map(|e| e.p95_ms),
     }
 }
 

@@ -44,6 +44,10 @@ const PRIOR: u64 = SAMPLE;
 pub struct LatencyRow {
     /// Decayed weight per bucket (`BOUNDS_MS`), as of `at_ms`; empty before the first sample.
     pub w: Vec<u64>,
+    /// The same for streamed calls' time to their first committing chunk, kept apart: a stream's
+    /// whole length says how long the answer is, not how fast the model starts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub t: Vec<u64>,
     pub at_ms: u64,
     pub version: u64,
 }
@@ -51,11 +55,14 @@ pub struct LatencyRow {
 /// The weights decayed to `now`: halved once per half-life, and linearly within one (2^-f is
 /// taken as 1 - f/2: a float power would cost the WASM engine a maths library).
 fn decayed(row: &LatencyRow, now: u64) -> Vec<u64> {
-    let dt = now.saturating_sub(row.at_ms);
+    decay(&row.w, row.at_ms, now)
+}
+
+fn decay(w: &[u64], at_ms: u64, now: u64) -> Vec<u64> {
+    let dt = now.saturating_sub(at_ms);
     let halvings = dt / HALF_LIFE_MS;
     let frac = dt % HALF_LIFE_MS;
-    row.w
-        .iter()
+    w.iter()
         .map(|&w| {
             let w = if halvings >= 64 { 0 } else { w >> halvings };
             // No u128 here: its division would cost the WASM engine a kilobyte or two.
@@ -66,11 +73,38 @@ fn decayed(row: &LatencyRow, now: u64) -> Vec<u64> {
 
 /// The row with one more sample of `ms`, as of `now`.
 pub fn record(row: &LatencyRow, ms: u64, now: u64) -> LatencyRow {
+    sample(row, ms, now, false)
+}
+
+/// The row with one more time to a first committing chunk of `ms`, as of `now`.
+pub fn record_first_chunk(row: &LatencyRow, ms: u64, now: u64) -> LatencyRow {
+    sample(row, ms, now, true)
+}
+
+fn sample(row: &LatencyRow, ms: u64, now: u64, first_chunk: bool) -> LatencyRow {
     let mut w = decayed(row, now);
-    w.resize(BOUNDS_MS.len(), 0);
+    let mut t = decay(&row.t, row.at_ms, now);
+    let lane = if first_chunk { &mut t } else { &mut w };
+    lane.resize(BOUNDS_MS.len(), 0);
     let k = BOUNDS_MS.iter().position(|&b| ms <= b).unwrap_or(BOUNDS_MS.len() - 1);
-    w[k] = w[k].saturating_add(SAMPLE);
-    LatencyRow { w, at_ms: now.max(row.at_ms), version: row.version.wrapping_add(1) }
+    lane[k] = lane[k].saturating_add(SAMPLE);
+    LatencyRow { w, t, at_ms: now.max(row.at_ms), version: row.version.wrapping_add(1) }
+}
+
+impl LatencyRow {
+    /// The streamed calls' lane as a row of its own: what a streamed item's choices read.
+    pub fn first_chunk(&self) -> LatencyRow {
+        LatencyRow { w: self.t.clone(), t: Vec::new(), at_ms: self.at_ms, version: self.version }
+    }
+
+    /// The lane a call reads: its time to the first chunk when streamed, else its answer's.
+    pub fn lane(&self, streamed: bool) -> std::borrow::Cow<'_, LatencyRow> {
+        if streamed {
+            std::borrow::Cow::Owned(self.first_chunk())
+        } else {
+            std::borrow::Cow::Borrowed(self)
+        }
+    }
 }
 
 /// What the row says at `now`: the median and p95 (bucket upper bounds, ms) and how much weight
@@ -202,6 +236,19 @@ mod tests {
         assert_eq!(quantile_ms(&LatencyRow::default(), 0, 95), None);
         let huge = quantile_ms(&fed(&[(u64::MAX, 0)]), 0, 95).unwrap().0;
         assert!(huge > BOUNDS_MS[BOUNDS_MS.len() - 2] && huge <= BOUNDS_MS[BOUNDS_MS.len() - 2] * 2, "{huge}");
+    }
+
+    #[test]
+    fn a_streams_first_chunk_is_kept_apart_from_answers() {
+        let answers = fed(&[(2_000, 0), (2_000, 0)]);
+        let r = record_first_chunk(&answers, 100, 0);
+        assert_eq!(estimate(&r, 0).unwrap().p50_ms, 2_560, "answers' lane as it was");
+        assert_eq!(estimate(&r.first_chunk(), 0).unwrap().p50_ms, 113, "first chunks on their own");
+        assert_eq!(r.version, answers.version + 1);
+        // Both lanes decay together: a later answer sample halves the first chunks' weight too.
+        let later = record(&r, 2_000, HALF_LIFE_MS);
+        assert_eq!(later.t.iter().sum::<u64>(), SAMPLE / 2);
+        assert_eq!(LatencyRow::default().first_chunk(), LatencyRow::default());
     }
 
     #[test]

@@ -27,7 +27,10 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
         breaker: b.row,
         gate: effect.gate_close_until_ms.and_then(|until| rate_gate::close(&view.gate, until)),
         in_flight: if effect.release_in_flight { in_flight::release(&view.in_flight, &effect.holder) } else { None },
-        latency: effect.latency_ms.map(|ms| latency::record(&view.latency, ms, now)),
+        latency: effect.latency_ms.map(|ms| match effect.first_chunk {
+            true => latency::record_first_chunk(&view.latency, ms, now),
+            false => latency::record(&view.latency, ms, now),
+        }),
         // The call counts toward its provider's retry budget while it is in trouble: sampled,
         // one call in eight deposits eight (by the call's own number: no randomness drawn).
         budget: chain

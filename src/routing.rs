@@ -8,7 +8,7 @@
 //! when an item gets that far.
 use crate::chain::ProviderView;
 use crate::config::{Chain, Routing};
-use crate::latency::{estimate, typical_ms};
+use crate::latency::{estimate, typical_ms, LatencyRow};
 use crate::lease::live;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -23,7 +23,8 @@ pub struct Route {
 
 /// The visit order of one item, from the rows read at its first poll. Chains are short: plain
 /// loops and an insertion sort keep std's sort machinery out of the WASM engine (~15 KB).
-pub fn route(chain: &Chain, views: &[ProviderView], now: u64, rng: &mut Rng) -> Vec<usize> {
+/// `streamed`: the latency routing compares times to the first chunk, not whole answers.
+pub fn route(chain: &Chain, views: &[ProviderView], now: u64, rng: &mut Rng, streamed: bool) -> Vec<usize> {
     let n = chain.providers.len();
     let mut order = Vec::with_capacity(n);
     let mut tier = 0;
@@ -39,7 +40,10 @@ pub fn route(chain: &Chain, views: &[ProviderView], now: u64, rng: &mut Rng) -> 
                 let busy = |i: usize| live(&views[i].in_flight.leases, now).len();
                 insertion_sort_by_key(&mut members, busy);
             }
-            Routing::Latency => members = fastest_first(chain, views, now, members, rng),
+            Routing::Latency => {
+                let lanes: Vec<_> = views.iter().map(|v| v.latency.lane(streamed)).collect();
+                members = fastest_first(chain, &lanes, now, members, rng);
+            }
         }
         // A drained provider goes last in its tier (it takes a probe at most).
         insertion_sort_by_key(&mut members, |i| (chain.providers[i].weight == 0.0) as usize);
@@ -59,16 +63,16 @@ pub const EXPLORE_PER_MILLE: u64 = 50;
 /// the buffer of the fastest), the rest from fastest to slowest; now and then one at random.
 fn fastest_first(
     chain: &Chain,
-    views: &[ProviderView],
+    lanes: &[std::borrow::Cow<'_, LatencyRow>],
     now: u64,
     mut members: Vec<usize>,
     rng: &mut Rng,
 ) -> Vec<usize> {
-    let n = views.len() as u64;
+    let n = lanes.len() as u64;
     // The chain's mean of what is known: what a provider nobody measured lately reads as.
-    let known: Vec<u64> = views.iter().filter_map(|v| estimate(&v.latency, now)).map(|e| e.p50_ms).collect();
+    let known: Vec<u64> = lanes.iter().filter_map(|l| estimate(l, now)).map(|e| e.p50_ms).collect();
     let mean = if known.is_empty() { 0 } else { known.iter().sum::<u64>() / known.len() as u64 };
-    let typical = |i: usize| typical_ms(&views[i].latency, now, mean) as usize;
+    let typical = |i: usize| typical_ms(&lanes[i], now, mean) as usize;
     shuffle(&mut members, rng);
     insertion_sort_by_key(&mut members, typical);
     if rng.between(0, 999) < EXPLORE_PER_MILLE && n > 0 {
@@ -164,7 +168,7 @@ mod tests {
         let mut rng = Rng::seeded(7);
         let mut counts = vec![0; c.providers.len()];
         for _ in 0..n {
-            counts[route(c, views, 0, &mut rng)[0]] += 1;
+            counts[route(c, views, 0, &mut rng, false)[0]] += 1;
         }
         counts
     }
@@ -172,7 +176,7 @@ mod tests {
     #[test]
     fn order_in_one_tier_is_the_configured_chain() {
         let c = chain("order", &[("a", 1, 1.0), ("b", 1, 1.0), ("c", 1, 1.0)]);
-        assert_eq!(route(&c, &views3(), 0, &mut Rng::seeded(1)), vec![0, 1, 2]);
+        assert_eq!(route(&c, &views3(), 0, &mut Rng::seeded(1), false), vec![0, 1, 2]);
     }
 
     #[test]
@@ -190,10 +194,10 @@ mod tests {
         assert_eq!(firsts(&c, &views, 2_000)[0], 0);
         let mut rng = Rng::seeded(3);
         for _ in 0..100 {
-            assert_eq!(route(&c, &views, 0, &mut rng)[2], 0);
+            assert_eq!(route(&c, &views, 0, &mut rng, false)[2], 0);
         }
         let o = chain("order", &[("a", 1, 0.0), ("b", 1, 1.0)]);
-        assert_eq!(route(&o, &views[..2], 0, &mut rng), vec![1, 0]);
+        assert_eq!(route(&o, &views[..2], 0, &mut rng, false), vec![1, 0]);
     }
 
     #[test]
@@ -201,7 +205,7 @@ mod tests {
         let c = chain("weighted", &[("b", 2, 1.0), ("a1", 1, 1.0), ("a2", 1, 1.0)]);
         let mut rng = Rng::seeded(9);
         for _ in 0..200 {
-            assert_eq!(route(&c, &views3(), 0, &mut rng)[2], 0);
+            assert_eq!(route(&c, &views3(), 0, &mut rng, false)[2], 0);
         }
     }
 
@@ -218,7 +222,7 @@ mod tests {
         assert_eq!(firsts(&c, &[busy(3), busy(1)], 100), vec![0, 100]);
         // Leases past their end do not count: a crashed worker's calls are not in flight.
         let mut rng = Rng::seeded(1);
-        assert_eq!(route(&c, &[busy(3), busy(1)], 2_000, &mut rng).len(), 2);
+        assert_eq!(route(&c, &[busy(3), busy(1)], 2_000, &mut rng, false).len(), 2);
         let even = firsts(&c, &[busy(2), busy(2)], 1_000);
         assert!(even[0] > 400 && even[1] > 400, "ties at random: {even:?}");
     }

@@ -133,7 +133,12 @@ pub fn latency(text: &str) -> Result<LatencyRow> {
     const K: &str = "latency";
     let v = parse(K, text)?;
     let f = Fields::of(K, &v)?;
-    Ok(LatencyRow { w: f.list("w", |v| unsigned(K, "w[]", v))?, at_ms: f.u64("at_ms")?, version: f.u64("version")? })
+    Ok(LatencyRow {
+        w: f.list("w", |v| unsigned(K, "w[]", v))?,
+        t: f.list("t", |v| unsigned(K, "t[]", v))?,
+        at_ms: f.u64("at_ms")?,
+        version: f.u64("version")?,
+    })
 }
 
 pub fn budget(text: &str) -> Result<BudgetRow> {

@@ -146,8 +146,8 @@ impl Session {
     }
 
     /// A streamed call's first committing chunk (see [`ItemMachine::commit`]): the calls to abort.
-    pub fn commit(&mut self, call: u32) -> Vec<u32> {
-        self.machine.commit(call)
+    pub fn commit(&mut self, call: Option<u32>, after_ms: u64) -> Vec<u32> {
+        self.machine.commit(call, after_ms)
     }
 
     /// A call out aborted after the item ended (another call's answer won).

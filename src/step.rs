@@ -92,6 +92,8 @@ pub struct Effect {
     pub release_in_flight: bool,
     /// How long the call took, for its provider's latency row (latency routing only).
     pub latency_ms: Option<u64>,
+    /// `latency_ms` is a streamed call's time to its first committing chunk (its own lane).
+    pub first_chunk: bool,
     /// This call among all the fleet's, as a number (its item's holder and attempt, hashed):
     /// which calls deposit into the retry budget, without drawing from the item's randomness.
     pub sample: u64,
@@ -176,6 +178,8 @@ struct Pending {
     /// Carried out: its write committed (a handed-out call whose write lost its race is dropped
     /// by the next poll or hedge on fresh rows).
     committed: bool,
+    /// A streamed call's time to its first committing chunk, as the node measured it.
+    first_chunk_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -272,7 +276,15 @@ impl ItemMachine {
         rng: Rng,
     ) -> Self {
         let mut m = ItemMachine::new(chain, now, holder, Vec::new(), rng);
-        m.pending.push(Pending { call: 0, provider, probe, at_ms: called_at_ms, hedge: false, committed: true });
+        m.pending.push(Pending {
+            call: 0,
+            provider,
+            probe,
+            at_ms: called_at_ms,
+            hedge: false,
+            committed: true,
+            first_chunk_ms: None,
+        });
         m
     }
 
@@ -368,7 +380,7 @@ impl ItemMachine {
             l.retry = retry;
         }
         if self.route.is_empty() {
-            self.route = route(&self.chain, views, now, &mut self.rng);
+            self.route = route(&self.chain, views, now, &mut self.rng, self.streamed);
             // Only where the routing would scatter a conversation: a configured order already
             // brings every call back to the first provider that can take it.
             if let (Some(p), true) = (self.prefer, self.chain.routing != Routing::Order) {
@@ -417,7 +429,7 @@ impl ItemMachine {
     fn hand_out(&mut self, provider: usize, probe: bool, hedge: bool, now: u64, views: &[ProviderView]) -> Step {
         let call = self.next_call;
         self.next_call += 1;
-        self.pending.push(Pending { call, provider, probe, at_ms: now, hedge, committed: false });
+        self.pending.push(Pending { call, provider, probe, at_ms: now, hedge, committed: false, first_chunk_ms: None });
         let remaining = self.remaining(now);
         let p = &self.chain.providers[provider];
         let deadline_ms = p.deadline_ms.min(remaining);
@@ -430,7 +442,7 @@ impl ItemMachine {
             hedge,
             // A streamed call is hedged while it has sent nothing that commits it.
             hedge_after_ms: (!probe && self.hedges_sent() < h.max_hedges && self.repeatable(provider))
-                .then(|| h.delay_ms(&views[provider].latency, now))
+                .then(|| h.delay_ms(&views[provider].latency.lane(self.streamed), now))
                 .filter(|&d| d < stream.map_or(deadline_ms, |s| s.first_chunk_ms)),
         });
         // Two calls out to one provider are its attempts n and n+1.
@@ -484,7 +496,7 @@ impl ItemMachine {
         if self.committed_to.is_some() {
             return wait(None); // a streamed call's answer is reaching the caller: it is the one
         }
-        let due = last.at_ms.saturating_add(h.delay_ms(&views[last.provider].latency, last.at_ms));
+        let due = last.at_ms.saturating_add(h.delay_ms(&views[last.provider].latency.lane(self.streamed), last.at_ms));
         if self.hedges_sent() >= h.max_hedges || self.remaining(now) == 0 {
             return wait(None);
         }
@@ -543,7 +555,8 @@ impl ItemMachine {
         views: &[ProviderView],
         call: Option<u32>,
     ) -> Result<Effect, EngineError> {
-        let Some(Pending { provider: i, probe, at_ms, hedge, call: number, .. }) = self.take_out(call) else {
+        let Some(Pending { provider: i, probe, at_ms, hedge, call: number, first_chunk_ms, .. }) = self.take_out(call)
+        else {
             return Err(EngineError::InvalidInput("an outcome arrived but no such call was outstanding".into()));
         };
         let holder = self.call_holder(hedge, number);
@@ -575,7 +588,9 @@ impl ItemMachine {
             // no measure of how fast a provider answers.
             latency_ms: (self.chain.tracks_latency()
                 && (c.health == Health::Success || matches!(outcome, Outcome::Error { code } if code == "TIMEOUT")))
-            .then(|| now.saturating_sub(at_ms)),
+            .then(|| first_chunk_ms.unwrap_or(now.saturating_sub(at_ms))),
+            // A streamed call's sample is its time to the first chunk (or all it waited for one).
+            first_chunk: self.streamed,
             sample: fnv1a(self.holder.as_bytes()) ^ u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         };
         let mut log = AttemptLog {
@@ -661,9 +676,16 @@ impl ItemMachine {
     /// one whose answer reaches the caller. Returns the calls to abort: the others, or this one
     /// when another committed first (or the item ended); nothing of a call aborted here may reach
     /// the caller. Each aborted call is then handed back with [`ItemMachine::abandon`].
-    pub fn commit(&mut self, call: u32) -> Vec<u32> {
+    /// `call`: `None` for the one call out; `after_ms`: how long after it started its first
+    /// committing chunk came (the node's measure), its provider's time-to-first-chunk sample.
+    pub fn commit(&mut self, call: Option<u32>, after_ms: u64) -> Vec<u32> {
         self.pending.iter_mut().for_each(|p| p.committed = true);
+        let only = (self.pending.len() == 1).then(|| self.pending[0].call);
+        let Some(call) = call.or(only) else { return Vec::new() };
         let known = self.pending.iter().any(|p| p.call == call);
+        if let Some(p) = self.pending.iter_mut().find(|p| p.call == call) {
+            p.first_chunk_ms.get_or_insert(after_ms);
+        }
         match (self.committed_to, &self.finished, known) {
             (None, None, true) => {
                 self.committed_to = Some(call);
@@ -723,6 +745,7 @@ impl ItemMachine {
             gate_close_until_ms: None,
             release_in_flight: self.chain.lease_cap(provider).is_some(),
             latency_ms: self.chain.tracks_latency().then(|| now.saturating_sub(at_ms)),
+            first_chunk: self.streamed,
             sample: fnv1a(self.holder.as_bytes()) ^ u64::from(call).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         })
     }

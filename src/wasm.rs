@@ -185,11 +185,13 @@ impl Item {
         done(views.and_then(|v| self.s.hedge_views(ms(now_ms), v, again)))
     }
 
-    /// A hedging item's streamed call `call` is about to hand its first committing chunk to the
-    /// caller: the calls to abort now (the others; or `call` itself when another committed
-    /// first, then none of it may reach the caller). Crossed once per streamed call that commits.
-    pub fn commit(&mut self, call: u32) -> Vec<u32> {
-        self.s.commit(call)
+    /// A streamed call is about to hand its first committing chunk to the caller, `after_ms`
+    /// after it started (its time-to-first-chunk sample). `call`: a hedging item's call number,
+    /// left out for the one call out. The calls to abort now: a hedging item's others, or `call`
+    /// itself when another committed first (then none of it may reach the caller). Crossed once
+    /// per streamed call that commits.
+    pub fn commit(&mut self, call: Option<u32>, after_ms: f64) -> Vec<u32> {
+        self.s.commit(call, ms(after_ms))
     }
 
     /// A call named in `abort` (or by `commit`), aborted: its lease freed, its time a latency sample; `end` comes

@@ -44,6 +44,8 @@ export interface ProviderState {
   state: Phase; state_gauge: 0 | 1 | 2; open_until_ms: number | null; trips: number; recent_failures: number;
   last_failure: string | null; probes_in_flight: number; gate_closed_until_ms: number | null; in_flight: number;
   latency_p50_ms: number | null; latency_p95_ms: number | null;
+  /** Streamed calls' time to their first committing chunk, kept apart from answers' latency. */
+  first_chunk_p50_ms: number | null; first_chunk_p95_ms: number | null;
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
 export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget"; expected: number; version: number; json: string }

@@ -137,7 +137,7 @@ fn row_versions_at_u64_max_wrap_instead_of_panicking() {
 fn a_latency_row_with_more_buckets_than_ours_reads_without_panic() {
     // Found: a stored row of 26 buckets indexed past `BOUNDS_MS` (the state_decode target).
     use resilient_engine::latency::{estimate, record, LatencyRow, BOUNDS_MS};
-    let row = LatencyRow { w: vec![u64::MAX; BOUNDS_MS.len() + 2], at_ms: 0, version: 1 };
+    let row = LatencyRow { w: vec![u64::MAX; BOUNDS_MS.len() + 2], t: vec![u64::MAX; 3], at_ms: 0, version: 1 };
     let e = estimate(&row, 0).expect("weights read");
     assert!(e.p50_ms <= e.p95_ms);
     assert_eq!(record(&row, 5, 0).w.len(), BOUNDS_MS.len(), "written back in our own shape");

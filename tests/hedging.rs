@@ -340,9 +340,9 @@ fn a_streamed_call_is_hedged_until_a_chunk_commits_and_the_first_to_commit_wins(
     let hedged = hedge(&mut m, &mut store, 200, false);
     assert_eq!(provider_of(&hedged), 1);
     // B's first text arrives first: A is aborted before any of it reaches the caller.
-    assert_eq!(m.commit(1), [0]);
-    assert_eq!(m.commit(0), [0], "A committing later lost: none of it may reach the caller");
-    assert_eq!(m.commit(1), Vec::<u32>::new(), "asked again: still the one");
+    assert_eq!(m.commit(Some(1), 30), [0]);
+    assert_eq!(m.commit(Some(0), 900), [0], "A committing later lost: none of it may reach the caller");
+    assert_eq!(m.commit(Some(1), 31), Vec::<u32>::new(), "asked again: still the one");
     assert_eq!(m.hedge(400, &store.views, false).unwrap().step, Step::Await { hedge_after_ms: None });
     let lost = m.abandon(210, 0).unwrap();
     commit(&chain, &mut store, &lost, 210);
@@ -363,4 +363,24 @@ fn a_streamed_call_whose_hedge_delay_reaches_its_first_chunk_deadline_is_not_hed
     let mut m = item(&chain, 0);
     m.stream().unwrap();
     assert_eq!(tag(&poll(&mut m, &mut store, 0)).hedge_after_ms, None, "the next model takes it at 150 ms anyway");
+}
+
+#[test]
+fn a_streamed_calls_sample_is_its_time_to_the_first_chunk_in_a_lane_of_its_own() {
+    let chain = chain(&["a", "b"], |c| {
+        c.streams = true;
+        c.routing = "latency".into();
+    });
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 0);
+    m.stream().unwrap();
+    let step = poll(&mut m, &mut store, 0);
+    let i = provider_of(&step);
+    assert_eq!(m.commit(None, 120), Vec::<u32>::new(), "one call out: nothing to abort");
+    let effect = m.on_outcome(5_000, &status(200), &store.views, None).unwrap();
+    assert_eq!((effect.latency_ms, effect.first_chunk), (Some(120), true), "not the 5 s stream");
+    commit(&chain, &mut store, &effect, 5_000);
+    let row = &store.views[i].latency;
+    assert!(row.w.is_empty(), "answers' lane untouched");
+    assert_eq!(latency::estimate(&row.first_chunk(), 5_000).unwrap().p50_ms, 160);
 }

@@ -198,6 +198,7 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
     let in_flight = InFlightRow { leases: leases(u)?, version: wide(u)? };
     let latency = LatencyRow {
         w: (0..u8::arbitrary(u)? % 26).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
+        t: (0..u8::arbitrary(u)? % 26).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
         at_ms: wide(u)?,
         version: wide(u)?,
     };

@@ -313,6 +313,7 @@ impl Store {
                 gate_close_until_ms: None,
                 release_in_flight: false,
                 latency_ms: Some(*now % 1_000),
+                first_chunk: *now % 2 == 0,
                 sample: *now,
             };
             if let Some(w) = record(chain, &store.views[effect.provider], &effect, *now).writes {

@@ -12,15 +12,20 @@ export interface HedgeLoop {
 	/** One call with its own abort signal (the item's cancel signal is folded in). A streamed
 	 * call runs `claim()` before its first committing chunk reaches the caller and, when it
 	 * answers false, stops without handing anything over (another call committed first). */
-	send(step: CallStep, signal: AbortSignal, claim: () => boolean): Promise<CallResult>;
+	send(
+		step: CallStep,
+		signal: AbortSignal,
+		claim: (afterMs: number) => boolean,
+	): Promise<CallResult>;
 	/** The engine's hedge, its writes committed (a `call` or an `await`). */
 	hedge(): Promise<Polled>;
 	/** A call's outcome handed to the engine, its writes committed. */
 	outcome(step: CallStep, result: CallResult): Promise<Recorded>;
 	/** An aborted call handed back, its writes committed. */
 	abandon(call: number): Promise<Recorded>;
-	/** A streamed call's first committing chunk: the engine's list of calls to abort. */
-	commit(call: number): number[];
+	/** A streamed call's first committing chunk, `afterMs` after it started: the engine's list
+	 * of calls to abort. */
+	commit(call: number, afterMs: number): number[];
 	cancel?: AbortSignal;
 }
 
@@ -59,8 +64,8 @@ export async function runHedged(first: CallStep, loop: HedgeLoop): Promise<Recor
 		const call = step.hedging!.call;
 		const abort = new AbortController();
 		const signal = loop.cancel ? AbortSignal.any([loop.cancel, abort.signal]) : abort.signal;
-		const claim = () => {
-			const lost = loop.commit(call);
+		const claim = (afterMs: number) => {
+			const lost = loop.commit(call, afterMs);
 			abortCalls(lost);
 			const won = !Array.from(lost).includes(call);
 			if (won) arm(undefined); // its answer is reaching the caller: no hedge for it now

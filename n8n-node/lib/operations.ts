@@ -38,6 +38,8 @@ export async function providerState(
 			in_flight: s.in_flight,
 			latency_p50_ms: s.latency_p50_ms,
 			latency_p95_ms: s.latency_p95_ms,
+			first_chunk_p50_ms: s.first_chunk_p50_ms,
+			first_chunk_p95_ms: s.first_chunk_p95_ms,
 			counters: {
 				calls: c.calls ?? 0,
 				failures: c.failures ?? 0,

@@ -58,9 +58,10 @@ export interface ItemContext {
 		cancel?: AbortSignal,
 		/** A streamed item's limits for this attempt (the engine's; absent when not streamed). */
 		stream?: StreamStep,
-		/** A hedging item's streamed call runs this before its first committing chunk reaches
-		 * the caller; false: another call committed first, hand nothing over. */
-		claim?: () => boolean,
+		/** A streamed call runs this before its first committing chunk reaches the caller, with
+		 * the ms since it started (its time to first chunk); false: another call of a hedging
+		 * item committed first, hand nothing over. */
+		claim?: (afterMs: number) => boolean,
 	) => Promise<CallResult>;
 	logger: Logger;
 	engine: Engine;
@@ -139,7 +140,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			const rec = step.hedging
 				? await runHedged(step, {
 						send: (s, signal, claim) => send(c, s, signal, claim),
-						commit: (call) => Array.from(live.commit(call)),
+						commit: (call, afterMs) => Array.from(live.commit(call, afterMs)),
 						hedge: async () => {
 							const { value } = await compareAndSet(
 								engine,
@@ -163,7 +164,11 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 						},
 						cancel: c.cancel,
 					})
-				: await record(step, await send(c, step, c.cancel));
+				: await record(
+						step,
+						// A streamed call's first chunk: its time to first chunk, for the engine.
+						await send(c, step, c.cancel, (afterMs) => (live.commit(undefined, afterMs), true)),
+					);
 			if (rec.end) return finish(rec.end);
 			if (rec.sleep_ms > 0) await cancellableSleep(rec.sleep_ms, c.cancel);
 		}
@@ -184,7 +189,7 @@ async function send(
 	c: ItemContext,
 	step: CallStep,
 	cancel?: AbortSignal,
-	claim?: () => boolean,
+	claim?: (afterMs: number) => boolean,
 ): Promise<CallResult> {
 	const req = c.plan.requests[step.provider];
 	const headers: IDataObject = {};

@@ -171,7 +171,7 @@ function streamedCall(firstChunkMs, delivered) {
 	return (req, _headers, _deadlineMs, cancel, _stream, claim) =>
 		new Promise((resolve, reject) => {
 			const timer = setTimeout(() => {
-				if (claim && !claim()) return reject(new Cancelled());
+				if (claim && !claim(firstChunkMs(req.name))) return reject(new Cancelled());
 				delivered.push(req.name);
 				resolve({ outcome: { kind: 'status', status: 200, headers: {} }, ms: 1 });
 			}, firstChunkMs(req.name));
@@ -215,5 +215,38 @@ test('a streamed call is hedged until a chunk commits: the first to commit reach
 			['fast', '200', true],
 		],
 		'the slow call was aborted when the hedge committed, before the hedge ended',
+	);
+});
+
+test("a streamed call's time to its first chunk is its provider's sample, kept apart from answers' latency", async () => {
+	const { providerState } = require('../../dist/lib/operations.js');
+	const requests = [{ name: 'streamer', url: 'http://x.invalid', method: 'POST' }];
+	const config = {
+		providers: [{ name: 'streamer', idempotent: true }],
+		streams: true,
+		routing: 'latency',
+	};
+	const scope = `first-chunk-${process.pid}`;
+	const memory = new MemoryStore(scope);
+	const engine = new Engine(config);
+	const plan = { config, requests, keys: [null], scope };
+	// Its first text after 150 ms; the stream itself ends later (the fake resolves then).
+	const result = await runItem({
+		call: streamedCall(() => 150, []),
+		logger: { info() {}, warn() {}, error() {}, debug() {} },
+		engine,
+		store: new FailoverStore(memory, scope, 1000, true),
+		plan,
+		secrets: {},
+		correlationId: 'first-chunk',
+		streamed: true,
+	});
+	assert.equal(result.end.kind, 'done');
+	const [state] = await providerState(engine, memory, plan, 'memory');
+	assert.equal(state.json.latency_p50_ms, null, "answers' lane: nothing");
+	assert.equal(
+		state.json.first_chunk_p50_ms,
+		160,
+		'the 150 ms first chunk, in its bucket (113..160 ms)',
 	);
 });

@@ -22,9 +22,10 @@ export interface StreamedAttempt {
 	cancel?: AbortSignal;
 	/** The engine's rule: does a chunk with these facts commit the call? */
 	commits: (facts: ChunkFacts) => boolean;
-	/** A hedged call (another call of the item is out): run before the first committing chunk
-	 * reaches the caller; false when another call committed first (this one is being aborted). */
-	claim?: () => boolean;
+	/** Run before the first committing chunk reaches the caller, with the ms since the attempt
+	 * started (its time to first chunk, for the engine); false when another call of a hedging
+	 * item committed first (this one is being aborted): nothing of it reaches the caller. */
+	claim?: (afterMs: number) => boolean;
 	/** Hand a chunk to the caller. */
 	deliver: (chunk: AIMessageChunk) => void;
 	/** The error a failed attempt threw (the model's own, thrown to the caller if it ends so). */
@@ -52,7 +53,7 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 				pending = pending ? (pending.concat(chunk) as AIMessageChunk) : chunk;
 				if (!a.commits(chunkFacts(chunk))) continue;
 				// The first hedged call to commit is the answer; a later one hands nothing over.
-				if (a.claim && !a.claim()) throw new Cancelled();
+				if (a.claim && !a.claim(Date.now() - started)) throw new Cancelled();
 				committed = true;
 				abort.clear(first);
 				a.deliver(pending);
