@@ -1,9 +1,10 @@
-// Loopback LLM vendors that speak three dialects, refuse a request without the auth its vendor
+// Loopback LLM vendors that speak their vendors' dialects, refuse a request without the auth its vendor
 // expects (401) and count every request they receive: the count that matters is taken here.
 //   OpenAI-compatible   POST /<id>/v1/chat/completions              Authorization: Bearer <key>
 //   OpenAI Responses    POST /<id>/v1/responses                     Authorization: Bearer <key>
 //   Anthropic Messages  POST /<id>/v1/messages                      x-api-key: <key> + anthropic-version
 //   Gemini              POST /<id>/v1beta/models/<model>:generateContent   x-goog-api-key or ?key=
+//                       and, streamed, POST /<id>/v1beta/models/<model>:streamGenerateContent?alt=sse
 //   Ollama              POST /<id>/api/chat                          none, or Authorization: Bearer
 //                       <keys.ollama> when that key is given (a proxy in front, as n8n's credential
 //                       allows)
@@ -11,7 +12,8 @@
 //                       api-key: <keys.azure ?? keys.openai>
 //   Bedrock Converse    POST /<id>/model/<modelId>/converse          SigV4: Authorization
 //                       AWS4-HMAC-SHA256 Credential=<keys.aws>/… (the signature is not checked);
-//                       errors as restJson1: the type in x-amzn-ErrorType, { message } (no stream)
+//                       errors as restJson1: the type in x-amzn-ErrorType, { message }; streamed:
+//                       POST /<id>/model/<modelId>/converse-stream (an AWS event stream, below)
 // Chat completions are also served at /<id>/chat/completions (a base URL without /v1, as
 // DeepSeek's) and /<id>/openai/v1/chat/completions (groq-sdk's path under its base URL).
 // `<id>` names one vendor instance (its own script and counters), e.g. `primary`, `backup`. The
@@ -53,7 +55,8 @@
 //                To a request that is not streamed it answers as 'ok' with the deltas' text joined
 //                (or as { tool, args }).
 // A streamed request (`stream: true` in the body of a chat completions, Responses or Messages
-// request, and an Ollama request without `stream: false`; Gemini's streaming route is not served) answered 'ok', 'empty', 'echo_tool', { tool,
+// request, an Ollama request without `stream: false`, and any request to Gemini's
+// streamGenerateContent or Bedrock's converse-stream route) answered 'ok', 'empty', 'echo_tool', { tool,
 // args } or { stream } gets 200 text/event-stream and the dialect's own events, as the SDKs that
 // n8n ships parse them (openai 6.49 core/streaming.js + @langchain/openai 1.1.3/1.4.4 converters;
 // @anthropic-ai/sdk 0.71/0.115 core/streaming.js, which keys on the `event:` name, +
@@ -79,6 +82,17 @@
 //                { model, created_at, message: { role: 'assistant', content }, done: false }; end:
 //                a last line with content '', done: true, done_reason 'stop', prompt_eval_count 11,
 //                eval_count 7 and the durations. Its errors are { error: "<message>" }.
+//   Gemini       text/event-stream, no keep-alive comment, no preamble (@google/generative-ai
+//                0.21-0.24 reads `data:` lines only) — deltas: data: { candidates: [{ content:
+//                { parts: [{ text }], role: 'model' }, index: 0 }], usageMetadata, modelVersion },
+//                the last one with finishReason 'STOP' and candidatesTokenCount 7; a functionCall
+//                whole in one chunk; no terminating event (an 'empty' answer: one chunk, text '')
+//   Bedrock      application/vnd.amazon.eventstream: binary messages (prelude, headers
+//                :event-type / :content-type / :message-type, JSON payload, CRC32s), no keep-alive —
+//                preamble: messageStart (and a tool call's contentBlockStart { toolUse: { toolUseId,
+//                name } }); deltas: contentBlockDelta { delta: { text } } or { delta: { toolUse:
+//                { input } } }; then contentBlockStop, messageStop (end_turn / tool_use) and
+//                metadata (usage 11 in / 7 out)
 // Error answers to a streamed request stay plain JSON errors, before any event, as the APIs do.
 // Arrivals record `accepted` (auth as expected), never a key: `keyHash` is sha256, 16 hex digits.
 // `streamed` says the request asked for a stream; an arrival answered with one also has `sent`
@@ -481,7 +495,9 @@ const DIALECTS = {
 	// Bedrock's Converse API (ChatBedrockConverse over @aws-sdk/client-bedrock-runtime): the error's
 	// type in x-amzn-ErrorType, as the SDK's restJson1 parser reads it, the body { message }.
 	bedrock: {
-		match: (rest) => /^\/model\/[^/]+\/converse$/.test(rest),
+		match: (rest) => /^\/model\/[^/]+\/(converse|converse-stream)$/.test(rest),
+		// ConverseStream is its own route; the body says nothing of a stream.
+		streamed: (body, rest) => rest.endsWith('/converse-stream'),
 		authorized: (req, keys) =>
 			String(req.headers.authorization ?? '').startsWith(
 				`AWS4-HMAC-SHA256 Credential=${keys.aws}/`,
@@ -507,9 +523,45 @@ const DIALECTS = {
 			message: 'Input is too long for requested model.',
 		},
 		error: (status) => ({ message: `upstream ${status}` }),
+		// ConverseStream: application/vnd.amazon.eventstream, binary messages (below), each an event
+		// named by its :event-type header with a JSON payload, as @aws-sdk/client-bedrock-runtime's
+		// de_ConverseStreamOutput and @langchain/aws's _streamResponseChunks read them.
+		stream(id, model, body, { text, tool }) {
+			const ev = (type, payload) => awsEvent(type, payload);
+			return {
+				contentType: 'application/vnd.amazon.eventstream',
+				keepAlive: '',
+				preamble: [
+					ev('messageStart', { role: 'assistant' }),
+					...(tool
+						? [
+								ev('contentBlockStart', {
+									contentBlockIndex: 0,
+									start: { toolUse: { toolUseId: `tooluse_${id}`, name: tool.name } },
+								}),
+							]
+						: []),
+				],
+				deltas: tool
+					? tool.fragments.map((input) =>
+							ev('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input } } }),
+						)
+					: text.map((t) => ev('contentBlockDelta', { contentBlockIndex: 0, delta: { text: t } })),
+				end: [
+					ev('contentBlockStop', { contentBlockIndex: 0 }),
+					ev('messageStop', { stopReason: tool ? 'tool_use' : 'end_turn' }),
+					ev('metadata', {
+						usage: { inputTokens: 11, outputTokens: 7, totalTokens: 18 },
+						metrics: { latencyMs: 10 },
+					}),
+				],
+			};
+		},
 	},
 	gemini: {
-		match: (rest) => /^\/v1beta\/models\/[^/]+:generateContent$/.test(rest),
+		match: (rest) => /^\/v1beta\/models\/[^/]+:(generateContent|streamGenerateContent)$/.test(rest),
+		// Streamed by its route (the SDK adds ?alt=sse), not by the body.
+		streamed: (body, rest) => rest.endsWith(':streamGenerateContent'),
 		authorized: (req, keys, url) =>
 			req.headers['x-goog-api-key'] === keys.gemini || url.searchParams.get('key') === keys.gemini,
 		unauthorized: {
@@ -560,6 +612,35 @@ const DIALECTS = {
 					typeof r?.result === 'string' ? r.result : JSON.stringify(r?.result ?? r),
 				)
 				.pop(),
+		// streamGenerateContent?alt=sse (@google/generative-ai 0.21-0.24 processStream): `data:`
+		// lines only, no comment, no event names (its parser matches /^data: (.*)\n\n/ at the head of
+		// what it has read), each a whole GenerateContentResponse; the last delta carries
+		// finishReason STOP and the usage, as Gemini's do. A functionCall comes whole, in one chunk.
+		stream(id, model, body, { text, tool }) {
+			const chunk = (parts, last) =>
+				sse(null, {
+					candidates: [
+						{
+							content: { parts, role: 'model' },
+							...(last ? { finishReason: 'STOP' } : {}),
+							index: 0,
+						},
+					],
+					usageMetadata: last
+						? { promptTokenCount: 11, candidatesTokenCount: 7, totalTokenCount: 18 }
+						: { promptTokenCount: 11, totalTokenCount: 11 },
+					modelVersion: model,
+				});
+			const deltas = tool
+				? [chunk([{ functionCall: { name: tool.name, args: tool.args ?? {} } }], true)]
+				: text.map((t, i) => chunk([{ text: t }], i === text.length - 1));
+			return {
+				keepAlive: '',
+				preamble: [],
+				deltas,
+				end: deltas.length ? [] : [chunk([{ text: '' }], true)],
+			};
+		},
 	},
 };
 
@@ -612,6 +693,52 @@ const ollamaDone = {
 	eval_count: 7,
 	eval_duration: 700_000,
 };
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+	let c = n;
+	for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+	return c >>> 0;
+});
+const crc32 = (buf) => {
+	let c = 0xffffffff;
+	for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+	return (c ^ 0xffffffff) >>> 0;
+};
+
+/**
+ * One AWS event-stream message (application/vnd.amazon.eventstream): total length, headers'
+ * length, the prelude's CRC32, the headers (:event-type, :content-type, :message-type, each a
+ * string: name length u8, name, type 7, value length u16, value), the JSON payload, the CRC32 of
+ * all that.
+ */
+function awsEvent(type, payload) {
+	const headers = Buffer.concat(
+		Object.entries({
+			':event-type': type,
+			':content-type': 'application/json',
+			':message-type': 'event',
+		}).map(([name, value]) => {
+			const n = Buffer.from(name);
+			const v = Buffer.from(value);
+			const head = Buffer.alloc(1 + n.length + 3);
+			head.writeUInt8(n.length, 0);
+			n.copy(head, 1);
+			head.writeUInt8(7, 1 + n.length);
+			head.writeUInt16BE(v.length, 2 + n.length);
+			return Buffer.concat([head, v]);
+		}),
+	);
+	const body = Buffer.from(JSON.stringify(payload));
+	const total = 12 + headers.length + body.length + 4;
+	const prelude = Buffer.alloc(12);
+	prelude.writeUInt32BE(total, 0);
+	prelude.writeUInt32BE(headers.length, 4);
+	prelude.writeUInt32BE(crc32(prelude.subarray(0, 8)), 8);
+	const message = Buffer.concat([prelude, headers, body]);
+	const crc = Buffer.alloc(4);
+	crc.writeUInt32BE(crc32(message), 0);
+	return Buffer.concat([message, crc]);
+}
 
 /** One server-sent event: `event:` when named, one `data:` line of JSON. */
 function sse(event, data) {
@@ -694,7 +821,8 @@ export async function startLlmVendors(keys) {
 				),
 				body,
 				status: 0,
-				streamed: Boolean(d.stream) && (d.streamed ? d.streamed(body) : body?.stream === true),
+				streamed:
+					Boolean(d.stream) && (d.streamed ? d.streamed(body, rest) : body?.stream === true),
 			};
 			arrivals.push(arrival);
 			if (!accepted)

@@ -1,0 +1,345 @@
+// The chat-model matrix, streamed (issue 28: "streaming works under a streaming AI Agent where the
+// node streams"), in real n8n (N8N_MAJOR=2: 2.41.1 on Node 24; 1: 1.123.81 on Node 20) on
+// `n8n start`, the package installed as n8n's community installer does. Per model node M of
+// tests/e2e/chat-matrix.test.mjs, pointed at its loopback vendor the same way (credential field,
+// or Groq's GROQ_BASE_URL for the n8n process): a Webhook in Streaming mode -> n8n's AI Agent
+// (Enable Streaming, its default) -> the Resilient Chat Model (breaker threshold 3) over
+// [M on a vendor that always answers 500, M on one that streams its text in 3 deltas]. Every
+// node's workflow is imported and published once, one n8n runs them all; each node gets
+// REQUESTS requests, one at a time (the nodes side by side). Asserted, at the vendors and in the
+// NDJSON stream the client reads:
+// - every response streams Model 2's text, delta for delta, one `item` line per delta, and its
+//   first line reaches the client while the vendor still holds the last delta (released only
+//   then: an answer buffered anywhere on the way would hang);
+// - Model 1 got exactly 3 requests (the threshold: then its breaker is open), Model 2 every one;
+// - every request to Model 2 asked for a stream (the vendor's `streamed`: `stream: true`, Ollama
+//   without `stream: false`, Gemini's streamGenerateContent?alt=sse, Bedrock's converse-stream).
+// Every node of the matrix streams in n8n: none falls back to a whole answer.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
+import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { resilientChatModel } from '../support/chat-workflows.mjs';
+import { node } from '../support/workflow-parts.mjs';
+import { items, postStreaming } from '../support/chat-stream.mjs';
+import { activate, ownerSession } from '../support/trigger/publish.mjs';
+import { installLikeN8n } from './clean-checkout.mjs';
+import { packWorktree } from '../chat/support.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const run8 = uid();
+const KEYS = {
+	openai: `sk-ms-${run8}`,
+	anthropic: 'unused',
+	gemini: `g-ms-${run8}`,
+	ollama: `ol-ms-${run8}`,
+	azure: `az-ms-${run8}`,
+	aws: `AKIAMS${run8.toUpperCase()}`,
+};
+const THRESHOLD = 3;
+const REQUESTS = 4;
+const LC = '@n8n/n8n-nodes-langchain';
+
+/** An OpenAI-compatible node whose credential has a `url` (its base URL, /v1 included). */
+const compatible = (type, credType, model, majors = [1, 2]) => ({
+	type: `${LC}.${type}`,
+	version: { 1: 1, 2: 1 },
+	majors,
+	cred: (vendors, id) => ({
+		type: credType,
+		data: { apiKey: KEYS.openai, url: `${vendors.url(id)}/v1` },
+	}),
+	parameters: () => ({ model, options: {} }),
+	dialect: 'openai',
+});
+
+/** The matrix's nodes, as tests/e2e/chat-matrix.test.mjs points them at the vendors. */
+const MODELS = {
+	gemini: {
+		type: `${LC}.lmChatGoogleGemini`,
+		version: { 1: 1, 2: 1 },
+		majors: [1, 2],
+		cred: (vendors, id) => ({
+			type: 'googlePalmApi',
+			data: { apiKey: KEYS.gemini, host: vendors.url(id) },
+		}),
+		parameters: () => ({ modelName: 'models/gemini-2.0-flash', options: {} }),
+		dialect: 'gemini',
+	},
+	ollama: {
+		type: `${LC}.lmChatOllama`,
+		version: { 1: 1, 2: 1 },
+		majors: [1, 2],
+		cred: (vendors, id) => ({
+			type: 'ollamaApi',
+			data: { baseUrl: vendors.url(id), apiKey: KEYS.ollama },
+		}),
+		parameters: () => ({ model: 'llama3.2:latest', options: {} }),
+		dialect: 'ollama',
+	},
+	openRouter: compatible('lmChatOpenRouter', 'openRouterApi', 'openai/gpt-4o-mini'),
+	deepSeek: compatible('lmChatDeepSeek', 'deepSeekApi', 'deepseek-chat'),
+	xAiGrok: compatible('lmChatXAiGrok', 'xAiApi', 'grok-3-mini'),
+	vercelAiGateway: compatible('lmChatVercelAiGateway', 'vercelAiGatewayApi', 'openai/gpt-4o-mini'),
+	lemonade: {
+		...compatible('lmChatLemonade', 'lemonadeApi', 'Llama-3.2-1B-Instruct-Hybrid'),
+		cred: (vendors, id) => ({
+			type: 'lemonadeApi',
+			data: { baseUrl: `${vendors.url(id)}/v1`, apiKey: KEYS.openai },
+		}),
+	},
+	nvidia: compatible('lmChatNvidia', 'nvidiaApi', 'meta/llama-3.1-8b-instruct', [2]),
+	moonshot: compatible('lmChatMoonshot', 'moonshotApi', 'kimi-k2-0711-preview', [2]),
+	minimax: compatible('lmChatMinimax', 'minimaxApi', 'MiniMax-M2', [2]),
+	groq: {
+		type: `${LC}.lmChatGroq`,
+		version: { 1: 1, 2: 1 },
+		majors: [1, 2],
+		byModel: true,
+		cred: () => ({ type: 'groqApi', data: { apiKey: KEYS.openai } }),
+		parameters: (id) => ({ model: id, options: {} }),
+		dialect: 'openai',
+	},
+	bedrock: {
+		type: `${LC}.lmChatAwsBedrock`,
+		version: { 2: 1.2 },
+		majors: [2],
+		elsewhere:
+			"n8n 1's AWS credential has no Bedrock Runtime Endpoint (the client always calls AWS): not proven there",
+		cred: (vendors, id) => ({
+			type: 'aws',
+			data: {
+				region: 'us-east-1',
+				accessKeyId: KEYS.aws,
+				secretAccessKey: `secret-${run8}`,
+				customEndpoints: true,
+				bedrockRuntimeEndpoint: vendors.url(id),
+			},
+		}),
+		parameters: () => ({ model: 'anthropic.claude-3-haiku-20240307-v1:0', options: {} }),
+		dialect: 'bedrock',
+	},
+	azure: {
+		type: `${LC}.lmChatAzureOpenAi`,
+		version: { 1: 1, 2: 1 },
+		majors: [1, 2],
+		cred: (vendors, id) => ({
+			type: 'azureOpenAiApi',
+			data: {
+				endpointType: 'classic',
+				apiKey: KEYS.azure,
+				resourceName: 'unused-resource',
+				apiVersion: '2025-03-01-preview',
+				endpoint: vendors.url(id),
+			},
+		}),
+		parameters: () => ({ authentication: 'azureOpenAiApi', model: 'gpt-4o-mini', options: {} }),
+		dialect: 'azure',
+	},
+};
+
+const here = Object.entries(MODELS).filter(([, m]) => m.majors.includes(major));
+const elsewhere = Object.entries(MODELS).filter(([, m]) => !m.majors.includes(major));
+/** Vendor instance of node `key`'s Model i (also Groq's model name). */
+const vid = (key, i) => `${key}S${i}${run8}`;
+/** Model 2's streamed text: 3 deltas, 20 ms apart. */
+const deltas = (key) => [`${key} streams `, 'in three ', 'deltas.'];
+let vendors, server, base;
+const flows = {};
+
+/** Webhook (Streaming) -> AI Agent -> Resilient Chat Model over Models 1 and 2 of node `key`. */
+function streamFlow(key, m, creds) {
+	const hook = `ms-${key}-${run8}`;
+	const names = [1, 2].map((i) => `${key}-m${i}-${run8}`);
+	const start = node('Webhook', 'n8n-nodes-base.webhook', 2.1, 0, {
+		httpMethod: 'POST',
+		path: hook,
+		responseMode: 'streaming',
+		options: {},
+	});
+	start.webhookId = hook;
+	const agent = node('Agent', `${LC}.agent`, major === 2 ? 3.1 : 3, 300, {
+		promptType: 'define',
+		text: '={{ $json.body.q }}',
+		options: {},
+	});
+	const resilient = resilientChatModel(
+		'Resilient Chat Model',
+		{
+			numberInputs: 2,
+			providers: { provider: names.map((name) => ({ name })) },
+			breaker: { threshold: THRESHOLD },
+			retryPolicy: { baseMs: 50, capMs: 200 },
+		},
+		[300, 200],
+	);
+	const inputs = [1, 2].map((i) => {
+		const id = vid(key, i);
+		const cred = {
+			id: `ms${i}${key}${run8}`
+				.replace(/[^A-Za-z0-9]/g, '')
+				.padEnd(16, '0')
+				.slice(0, 16),
+			name: `${key} stream ${i} ${run8}`,
+			...m.cred(vendors, m.byModel ? '_model' : id),
+		};
+		creds.push(cred);
+		return {
+			id: `model${i}${key}`,
+			name: `Model ${i}`,
+			type: m.type,
+			typeVersion: m.version[major],
+			position: [200 * i, 400],
+			parameters: m.parameters(id),
+			credentials: { [cred.type]: { id: cred.id, name: cred.name } },
+		};
+	});
+	const connections = {
+		Webhook: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+		'Resilient Chat Model': {
+			ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]],
+		},
+	};
+	inputs.forEach((input, i) => {
+		connections[input.name] = {
+			ai_languageModel: [[{ node: 'Resilient Chat Model', type: 'ai_languageModel', index: i }]],
+		};
+	});
+	const wid = `ms${key}${run8}`.slice(0, 32);
+	return {
+		wf: {
+			id: wid,
+			name: `matrix streamed ${key} ${run8}`,
+			active: false,
+			settings: { executionOrder: 'v1' },
+			nodes: [start, agent, resilient, ...inputs],
+			connections,
+		},
+		hook,
+		names,
+	};
+}
+
+before(async () => {
+	vendors = await startLlmVendors(KEYS);
+	const n8n = n8nInstance(n8nInstall(major), {
+		extensions: null,
+		env: { GROQ_BASE_URL: vendors.url('_model') },
+	});
+	installLikeN8n(packWorktree(), n8n.home);
+	const creds = [];
+	for (const [key, m] of here) {
+		flows[key] = streamFlow(key, m, creds);
+		vendors.script(vid(key, 1), [500]);
+		// The last delta held until the client has read the first item line (below): an answer
+		// buffered anywhere on the way would hang there.
+		vendors.script(vid(key, 2), [{ stream: { text: deltas(key), gapMs: 20, holdLast: true } }]);
+	}
+	n8n.importCredentials(creds);
+	n8n.importWorkflow(Object.values(flows).map((f) => f.wf));
+	// Published: n8n 1 in one CLI call; n8n 2 through its REST API once it runs (as the editor's
+	// Publish button does).
+	if (major === 1) n8n.cli(['update:workflow', '--all', '--active=true']);
+	const booted = Date.now();
+	server = await n8n.start();
+	base = `http://127.0.0.1:${server.port}`;
+	if (major === 2) {
+		const rest = await ownerSession(server.port);
+		for (const f of Object.values(flows)) await activate(rest, f.wf.id);
+	}
+	// A published workflow's webhook registers a moment after the REST API is up (n8n 2): a GET
+	// to a POST webhook then answers "did you mean POST" instead of "not registered".
+	for (const f of Object.values(flows))
+		for (let tries = 0; ; tries++) {
+			const r = await fetch(`${base}/webhook/${f.hook}`, {
+				signal: AbortSignal.timeout(2000),
+			}).catch(() => null);
+			const text = r ? await r.text().catch(() => '') : '';
+			if (!r || r.status !== 404 || /did you mean/i.test(text)) break;
+			if (tries > 120) throw new Error(`${f.hook} never registered: ${text.slice(0, 300)}`);
+			await new Promise((res) => setTimeout(res, 250));
+		}
+	console.log(
+		`n8n ${major}: ${here.length} workflows published and registered ${Date.now() - booted} ms after boot began`,
+	);
+});
+after(async () => {
+	await server?.stop();
+	await vendors?.close();
+});
+
+for (const [, m] of elsewhere)
+	test(`${m.type} is not run on n8n ${major}`, () => {
+		console.log(
+			`n8n ${major} ${m.type}: ${m.elsewhere ?? `not in n8n ${major}, run on n8n ${m.majors.join(', ')} only`}`,
+		);
+	});
+
+/** Each node's REQUESTS turns, one at a time; the nodes side by side (started on first use). */
+let asked;
+const askAll = () =>
+	(asked ??= (async () => {
+		const out = {};
+		await Promise.all(
+			here.map(async ([key]) => {
+				out[key] = [];
+				for (let k = 0; k < REQUESTS; k++) {
+					let released = false;
+					const onLine = (line) => {
+						if (line.type !== 'item' || released) return;
+						released = true;
+						vendors.release(vid(key, 2));
+					};
+					const r = await postStreaming(
+						`${base}/webhook/${flows[key].hook}`,
+						{ q: `Question ${k + 1}` },
+						{ timeoutMs: 60_000, onLine },
+					).catch((e) => ({ status: 0, lines: [], ms: 0, error: String(e) }));
+					out[key].push(r);
+				}
+			}),
+		);
+		return out;
+	})());
+
+const show = (r) =>
+	JSON.stringify({
+		status: r.status,
+		error: r.error,
+		lines: r.lines.map(({ at, ...l }) => l),
+	}).slice(0, 2000);
+
+for (const [key, m] of here) {
+	test(`${m.type}@${m.version[major]} under a streaming AI Agent, Model 1 always 500: every response streams Model 2's ${deltas(key).length} deltas; Model 1 gets ${THRESHOLD} requests of ${REQUESTS}, Model 2 is asked for a stream each time`, async () => {
+		const turns = (await askAll())[key];
+		const [one, two] = [1, 2].map((i) => vid(key, i));
+		const at = (id) => vendors.arrivals.filter((a) => a.id === id);
+		const [atOne, atTwo] = [at(one), at(two)];
+		const want = deltas(key);
+		const streamedTurns = turns.filter(
+			(r) => r.status === 200 && JSON.stringify(items(r.lines)) === JSON.stringify(want),
+		).length;
+		console.log(
+			`n8n ${major} ${m.type}@${m.version[major]}: streamed ${streamedTurns}/${REQUESTS} (item lines per response ${JSON.stringify(turns.map((r) => items(r.lines).length))}); ` +
+				`Model 1 ${atOne.length} requests (${atOne.filter((a) => a.streamed).length} asked to stream), ` +
+				`Model 2 ${atTwo.length} (${atTwo.filter((a) => a.streamed).length} asked to stream, ` +
+				`${atTwo.filter((a) => a.sent === want.length).length} streams sent whole)`,
+		);
+		assert.ok(
+			[...atOne, ...atTwo].every((a) => a.dialect === m.dialect && a.accepted),
+			`every request in ${m.dialect}, with the credential's key: ${JSON.stringify([...atOne, ...atTwo].map((a) => [a.id, a.dialect, a.accepted]))}`,
+		);
+		for (const r of turns) {
+			assert.equal(r.status, 200, show(r));
+			// One `item` line per delta: the answer arrived as a stream, Model 2's text only.
+			assert.deepEqual(items(r.lines), want, show(r));
+			assert.ok(!r.lines.some((l) => l.type === 'error'), show(r));
+		}
+		assert.equal(atOne.length, THRESHOLD, 'the breaker: its threshold, then open');
+		assert.equal(atTwo.length, REQUESTS, 'Model 2 served every request once');
+		assert.ok(
+			atTwo.every((a) => a.streamed && a.status === 200 && a.sent === want.length),
+			`Model 2 was asked for a stream and sent it whole: ${JSON.stringify(atTwo.map((a) => [a.streamed, a.status, a.sent]))}`,
+		);
+	});
+}
