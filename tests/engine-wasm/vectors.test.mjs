@@ -29,7 +29,10 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'report',
 	]);
 	assert.deepEqual(methods(shipped.Item), [
+		'abandon',
+		'commit',
 		'deferNow',
+		'hedge',
 		'outcome',
 		'poll',
 		'prefer',
