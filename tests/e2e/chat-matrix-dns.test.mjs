@@ -19,6 +19,7 @@ import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
 import { chatWorkflow, llmChain, resilientOver } from '../support/chat-workflows.mjs';
+import { matrixModels } from '../support/chat-matrix-models.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 
@@ -43,84 +44,11 @@ const RETRY = {
 	// as transient (a permanent error is not repeated).
 	failOverFirst: false,
 };
+
 const LC = '@n8n/n8n-nodes-langchain';
-
-/** An OpenAI-compatible node whose credential has a `url` (its base URL, /v1 included). */
-const compatible = (type, credType, model, majors = [1, 2]) => ({
-	type: `${LC}.${type}`,
-	version: { 1: 1, 2: 1 },
-	majors,
-	cred: (url) => ({ type: credType, data: { apiKey: KEYS.openai, url: `${url}/v1` } }),
-	parameters: () => ({ model, options: {} }),
-	dialect: 'openai',
-});
-
-/** The matrix's nodes whose address a user sets, pointed as tests/e2e/chat-matrix.test.mjs
- * points them (`url`: the vendor instance's base, http://<host>:<port>/<id>). */
-const MODELS = {
-	gemini: {
-		type: `${LC}.lmChatGoogleGemini`,
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		cred: (url) => ({ type: 'googlePalmApi', data: { apiKey: KEYS.gemini, host: url } }),
-		parameters: () => ({ modelName: 'models/gemini-2.0-flash', options: {} }),
-		dialect: 'gemini',
-	},
-	ollama: {
-		type: `${LC}.lmChatOllama`,
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		cred: (url) => ({ type: 'ollamaApi', data: { baseUrl: url, apiKey: KEYS.ollama } }),
-		parameters: () => ({ model: 'llama3.2:latest', options: {} }),
-		dialect: 'ollama',
-	},
-	openRouter: compatible('lmChatOpenRouter', 'openRouterApi', 'openai/gpt-4o-mini'),
-	deepSeek: compatible('lmChatDeepSeek', 'deepSeekApi', 'deepseek-chat'),
-	xAiGrok: compatible('lmChatXAiGrok', 'xAiApi', 'grok-3-mini'),
-	vercelAiGateway: compatible('lmChatVercelAiGateway', 'vercelAiGatewayApi', 'openai/gpt-4o-mini'),
-	lemonade: {
-		...compatible('lmChatLemonade', 'lemonadeApi', 'Llama-3.2-1B-Instruct-Hybrid'),
-		cred: (url) => ({ type: 'lemonadeApi', data: { baseUrl: `${url}/v1`, apiKey: KEYS.openai } }),
-	},
-	nvidia: compatible('lmChatNvidia', 'nvidiaApi', 'meta/llama-3.1-8b-instruct', [2]),
-	moonshot: compatible('lmChatMoonshot', 'moonshotApi', 'kimi-k2-0711-preview', [2]),
-	minimax: compatible('lmChatMinimax', 'minimaxApi', 'MiniMax-M2', [2]),
-	bedrock: {
-		type: `${LC}.lmChatAwsBedrock`,
-		version: { 2: 1.2 },
-		majors: [2],
-		cred: (url) => ({
-			type: 'aws',
-			data: {
-				region: 'us-east-1',
-				accessKeyId: KEYS.aws,
-				secretAccessKey: `secret-${run8}`,
-				customEndpoints: true,
-				bedrockRuntimeEndpoint: url,
-			},
-		}),
-		parameters: () => ({ model: 'anthropic.claude-3-haiku-20240307-v1:0', options: {} }),
-		dialect: 'bedrock',
-	},
-	azure: {
-		type: `${LC}.lmChatAzureOpenAi`,
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		cred: (url) => ({
-			type: 'azureOpenAiApi',
-			data: {
-				endpointType: 'classic',
-				apiKey: KEYS.azure,
-				resourceName: 'unused-resource',
-				apiVersion: '2025-03-01-preview',
-				endpoint: url,
-			},
-		}),
-		parameters: () => ({ authentication: 'azureOpenAiApi', model: 'gpt-4o-mini', options: {} }),
-		dialect: 'azure',
-	},
-};
-const here = Object.entries(MODELS).filter(([, m]) => m.majors.includes(major));
+const MODELS = matrixModels(KEYS, run8);
+// Not Groq: its address is process-wide (below).
+const here = Object.entries(MODELS).filter(([, m]) => m.majors.includes(major) && !m.byModel);
 
 /** What the engine reads the resolver outage as through the node's client: Node's getaddrinfo
  * code, or FETCH_FAILED through Google's Gemini SDK, which rethrows Node's "fetch failed" with

@@ -23,6 +23,7 @@ import { resilientChatModel } from '../support/chat-workflows.mjs';
 import { node } from '../support/workflow-parts.mjs';
 import { items, postStreaming } from '../support/chat-stream.mjs';
 import { activate, ownerSession } from '../support/trigger/publish.mjs';
+import { matrixModels } from '../support/chat-matrix-models.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 
@@ -38,105 +39,9 @@ const KEYS = {
 };
 const THRESHOLD = 3;
 const REQUESTS = 4;
+
 const LC = '@n8n/n8n-nodes-langchain';
-
-/** An OpenAI-compatible node whose credential has a `url` (its base URL, /v1 included). */
-const compatible = (type, credType, model, majors = [1, 2]) => ({
-	type: `${LC}.${type}`,
-	version: { 1: 1, 2: 1 },
-	majors,
-	cred: (vendors, id) => ({
-		type: credType,
-		data: { apiKey: KEYS.openai, url: `${vendors.url(id)}/v1` },
-	}),
-	parameters: () => ({ model, options: {} }),
-	dialect: 'openai',
-});
-
-/** The matrix's nodes, as tests/e2e/chat-matrix.test.mjs points them at the vendors. */
-const MODELS = {
-	gemini: {
-		type: `${LC}.lmChatGoogleGemini`,
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		cred: (vendors, id) => ({
-			type: 'googlePalmApi',
-			data: { apiKey: KEYS.gemini, host: vendors.url(id) },
-		}),
-		parameters: () => ({ modelName: 'models/gemini-2.0-flash', options: {} }),
-		dialect: 'gemini',
-	},
-	ollama: {
-		type: `${LC}.lmChatOllama`,
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		cred: (vendors, id) => ({
-			type: 'ollamaApi',
-			data: { baseUrl: vendors.url(id), apiKey: KEYS.ollama },
-		}),
-		parameters: () => ({ model: 'llama3.2:latest', options: {} }),
-		dialect: 'ollama',
-	},
-	openRouter: compatible('lmChatOpenRouter', 'openRouterApi', 'openai/gpt-4o-mini'),
-	deepSeek: compatible('lmChatDeepSeek', 'deepSeekApi', 'deepseek-chat'),
-	xAiGrok: compatible('lmChatXAiGrok', 'xAiApi', 'grok-3-mini'),
-	vercelAiGateway: compatible('lmChatVercelAiGateway', 'vercelAiGatewayApi', 'openai/gpt-4o-mini'),
-	lemonade: {
-		...compatible('lmChatLemonade', 'lemonadeApi', 'Llama-3.2-1B-Instruct-Hybrid'),
-		cred: (vendors, id) => ({
-			type: 'lemonadeApi',
-			data: { baseUrl: `${vendors.url(id)}/v1`, apiKey: KEYS.openai },
-		}),
-	},
-	nvidia: compatible('lmChatNvidia', 'nvidiaApi', 'meta/llama-3.1-8b-instruct', [2]),
-	moonshot: compatible('lmChatMoonshot', 'moonshotApi', 'kimi-k2-0711-preview', [2]),
-	minimax: compatible('lmChatMinimax', 'minimaxApi', 'MiniMax-M2', [2]),
-	groq: {
-		type: `${LC}.lmChatGroq`,
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		byModel: true,
-		cred: () => ({ type: 'groqApi', data: { apiKey: KEYS.openai } }),
-		parameters: (id) => ({ model: id, options: {} }),
-		dialect: 'openai',
-	},
-	bedrock: {
-		type: `${LC}.lmChatAwsBedrock`,
-		version: { 2: 1.2 },
-		majors: [2],
-		elsewhere:
-			"n8n 1's AWS credential has no Bedrock Runtime Endpoint (the client always calls AWS): not proven there",
-		cred: (vendors, id) => ({
-			type: 'aws',
-			data: {
-				region: 'us-east-1',
-				accessKeyId: KEYS.aws,
-				secretAccessKey: `secret-${run8}`,
-				customEndpoints: true,
-				bedrockRuntimeEndpoint: vendors.url(id),
-			},
-		}),
-		parameters: () => ({ model: 'anthropic.claude-3-haiku-20240307-v1:0', options: {} }),
-		dialect: 'bedrock',
-	},
-	azure: {
-		type: `${LC}.lmChatAzureOpenAi`,
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		cred: (vendors, id) => ({
-			type: 'azureOpenAiApi',
-			data: {
-				endpointType: 'classic',
-				apiKey: KEYS.azure,
-				resourceName: 'unused-resource',
-				apiVersion: '2025-03-01-preview',
-				endpoint: vendors.url(id),
-			},
-		}),
-		parameters: () => ({ authentication: 'azureOpenAiApi', model: 'gpt-4o-mini', options: {} }),
-		dialect: 'azure',
-	},
-};
+const MODELS = matrixModels(KEYS, run8);
 
 const here = Object.entries(MODELS).filter(([, m]) => m.majors.includes(major));
 const elsewhere = Object.entries(MODELS).filter(([, m]) => !m.majors.includes(major));
@@ -181,7 +86,7 @@ function streamFlow(key, m, creds) {
 				.padEnd(16, '0')
 				.slice(0, 16),
 			name: `${key} stream ${i} ${run8}`,
-			...m.cred(vendors, m.byModel ? '_model' : id),
+			...m.cred(vendors.url(m.byModel ? '_model' : id)),
 		};
 		creds.push(cred);
 		return {

@@ -36,6 +36,7 @@ import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 import { openAiBadRequest, startLlmVendors } from '../support/llm-vendors.mjs';
 import { chatWorkflow, llmChain, resilientOver } from '../support/chat-workflows.mjs';
+import { matrixModels } from '../support/chat-matrix-models.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 import { closedPort } from '../support/ports.mjs';
@@ -54,111 +55,7 @@ const KEYS = {
 const THRESHOLD = 3;
 const ITEMS = 5;
 
-/** An OpenAI-compatible node whose credential has a `url` (its base URL, /v1 included). */
-const compatible = (type, credType, model, majors = [1, 2]) => ({
-	type: `@n8n/n8n-nodes-langchain.${type}`,
-	version: { 1: 1, 2: 1 },
-	majors,
-	cred: (vendors, id) => ({
-		type: credType,
-		data: { apiKey: KEYS.openai, url: `${vendors.url(id)}/v1` },
-	}),
-	parameters: () => ({ model, options: {} }),
-	dialect: 'openai',
-});
-
-/**
- * The matrix: per model node, its type, version per major, the credential pointed at vendor
- * instance `id` and the node's parameters. `byModel`: the client's base URL is process-wide, so
- * the vendor tells its instances apart by the request's model (the instance's id).
- */
-const MODELS = {
-	gemini: {
-		type: '@n8n/n8n-nodes-langchain.lmChatGoogleGemini',
-		// 1.1 and 1.2 exist in n8n 2 only.
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		cred: (vendors, id) => ({
-			type: 'googlePalmApi',
-			data: { apiKey: KEYS.gemini, host: vendors.url(id) },
-		}),
-		parameters: () => ({ modelName: 'models/gemini-2.0-flash', options: {} }),
-		dialect: 'gemini',
-	},
-	ollama: {
-		type: '@n8n/n8n-nodes-langchain.lmChatOllama',
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		cred: (vendors, id) => ({
-			type: 'ollamaApi',
-			data: { baseUrl: vendors.url(id), apiKey: KEYS.ollama },
-		}),
-		parameters: () => ({ model: 'llama3.2:latest', options: {} }),
-		dialect: 'ollama',
-	},
-	openRouter: compatible('lmChatOpenRouter', 'openRouterApi', 'openai/gpt-4o-mini'),
-	deepSeek: compatible('lmChatDeepSeek', 'deepSeekApi', 'deepseek-chat'),
-	xAiGrok: compatible('lmChatXAiGrok', 'xAiApi', 'grok-3-mini'),
-	vercelAiGateway: compatible('lmChatVercelAiGateway', 'vercelAiGatewayApi', 'openai/gpt-4o-mini'),
-	lemonade: {
-		...compatible('lmChatLemonade', 'lemonadeApi', 'Llama-3.2-1B-Instruct-Hybrid'),
-		cred: (vendors, id) => ({
-			type: 'lemonadeApi',
-			data: { baseUrl: `${vendors.url(id)}/v1`, apiKey: KEYS.openai },
-		}),
-	},
-	nvidia: compatible('lmChatNvidia', 'nvidiaApi', 'meta/llama-3.1-8b-instruct', [2]),
-	moonshot: compatible('lmChatMoonshot', 'moonshotApi', 'kimi-k2-0711-preview', [2]),
-	minimax: compatible('lmChatMinimax', 'minimaxApi', 'MiniMax-M2', [2]),
-	groq: {
-		type: '@n8n/n8n-nodes-langchain.lmChatGroq',
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		byModel: true,
-		cred: () => ({ type: 'groqApi', data: { apiKey: KEYS.openai } }),
-		parameters: (id) => ({ model: id, options: {} }),
-		dialect: 'openai',
-	},
-	bedrock: {
-		type: '@n8n/n8n-nodes-langchain.lmChatAwsBedrock',
-		version: { 2: 1.2 },
-		majors: [2],
-		elsewhere:
-			"n8n 1's AWS credential has no Bedrock Runtime Endpoint (the client always calls AWS): not proven there",
-		cred: (vendors, id) => ({
-			type: 'aws',
-			data: {
-				region: 'us-east-1',
-				accessKeyId: KEYS.aws,
-				secretAccessKey: `secret-${run8}`,
-				customEndpoints: true,
-				bedrockRuntimeEndpoint: vendors.url(id),
-			},
-		}),
-		parameters: () => ({
-			model: 'anthropic.claude-3-haiku-20240307-v1:0',
-			options: {},
-		}),
-		dialect: 'bedrock',
-	},
-	azure: {
-		type: '@n8n/n8n-nodes-langchain.lmChatAzureOpenAi',
-		version: { 1: 1, 2: 1 },
-		majors: [1, 2],
-		cred: (vendors, id) => ({
-			type: 'azureOpenAiApi',
-			data: {
-				endpointType: 'classic',
-				apiKey: KEYS.azure,
-				resourceName: 'unused-resource',
-				apiVersion: '2025-03-01-preview',
-				endpoint: vendors.url(id),
-			},
-		}),
-		parameters: () => ({ authentication: 'azureOpenAiApi', model: 'gpt-4o-mini', options: {} }),
-		dialect: 'azure',
-	},
-};
+const MODELS = matrixModels(KEYS, run8);
 
 const here = Object.entries(MODELS).filter(([, m]) => m.majors.includes(major));
 const elsewhere = Object.entries(MODELS).filter(([, m]) => !m.majors.includes(major));
@@ -279,8 +176,7 @@ before(async () => {
 						.slice(0, 16),
 					name: `${prefix} ${i}`,
 					...m.cred(
-						scenario === 'refused' && i === 1 ? { ...vendors, url: () => refused } : vendors,
-						m.byModel ? '_model' : id,
+						scenario === 'refused' && i === 1 ? refused : vendors.url(m.byModel ? '_model' : id),
 					),
 				};
 				creds.push(cred);
