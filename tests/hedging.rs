@@ -384,3 +384,120 @@ fn a_streamed_calls_sample_is_its_time_to_the_first_chunk_in_a_lane_of_its_own()
     assert!(row.w.is_empty(), "answers' lane untouched");
     assert_eq!(latency::estimate(&row.first_chunk(), 5_000).unwrap().p50_ms, 160);
 }
+
+/// An item of a hedging chain driven as the node drives it, over calls whose latencies and
+/// answers are drawn: every call handed out is either answered or abandoned, once; the item
+/// ends only with no call out; at most `max_hedges` hedges; a served item has one success.
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+    use resilient_engine::outcome::Outcome;
+
+    /// (latency ms, status) per call handed out, in order; then the same again.
+    fn answers() -> impl Strategy<Value = Vec<(u64, u16)>> {
+        prop::collection::vec(
+            (1u64..3_000, prop_oneof![Just(200u16), Just(500), Just(503), Just(429), Just(400)]),
+            1..12,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn every_call_is_answered_or_abandoned_once_and_the_end_waits_for_them(
+            draws in answers(), providers in 1usize..4, max_hedges in 1i64..4, delay in 1i64..1_500,
+            p95 in any::<bool>(), client_error_stops in any::<bool>(), cap in prop::option::of(1i64..3),
+        ) {
+            let names: Vec<String> = (0..providers).map(|i| format!("p{i}")).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let chain = hedging(&names, |c| {
+                c.hedge = if p95 { "p95".into() } else { "fixed".into() };
+                c.hedge_delay_ms = delay;
+                c.max_hedges = max_hedges;
+                c.base_ms = 10;
+                c.cap_ms = 50;
+                c.budget_ms = 20_000;
+                c.next_provider_on_client_error = !client_error_stops;
+                c.providers.iter_mut().for_each(|p| p.max_in_flight = cap);
+            });
+            let mut store = Store::new(providers);
+            let mut m = item(&chain, 0);
+            let mut now = 0u64;
+            // Calls out: (call, provider, answers at).
+            let mut out: Vec<(u32, usize, u64, Outcome)> = Vec::new();
+            let mut hedge_at: Option<u64> = None;
+            let mut handed = 0usize;
+            let draw = |k: usize| draws[k % draws.len()];
+            for _ in 0..500 {
+                if m.finished().is_some() && out.is_empty() { break; }
+                if out.is_empty() {
+                    let p = m.poll(now, &store.views).unwrap();
+                    if let Some(w) = &p.writes { store.apply(w); }
+                    match p.step {
+                        Step::Call { provider, hedging: Some(t), .. } => {
+                            let (ms, status) = draw(handed);
+                            handed += 1;
+                            out.push((t.call, provider, now + ms, status_outcome(status)));
+                            hedge_at = t.hedge_after_ms.map(|d| now + d);
+                        }
+                        Step::Sleep { ms, .. } => now += ms,
+                        Step::Done { .. } | Step::Defer { .. } | Step::Fail { .. } => break,
+                        other => prop_assert!(false, "poll with nothing out gave {other:?}"),
+                    }
+                    continue;
+                }
+                // The next event: the earliest answer, or the hedge timer.
+                let (k, first) = out.iter().enumerate().min_by_key(|(_, o)| o.2).map(|(k, o)| (k, o.2)).unwrap();
+                if let Some(at) = hedge_at.filter(|&at| at < first) {
+                    now = at;
+                    let p = m.hedge(now, &store.views, false).unwrap();
+                    if let Some(w) = &p.writes { store.apply(w); }
+                    hedge_at = match p.step {
+                        Step::Call { provider, hedging: Some(t), .. } => {
+                            prop_assert!(t.hedge);
+                            let (ms, status) = draw(handed);
+                            handed += 1;
+                            out.push((t.call, provider, now + ms, status_outcome(status)));
+                            t.hedge_after_ms.map(|d| now + d)
+                        }
+                        Step::Await { hedge_after_ms } => hedge_after_ms.map(|d| now + d),
+                        other => { prop_assert!(false, "a hedge gave {other:?}"); None }
+                    };
+                    continue;
+                }
+                now = first;
+                let (call, provider, _, outcome) = out.remove(k);
+                let effect = m.on_outcome(now, &outcome, &store.views, Some(call)).unwrap();
+                prop_assert_eq!(effect.provider, provider);
+                commit(&chain, &mut store, &effect, now);
+                if m.finished().is_some() {
+                    for c in m.calls_out() {
+                        let e = m.abandon(now, c).unwrap();
+                        commit(&chain, &mut store, &e, now);
+                        out.retain(|o| o.0 != c);
+                    }
+                    prop_assert!(out.is_empty(), "every call out was listed");
+                    hedge_at = None;
+                }
+            }
+            prop_assert!(m.finished().is_some() && m.calls_out().is_empty(), "ended, nothing out");
+            let a = &m.report().attempts;
+            prop_assert_eq!(a.len(), handed, "every call handed out answered or abandoned, once");
+            prop_assert!(a.iter().filter(|x| x.hedge).count() <= max_hedges as usize, "{:?}", a);
+            let c = m.counters();
+            prop_assert_eq!(c.iter().map(|x| x.calls as usize).sum::<usize>(), handed);
+            for x in &c { prop_assert!(x.hedge_wins <= x.hedges); }
+            let wins = a.iter().filter(|x| x.health == Health::Success).count();
+            match m.finished() {
+                Some(Step::Done { .. }) => prop_assert_eq!(wins, 1, "served once: {:?}", a),
+                _ => prop_assert_eq!(wins, 0),
+            }
+            // Every lease freed: the hedges' under their own names too.
+            for v in &store.views { prop_assert!(v.in_flight.leases.is_empty()); }
+        }
+    }
+
+    fn status_outcome(s: u16) -> Outcome {
+        status(s)
+    }
+}
