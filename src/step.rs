@@ -208,6 +208,10 @@ pub struct ItemMachine {
     /// The streamed call that sent the first committing chunk: the others lost.
     committed_to: Option<u32>,
     sleep_until_ms: u64,
+    /// The latest time this item decided as of: its clock never runs back (a poll woken within
+    /// the slack decides as of its wait's end, and the outcome that follows may come stamped a
+    /// hair earlier by the store's clock).
+    clock: u64,
     sleep_cause: WaitCause,
     finished: Option<Step>,
     report: Report,
@@ -236,6 +240,7 @@ impl ItemMachine {
             next_call: 0,
             committed_to: None,
             sleep_until_ms: 0,
+            clock: 0,
             sleep_cause: WaitCause::Backoff,
             finished: None,
             report: Report::default(),
@@ -367,7 +372,7 @@ impl ItemMachine {
         }
         // Woken within the slack: decide as of the wait's end (a gate the outcome closed for the
         // same wait is open by then), at most WAKE_SLACK_MS ahead of the store's clock.
-        let now = now.max(self.sleep_until_ms);
+        let now = self.tick(now.max(self.sleep_until_ms));
         let remaining = self.remaining(now);
         if remaining == 0 {
             return Ok(self.defer(now, Some((now, Reason::BudgetExhausted))));
@@ -457,6 +462,12 @@ impl ItemMachine {
             stream,
             hedging,
         }
+    }
+
+    /// `now`, or the latest time this item already decided as of if that is later.
+    fn tick(&mut self, now: u64) -> u64 {
+        self.clock = self.clock.max(now);
+        self.clock
     }
 
     /// The hedges this item sent, answered or out.
@@ -563,6 +574,7 @@ impl ItemMachine {
         if self.finished.is_some() {
             return Err(EngineError::InvalidInput("an outcome after the item ended: abandon the call".into()));
         }
+        let now = self.tick(now);
         let p = &self.chain.providers[i];
         let facts = CallFacts { unsafe_method: p.unsafe_method, has_idempotency_key: self.keys[i].is_some() };
         let c = classify(outcome, facts, &self.chain.rules, now);

@@ -142,3 +142,43 @@ fn a_latency_row_with_more_buckets_than_ours_reads_without_panic() {
     assert!(e.p50_ms <= e.p95_ms);
     assert_eq!(record(&row, 5, 0).w.len(), BOUNDS_MS.len(), "written back in our own shape");
 }
+
+#[test]
+fn backoffs_within_the_wake_slack_never_add_up_past_the_item_budget() {
+    // Found by `step_machine`: with 1 ms backoffs (within WAKE_SLACK_MS) and calls answered at
+    // once, a poll at the outcome's time was "woken within the slack" and decided as of the
+    // wait's end, but the next outcome came stamped at the earlier time: the item's clock ran
+    // back, and its sleeps added up to 85 ms of a 12 ms budget. Its clock now never runs back.
+    use resilient_engine::config::{ChainConfig, ProviderConfig};
+    use resilient_engine::outcome::Outcome;
+    use resilient_engine::retry_after::HintHeaders;
+    use resilient_engine::rng::Rng;
+    use resilient_engine::step::{ItemMachine, Step};
+    use std::sync::Arc;
+    let chain = ChainConfig {
+        providers: vec![ProviderConfig { name: "p".into(), ..Default::default() }],
+        base_ms: 1,
+        cap_ms: 1,
+        max_attempts: 100,
+        budget_ms: 12,
+        deadline_ms: 12,
+        threshold: 10_000,
+        ..Default::default()
+    };
+    let chain = Arc::new(chain.validate().unwrap());
+    let views = vec![Default::default()];
+    let mut m = ItemMachine::new(chain, 0, "item".into(), Vec::new(), Rng::seeded(5));
+    // Calls answered at once, and a poll right after each outcome (a sleep within the slack is
+    // not waited for): the caller's time moves only when a poll says to sleep.
+    let mut now = 0;
+    let end = loop {
+        match m.poll(now, &views).unwrap().step {
+            Step::Call { .. } => {
+                m.on_outcome(now, &Outcome::status(503, HintHeaders::default()), &views, None).unwrap();
+            }
+            Step::Sleep { ms, .. } => now += ms,
+            end => break end,
+        }
+    };
+    assert!(m.report().slept_ms <= 12, "slept {} ms of a 12 ms budget ({end:?})", m.report().slept_ms);
+}
