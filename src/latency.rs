@@ -116,25 +116,35 @@ pub struct Estimate {
     pub weight: u64,
 }
 
-pub fn estimate(row: &LatencyRow, now: u64) -> Option<Estimate> {
+/// The longest duration a percentile reads as (the last bucket has no upper bound).
+const CEILING_MS: u64 = BOUNDS_MS[BOUNDS_MS.len() - 2] * 2;
+
+/// The weights decayed to `now` and their total; `None` before any weight.
+fn weights(row: &LatencyRow, now: u64) -> Option<(Vec<u64>, u64)> {
     let w = decayed(row, now);
     // Saturating: a row is the fleet's, and a hostile one must not overflow a sum.
     let total = w.iter().take(BOUNDS_MS.len()).fold(0u64, |t, &x| t.saturating_add(x));
-    if total == 0 {
-        return None;
-    }
-    let quantile = |q: u64| {
-        let mut seen = 0u64;
-        let needed = total / 100 * q + total % 100 * q / 100;
-        // A row from the store may hold more buckets than ours: the extra ones are ignored.
-        for (&x, &bound) in w.iter().zip(BOUNDS_MS.iter()) {
-            seen = seen.saturating_add(x);
-            if seen >= needed.max(1) {
-                return bound.min(BOUNDS_MS[BOUNDS_MS.len() - 2] * 2);
-            }
+    (total > 0).then_some((w, total))
+}
+
+/// Where the `q`-th percentile falls: its bucket, the weight below the bucket, the bucket's own
+/// weight and the weight the percentile needs; `None` when it lies past our buckets (a row from
+/// the store may hold more buckets than ours: the extra ones are ignored).
+fn locate(w: &[u64], total: u64, q: u64) -> Option<(usize, u64, u64, u64)> {
+    let needed = (total / 100 * q + total % 100 * q / 100).max(1);
+    let mut seen = 0u64;
+    for (k, &x) in w.iter().take(BOUNDS_MS.len()).enumerate() {
+        if seen.saturating_add(x) >= needed {
+            return Some((k, seen, x, needed));
         }
-        BOUNDS_MS[BOUNDS_MS.len() - 2] * 2
-    };
+        seen = seen.saturating_add(x);
+    }
+    None
+}
+
+pub fn estimate(row: &LatencyRow, now: u64) -> Option<Estimate> {
+    let (w, total) = weights(row, now)?;
+    let quantile = |q| locate(&w, total, q).map_or(CEILING_MS, |(k, ..)| BOUNDS_MS[k].min(CEILING_MS));
     Some(Estimate { p50_ms: quantile(50), p95_ms: quantile(95), weight: total })
 }
 
@@ -142,25 +152,14 @@ pub fn estimate(row: &LatencyRow, now: u64) -> Option<Estimate> {
 /// percentile falls in the bucket's weight), with the weight it rests on: finer than a bucket's
 /// upper bound, which can sit 41 % above the value (the hedge delay reads this).
 pub fn quantile_ms(row: &LatencyRow, now: u64, q: u64) -> Option<(u64, u64)> {
-    let w = decayed(row, now);
-    let total = w.iter().take(BOUNDS_MS.len()).fold(0u64, |t, &x| t.saturating_add(x));
-    if total == 0 {
-        return None;
-    }
-    let needed = (total / 100 * q + total % 100 * q / 100).max(1);
-    let ceiling = BOUNDS_MS[BOUNDS_MS.len() - 2] * 2;
-    let mut seen = 0u64;
-    for (k, (&x, &bound)) in w.iter().zip(BOUNDS_MS.iter()).enumerate() {
-        if x > 0 && seen.saturating_add(x) >= needed {
-            let low = if k == 0 { 0 } else { BOUNDS_MS[k - 1] };
-            let high = bound.min(ceiling);
-            // Weights are at most a few thousand samples' worth: the product stays in u64.
-            let into = (needed - seen).min(x);
-            return Some((low + (high - low).saturating_mul(into) / x, total));
-        }
-        seen = seen.saturating_add(x);
-    }
-    Some((ceiling, total))
+    let (w, total) = weights(row, now)?;
+    let ms = locate(&w, total, q).map_or(CEILING_MS, |(k, seen, x, needed)| {
+        let low = if k == 0 { 0 } else { BOUNDS_MS[k - 1] };
+        let high = BOUNDS_MS[k].min(CEILING_MS);
+        // Weights are at most a few thousand samples' worth: the product stays in u64.
+        low + (high - low).saturating_mul((needed - seen).min(x)) / x.max(1)
+    });
+    Some((ms, total))
 }
 
 /// The median a routing compares: the row's, leaning on `mean` (the chain's) as its weight

@@ -13,7 +13,7 @@ use crate::reason::Reason;
 use crate::record::record;
 use crate::rng::Rng;
 use crate::row_text::{self, RowWrites};
-use crate::step::{AttemptLog, Counters, Effect, ItemMachine, Report, Step};
+use crate::step::{AttemptLog, Counters, Effect, ItemMachine, Poll, Report, Step};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -104,9 +104,24 @@ impl Session {
 
     /// [`Session::poll`] on rows already decoded (by a [`row_text::RowMemo`]).
     pub fn poll_views(&mut self, now: u64, views: Vec<ProviderView>) -> Result<Polled, EngineError> {
+        self.decide(views, |m, v| m.poll(now, v))
+    }
+
+    /// No answer yet to the calls out: a hedge, or what to wait for (see [`ItemMachine::hedge`]),
+    /// on the chain's rows read at `now`. `again`: after the last hedge's write lost its race.
+    pub fn hedge_views(&mut self, now: u64, views: Vec<ProviderView>, again: bool) -> Result<Polled, EngineError> {
+        self.decide(views, |m, v| m.hedge(now, v, again))
+    }
+
+    /// A decision on rows just read: what this item writes is applied to its copy of them.
+    fn decide(
+        &mut self,
+        views: Vec<ProviderView>,
+        step: impl FnOnce(&mut ItemMachine, &[ProviderView]) -> Result<Poll, EngineError>,
+    ) -> Result<Polled, EngineError> {
         self.views = views;
         self.effect = None;
-        let poll = self.machine.poll(now, &self.views)?;
+        let poll = step(&mut self.machine, &self.views)?;
         if let Some(w) = &poll.writes {
             row_text::apply(&mut self.views[w.provider], w);
         }
@@ -118,31 +133,11 @@ impl Session {
         })
     }
 
-    /// No answer yet to the calls out: a hedge, or what to wait for (see [`ItemMachine::hedge`]),
-    /// on the chain's rows read at `now`. `again`: after the last hedge's write lost its race.
-    pub fn hedge_views(&mut self, now: u64, views: Vec<ProviderView>, again: bool) -> Result<Polled, EngineError> {
-        self.views = views;
-        self.effect = None;
-        let poll = self.machine.hedge(now, &self.views, again)?;
-        if let Some(w) = &poll.writes {
-            row_text::apply(&mut self.views[w.provider], w);
-        }
-        Ok(Polled {
-            writes: poll.writes.as_ref().map(|w| event::writes(&self.chain, w, poll.transition.as_ref())),
-            transition: poll.transition,
-            end: None,
-            step: poll.step,
-        })
-    }
-
     /// The outcome of a call out: `call` names it (its step's `hedging.call`), or `None` for the
     /// one call the last poll returned.
     pub fn outcome(&mut self, now: u64, outcome: &Outcome, call: Option<u32>) -> Result<Recorded, EngineError> {
         let effect = self.machine.on_outcome(now, outcome, &self.views, call)?;
-        let attempt = self.machine.report().attempts.last().cloned();
-        let mut out = self.record(effect, now);
-        out.attempt = attempt;
-        Ok(out)
+        Ok(self.logged(effect, now))
     }
 
     /// A streamed call's first committing chunk (see [`ItemMachine::commit`]): the calls to abort.
@@ -153,10 +148,13 @@ impl Session {
     /// A call out aborted after the item ended (another call's answer won).
     pub fn abandon(&mut self, now: u64, call: u32) -> Result<Recorded, EngineError> {
         let effect = self.machine.abandon(now, call)?;
+        Ok(self.logged(effect, now))
+    }
+
+    /// A call's effect recorded, with the attempt's log line (the one it just added).
+    fn logged(&mut self, effect: Effect, now: u64) -> Recorded {
         let attempt = self.machine.report().attempts.last().cloned();
-        let mut out = self.record(effect, now);
-        out.attempt = attempt;
-        Ok(out)
+        Recorded { attempt, ..self.record(effect, now) }
     }
 
     /// The last outcome again, on the provider's fresh row texts after a lost race.
