@@ -35,8 +35,7 @@ import {
 	openAiModel,
 	resilientOver,
 } from '../support/chat-workflows.mjs';
-import { node } from '../support/workflow-parts.mjs';
-import { items as itemTexts, postStreaming } from '../support/chat-stream.mjs';
+import { items as itemTexts, postStreaming, streamingAgent } from '../support/chat-stream.mjs';
 import { ownerSession } from '../support/owner-session.mjs';
 import { installLikeN8n } from '../e2e/clean-checkout.mjs';
 import { createRequire } from 'node:module';
@@ -95,18 +94,7 @@ function streamWorkflow() {
 	const wid = `hedgestream${id}`;
 	const hook = `hedge-stream-${id}`;
 	const names = [`m1-stream-${id}`, `m2-stream-${id}`];
-	const start = node('Webhook', 'n8n-nodes-base.webhook', 2.1, 0, {
-		httpMethod: 'POST',
-		path: hook,
-		responseMode: 'streaming',
-		options: {},
-	});
-	start.webhookId = hook;
-	const agent = node('Agent', '@n8n/n8n-nodes-langchain.agent', major === 2 ? 3.1 : 3, 300, {
-		promptType: 'define',
-		text: '={{ $json.body.q }}',
-		options: {},
-	});
+	const { start, agent } = streamingAgent(hook, major);
 	const model = resilientOver(
 		'Resilient Chat Model',
 		{

@@ -20,8 +20,7 @@ import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
 import { startLlmVendors } from '../support/llm-vendors.mjs';
 import { resilientChatModel } from '../support/chat-workflows.mjs';
-import { node } from '../support/workflow-parts.mjs';
-import { items, postStreaming } from '../support/chat-stream.mjs';
+import { items, postStreaming, streamingAgent } from '../support/chat-stream.mjs';
 import { activate, ownerSession } from '../support/trigger/publish.mjs';
 import { matrixModels } from '../support/chat-matrix-models.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
@@ -40,7 +39,6 @@ const KEYS = {
 const THRESHOLD = 3;
 const REQUESTS = 4;
 
-const LC = '@n8n/n8n-nodes-langchain';
 const MODELS = matrixModels(KEYS, run8);
 
 const here = Object.entries(MODELS).filter(([, m]) => m.majors.includes(major));
@@ -56,18 +54,7 @@ const flows = {};
 function streamFlow(key, m, creds) {
 	const hook = `ms-${key}-${run8}`;
 	const names = [1, 2].map((i) => `${key}-m${i}-${run8}`);
-	const start = node('Webhook', 'n8n-nodes-base.webhook', 2.1, 0, {
-		httpMethod: 'POST',
-		path: hook,
-		responseMode: 'streaming',
-		options: {},
-	});
-	start.webhookId = hook;
-	const agent = node('Agent', `${LC}.agent`, major === 2 ? 3.1 : 3, 300, {
-		promptType: 'define',
-		text: '={{ $json.body.q }}',
-		options: {},
-	});
+	const { start, agent } = streamingAgent(hook, major);
 	const resilient = resilientChatModel(
 		'Resilient Chat Model',
 		{

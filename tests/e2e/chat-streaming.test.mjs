@@ -16,7 +16,7 @@ import {
 	resilientChatModel,
 } from '../support/chat-workflows.mjs';
 import { node } from '../support/workflow-parts.mjs';
-import { items, postStreaming } from '../support/chat-stream.mjs';
+import { items, postStreaming, streamingAgent } from '../support/chat-stream.mjs';
 import { activate, ownerSession } from '../support/trigger/publish.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { readFileSync } from 'node:fs';
@@ -40,18 +40,7 @@ const flows = {};
 function chatFlow(key, { inputs, plain, chat = {}, tool = false }) {
 	const id = `s${key.slice(0, 5)}${uid()}`;
 	const path = `s-${key}-${uid()}`;
-	const start = node('Webhook', 'n8n-nodes-base.webhook', 2.1, 0, {
-		httpMethod: 'POST',
-		path,
-		responseMode: 'streaming',
-		options: {},
-	});
-	start.webhookId = path;
-	const agent = node('Agent', `${LC}.agent`, major === 2 ? 3.1 : 3, 300, {
-		promptType: 'define',
-		text: '={{ $json.body.q }}',
-		options: {},
-	});
+	const { start, agent } = streamingAgent(path, major);
 	const memory = node('Memory', `${LC}.memoryBufferWindow`, 1.3, 300, {
 		sessionIdType: 'customKey',
 		sessionKey: '={{ $json.body.session }}',

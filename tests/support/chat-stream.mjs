@@ -1,6 +1,26 @@
 // Reading a streamed n8n response (a Webhook or Chat Trigger in Streaming mode): NDJSON lines
 // {"type":"begin"|"item"|"end"|"error", "content"?, "metadata"}, read as they arrive with fetch,
-// each stamped with the time it was read.
+// each stamped with the time it was read; and the root of such a chat.
+import { node } from './workflow-parts.mjs';
+
+/** The root of a streamed chat: a Webhook in Streaming mode at `path`, then n8n's AI Agent (its
+ * newest version on this n8n) over the request's `q`. */
+export function streamingAgent(path, major) {
+	const start = node(
+		'Webhook',
+		'n8n-nodes-base.webhook',
+		2.1,
+		0,
+		{ httpMethod: 'POST', path, responseMode: 'streaming', options: {} },
+		{ webhookId: path },
+	);
+	const agent = node('Agent', '@n8n/n8n-nodes-langchain.agent', major === 2 ? 3.1 : 3, 300, {
+		promptType: 'define',
+		text: '={{ $json.body.q }}',
+		options: {},
+	});
+	return { start, agent };
+}
 
 /** POSTs `body` as JSON to `url`; `onLine(line)` runs on each line as it is read (awaited). */
 export async function postStreaming(url, body, { onLine, timeoutMs = 120_000 } = {}) {
