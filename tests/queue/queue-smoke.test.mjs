@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '../support/n8n.mjs';
 import { queueRun } from '../support/queue/run.mjs';
-import { compare, table } from '../support/queue/report.mjs';
+import { agrees, compare, table } from '../support/queue/report.mjs';
 import { createRequire } from 'node:module';
 
 // The engine's default threshold, where the scenario sets none (the generated constants).
@@ -111,7 +111,11 @@ test('into the blip, this product sent no more than its breaker lets through, an
 		console.log(`Retry On Fail sent only ${theirs} into the blip (a busy machine): not compared`);
 });
 
+// The requests into the blip are timing too for this product: how many executions are past
+// admission when the breaker opens depends on how fast the workers run (seen beside a loaded CI
+// machine: 9 against the simulator's 6, within the bound above). The whole run's count is not:
+// it is the breaker's, the backoff's and the deferrals', and the simulator must predict it.
 test("the simulator predicted this product's requests within 20%", () => {
 	const r = rows.find((x) => x.policy === 'shared_store');
-	assert.ok(r.agree, table(rows));
+	assert.ok(agrees(r.real.requests, r.sim.requests), table(rows));
 });
