@@ -34,6 +34,7 @@ pub mod metrics;
 pub mod node_constants;
 pub mod outcome;
 pub mod rate_gate;
+pub mod read_ahead;
 pub mod reason;
 pub mod record;
 pub mod retry_after;

@@ -74,6 +74,8 @@ export interface ItemContext {
 	streamed?: boolean;
 	/** A provider the engine tries first while admissible (the chat model's earlier rounds). */
 	prefer?: number;
+	/** More items of this execution wait (Call Chain): read their rows while this call is out. */
+	more?: () => boolean;
 }
 
 export async function runItem(c: ItemContext): Promise<ItemResult> {
@@ -128,6 +130,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 				continue;
 			}
 			if (step.kind !== 'call') throw new Error(`engine returned ${step.kind} without an end`);
+			if (c.more?.()) store.readAhead(keys);
 			// One call's outcome to the engine, its writes committed. The last answer's body: when
 			// the engine says `done`, it is the one that served (an aborted call hands none over).
 			const record = async (s: CallStep, result: CallResult) => {

@@ -17,6 +17,9 @@ export interface StateStore {
 	 * `event` (the engine's text of the transition these rows make), append it to the scope's
 	 * events in the same atomic step, so it exists iff the transition committed. */
 	write(key: string, rows: RowWrite[], event?: string | null): Promise<boolean>;
+	/** Begin reading these rows for the next item while this one's call is out (a shared store
+	 * that reads ahead: `readAhead.ts`); absent where a read costs no round trip. */
+	readAhead?(keys: string[]): void;
 	/** The store's clock alone. */
 	now(): Promise<number>;
 	/** Forget a provider's rows and counters (Reset Provider). */

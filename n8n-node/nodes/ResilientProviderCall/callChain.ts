@@ -13,6 +13,7 @@ import {
 } from '../../lib/params';
 import { runItem } from '../../lib/runItem';
 import { itemStore, type SharedStore, type StoreSettings } from '../../lib/store/open';
+import { readAheadScopes } from '../../lib/store/readAhead';
 import { Cancelled, callProvider } from '../../lib/transport';
 import { redact, redactDeep } from '../../lib/secrets';
 import { CounterDeltas, warnAll } from '../../lib/counters';
@@ -48,7 +49,12 @@ export async function callChain(
 	// (reading parameters per item was ~5 % of the node's time per item in a profile).
 	const isStatic = parametersAreStatic(node.parameters);
 	let firstPlan: { plan: ItemPlan; engine: Engine } | undefined;
+	// A shared store reads the next item's rows while this item's call is out (readAhead.ts).
+	const shared = c.shared && readAheadScopes(c.shared);
+	let begun = 0;
+	const more = () => begun < items.length;
 	const one = async (i: number) => {
+		begun++;
 		const correlationId = `${executionId}:${i}`;
 		try {
 			let plan: ItemPlan;
@@ -68,11 +74,12 @@ export async function callChain(
 					callProvider(this, req, headers, deadline, signal, c.credentials),
 				logger: this.logger,
 				engine,
-				store: itemStore(c.shared, plan.scope, c.storeCfg, this.logger),
+				store: itemStore(shared, plan.scope, c.storeCfg, this.logger),
 				plan,
 				secrets: c.secrets,
 				correlationId,
 				cancel,
+				more,
 			});
 			const shown = { ...result, body: redactDeep(result.body, c.hidden) };
 			placeItem(out, items[i], i, plan, shown, warnings, correlationId);

@@ -1,0 +1,112 @@
+// Call Chain at Item Concurrency 1 on a shared store: each item's call is out while the next
+// item's rows are read (n8n-node/lib/store/readAhead.ts), and an item never decides on rows
+// older than its own execution's last write or than the engine's READ_AHEAD_MAX_AGE_MS.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startProviders } from '../support/providers.mjs';
+import {
+	ROOT,
+	engine,
+	stores,
+	plan,
+	runItem,
+	FailoverStore,
+	fetchCall,
+	quietLogger,
+	closeRedisClients,
+	closePostgresPools,
+} from '../support/store-harness.mjs';
+
+const { ReadAheadStore } = createRequire(import.meta.url)(
+	path.join(ROOT, 'dist/lib/store/readAhead.js'),
+);
+
+let providers, base;
+const uid = () => Math.random().toString(36).slice(2, 10);
+const hits = (route, id) =>
+	providers.arrivals.filter((a) => a.route === route && a.id === id).length;
+before(async () => {
+	providers = await startProviders();
+	base = `http://127.0.0.1:${providers.port}`;
+});
+after(async () => {
+	await providers.close();
+	await closeRedisClients();
+	await closePostgresPools();
+});
+
+/** The store as Call Chain wraps it, and a count of the reads that reached the server. */
+function readAheadStore(kind, scope) {
+	const shared = stores[kind](scope);
+	const counted = { reads: 0 };
+	const read = shared.read.bind(shared);
+	shared.read = (keys) => (counted.reads++, read(keys));
+	return { store: new ReadAheadStore(shared), counted };
+}
+
+/** `n` items one after another, as Call Chain runs them at Item Concurrency 1. */
+async function execution(store, p, n) {
+	const eng = new engine.Engine(p.config);
+	const results = [];
+	for (let i = 0; i < n; i++)
+		results.push(
+			await runItem({
+				call: fetchCall,
+				logger: quietLogger,
+				engine: eng,
+				store: new FailoverStore(store, p.scope, 2000, true, quietLogger),
+				plan: p,
+				secrets: {},
+				correlationId: `item${i}`,
+				more: () => i + 1 < n,
+			}),
+		);
+	eng.free();
+	return results;
+}
+
+for (const kind of ['redis', 'postgres']) {
+	test(`${kind}: 30 healthy items read the next item's rows while their call is out, one read each`, async () => {
+		const id = uid();
+		const { store, counted } = readAheadStore(kind, `ra-${id}`);
+		const p = plan([{ name: `ok-${id}`, url: `${base}/ok?id=${id}` }], {}, `ra-${id}`);
+		const results = await execution(store, p, 30);
+		assert.ok(results.every((r) => r.end.kind === 'done'));
+		const { used, discarded } = store.tally;
+		console.log(`# ${kind}: reads ahead used ${used}, thrown away ${discarded} (too old)`);
+		// Every item but the last read ahead for the next, and the next took it or threw it away.
+		assert.equal(used + discarded, 29);
+		assert.equal(counted.reads, 30 + discarded, 'a used read ahead is the item read');
+		assert.ok(used > 0, 'no read ahead was young enough to use');
+	});
+
+	test(`${kind}: a dead provider read ahead of still costs exactly the threshold; the next items skip it`, async () => {
+		const id = uid();
+		const { store } = readAheadStore(kind, `rd-${id}`);
+		const p = plan(
+			[{ name: `dead-${id}`, url: `${base}/always500?id=${id}`, config: { max_attempts: 1 } }],
+			{ threshold: 3, open_ms: 60_000, defer_spread_ms: 0 },
+			`rd-${id}`,
+		);
+		const results = await execution(store, p, 10);
+		// The third failure's write opens the breaker after the fourth item's rows were read
+		// ahead: that read ahead is thrown away, so the fourth item sees the breaker open.
+		assert.equal(hits('/always500', id), 3);
+		assert.deepEqual(
+			results.slice(3).map((r) => r.end.reason),
+			Array(7).fill('circuit_open'),
+		);
+		assert.equal(store.tally.used, 0, 'every item wrote: no read ahead was current');
+	});
+
+	test(`${kind}: rows read ahead during a call slower than the age bound are read again`, async () => {
+		const id = uid();
+		const { store, counted } = readAheadStore(kind, `rs-${id}`);
+		const p = plan([{ name: `slow-${id}`, url: `${base}/ok?id=${id}&delay=150` }], {}, `rs-${id}`);
+		await execution(store, p, 4);
+		assert.deepEqual(store.tally, { used: 0, discarded: 3 });
+		assert.equal(counted.reads, 7);
+	});
+}
