@@ -83,7 +83,12 @@ export interface End { step: FinalStep; report: Report; counters: Counters[] }
  * chain ("" for a row not written yet), and so do an item's Idempotency-Keys ("" for none). */
 /** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`.
  * Absent fields are none. */
-export interface Polled { step: Step; writes?: RowWrites; transition?: Transition; end?: End }
+export interface Polled {
+    step: Step; writes?: RowWrites; transition?: Transition; end?: End;
+    /** This call's record writes rows whatever its outcome (an in-flight lease given back, the
+     * probe's verdict): read no rows ahead for the next item while it is out. */
+    outcome_writes?: boolean;
+}
 /** `outcome` / `abandon` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows),
  * log `attempt`, abort the calls in `abort` (each then `abandon`ed), then finish with `end`, wait
  * for the calls still out, or wait `sleep_ms` and poll. Absent fields are none. */

@@ -39,6 +39,11 @@ pub struct Polled {
     pub transition: Option<Transition>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
+    /// Whatever its outcome, this call's record writes rows (it gives back the in-flight lease
+    /// it takes, or it is the half-open probe): rows read while it is out will not serve the
+    /// next item (`read_ahead`), so the node reads none ahead.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub outcome_writes: bool,
 }
 
 /// The answer to `outcome` (and to `rerecord` after a lost race); `None` is left out, as above.
@@ -125,7 +130,10 @@ impl Session {
         if let Some(w) = &poll.writes {
             row_text::apply(&mut self.views[w.provider], w);
         }
+        let outcome_writes = matches!(poll.step, Step::Call { probe: true, .. })
+            || poll.writes.as_ref().is_some_and(|w| w.in_flight.is_some());
         Ok(Polled {
+            outcome_writes,
             writes: poll.writes.as_ref().map(|w| event::writes(&self.chain, w, poll.transition.as_ref())),
             transition: poll.transition,
             end: self.end(),

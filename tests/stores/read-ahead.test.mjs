@@ -101,6 +101,20 @@ for (const kind of ['redis', 'postgres']) {
 		assert.equal(store.tally.used, 0, 'every item wrote: no read ahead was current');
 	});
 
+	test(`${kind}: a call holding an in-flight lease gives it back at its outcome: no rows read ahead to throw away`, async () => {
+		const id = uid();
+		const { store, counted } = readAheadStore(kind, `rl-${id}`);
+		const p = plan(
+			[{ name: `capped-${id}`, url: `${base}/ok?id=${id}`, config: { max_in_flight: 4 } }],
+			{},
+			`rl-${id}`,
+		);
+		const results = await execution(store, p, 5);
+		assert.ok(results.every((r) => r.end.kind === 'done'));
+		assert.deepEqual(store.tally, { used: 0, discarded: 0 });
+		assert.equal(counted.reads, 5, 'one read an item');
+	});
+
 	test(`${kind}: rows read ahead during a call slower than the age bound are read again`, async () => {
 		const id = uid();
 		const { store, counted } = readAheadStore(kind, `rs-${id}`);
