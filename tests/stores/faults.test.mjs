@@ -1,12 +1,11 @@
 // Store faults and the healthy steady state, against real servers. Faults (stop, stall, restart,
 // a hostile writer) only ever hit throwaway servers this file starts, never the shared ones.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { readFileSync, chownSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { startProviders } from '../support/providers.mjs';
 import {
 	ROOT,
 	engine,
@@ -17,12 +16,13 @@ import {
 	RedisStore,
 	PostgresStore,
 	redisClient,
-	closeRedisClients,
 	closePostgresPools,
 	postgresPool,
 	REDIS_PORT,
 	PG_CONNECTION,
 	stateOf,
+	fileProviders,
+	uid,
 } from '../support/store-harness.mjs';
 import { freePort } from '../support/ports.mjs';
 import { tempDir } from '../support/tmp.mjs';
@@ -31,10 +31,8 @@ const require = createRequire(path.join(ROOT, 'package.json'));
 const Redis = require('ioredis');
 const pg = require('pg');
 
-let providers, base;
-const hits = (route, id) =>
-	providers.arrivals.filter((a) => a.route === route && a.id === id).length;
-const uid = () => Math.random().toString(36).slice(2, 10);
+const loop = fileProviders();
+const { hits } = loop;
 const cmdstat = (port) =>
 	Object.fromEntries(
 		execFileSync('redis-cli', ['-p', String(port), 'INFO', 'commandstats'])
@@ -43,22 +41,13 @@ const cmdstat = (port) =>
 			.filter((l) => l.startsWith('cmdstat_'))
 			.map((l) => [l.slice(8, l.indexOf(':')), Number(/calls=(\d+)/.exec(l)[1])]),
 	);
-before(async () => {
-	providers = await startProviders();
-	base = `http://127.0.0.1:${providers.port}`;
-});
-after(async () => {
-	await providers.close();
-	await closeRedisClients();
-	await closePostgresPools();
-});
 
 test('redis steady state: one round trip and no write per healthy call', async () => {
 	// A throwaway server: the shared one's commandstats also count everyone else's commands.
 	const r = await ownRedis();
 	const id = uid();
 	const store = new RedisStore(redisClient({ host: '127.0.0.1', port: r.port }), `h-${id}`);
-	const p = plan([{ name: `ok-${id}`, url: `${base}/ok?id=${id}` }], {}, `h-${id}`);
+	const p = plan([{ name: `ok-${id}`, url: `${loop.base}/ok?id=${id}` }], {}, `h-${id}`);
 	const eng = new engine.Engine(p.config);
 	await runOne(store, p, eng, 'warm'); // loads the scripts
 	const before = cmdstat(r.port);
@@ -78,17 +67,17 @@ test('postgres steady state: no write per healthy call', async () => {
 	const id = uid();
 	const store = stores.postgres(`h-${id}`);
 	const p = plan(
-		[{ name: `ok-${id}`, url: `${base}/ok?id=${id}`, config: { max_attempts: 2 } }],
+		[{ name: `ok-${id}`, url: `${loop.base}/ok?id=${id}`, config: { max_attempts: 2 } }],
 		{ base_ms: 1, cap_ms: 1 },
 		`h-${id}`,
 	);
 	const eng = new engine.Engine(p.config);
 	// One failure writes a row; the success after it clears it; from then on nothing changes.
-	providers.arrivals.length = 0;
+	loop.providers.arrivals.length = 0;
 	await runOne(
 		store,
 		plan(
-			[{ name: `ok-${id}`, url: `${base}/status/503?id=${id}`, config: { max_attempts: 1 } }],
+			[{ name: `ok-${id}`, url: `${loop.base}/status/503?id=${id}`, config: { max_attempts: 1 } }],
 			{},
 			`h-${id}`,
 		),
@@ -151,7 +140,7 @@ for (const failOpen of [true, false]) {
 		const r = await ownRedis();
 		const id = uid();
 		const store = new RedisStore(redisClient({ host: '127.0.0.1', port: r.port }), `f-${id}`);
-		const p = plan([{ name: `ok-${id}`, url: `${base}/ok?id=${id}` }], {}, `f-${id}`);
+		const p = plan([{ name: `ok-${id}`, url: `${loop.base}/ok?id=${id}` }], {}, `f-${id}`);
 		const eng = new engine.Engine(p.config);
 		const results = [];
 		const run = async (n) => {
@@ -308,7 +297,7 @@ for (const failOpen of [true, false]) {
 				user: 'postgres',
 			});
 			const store = new PostgresStore(pool, `f-${id}`);
-			const p = plan([{ name: `ok-${id}`, url: `${base}/ok?id=${id}` }], {}, `f-${id}`);
+			const p = plan([{ name: `ok-${id}`, url: `${loop.base}/ok?id=${id}` }], {}, `f-${id}`);
 			const eng = new engine.Engine(p.config);
 			const results = [];
 			const phaseMs = [];
@@ -335,7 +324,7 @@ for (const failOpen of [true, false]) {
 			await run(2);
 			// Shared state really resumed: a failure after the stall is written to the restarted server.
 			const failPlan = plan(
-				[{ name: `ok-${id}`, url: `${base}/always500?id=${id}`, config: { max_attempts: 1 } }],
+				[{ name: `ok-${id}`, url: `${loop.base}/always500?id=${id}`, config: { max_attempts: 1 } }],
 				{},
 				`f-${id}`,
 			);
@@ -460,7 +449,7 @@ for (const kind of ['redis', 'postgres']) {
 				// 1. Admission: the breaker is due for its half-open probe, so the item must win the
 				//    probe lease (a compare-and-set on the breaker row) before it may call.
 				const trip = plan(
-					[{ name, url: `${base}/always500?id=${id}`, config: { max_attempts: 1 } }],
+					[{ name, url: `${loop.base}/always500?id=${id}`, config: { max_attempts: 1 } }],
 					cfg,
 					scope,
 				);
@@ -468,7 +457,7 @@ for (const kind of ['redis', 'postgres']) {
 				await runOne(h.store, trip, eng, 'trip', { failOpen });
 				await new Promise((r) => setTimeout(r, 350));
 				const probe = plan(
-					[{ name, url: `${base}/ok?id=${id}`, config: { max_attempts: 1 } }],
+					[{ name, url: `${loop.base}/ok?id=${id}`, config: { max_attempts: 1 } }],
 					cfg,
 					scope,
 				);
@@ -484,7 +473,7 @@ for (const kind of ['redis', 'postgres']) {
 				const name2 = `q-${id2}`;
 				const h2 = await hostileStores[kind](scope2, name2);
 				const rec = plan(
-					[{ name: name2, url: `${base}/always500?id=${id2}`, config: { max_attempts: 1 } }],
+					[{ name: name2, url: `${loop.base}/always500?id=${id2}`, config: { max_attempts: 1 } }],
 					{ threshold: 100, defer_spread_ms: 0 },
 					scope2,
 				);

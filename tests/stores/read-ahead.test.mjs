@@ -1,11 +1,10 @@
 // Call Chain at Item Concurrency 1 on a shared store: each item's call is out while the next
 // item's rows are read (n8n-node/lib/store/readAhead.ts), and an item never decides on rows
 // older than its own execution's last write or than the engine's READ_AHEAD_MAX_AGE_MS.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { startProviders } from '../support/providers.mjs';
 import {
 	ROOT,
 	engine,
@@ -15,27 +14,16 @@ import {
 	FailoverStore,
 	fetchCall,
 	quietLogger,
-	closeRedisClients,
-	closePostgresPools,
+	fileProviders,
+	uid,
 } from '../support/store-harness.mjs';
 
 const { ReadAheadStore } = createRequire(import.meta.url)(
 	path.join(ROOT, 'dist/lib/store/readAhead.js'),
 );
 
-let providers, base;
-const uid = () => Math.random().toString(36).slice(2, 10);
-const hits = (route, id) =>
-	providers.arrivals.filter((a) => a.route === route && a.id === id).length;
-before(async () => {
-	providers = await startProviders();
-	base = `http://127.0.0.1:${providers.port}`;
-});
-after(async () => {
-	await providers.close();
-	await closeRedisClients();
-	await closePostgresPools();
-});
+const loop = fileProviders();
+const { hits } = loop;
 
 /** The store as Call Chain wraps it, and a count of the reads that reached the server. */
 function readAheadStore(kind, scope) {
@@ -71,7 +59,7 @@ for (const kind of ['redis', 'postgres']) {
 	test(`${kind}: 30 healthy items read the next item's rows while their call is out, one read each`, async () => {
 		const id = uid();
 		const { store, counted } = readAheadStore(kind, `ra-${id}`);
-		const p = plan([{ name: `ok-${id}`, url: `${base}/ok?id=${id}` }], {}, `ra-${id}`);
+		const p = plan([{ name: `ok-${id}`, url: `${loop.base}/ok?id=${id}` }], {}, `ra-${id}`);
 		const results = await execution(store, p, 30);
 		assert.ok(results.every((r) => r.end.kind === 'done'));
 		const { used, discarded } = store.tally;
@@ -86,7 +74,7 @@ for (const kind of ['redis', 'postgres']) {
 		const id = uid();
 		const { store } = readAheadStore(kind, `rd-${id}`);
 		const p = plan(
-			[{ name: `dead-${id}`, url: `${base}/always500?id=${id}`, config: { max_attempts: 1 } }],
+			[{ name: `dead-${id}`, url: `${loop.base}/always500?id=${id}`, config: { max_attempts: 1 } }],
 			{ threshold: 3, open_ms: 60_000, defer_spread_ms: 0 },
 			`rd-${id}`,
 		);
@@ -105,7 +93,7 @@ for (const kind of ['redis', 'postgres']) {
 		const id = uid();
 		const { store, counted } = readAheadStore(kind, `rl-${id}`);
 		const p = plan(
-			[{ name: `capped-${id}`, url: `${base}/ok?id=${id}`, config: { max_in_flight: 4 } }],
+			[{ name: `capped-${id}`, url: `${loop.base}/ok?id=${id}`, config: { max_in_flight: 4 } }],
 			{},
 			`rl-${id}`,
 		);
@@ -118,7 +106,11 @@ for (const kind of ['redis', 'postgres']) {
 	test(`${kind}: rows read ahead during a call slower than the age bound are read again`, async () => {
 		const id = uid();
 		const { store, counted } = readAheadStore(kind, `rs-${id}`);
-		const p = plan([{ name: `slow-${id}`, url: `${base}/ok?id=${id}&delay=150` }], {}, `rs-${id}`);
+		const p = plan(
+			[{ name: `slow-${id}`, url: `${loop.base}/ok?id=${id}&delay=150` }],
+			{},
+			`rs-${id}`,
+		);
 		await execution(store, p, 4);
 		assert.deepEqual(store.tally, { used: 0, discarded: 3 });
 		assert.equal(counted.reads, 7);

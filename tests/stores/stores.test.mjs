@@ -1,21 +1,20 @@
 // The engine's breaker, probe and rate-gate cases through each store, and 40 concurrent
 // recorders against one provider: counters exact, exactly one transition, exactly one probe.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { startProviders } from '../support/providers.mjs';
 import {
 	writeCounters,
 	engine,
 	stores,
 	plan,
 	runOne,
-	closeRedisClients,
-	closePostgresPools,
 	REDIS_PORT,
 	PG_PORT,
 	stateOf,
 	untilOpenWindowEnds,
+	fileProviders,
+	uid,
 } from '../support/store-harness.mjs';
 
 // The node's own counter aggregation (one checked write per scope per execution).
@@ -25,26 +24,15 @@ const casFigures = (retries) => ({
 	total: retries.reduce((a, b) => a + b, 0),
 });
 
-let providers, base;
-const uid = () => Math.random().toString(36).slice(2, 10);
-const hits = (route, id) =>
-	providers.arrivals.filter((a) => a.route === route && a.id === id).length;
-before(async () => {
-	providers = await startProviders();
-	base = `http://127.0.0.1:${providers.port}`;
-});
-after(async () => {
-	await providers.close();
-	await closeRedisClients();
-	await closePostgresPools();
-});
+const loop = fileProviders();
+const { hits } = loop;
 
 for (const kind of ['memory', 'redis', 'postgres']) {
 	test(`${kind}: five failures open the breaker, the next item is skipped, then exactly one probe`, async () => {
 		const id = uid();
 		const store = stores[kind](`s-${id}`);
 		const p = plan(
-			[{ name: `dead-${id}`, url: `${base}/always500?id=${id}`, config: { max_attempts: 1 } }],
+			[{ name: `dead-${id}`, url: `${loop.base}/always500?id=${id}`, config: { max_attempts: 1 } }],
 			{ threshold: 5, open_ms: 1500, defer_spread_ms: 0 },
 			`s-${id}`,
 		);
@@ -78,8 +66,8 @@ for (const kind of ['memory', 'redis', 'postgres']) {
 		const store = stores[kind](`g-${id}`);
 		const p = plan(
 			[
-				{ name: `busy-${id}`, url: `${base}/hint3600?id=${id}` },
-				{ name: `ok-${id}`, url: `${base}/ok?id=${id}` },
+				{ name: `busy-${id}`, url: `${loop.base}/hint3600?id=${id}` },
+				{ name: `ok-${id}`, url: `${loop.base}/ok?id=${id}` },
 			],
 			{},
 			`g-${id}`,
@@ -99,7 +87,7 @@ for (const kind of ['redis', 'postgres']) {
 		const id = uid();
 		const store = stores[kind](`c-${id}`);
 		const p = plan(
-			[{ name: `dead-${id}`, url: `${base}/always500?id=${id}`, config: { max_attempts: 1 } }],
+			[{ name: `dead-${id}`, url: `${loop.base}/always500?id=${id}`, config: { max_attempts: 1 } }],
 			{ threshold: 5, open_ms: 60000 },
 			`c-${id}`,
 		);
@@ -149,7 +137,7 @@ for (const kind of ['redis', 'postgres']) {
 						import('node:child_process').then(({ execFile }) =>
 							execFile(
 								process.execPath,
-								[script, kind, id, String(providers.port), '10', String(k), String(startAt)],
+								[script, kind, id, String(loop.providers.port), '10', String(k), String(startAt)],
 								{
 									env: {
 										...process.env,

@@ -3,6 +3,8 @@
 // through Node's fetch here instead of n8n's helper (the node's HTTP path is tested in tests/e2e).
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
+import { startProviders } from './providers.mjs';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
@@ -154,3 +156,27 @@ export async function untilOpenWindowEnds(store, name) {
 		await new Promise((r) => setTimeout(r, left + 1));
 	}
 }
+
+/** A store test file's loopback providers: started before its tests; closed after them, with the
+ * pooled Redis and Postgres clients. `hits(route, id)` counts a provider's arrivals. */
+export function fileProviders() {
+	const p = {
+		providers: undefined,
+		base: '',
+		hits: (route, id) =>
+			p.providers.arrivals.filter((a) => a.route === route && a.id === id).length,
+	};
+	before(async () => {
+		p.providers = await startProviders();
+		p.base = `http://127.0.0.1:${p.providers.port}`;
+	});
+	after(async () => {
+		await p.providers.close();
+		await closeRedisClients();
+		await closePostgresPools();
+	});
+	return p;
+}
+
+/** A fresh id, so a test's rows and arrivals are its own. */
+export const uid = () => Math.random().toString(36).slice(2, 10);
