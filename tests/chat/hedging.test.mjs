@@ -191,7 +191,11 @@ async function run(tag) {
 				? [`${k}:${e.provider === built[tag].names[1] ? 2 : 1}`]
 				: [],
 		),
-		maxCallMs: Math.max(...ms),
+		// The first call is n8n's cold start (its model clients made, modules loaded): beside
+		// both n8n lanes of the test command it took 3.7 s with its hedge as cold, so the tail
+		// is read from the warm calls.
+		maxWarmCallMs: Math.max(...ms.slice(1)),
+		warmMs: ms.slice(1).reduce((x, y) => x + y, 0),
 		// The items whose Model 1 call was slow (the first call, n8n's cold start, may be slower
 		// than the rest on a loaded machine: 1.7 s once beside other test runs).
 		maxSlowItemMs: Math.max(...ms.filter((_, k) => slow(k))),
@@ -226,7 +230,7 @@ test(`n8n ${major}: without hedging, the items that meet Model 1's slow share wa
 	assert.equal(stats.slowA, ITEMS / 10, 'the slow share came');
 	assert.equal(stats.closedA, 0, 'no call closed early: every slow one was waited for');
 	assert.ok(atA.every((x) => x.status === 200));
-	assert.ok(stats.maxCallMs >= SLOW, `slowest call ${stats.maxCallMs} ms`);
+	assert.ok(stats.maxWarmCallMs >= SLOW, `slowest call ${stats.maxWarmCallMs} ms`);
 	for (const i of answered) assert.match(i.json.text, /^plaina\w+ says hi$/);
 });
 
@@ -269,17 +273,17 @@ test(`n8n ${major}: hedging after ${DELAY} ms: every slow call closed before it 
 	// Each abandoned call is one closed at a vendor or one that never reached it.
 	assert.ok(stats.closedA + stats.closedB <= stats.abandoned, JSON.stringify(stats));
 	assert.equal(stats.abandoned, stats.hedges, 'every hedged item abandoned one call: the loser');
-	// The tail: the slowest model call is far below the slow share's time, and the chain's time
-	// well below the run without hedging (both loose: a loaded machine's timing).
+	// The tail: the slowest warm model call is far below the slow share's time, and the warm
+	// calls' time well below the run without hedging (both loose: a loaded machine's timing).
 	assert.ok(
 		stats.maxSlowItemMs < SLOW / 2,
 		`slowest of the slow share's calls ${stats.maxSlowItemMs} ms with hedging`,
 	);
-	assert.ok(stats.maxCallMs < SLOW, `slowest call ${stats.maxCallMs} ms with hedging`);
+	assert.ok(stats.maxWarmCallMs < SLOW, `slowest call ${stats.maxWarmCallMs} ms with hedging`);
 	if (plain)
 		assert.ok(
-			stats.chainMs < plain.stats.chainMs / 2,
-			`chain ${stats.chainMs} ms, without hedging ${plain.stats.chainMs} ms`,
+			stats.warmMs < plain.stats.warmMs / 2,
+			`warm calls ${stats.warmMs} ms in all, without hedging ${plain.stats.warmMs} ms`,
 		);
 });
 
