@@ -208,6 +208,8 @@ pub struct ItemMachine {
     /// The streamed call that sent the first committing chunk: the others lost.
     committed_to: Option<u32>,
     sleep_until_ms: u64,
+    /// The report's `slept_ms` counts the waits up to here (no wait counted twice).
+    slept_until_ms: u64,
     /// The latest time this item decided as of: its clock never runs back (a poll woken within
     /// the slack decides as of its wait's end, and the outcome that follows may come stamped a
     /// hair earlier by the store's clock).
@@ -240,6 +242,7 @@ impl ItemMachine {
             next_call: 0,
             committed_to: None,
             sleep_until_ms: 0,
+            slept_until_ms: 0,
             clock: 0,
             sleep_cause: WaitCause::Backoff,
             finished: None,
@@ -364,6 +367,9 @@ impl ItemMachine {
         // A wake a hair early (the node's timers run on the monotonic clock, the store's clock is
         // another) is on time: sleeping the last millisecond would cost a second read of the rows.
         if now.saturating_add(WAKE_SLACK_MS) < self.sleep_until_ms {
+            // The rest of a wait scheduled while a hedge was out, counted once.
+            self.report.slept_ms += self.sleep_until_ms.saturating_sub(now.max(self.slept_until_ms));
+            self.slept_until_ms = self.sleep_until_ms;
             return Ok(Poll {
                 step: Step::Sleep { ms: self.sleep_until_ms - now, cause: self.sleep_cause },
                 writes: None,
@@ -551,7 +557,12 @@ impl ItemMachine {
     fn sleep(&mut self, now: u64, ms: u64, cause: WaitCause) {
         self.sleep_until_ms = now + ms;
         self.sleep_cause = cause;
-        self.report.slept_ms += ms;
+        // With another call of the item still out, the node waits for that call, not this
+        // wait: counted (what is left of it) only if a poll comes to wait it out.
+        if self.pending.is_empty() {
+            self.report.slept_ms += ms;
+            self.slept_until_ms = self.sleep_until_ms;
+        }
     }
 
     /// Feed back the outcome of the call the last `poll` returned, with the providers' shared

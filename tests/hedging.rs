@@ -13,7 +13,7 @@ use resilient_engine::outcome::Health;
 use resilient_engine::record::record;
 use resilient_engine::rng::Rng;
 use resilient_engine::session::Session;
-use resilient_engine::step::{Effect, ItemMachine, Poll, Step};
+use resilient_engine::step::{Effect, ItemMachine, Poll, Step, WaitCause};
 use std::sync::Arc;
 
 fn hedging(names: &[&str], tweak: impl FnOnce(&mut ChainConfig)) -> Arc<Chain> {
@@ -129,6 +129,26 @@ fn a_failure_while_the_hedge_is_out_waits_for_the_hedge() {
     m.on_outcome(350, &status(200), &store.views, Some(1)).unwrap();
     assert!(matches!(m.finished(), Some(Step::Done { provider: 1, .. })));
     assert!(m.calls_out().is_empty(), "nothing to abort");
+    assert_eq!(m.report().slept_ms, 0, "the backoff scheduled while the hedge was out was never waited");
+}
+
+#[test]
+fn a_backoff_scheduled_while_the_hedge_is_out_counts_only_what_is_left_of_it_once_the_hedge_fails() {
+    let chain = hedging(&["a", "b"], |c| c.base_ms = 10_000);
+    let mut store = Store::new(2);
+    let mut m = item(&chain, 0);
+    poll(&mut m, &mut store, 0);
+    hedge(&mut m, &mut store, 200, false);
+    m.on_outcome(300, &status(503), &store.views, Some(0)).unwrap();
+    let wake = m.wake_at();
+    assert!(wake > 400, "this seed's backoff outlasts the hedge: {wake}");
+    // B answers 400: done with B for this item, and no wait of its own.
+    m.on_outcome(350, &status(400), &store.views, Some(1)).unwrap();
+    assert_eq!(m.report().slept_ms, 0);
+    // The item waits out what is left of A's backoff, counted once however early it wakes.
+    assert_eq!(m.poll(400, &store.views).unwrap().step, Step::Sleep { ms: wake - 400, cause: WaitCause::Backoff });
+    m.poll(wake - 5, &store.views).unwrap();
+    assert_eq!(m.report().slept_ms, wake - 400);
 }
 
 #[test]
