@@ -19,7 +19,9 @@ export const { PostgresStore, postgresPool, closePostgresPools } = require(
 	path.join(ROOT, 'dist/lib/store/postgres.js'),
 );
 export const { FailoverStore } = require(path.join(ROOT, 'dist/lib/store/failover.js'));
-export const { ROW_KINDS, ROW_SEPARATOR } = require(path.join(ROOT, 'dist/lib/engineConstants.js'));
+export const { ROW_KINDS, ROW_SEPARATOR, MAX_CAS_RACES } = require(
+	path.join(ROOT, 'dist/lib/engineConstants.js'),
+);
 const { CounterDeltas } = require(path.join(ROOT, 'dist/lib/counters.js'));
 
 /** The items' counters written as the node writes them: summed per scope, one checked write. */
