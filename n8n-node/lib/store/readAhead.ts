@@ -18,7 +18,7 @@ export class ReadAheadStore implements StateStore {
 	private pending: Pending | undefined;
 	/** Writes begun or ended through this store: a read ahead is stale once this moves. */
 	private writes = 0;
-	/** Reads answered by a read ahead, and reads ahead thrown away (for the benchmark). */
+	/** Reads answered by a read ahead, and reads ahead thrown away (what the store tests read). */
 	readonly tally = { used: 0, discarded: 0 };
 
 	constructor(private readonly store: StateStore) {}
