@@ -85,9 +85,10 @@ export interface End { step: FinalStep; report: Report; counters: Counters[] }
  * Absent fields are none. */
 export interface Polled {
     step: Step; writes?: RowWrites; transition?: Transition; end?: End;
-    /** This call's record writes rows whatever its outcome (an in-flight lease given back, the
-     * probe's verdict): read no rows ahead for the next item while it is out. */
-    outcome_writes?: boolean;
+    /** Rows read while this call is out may serve the next item's decision for this many ms after
+     * the read; absent: read none ahead (this call's record writes rows whatever its outcome: an
+     * in-flight lease given back, the probe's verdict). */
+    read_ahead_ms?: number;
 }
 /** `outcome` / `abandon` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows),
  * log `attempt`, abort the calls in `abort` (each then `abandon`ed), then finish with `end`, wait

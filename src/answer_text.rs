@@ -7,7 +7,7 @@ use crate::step::Step;
 
 /// The text of `p` when it is a bare call step, else `None` (then serialise it with serde_json).
 pub fn bare_call(p: &Polled) -> Option<String> {
-    let Polled { step, writes: None, transition: None, end: None, outcome_writes: false } = p else { return None };
+    let Polled { step, writes: None, transition: None, end: None, read_ahead_ms } = p else { return None };
     let Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key, stream: None, hedging: None } = step
     else {
         return None;
@@ -26,7 +26,12 @@ pub fn bare_call(p: &Polled) -> Option<String> {
         out.push_str(",\"idempotency_key\":");
         string(&mut out, key);
     }
-    out.push_str("}}");
+    out.push('}');
+    if *read_ahead_ms > 0 {
+        out.push_str(r#","read_ahead_ms":"#);
+        number(&mut out, *read_ahead_ms);
+    }
+    out.push('}');
     Some(out)
 }
 
@@ -90,8 +95,10 @@ mod tests {
             hedging: None,
         };
         for step in [first, call("a", None), call("é \"q\" \\ \n\u{1}", Some("k\u{1e}\"")), call("", Some(""))] {
-            let p = Polled { step, writes: None, transition: None, end: None, outcome_writes: false };
-            assert_eq!(bare_call(&p).as_deref(), Some(serde_json::to_string(&p).unwrap().as_str()));
+            for read_ahead_ms in [0, 100] {
+                let p = Polled { step: step.clone(), writes: None, transition: None, end: None, read_ahead_ms };
+                assert_eq!(bare_call(&p).as_deref(), Some(serde_json::to_string(&p).unwrap().as_str()));
+            }
         }
     }
 
@@ -99,13 +106,13 @@ mod tests {
     fn leaves_every_other_answer_to_serde_json() {
         let t = Transition { from: Phase::Open, to: Phase::HalfOpen, at_ms: 1 };
         let with_transition =
-            Polled { step: call("a", None), writes: None, transition: Some(t), end: None, outcome_writes: false };
+            Polled { step: call("a", None), writes: None, transition: Some(t), end: None, read_ahead_ms: 0 };
         let sleep = Polled {
             step: Step::Sleep { ms: 5, cause: WaitCause::Backoff },
             writes: None,
             transition: None,
             end: None,
-            outcome_writes: false,
+            read_ahead_ms: 0,
         };
         assert_eq!(bare_call(&with_transition), None);
         let limits = crate::stream::StreamStep { first_chunk_ms: 1, idle_ms: 2, total_ms: 3 };
@@ -115,10 +122,7 @@ mod tests {
             if let Step::Call { stream, hedging, .. } = &mut step {
                 (*stream, *hedging) = (limits, tag);
             }
-            assert_eq!(
-                bare_call(&Polled { step, writes: None, transition: None, end: None, outcome_writes: false }),
-                None
-            );
+            assert_eq!(bare_call(&Polled { step, writes: None, transition: None, end: None, read_ahead_ms: 0 }), None);
         }
         assert_eq!(bare_call(&sleep), None);
     }

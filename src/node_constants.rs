@@ -6,7 +6,6 @@ use crate::cas::MAX_CAS_RACES;
 use crate::config::{
     ChainConfig, RateLimitConfig, DEFAULT_TIER, DEFAULT_WEIGHT, SUGGESTED_MAX_IN_FLIGHT, SUGGESTED_RATE_LIMIT,
 };
-use crate::read_ahead::READ_AHEAD_MAX_AGE_MS;
 use crate::retry_after::HINT_HEADER_NAMES;
 use crate::row_text::{ROW_KINDS, SEPARATOR};
 
@@ -59,8 +58,6 @@ pub fn typescript() -> String {
          /** A provider's tier and weight when it sets none (`routing`). */\n\
          export const PROVIDER_DEFAULTS = {{ tier: {DEFAULT_TIER}, weight: {DEFAULT_WEIGHT} }} as const;\n\n\
          /** Lost compare-and-set races in a row before the shared store is given up (`Engine.raceLost`). */\n\
-         export const MAX_CAS_RACES = {MAX_CAS_RACES};\n\n\
-         /** Rows read ahead for the next item are decided on only while this young (`read_ahead`). */\n\
-         export const READ_AHEAD_MAX_AGE_MS = {READ_AHEAD_MAX_AGE_MS};\n",
+         export const MAX_CAS_RACES = {MAX_CAS_RACES};\n",
     )
 }

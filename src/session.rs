@@ -9,6 +9,7 @@ use crate::config::Chain;
 use crate::error::EngineError;
 use crate::event;
 use crate::outcome::Outcome;
+use crate::read_ahead;
 use crate::reason::Reason;
 use crate::record::record;
 use crate::rng::Rng;
@@ -39,11 +40,10 @@ pub struct Polled {
     pub transition: Option<Transition>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
-    /// Whatever its outcome, this call's record writes rows (it gives back the in-flight lease
-    /// it takes, or it is the half-open probe): rows read while it is out will not serve the
-    /// next item (`read_ahead`), so the node reads none ahead.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub outcome_writes: bool,
+    /// Rows read while this call is out may serve the next item's decision for this long after
+    /// the read (`read_ahead`); absent (0): read none ahead.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub read_ahead_ms: u64,
 }
 
 /// The answer to `outcome` (and to `rerecord` after a lost race); `None` is left out, as above.
@@ -130,10 +130,8 @@ impl Session {
         if let Some(w) = &poll.writes {
             row_text::apply(&mut self.views[w.provider], w);
         }
-        let outcome_writes = matches!(poll.step, Step::Call { probe: true, .. })
-            || poll.writes.as_ref().is_some_and(|w| w.in_flight.is_some());
         Ok(Polled {
-            outcome_writes,
+            read_ahead_ms: read_ahead::read_ahead_ms(&poll.step, poll.writes.as_ref()),
             writes: poll.writes.as_ref().map(|w| event::writes(&self.chain, w, poll.transition.as_ref())),
             transition: poll.transition,
             end: self.end(),
@@ -214,4 +212,8 @@ impl Session {
     pub fn machine(&self) -> &ItemMachine {
         &self.machine
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -72,6 +72,3 @@ export const PROVIDER_DEFAULTS = { tier: 1, weight: 1 } as const;
 
 /** Lost compare-and-set races in a row before the shared store is given up (`Engine.raceLost`). */
 export const MAX_CAS_RACES = 32;
-
-/** Rows read ahead for the next item are decided on only while this young (`read_ahead`). */
-export const READ_AHEAD_MAX_AGE_MS = 100;

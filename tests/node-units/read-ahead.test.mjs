@@ -1,12 +1,14 @@
 // The read-ahead store's rule without a server: a read ahead answers the next read of the same
-// keys only if no write began or ended since it began, and only while young.
+// keys only if no write began or ended since it began, and only for as long after the read as
+// it was told (the engine's poll says how long: `read_ahead_ms`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { ReadAheadStore } = require('../../dist/lib/store/readAhead.js');
-const { READ_AHEAD_MAX_AGE_MS } = require('../../dist/lib/engineConstants.js');
+/** What the engine's poll hands out for a plain call (src/read_ahead.rs). */
+const SERVES_MS = 100;
 
 /** A store whose rows are one version number, and whose writes finish when the test says. */
 function slowStore() {
@@ -26,7 +28,7 @@ function slowStore() {
 test('the next read of the same keys takes the read ahead: one round trip', async () => {
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a']);
+	r.readAhead(['a'], SERVES_MS);
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
 	assert.equal(s.reads, 1);
 	assert.deepEqual(r.tally, { used: 1, discarded: 0 });
@@ -35,7 +37,7 @@ test('the next read of the same keys takes the read ahead: one round trip', asyn
 test('a read of other keys does not take it', async () => {
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a']);
+	r.readAhead(['a'], SERVES_MS);
 	await r.read(['a', 'b']);
 	assert.equal(s.reads, 2);
 	assert.deepEqual(r.tally, { used: 0, discarded: 1 });
@@ -45,7 +47,7 @@ test('a write that began before the read ahead and ended after it: the next read
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
 	const writing = r.write('a', []);
-	r.readAhead(['a']); // may miss the write (a Postgres pool runs them on two connections)
+	r.readAhead(['a'], SERVES_MS); // may miss the write (a Postgres pool runs them on two connections)
 	s.finish.shift()();
 	await writing;
 	assert.deepEqual((await r.read(['a'])).rows, ['1'], 'the write is seen');
@@ -55,18 +57,18 @@ test('a write that began before the read ahead and ended after it: the next read
 test('a write after the read ahead: the next read is fresh', async () => {
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a']);
+	r.readAhead(['a'], SERVES_MS);
 	const writing = r.write('a', []);
 	s.finish.shift()();
 	await writing;
 	assert.deepEqual((await r.read(['a'])).rows, ['1']);
 });
 
-test(`a read ahead older than ${READ_AHEAD_MAX_AGE_MS} ms is not decided on`, async () => {
+test('a read ahead is not decided on once past the time the engine gave it', async () => {
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a']);
-	await new Promise((done) => setTimeout(done, READ_AHEAD_MAX_AGE_MS + 20));
+	r.readAhead(['a'], 30);
+	await new Promise((done) => setTimeout(done, 50));
 	await r.read(['a']);
 	assert.equal(s.reads, 2);
 	assert.deepEqual(r.tally, { used: 0, discarded: 1 });
@@ -81,7 +83,7 @@ test('a failed read ahead is no read: the item reads afresh and meets the failur
 		return read(k);
 	};
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a']);
+	r.readAhead(['a'], SERVES_MS);
 	fail = false;
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
 });

@@ -1,6 +1,6 @@
 // Call Chain at Item Concurrency 1 on a shared store: each item's call is out while the next
 // item's rows are read (n8n-node/lib/store/readAhead.ts), and an item never decides on rows
-// older than its own execution's last write or than the engine's READ_AHEAD_MAX_AGE_MS.
+// older than its own execution's last write or than the engine's poll allows (`read_ahead_ms`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

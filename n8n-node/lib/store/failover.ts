@@ -56,8 +56,8 @@ export class FailoverStore implements StateStore {
 		return this.guard((s) => s.read(keys));
 	}
 	/** Only while the shared store serves this item: its memory has no round trip to hide. */
-	readAhead(keys: string[]): void {
-		if (!this.degraded) this.shared.readAhead?.(keys);
+	readAhead(keys: string[], servesMs: number): void {
+		if (!this.degraded) this.shared.readAhead?.(keys, servesMs);
 	}
 	/** A transition decided in this process's memory (fail-open) is not the fleet's: its event is
 	 * not written anywhere (README: "Resilient Provider Trigger"); the item still lists it. */

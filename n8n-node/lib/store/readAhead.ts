@@ -1,17 +1,18 @@
 // A shared store that can read the next item's rows while this item's call is out: at Item
 // Concurrency 1 the read's round trip then overlaps the call instead of following it. A read
 // ahead is handed to the next read of the same keys only if no write of this execution to the
-// scope began or ended since it began (an item sees its own execution's writes), and only while
-// it is as young as the engine allows (`READ_AHEAD_MAX_AGE_MS`, src/read_ahead.rs); otherwise
-// that read goes to the store. Policy-free: it compares texts, counts writes, keeps time.
+// scope began or ended since it began (an item sees its own execution's writes), and only for
+// as long after the read as the engine's poll said (`read_ahead_ms`, src/read_ahead.rs);
+// otherwise that read goes to the store. Policy-free: it compares texts, counts writes, keeps
+// the time it was given.
 import type { RowWrite } from '../engine';
-import { READ_AHEAD_MAX_AGE_MS } from '../engineConstants';
 import type { Snapshot, StateStore } from './types';
 
 interface Pending {
 	keys: string;
 	writes: number;
-	snap: Promise<{ snap: Snapshot; at: number } | undefined>;
+	/** Past this (local clock), the read may no longer serve: read time + the engine's ms. */
+	snap: Promise<{ snap: Snapshot; until: number } | undefined>;
 }
 
 export class ReadAheadStore implements StateStore {
@@ -23,8 +24,9 @@ export class ReadAheadStore implements StateStore {
 
 	constructor(private readonly store: StateStore) {}
 
-	/** Start reading `keys` for the next item, unless a read ahead is already out. */
-	readAhead(keys: string[]): void {
+	/** Start reading `keys` for the next item, unless a read ahead is already out; it may serve
+	 * for `servesMs` after it is read (the engine's `read_ahead_ms`). */
+	readAhead(keys: string[], servesMs: number): void {
 		if (this.pending) return;
 		const writes = this.writes;
 		this.pending = {
@@ -32,7 +34,7 @@ export class ReadAheadStore implements StateStore {
 			writes,
 			// A failed read ahead is no read: the item reads afresh (and meets the failure there).
 			snap: this.store.read(keys).then(
-				(snap) => ({ snap, at: Date.now() }),
+				(snap) => ({ snap, until: Date.now() + servesMs }),
 				() => undefined,
 			),
 		};
@@ -43,7 +45,7 @@ export class ReadAheadStore implements StateStore {
 		this.pending = undefined;
 		if (p && p.keys === keys.join('\u0000')) {
 			const got = await p.snap;
-			if (got && p.writes === this.writes && Date.now() - got.at <= READ_AHEAD_MAX_AGE_MS) {
+			if (got && p.writes === this.writes && Date.now() <= got.until) {
 				this.tally.used++;
 				return got.snap;
 			}

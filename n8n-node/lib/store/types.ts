@@ -18,8 +18,9 @@ export interface StateStore {
 	 * events in the same atomic step, so it exists iff the transition committed. */
 	write(key: string, rows: RowWrite[], event?: string | null): Promise<boolean>;
 	/** Begin reading these rows for the next item while this one's call is out (a shared store
-	 * that reads ahead: `readAhead.ts`); absent where a read costs no round trip. */
-	readAhead?(keys: string[]): void;
+	 * that reads ahead: `readAhead.ts`), to serve for `servesMs` after it is read (the engine's
+	 * `read_ahead_ms`); absent where a read costs no round trip. */
+	readAhead?(keys: string[], servesMs: number): void;
 	/** The store's clock alone. */
 	now(): Promise<number>;
 	/** Forget a provider's rows and counters (Reset Provider). */
