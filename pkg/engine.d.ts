@@ -85,8 +85,9 @@ export interface End { step: FinalStep; report: Report; counters: Counters[] }
  * Absent fields are none. */
 export interface Polled {
     step: Step; writes?: RowWrites; transition?: Transition; end?: End;
-    /** Rows read while this call is out may serve the next item's decision for this many ms after
-     * the read; absent: read none ahead (this call's record writes rows whatever its outcome: an
+    /** The rows this poll decided on, or rows read while its call is out, may serve the next
+     * item's decision for this many ms after they were read, if this execution writes nothing
+     * meanwhile; absent: none may (this call's record writes rows whatever its outcome: an
      * in-flight lease given back, the probe's verdict). */
     read_ahead_ms?: number;
 }

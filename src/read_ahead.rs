@@ -1,22 +1,23 @@
-//! Rows read ahead: while one item's call is out and more items of the execution wait, the node
-//! reads the next item's rows from a shared store, so the round trip overlaps the call instead of
-//! following it (at Item Concurrency 1 it was the one wait a healthy item added on Redis). An
-//! item decides on rows read ahead only if this execution wrote nothing to the store since the
-//! read began (the node counts its writes), and only for as long as the poll that handed out the
-//! call said (`Polled::read_ahead_ms`); the node keeps that time, as it keeps a call's deadline.
+//! Rows already read: at Item Concurrency 1 on a shared store, the node lets the next item decide
+//! on rows read before (by the item before it, or read ahead while its call was out), so a
+//! healthy item's store round trip overlaps a call or is not made at all. An item decides on
+//! them only if this execution wrote nothing to the store since the read began (the node counts
+//! its writes), and only for as long after the read as the poll that handed out the call said
+//! (`Polled::read_ahead_ms`); the node keeps that time, as it keeps a call's deadline, and reads
+//! again while a call is out once half of it is gone.
 use crate::chain::Writes;
 use crate::step::Step;
 
-/// How long rows read ahead may serve the next item's decision after the read.
+/// How long rows may serve the next item's decision after they were read.
 ///
-/// Why this age: a decision on rows read ahead is the race of a call already admitted when
+/// Why this age: a decision on rows already read is the race of a call already admitted when
 /// another worker opens the breaker, which the breaker tolerates (threshold plus the calls in
-/// flight). It widens that race by at most the previous call's length, so the bound keeps it to
-/// a fast vendor's calls; after a slower call the item reads afresh.
+/// flight). This bounds how much later a worker sees another's transition (its own failures it
+/// sees at once: their writes make the node read again); after a slower call the item reads afresh.
 pub const READ_AHEAD_MAX_AGE_MS: u64 = 100;
 
-/// For the step a poll hands out and the rows it writes first: how long rows read while that
-/// call is out may serve the next item (0: read none ahead). None for a call whose record writes
+/// For the step a poll hands out and the rows it writes first: how long the rows it decided on,
+/// or rows read while that call is out, may serve the next item's decision (0: none may). None for a call whose record writes
 /// whatever its outcome (it gives back the in-flight lease it takes, or it is the half-open
 /// probe with its verdict): rows read while it is out are stale by the time it ends.
 pub fn read_ahead_ms(step: &Step, writes: Option<&Writes>) -> u64 {

@@ -40,8 +40,8 @@ pub struct Polled {
     pub transition: Option<Transition>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
-    /// Rows read while this call is out may serve the next item's decision for this long after
-    /// the read (`read_ahead`); absent (0): read none ahead.
+    /// The rows this poll decided on, or rows read while its call is out, may serve the next
+    /// item's decision for this long after they were read (`read_ahead`); absent (0): none may.
     #[serde(skip_serializing_if = "is_zero")]
     pub read_ahead_ms: u64,
 }

@@ -87,3 +87,46 @@ test('a failed read ahead is no read: the item reads afresh and meets the failur
 	fail = false;
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
 });
+
+test('rows already read serve the next reads while each is granted: no round trip', async () => {
+	const s = slowStore();
+	const r = new ReadAheadStore(s);
+	await r.read(['a']); // the first item's own read
+	for (let i = 0; i < 5; i++) {
+		r.readAhead(['a'], SERVES_MS); // its poll handed out a call and granted the rows
+		await r.read(['a']);
+	}
+	assert.equal(s.reads, 1);
+	assert.deepEqual(r.tally, { used: 5, discarded: 0 });
+});
+
+test("each grant serves one read: without the engine's word the next read goes to the store", async () => {
+	const s = slowStore();
+	const r = new ReadAheadStore(s);
+	await r.read(['a']);
+	r.readAhead(['a'], SERVES_MS);
+	await r.read(['a']);
+	await r.read(['a']); // e.g. after a probe: its poll granted nothing
+	assert.equal(s.reads, 2);
+});
+
+test('rows past half their grant when a call goes out are read again while it is out', async () => {
+	const s = slowStore();
+	const r = new ReadAheadStore(s);
+	await r.read(['a']);
+	await new Promise((done) => setTimeout(done, 50));
+	r.readAhead(['a'], 80); // the rows are 50 ms old: read them again, in the background
+	assert.equal(s.reads, 2);
+	assert.deepEqual((await r.read(['a'])).rows, ['0']);
+	assert.equal(s.reads, 2, 'the read ahead served');
+});
+
+test("served rows carry the store's clock moved on by the time since they were read", async () => {
+	const s = slowStore();
+	const r = new ReadAheadStore(s);
+	const first = await r.read(['a']);
+	r.readAhead(['a'], SERVES_MS);
+	await new Promise((done) => setTimeout(done, 40));
+	const again = await r.read(['a']);
+	assert.ok(again.now - first.now >= 35, `${again.now - first.now} ms`);
+});

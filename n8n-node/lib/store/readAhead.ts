@@ -1,57 +1,92 @@
-// A shared store that can read the next item's rows while this item's call is out: at Item
-// Concurrency 1 the read's round trip then overlaps the call instead of following it. A read
-// ahead is handed to the next read of the same keys only if no write of this execution to the
-// scope began or ended since it began (an item sees its own execution's writes), and only for
-// as long after the read as the engine's poll said (`read_ahead_ms`, src/read_ahead.rs);
-// otherwise that read goes to the store. Policy-free: it compares texts, counts writes, keeps
-// the time it was given.
+// A shared store that serves the next item's read from rows already read, while the engine allows
+// it: at Item Concurrency 1 the store's round trip then overlaps a call, or is not made at all.
+// After each poll that hands out a call, the engine says for how long the rows it decided on, or
+// rows read while that call is out, may serve the next decision (`read_ahead_ms`,
+// src/read_ahead.rs). The last read then serves the next read of the same keys if that time is
+// not up and no write of this execution to the scope began or ended since the read began (an
+// item sees its own execution's writes); once half of it is gone, a new read begins while the
+// call is out. Each grant serves one read. Policy-free: it compares texts, counts writes, keeps the time
+// it was given.
 import type { RowWrite } from '../engine';
 import type { Snapshot, StateStore } from './types';
 
-interface Pending {
+interface LastRead {
 	keys: string;
+	/** This store's write count when the read began. */
 	writes: number;
-	/** Past this (local clock), the read may no longer serve: read time + the engine's ms. */
-	snap: Promise<{ snap: Snapshot; until: number } | undefined>;
+	snap: Promise<Snapshot | undefined>;
+	/** When the read came back (local clock); absent while it is out. */
+	at?: number;
+	/** The engine's grant: the read may serve one more read until `at + servesMs` (0: none). */
+	servesMs: number;
+	/** Begun for the next item while a call was out (what `tally.discarded` counts). */
+	ahead: boolean;
 }
 
 export class ReadAheadStore implements StateStore {
-	private pending: Pending | undefined;
-	/** Writes begun or ended through this store: a read ahead is stale once this moves. */
+	private last: LastRead | undefined;
+	/** Writes begun or ended through this store: a read is stale once this moves. */
 	private writes = 0;
-	/** Reads answered by a read ahead, and reads ahead thrown away (what the store tests read). */
+	/** Reads answered from rows already read, and reads ahead thrown away unused (what the
+	 * store tests read). */
 	readonly tally = { used: 0, discarded: 0 };
 
 	constructor(private readonly store: StateStore) {}
 
-	/** Start reading `keys` for the next item, unless a read ahead is already out; it may serve
-	 * for `servesMs` after it is read (the engine's `read_ahead_ms`). */
+	/** The engine's grant for the next read of `keys`: `servesMs` after the rows were read. Once
+	 * the last read has served half that time, begin reading them again while the call is out
+	 * (unless a read is out): the next item then finds young rows after a call of up to half
+	 * the grant, and the store sees at most one read a call, usually one per half grant. */
 	readAhead(keys: string[], servesMs: number): void {
-		if (this.pending) return;
-		const writes = this.writes;
-		this.pending = {
-			keys: keys.join('\u0000'),
-			writes,
-			// A failed read ahead is no read: the item reads afresh (and meets the failure there).
-			snap: this.store.read(keys).then(
-				(snap) => ({ snap, until: Date.now() + servesMs }),
-				() => undefined,
-			),
-		};
+		const k = keys.join('\u0000');
+		const r = this.last;
+		if (r && r.keys === k && r.writes === this.writes) {
+			if (r.at === undefined || Date.now() <= r.at + servesMs / 2) {
+				r.servesMs = servesMs;
+				return;
+			}
+		}
+		if (r?.ahead) this.tally.discarded++;
+		this.last = this.begin(keys, k, true);
+		this.last.servesMs = servesMs;
 	}
 
 	async read(keys: string[]): Promise<Snapshot> {
-		const p = this.pending;
-		this.pending = undefined;
-		if (p && p.keys === keys.join('\u0000')) {
-			const got = await p.snap;
-			if (got && p.writes === this.writes && Date.now() <= got.until) {
+		const k = keys.join('\u0000');
+		const r = this.last;
+		if (r && r.keys === k && r.servesMs > 0) {
+			const snap = await r.snap;
+			if (
+				snap &&
+				r.writes === this.writes &&
+				r.at !== undefined &&
+				Date.now() <= r.at + r.servesMs
+			) {
+				r.servesMs = 0; // one read per grant: the next decision needs the engine's word again
+				r.ahead = false;
 				this.tally.used++;
-				return got.snap;
+				// The rows as read; the store's clock moved on as this one did since.
+				return { now: snap.now + (Date.now() - r.at), rows: snap.rows };
 			}
 		}
-		if (p) this.tally.discarded++;
-		return this.store.read(keys);
+		if (r?.ahead) this.tally.discarded++;
+		const read = this.store.read(keys);
+		this.last = this.keep(read, k, false);
+		return read; // a failed read is the store's failure: the item meets it here
+	}
+
+	private begin(keys: string[], k: string, ahead: boolean): LastRead {
+		return this.keep(this.store.read(keys), k, ahead);
+	}
+
+	/** A read kept to serve a later one; failed, it serves nothing. */
+	private keep(read: Promise<Snapshot>, k: string, ahead: boolean): LastRead {
+		const r: LastRead = { keys: k, writes: this.writes, servesMs: 0, ahead, snap: read };
+		r.snap = read.then(
+			(snap) => ((r.at = Date.now()), snap),
+			() => undefined,
+		);
+		return r;
 	}
 
 	async write(key: string, rows: RowWrite[], event?: string | null): Promise<boolean> {
@@ -59,7 +94,7 @@ export class ReadAheadStore implements StateStore {
 		try {
 			return await this.store.write(key, rows, event);
 		} finally {
-			// Also after: a read ahead begun while this write was out may not have seen it.
+			// Also after: a read begun while this write was out may not have seen it.
 			this.writes++;
 		}
 	}
