@@ -47,8 +47,7 @@ export class ReadAheadStore implements StateStore {
 			}
 		}
 		if (r?.ahead) this.tally.discarded++;
-		this.last = this.begin(keys, k, true);
-		this.last.servesMs = servesMs;
+		this.last = this.keep(this.store.read(keys), k, true, servesMs);
 	}
 
 	async read(keys: string[]): Promise<Snapshot> {
@@ -71,17 +70,13 @@ export class ReadAheadStore implements StateStore {
 		}
 		if (r?.ahead) this.tally.discarded++;
 		const read = this.store.read(keys);
-		this.last = this.keep(read, k, false);
+		this.last = this.keep(read, k, false, 0);
 		return read; // a failed read is the store's failure: the item meets it here
 	}
 
-	private begin(keys: string[], k: string, ahead: boolean): LastRead {
-		return this.keep(this.store.read(keys), k, ahead);
-	}
-
 	/** A read kept to serve a later one; failed, it serves nothing. */
-	private keep(read: Promise<Snapshot>, k: string, ahead: boolean): LastRead {
-		const r: LastRead = { keys: k, writes: this.writes, servesMs: 0, ahead, snap: read };
+	private keep(read: Promise<Snapshot>, k: string, ahead: boolean, servesMs: number): LastRead {
+		const r: LastRead = { keys: k, writes: this.writes, servesMs, ahead, snap: read };
 		r.snap = read.then(
 			(snap) => ((r.at = Date.now()), snap),
 			() => undefined,
