@@ -282,7 +282,9 @@ after(async () => vendors?.close());
 const chatParameters = (names, extra = {}) => ({
 	numberInputs: names.length,
 	providers: { provider: names.map((name) => ({ name })) },
-	breaker: { threshold: THRESHOLD },
+	// A window far longer than the gap between two CLI executions on a slow machine (each boots
+	// n8n), so execution 2 meets the breaker still open rather than its half-open probe.
+	breaker: { threshold: THRESHOLD, openMs: 600_000 },
 	retryPolicy: { baseMs: 50, capMs: 200 },
 	...extra,
 });
