@@ -2,12 +2,13 @@
 //! sent once per attempt, and serde_json's generic writer (built for size, `opt-level = "z"`)
 //! took a quarter of a poll's time for these hundred bytes. Every other answer goes through
 //! serde_json; a test holds this text to serde_json's, byte for byte.
+use crate::read_ahead::ReadAhead;
 use crate::session::Polled;
 use crate::step::Step;
 
 /// The text of `p` when it is a bare call step, else `None` (then serialise it with serde_json).
 pub fn bare_call(p: &Polled) -> Option<String> {
-    let Polled { step, writes: None, transition: None, end: None, read_ahead_ms } = p else { return None };
+    let Polled { step, writes: None, transition: None, end: None, read_ahead } = p else { return None };
     let Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key, stream: None, hedging: None } = step
     else {
         return None;
@@ -27,9 +28,12 @@ pub fn bare_call(p: &Polled) -> Option<String> {
         string(&mut out, key);
     }
     out.push('}');
-    if *read_ahead_ms > 0 {
-        out.push_str(r#","read_ahead_ms":"#);
-        number(&mut out, *read_ahead_ms);
+    if let Some(ReadAhead { serves_ms, read_again_ms }) = read_ahead {
+        out.push_str(r#","read_ahead":{"serves_ms":"#);
+        number(&mut out, *serves_ms);
+        out.push_str(r#","read_again_ms":"#);
+        number(&mut out, *read_again_ms);
+        out.push('}');
     }
     out.push('}');
     Some(out)
@@ -95,8 +99,8 @@ mod tests {
             hedging: None,
         };
         for step in [first, call("a", None), call("é \"q\" \\ \n\u{1}", Some("k\u{1e}\"")), call("", Some(""))] {
-            for read_ahead_ms in [0, 100] {
-                let p = Polled { step: step.clone(), writes: None, transition: None, end: None, read_ahead_ms };
+            for read_ahead in [None, Some(ReadAhead { serves_ms: 100, read_again_ms: 50 })] {
+                let p = Polled { step: step.clone(), writes: None, transition: None, end: None, read_ahead };
                 assert_eq!(bare_call(&p).as_deref(), Some(serde_json::to_string(&p).unwrap().as_str()));
             }
         }
@@ -106,13 +110,13 @@ mod tests {
     fn leaves_every_other_answer_to_serde_json() {
         let t = Transition { from: Phase::Open, to: Phase::HalfOpen, at_ms: 1 };
         let with_transition =
-            Polled { step: call("a", None), writes: None, transition: Some(t), end: None, read_ahead_ms: 0 };
+            Polled { step: call("a", None), writes: None, transition: Some(t), end: None, read_ahead: None };
         let sleep = Polled {
             step: Step::Sleep { ms: 5, cause: WaitCause::Backoff },
             writes: None,
             transition: None,
             end: None,
-            read_ahead_ms: 0,
+            read_ahead: None,
         };
         assert_eq!(bare_call(&with_transition), None);
         let limits = crate::stream::StreamStep { first_chunk_ms: 1, idle_ms: 2, total_ms: 3 };
@@ -122,7 +126,7 @@ mod tests {
             if let Step::Call { stream, hedging, .. } = &mut step {
                 (*stream, *hedging) = (limits, tag);
             }
-            assert_eq!(bare_call(&Polled { step, writes: None, transition: None, end: None, read_ahead_ms: 0 }), None);
+            assert_eq!(bare_call(&Polled { step, writes: None, transition: None, end: None, read_ahead: None }), None);
         }
         assert_eq!(bare_call(&sleep), None);
     }

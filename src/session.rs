@@ -41,9 +41,9 @@ pub struct Polled {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
     /// The rows this poll decided on, or rows read while its call is out, may serve the next
-    /// item's decision for this long after they were read (`read_ahead`); absent (0): none may.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub read_ahead_ms: u64,
+    /// item's decision (`read_ahead`); absent: none may.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_ahead: Option<read_ahead::ReadAhead>,
 }
 
 /// The answer to `outcome` (and to `rerecord` after a lost race); `None` is left out, as above.
@@ -131,7 +131,7 @@ impl Session {
             row_text::apply(&mut self.views[w.provider], w);
         }
         Ok(Polled {
-            read_ahead_ms: read_ahead::read_ahead_ms(&poll.step, poll.writes.as_ref()),
+            read_ahead: read_ahead::read_ahead(&poll.step, poll.writes.as_ref()),
             writes: poll.writes.as_ref().map(|w| event::writes(&self.chain, w, poll.transition.as_ref())),
             transition: poll.transition,
             end: self.end(),
@@ -212,8 +212,4 @@ impl Session {
     pub fn machine(&self) -> &ItemMachine {
         &self.machine
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }

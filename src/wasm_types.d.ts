@@ -84,11 +84,13 @@ export interface End { step: FinalStep; report: Report; counters: Counters[] }
 export interface Polled {
   step: Step; writes?: RowWrites; transition?: Transition; end?: End;
   /** The rows this poll decided on, or rows read while its call is out, may serve the next
-   * item's decision for this many ms after they were read, if this execution writes nothing
-   * meanwhile; absent: none may (this call's record writes rows whatever its outcome: an
-   * in-flight lease given back, the probe's verdict). */
-  read_ahead_ms?: number;
+   * item's decision, if this execution writes nothing meanwhile; absent: none may (this call's
+   * record writes rows whatever its outcome: an in-flight lease given back, the probe's verdict). */
+  read_ahead?: ReadAhead;
 }
+/** Times after the rows came back: they serve one decision until `serves_ms`; rows older than
+ * `read_again_ms` when the call goes out are read again while it is out. */
+export interface ReadAhead { serves_ms: number; read_again_ms: number }
 /** `outcome` / `abandon` / `rerecord`: write `writes` (on a lost race, `rerecord` with fresh rows),
  * log `attempt`, abort the calls in `abort` (each then `abandon`ed), then finish with `end`, wait
  * for the calls still out, or wait `sleep_ms` and poll. Absent fields are none. */

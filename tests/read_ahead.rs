@@ -1,11 +1,11 @@
 //! Rows read ahead (issue 27): while a call is out, the node reads the next item's rows only when
-//! the engine's poll says for how long they may serve (`read_ahead_ms`). None for a call that
+//! the engine's poll says for how long they may serve, and when to read them again (`read_ahead`). None for a call that
 //! takes an in-flight lease (it gives it back) or the half-open probe (it writes its verdict):
 //! rows read while either is out are stale by the time the next item would decide on them.
 mod common;
 use common::*;
 use resilient_engine::breaker::{BreakerRow, Phase};
-use resilient_engine::read_ahead::READ_AHEAD_MAX_AGE_MS;
+use resilient_engine::read_ahead::{ReadAhead, READ_AGAIN_AFTER_MS, READ_AHEAD_MAX_AGE_MS};
 use resilient_engine::rng::Rng;
 use resilient_engine::session::Session;
 use resilient_engine::step::Step;
@@ -19,7 +19,7 @@ fn session(max_in_flight: Option<i64>) -> Session {
 fn a_plain_call_leaves_the_rows_as_they_are_so_the_next_item_may_use_rows_read_meanwhile() {
     let p = session(None).poll_views(1_000, vec![Default::default()]).unwrap();
     assert!(matches!(p.step, Step::Call { probe: false, .. }));
-    assert_eq!(p.read_ahead_ms, READ_AHEAD_MAX_AGE_MS);
+    assert_eq!(p.read_ahead, Some(ReadAhead { serves_ms: READ_AHEAD_MAX_AGE_MS, read_again_ms: READ_AGAIN_AFTER_MS }));
 }
 
 #[test]
@@ -27,7 +27,7 @@ fn a_call_holding_an_in_flight_lease_writes_at_its_outcome() {
     let p = session(Some(4)).poll_views(1_000, vec![Default::default()]).unwrap();
     assert!(matches!(p.step, Step::Call { .. }));
     assert!(p.writes.is_some(), "the lease is taken at admission");
-    assert_eq!(p.read_ahead_ms, 0);
+    assert_eq!(p.read_ahead, None);
 }
 
 #[test]
@@ -38,11 +38,11 @@ fn the_half_open_probe_writes_its_verdict() {
     };
     let p = session(None).poll_views(1_000, vec![view]).unwrap();
     assert!(matches!(p.step, Step::Call { probe: true, .. }), "{:?}", p.step);
-    assert_eq!(p.read_ahead_ms, 0);
+    assert_eq!(p.read_ahead, None);
 }
 
 #[test]
 fn a_wait_reads_nothing_ahead() {
     let wait = Step::Sleep { ms: 250, cause: resilient_engine::step::WaitCause::RateGate };
-    assert_eq!(resilient_engine::read_ahead::read_ahead_ms(&wait, None), 0);
+    assert_eq!(resilient_engine::read_ahead::read_ahead(&wait, None), None);
 }

@@ -130,7 +130,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 				continue;
 			}
 			if (step.kind !== 'call') throw new Error(`engine returned ${step.kind} without an end`);
-			if (c.more?.() && poll.read_ahead_ms) store.readAhead(keys, poll.read_ahead_ms);
+			if (c.more?.() && poll.read_ahead) store.readAhead(keys, poll.read_ahead);
 			// One call's outcome to the engine, its writes committed. The last answer's body: when
 			// the engine says `done`, it is the one that served (an aborted call hands none over).
 			const record = async (s: CallStep, result: CallResult) => {

@@ -1,6 +1,7 @@
 // The read-ahead store's rule without a server: a read ahead answers the next read of the same
 // keys only if no write began or ended since it began, and only for as long after the read as
-// it was told (the engine's poll says how long: `read_ahead_ms`).
+// it was told, and reads again while a call is out once the rows are older than it was told
+// (the engine's poll says both: `read_ahead`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -8,7 +9,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { ReadAheadStore } = require('../../dist/lib/store/readAhead.js');
 /** What the engine's poll hands out for a plain call (src/read_ahead.rs). */
-const SERVES_MS = 100;
+const GRANT = { serves_ms: 100, read_again_ms: 50 };
 
 /** A store whose rows are one version number, and whose writes finish when the test says. */
 function slowStore() {
@@ -28,7 +29,7 @@ function slowStore() {
 test('the next read of the same keys takes the read ahead: one round trip', async () => {
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a'], SERVES_MS);
+	r.readAhead(['a'], GRANT);
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
 	assert.equal(s.reads, 1);
 	assert.deepEqual(r.tally, { used: 1, discarded: 0 });
@@ -37,7 +38,7 @@ test('the next read of the same keys takes the read ahead: one round trip', asyn
 test('a read of other keys does not take it', async () => {
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a'], SERVES_MS);
+	r.readAhead(['a'], GRANT);
 	await r.read(['a', 'b']);
 	assert.equal(s.reads, 2);
 	assert.deepEqual(r.tally, { used: 0, discarded: 1 });
@@ -47,7 +48,7 @@ test('a write that began before the read ahead and ended after it: the next read
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
 	const writing = r.write('a', []);
-	r.readAhead(['a'], SERVES_MS); // may miss the write (a Postgres pool runs them on two connections)
+	r.readAhead(['a'], GRANT); // may miss the write (a Postgres pool runs them on two connections)
 	s.finish.shift()();
 	await writing;
 	assert.deepEqual((await r.read(['a'])).rows, ['1'], 'the write is seen');
@@ -57,7 +58,7 @@ test('a write that began before the read ahead and ended after it: the next read
 test('a write after the read ahead: the next read is fresh', async () => {
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a'], SERVES_MS);
+	r.readAhead(['a'], GRANT);
 	const writing = r.write('a', []);
 	s.finish.shift()();
 	await writing;
@@ -67,7 +68,7 @@ test('a write after the read ahead: the next read is fresh', async () => {
 test('a read ahead is not decided on once past the time the engine gave it', async () => {
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a'], 30);
+	r.readAhead(['a'], { serves_ms: 30, read_again_ms: 15 });
 	await new Promise((done) => setTimeout(done, 50));
 	await r.read(['a']);
 	assert.equal(s.reads, 2);
@@ -83,7 +84,7 @@ test('a failed read ahead is no read: the item reads afresh and meets the failur
 		return read(k);
 	};
 	const r = new ReadAheadStore(s);
-	r.readAhead(['a'], SERVES_MS);
+	r.readAhead(['a'], GRANT);
 	fail = false;
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
 });
@@ -93,7 +94,7 @@ test('rows already read serve the next reads while each is granted: no round tri
 	const r = new ReadAheadStore(s);
 	await r.read(['a']); // the first item's own read
 	for (let i = 0; i < 5; i++) {
-		r.readAhead(['a'], SERVES_MS); // its poll handed out a call and granted the rows
+		r.readAhead(['a'], GRANT); // its poll handed out a call and granted the rows
 		await r.read(['a']);
 	}
 	assert.equal(s.reads, 1);
@@ -104,18 +105,18 @@ test("each grant serves one read: without the engine's word the next read goes t
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
 	await r.read(['a']);
-	r.readAhead(['a'], SERVES_MS);
+	r.readAhead(['a'], GRANT);
 	await r.read(['a']);
 	await r.read(['a']); // e.g. after a probe: its poll granted nothing
 	assert.equal(s.reads, 2);
 });
 
-test('rows past half their grant when a call goes out are read again while it is out', async () => {
+test('rows older than read_again_ms when a call goes out are read again while it is out', async () => {
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
 	await r.read(['a']);
 	await new Promise((done) => setTimeout(done, 50));
-	r.readAhead(['a'], 80); // the rows are 50 ms old: read them again, in the background
+	r.readAhead(['a'], { serves_ms: 500, read_again_ms: 40 }); // 50 ms old: read again, in the background
 	assert.equal(s.reads, 2);
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
 	assert.equal(s.reads, 2, 'the read ahead served');
@@ -125,8 +126,19 @@ test("served rows carry the store's clock moved on by the time since they were r
 	const s = slowStore();
 	const r = new ReadAheadStore(s);
 	const first = await r.read(['a']);
-	r.readAhead(['a'], SERVES_MS);
+	r.readAhead(['a'], GRANT);
 	await new Promise((done) => setTimeout(done, 40));
 	const again = await r.read(['a']);
 	assert.ok(again.now - first.now >= 35, `${again.now - first.now} ms`);
+});
+
+test('rows younger than read_again_ms when a call goes out serve it: no read while it is out', async () => {
+	const s = slowStore();
+	const r = new ReadAheadStore(s);
+	await r.read(['a']);
+	await new Promise((done) => setTimeout(done, 50));
+	r.readAhead(['a'], { serves_ms: 500, read_again_ms: 400 }); // 50 ms old: young enough
+	assert.equal(s.reads, 1);
+	await r.read(['a']);
+	assert.equal(s.reads, 1, 'the rows already read served');
 });

@@ -1,7 +1,7 @@
 // Call Chain at Item Concurrency 1 on a shared store: an item decides on rows already read (by
 // the item before, or read ahead while its call was out: n8n-node/lib/store/readAhead.ts), never
 // on rows older than its own execution's last write or than the engine's poll allows
-// (`read_ahead_ms`).
+// (`read_ahead`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

@@ -2,7 +2,7 @@
 // losing compare-and-set races: fail open (carry on with this process's memory, mark the item)
 // or fail closed (the caller defers the item with reason `store_unavailable`). Never crash.
 import type { Logger } from 'n8n-workflow';
-import type { RowWrite } from '../engine';
+import type { ReadAhead, RowWrite } from '../engine';
 import { withinDeadline } from '../timers';
 import { MemoryStore } from './memory';
 import type { Snapshot, StateStore } from './types';
@@ -56,8 +56,8 @@ export class FailoverStore implements StateStore {
 		return this.guard((s) => s.read(keys));
 	}
 	/** Only while the shared store serves this item: its memory has no round trip to hide. */
-	readAhead(keys: string[], servesMs: number): void {
-		if (!this.degraded) this.shared.readAhead?.(keys, servesMs);
+	readAhead(keys: string[], grant: ReadAhead): void {
+		if (!this.degraded) this.shared.readAhead?.(keys, grant);
 	}
 	/** A transition decided in this process's memory (fail-open) is not the fleet's: its event is
 	 * not written anywhere (README: "Resilient Provider Trigger"); the item still lists it. */

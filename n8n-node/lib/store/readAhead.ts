@@ -1,13 +1,12 @@
 // A shared store that serves the next item's read from rows already read, while the engine allows
 // it: at Item Concurrency 1 the store's round trip then overlaps a call, or is not made at all.
-// After each poll that hands out a call, the engine says for how long the rows it decided on, or
-// rows read while that call is out, may serve the next decision (`read_ahead_ms`,
-// src/read_ahead.rs). The last read then serves the next read of the same keys if that time is
-// not up and no write of this execution to the scope began or ended since the read began (an
-// item sees its own execution's writes); once half of it is gone, a new read begins while the
-// call is out. Each grant serves one read. Policy-free: it compares texts, counts writes, keeps the time
-// it was given.
-import type { RowWrite } from '../engine';
+// After each poll that hands out a call, the engine grants the rows it decided on, or rows read
+// while that call is out, to the next decision (`read_ahead`, src/read_ahead.rs): they serve it
+// until `serves_ms` after they were read, if no write of this execution to the scope began or
+// ended since the read began (an item sees its own execution's writes); rows older than
+// `read_again_ms` when the call goes out are read again while it is out. Each grant serves one
+// read. Policy-free: it compares texts, counts writes, keeps the times it was given.
+import type { ReadAhead, RowWrite } from '../engine';
 import type { Snapshot, StateStore } from './types';
 
 interface LastRead {
@@ -33,21 +32,19 @@ export class ReadAheadStore implements StateStore {
 
 	constructor(private readonly store: StateStore) {}
 
-	/** The engine's grant for the next read of `keys`: `servesMs` after the rows were read. Once
-	 * the last read has served half that time, begin reading them again while the call is out
-	 * (unless a read is out): the next item then finds young rows after a call of up to half
-	 * the grant, and the store sees at most one read a call, usually one per half grant. */
-	readAhead(keys: string[], servesMs: number): void {
+	/** The engine's grant for the next read of `keys`: the last read serves it if it is still out
+	 * or younger than `read_again_ms`; else a new read begins while the call is out. */
+	readAhead(keys: string[], grant: ReadAhead): void {
 		const k = keys.join('\u0000');
 		const r = this.last;
 		if (r && r.keys === k && r.writes === this.writes) {
-			if (r.at === undefined || Date.now() <= r.at + servesMs / 2) {
-				r.servesMs = servesMs;
+			if (r.at === undefined || Date.now() <= r.at + grant.read_again_ms) {
+				r.servesMs = grant.serves_ms;
 				return;
 			}
 		}
 		if (r?.ahead) this.tally.discarded++;
-		this.last = this.keep(this.store.read(keys), k, true, servesMs);
+		this.last = this.keep(this.store.read(keys), k, true, grant.serves_ms);
 	}
 
 	async read(keys: string[]): Promise<Snapshot> {

@@ -1,7 +1,7 @@
 // A state store is policy-free: it hands the engine the row texts it holds and writes back the
 // texts the engine returns, atomically, comparing versions only (compare-and-set). It never
 // reads a row's fields. Time is the store's clock, so workers agree.
-import type { RowWrite } from '../engine';
+import type { ReadAhead, RowWrite } from '../engine';
 
 export interface Snapshot {
 	/** The store's clock, ms since the epoch. */
@@ -17,10 +17,10 @@ export interface StateStore {
 	 * `event` (the engine's text of the transition these rows make), append it to the scope's
 	 * events in the same atomic step, so it exists iff the transition committed. */
 	write(key: string, rows: RowWrite[], event?: string | null): Promise<boolean>;
-	/** Begin reading these rows for the next item while this one's call is out (a shared store
-	 * that reads ahead: `readAhead.ts`), to serve for `servesMs` after it is read (the engine's
-	 * `read_ahead_ms`); absent where a read costs no round trip. */
-	readAhead?(keys: string[], servesMs: number): void;
+	/** The engine's grant to the rows of these keys (`Polled.read_ahead`): the last read serves the
+	 * next item, or a new one begins while this item's call is out (a shared store that reads
+	 * ahead: `readAhead.ts`); absent where a read costs no round trip. */
+	readAhead?(keys: string[], grant: ReadAhead): void;
 	/** The store's clock alone. */
 	now(): Promise<number>;
 	/** Forget a provider's rows and counters (Reset Provider). */
