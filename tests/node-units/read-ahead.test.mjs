@@ -32,7 +32,7 @@ test('the next read of the same keys takes the read ahead: one round trip', asyn
 	r.readAhead(['a'], GRANT);
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
 	assert.equal(s.reads, 1);
-	assert.deepEqual(r.tally, { used: 1, discarded: 0 });
+	assert.deepEqual(r.tally, { used: 1, expired: 0, discarded: 0 });
 });
 
 test('a read of other keys does not take it', async () => {
@@ -41,7 +41,7 @@ test('a read of other keys does not take it', async () => {
 	r.readAhead(['a'], GRANT);
 	await r.read(['a', 'b']);
 	assert.equal(s.reads, 2);
-	assert.deepEqual(r.tally, { used: 0, discarded: 1 });
+	assert.deepEqual(r.tally, { used: 0, expired: 0, discarded: 1 });
 });
 
 test('a write that began before the read ahead and ended after it: the next read is fresh', async () => {
@@ -52,7 +52,7 @@ test('a write that began before the read ahead and ended after it: the next read
 	s.finish.shift()();
 	await writing;
 	assert.deepEqual((await r.read(['a'])).rows, ['1'], 'the write is seen');
-	assert.deepEqual(r.tally, { used: 0, discarded: 1 });
+	assert.deepEqual(r.tally, { used: 0, expired: 0, discarded: 1 });
 });
 
 test('a write after the read ahead: the next read is fresh', async () => {
@@ -72,7 +72,7 @@ test('a read ahead is not decided on once past the time the engine gave it', asy
 	await new Promise((done) => setTimeout(done, 50));
 	await r.read(['a']);
 	assert.equal(s.reads, 2);
-	assert.deepEqual(r.tally, { used: 0, discarded: 1 });
+	assert.deepEqual(r.tally, { used: 0, expired: 1, discarded: 1 });
 });
 
 test('a failed read ahead is no read: the item reads afresh and meets the failure there', async () => {
@@ -98,7 +98,7 @@ test('rows already read serve the next reads while each is granted: no round tri
 		await r.read(['a']);
 	}
 	assert.equal(s.reads, 1);
-	assert.deepEqual(r.tally, { used: 5, discarded: 0 });
+	assert.deepEqual(r.tally, { used: 5, expired: 0, discarded: 0 });
 });
 
 test("each grant serves one read: without the engine's word the next read goes to the store", async () => {

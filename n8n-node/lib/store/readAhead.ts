@@ -26,9 +26,9 @@ export class ReadAheadStore implements StateStore {
 	private last: LastRead | undefined;
 	/** Writes begun or ended through this store: a read is stale once this moves. */
 	private writes = 0;
-	/** Reads answered from rows already read, and reads ahead thrown away unused (what the
-	 * store tests read). */
-	readonly tally = { used: 0, discarded: 0 };
+	/** Reads answered from rows already read; grants that ran out before the read they were for
+	 * (a slow call, a stalled process); reads ahead thrown away unused. What the store tests read. */
+	readonly tally = { used: 0, expired: 0, discarded: 0 };
 
 	constructor(private readonly store: StateStore) {}
 
@@ -52,17 +52,15 @@ export class ReadAheadStore implements StateStore {
 		const r = this.last;
 		if (r && r.keys === k && r.servesMs > 0) {
 			const snap = await r.snap;
-			if (
-				snap &&
-				r.writes === this.writes &&
-				r.at !== undefined &&
-				Date.now() <= r.at + r.servesMs
-			) {
-				r.servesMs = 0; // one read per grant: the next decision needs the engine's word again
-				r.ahead = false;
-				this.tally.used++;
-				// The rows as read; the store's clock moved on as this one did since.
-				return { now: snap.now + (Date.now() - r.at), rows: snap.rows };
+			if (snap && r.writes === this.writes && r.at !== undefined) {
+				if (Date.now() <= r.at + r.servesMs) {
+					r.servesMs = 0; // one read per grant: the next decision needs the engine's word again
+					r.ahead = false;
+					this.tally.used++;
+					// The rows as read; the store's clock moved on as this one did since.
+					return { now: snap.now + (Date.now() - r.at), rows: snap.rows };
+				}
+				this.tally.expired++;
 			}
 		}
 		if (r?.ahead) this.tally.discarded++;

@@ -115,6 +115,10 @@ async function runPolicy(policy, { path, wf }, { scenario, vendor, cluster, db, 
 			crash.probe = a;
 			crash.worker = a.worker;
 			crash.atMs = vendor.now();
+			// The lease the probe holds, as the store has it (written before the call went out, so
+			// the row already holds it): the next probe must not come before it ends, however late
+			// a loaded machine delivered the hung request.
+			crash.row = breakerRow(wf).catch((e) => ({ error: e.message }));
 			cluster.kill(a.worker);
 			log(
 				`${policy}: the probe at ${(a.t / 1000).toFixed(2)} s from ${a.worker} hangs; ${a.worker} SIGKILLed`,
@@ -166,7 +170,7 @@ async function runPolicy(policy, { path, wf }, { scenario, vendor, cluster, db, 
 	result.dispatch_ms = dispatch(vendor, firedAt);
 	result.gave_up = vendor.failed.size;
 	if (lost) result.lost_errors = await lostErrors(db, wf.id, cluster.install);
-	if (kill) result.crash = crashFigures(vendor, crash);
+	if (kill) result.crash = crashFigures(vendor, crash, await crash.row);
 	if (policy === 'shared_store') result.breaker = await breakerRow(wf);
 	return result;
 }
@@ -231,6 +235,7 @@ async function breakerRow(wf) {
 			phase: row.phase,
 			trips: row.trips,
 			probes_held: row.probes?.length ?? 0,
+			probe_until_ms: (row.probes ?? []).map((l) => l.until_ms),
 		};
 	} finally {
 		redis.disconnect();
@@ -238,8 +243,11 @@ async function breakerRow(wf) {
 }
 
 /** What happened after the probe holder died: who probed next, when, and whose items finished. */
-function crashFigures(vendor, crash) {
+function crashFigures(vendor, crash, row) {
 	if (!crash.probe) return { happened: false };
+	// The store's clock is this machine's (Redis TIME): in the scenario's clock, t = 0 at t0.
+	const t0 = Date.now() - vendor.now();
+	const until = row?.probe_until_ms?.length === 1 ? row.probe_until_ms[0] : null;
 	const after = vendor.arrivals.filter((a) => a.t > crash.probe.t && a.kind !== 'hung');
 	const next = after[0] ?? null;
 	const killedExecs = new Set(
@@ -253,6 +261,8 @@ function crashFigures(vendor, crash) {
 		happened: true,
 		killed: crash.worker,
 		probe_at_s: crash.probe.t / 1000,
+		lease_until_s: until === null ? null : (until - t0) / 1000,
+		lease_row: until === null ? row : undefined,
 		next_probe_at_s: next ? next.t / 1000 : null,
 		next_probe_worker: next?.worker ?? null,
 		next_probe_status: next?.status ?? null,
