@@ -152,7 +152,8 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 								true,
 								tally,
 								async (again) => {
-									const snap = await store.read(keys);
+									// Fresh rows: the grant to rows already read is the next item's.
+									const snap = await store.read(keys, false);
 									return live.hedge(snap.now, snap.rows.join(ROW_SEPARATOR), again);
 								},
 							);

@@ -142,3 +142,15 @@ test('rows younger than read_again_ms when a call goes out serve it: no read whi
 	await r.read(['a']);
 	assert.equal(s.reads, 1, 'the rows already read served');
 });
+
+test("a hedge's read (not granted) goes to the store and leaves the grant to the next item", async () => {
+	const s = slowStore();
+	const r = new ReadAheadStore(s);
+	await r.read(['a']); // the item's own read
+	r.readAhead(['a'], GRANT); // its poll handed out a hedging call
+	await r.read(['a'], false); // the hedge decides on fresh rows
+	assert.equal(s.reads, 2);
+	await r.read(['a']); // the next item
+	assert.equal(s.reads, 2, 'the rows already read served the next item');
+	assert.deepEqual(r.tally, { used: 1, expired: 0, discarded: 0 });
+});

@@ -52,8 +52,8 @@ export class FailoverStore implements StateStore {
 		return op(this.memory);
 	}
 
-	read(keys: string[]): Promise<Snapshot> {
-		return this.guard((s) => s.read(keys));
+	read(keys: string[], granted = true): Promise<Snapshot> {
+		return this.guard((s) => s.read(keys, granted));
 	}
 	/** Only while the shared store serves this item: its memory has no round trip to hide. */
 	readAhead(keys: string[], grant: ReadAhead): void {

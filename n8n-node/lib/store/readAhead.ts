@@ -47,7 +47,8 @@ export class ReadAheadStore implements StateStore {
 		this.last = this.keep(this.store.read(keys), k, true, grant.serves_ms);
 	}
 
-	async read(keys: string[]): Promise<Snapshot> {
+	async read(keys: string[], granted = true): Promise<Snapshot> {
+		if (!granted) return this.store.read(keys); // the grant, and the read kept, stay the next item's
 		const k = keys.join('\u0000');
 		const r = this.last;
 		if (r && r.keys === k && r.servesMs > 0) {
