@@ -159,14 +159,19 @@ export function every(ms: number, fn: () => void): { stop: () => void } {
 	};
 }
 
-/** `operation`, or a rejection once `timeoutMs` pass without its answer. */
+/** `operation`, or a rejection once `timeoutMs` pass without its answer. The deadline is the
+ * other side's silence, not this process's stall: when the event loop was busy past the deadline
+ * (n8n's token estimate, a GC), the timer and the answer's socket data are due in the same turn
+ * and timers run first, so the rejection waits one turn, after the loop's I/O. */
 export async function withinDeadline<T>(operation: Promise<T>, timeoutMs: number): Promise<T> {
 	let watch: Watch | undefined;
 	try {
 		return await Promise.race([
 			operation,
 			new Promise<never>((_, reject) => {
-				watch = new Watch(timeoutMs, () => reject(new Error(`no answer within ${timeoutMs} ms`)));
+				watch = new Watch(timeoutMs, () => {
+					void sleep(0).then(() => reject(new Error(`no answer within ${timeoutMs} ms`)));
+				});
 			}),
 		]);
 	} finally {

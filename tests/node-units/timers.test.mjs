@@ -4,6 +4,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
 
 const require = createRequire(import.meta.url);
 const {
@@ -64,6 +66,36 @@ test('withinDeadline, settledBy, every and sleepUnlessAborted', async () => {
 	const sleeping = sleepUnlessAborted(10_000, cancel.signal, () => new Error('cancelled'));
 	cancel.abort();
 	await assert.rejects(sleeping, /cancelled/);
+});
+
+test("a store's answer that came while this process was stalled past the deadline is taken, not timed out", async () => {
+	// The store answers at once; this process is busy for longer than the deadline meanwhile
+	// (n8n's token estimate builds its encoder on the event loop: ~1 s of CPU, more on a loaded
+	// machine). The deadline and the answer are both due when the loop turns again; the store
+	// did answer, so the item must not fail open over it.
+	// The store is another process (this one's stall must not hold its answer back).
+	const server = spawn(process.execPath, [
+		'-e',
+		"require('net').createServer((s) => s.on('data', () => s.write('pong'))).listen(0, '127.0.0.1', function () { console.log(this.address().port) })",
+	]);
+	const port = await new Promise((r) => server.stdout.once('data', (d) => r(Number(String(d)))));
+	const socket = net.connect(port, '127.0.0.1');
+	await new Promise((r) => socket.once('connect', r));
+	try {
+		for (let round = 0; round < 3; round++) {
+			const answer = new Promise((r) => socket.once('data', (d) => r(String(d))));
+			const answered = withinDeadline(answer, 50);
+			socket.write('ping');
+			const until = Date.now() + 200;
+			while (Date.now() < until); // stalled: the answer arrives, the deadline passes
+			assert.equal(await answered, 'pong', `round ${round}`);
+		}
+		// A store that stays silent still times out.
+		await assert.rejects(withinDeadline(new Promise(() => {}), 50), /no answer within 50 ms/);
+	} finally {
+		socket.destroy();
+		server.kill();
+	}
 });
 
 test('ten thousand watches armed at once each fire once, in due order, on one pending timeout', async () => {
