@@ -2,6 +2,7 @@
 // keeps them) and the caller's cancel signal end the same controller, and which timer fired is
 // kept, so the attempt reports its deadline (the engine's TIMEOUT) rather than the error the abort
 // made. An HTTP call, a chat model's call and a streamed one each take one.
+import { sleep } from 'n8n-workflow';
 import { Watch } from './timers';
 
 /** The execution was cancelled: the item stops, nothing is recorded. */
@@ -33,12 +34,17 @@ export class AttemptAbort<Why extends string = 'deadline'> {
 		return this.cancel?.aborted === true;
 	}
 
-	/** Abort after `ms` as `why`, unless stopped first (`restart` on it runs the time again). */
+	/** Abort after `ms` as `why`, unless stopped first (`restart` on it runs the time again). The
+	 * abort waits one turn of the event loop, after its I/O (as `withinDeadline`): an answer that
+	 * came while this process was stalled past the deadline ends the attempt first, and a healthy
+	 * provider is not charged a timeout for this process's stall. */
 	after(ms: number, why: Why): Watch {
 		const watch = new Watch(ms, () => {
-			this.watches.delete(watch);
-			this.fired ??= why;
-			this.controller.abort();
+			void sleep(0).then(() => {
+				if (!this.watches.delete(watch)) return; // the attempt ended, or cleared it, meanwhile
+				this.fired ??= why;
+				this.controller.abort();
+			});
 		});
 		this.watches.add(watch);
 		return watch;

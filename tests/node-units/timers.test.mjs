@@ -15,6 +15,7 @@ const {
 	settledBy,
 	sleepUnlessAborted,
 } = require('../../dist/lib/timers.js');
+const { AttemptAbort } = require('../../dist/lib/attemptAbort.js');
 const waitFor = (ms) => new Promise((r) => setTimeout(r, ms));
 // The shared timeout does not hold the process open (in n8n, what is waited on does: a socket, a
 // server): here nothing else would, so the test holds it.
@@ -68,12 +69,9 @@ test('withinDeadline, settledBy, every and sleepUnlessAborted', async () => {
 	await assert.rejects(sleeping, /cancelled/);
 });
 
-test("a store's answer that came while this process was stalled past the deadline is taken, not timed out", async () => {
-	// The store answers at once; this process is busy for longer than the deadline meanwhile
-	// (n8n's token estimate builds its encoder on the event loop: ~1 s of CPU, more on a loaded
-	// machine). The deadline and the answer are both due when the loop turns again; the store
-	// did answer, so the item must not fail open over it.
-	// The store is another process (this one's stall must not hold its answer back).
+/** An answer from another process (this one's stall must not hold it back), asked for while this
+ * process stalls past the deadline: `ask(answer)` arms what is tested around the answer. */
+async function stalledPastDeadline(rounds, ask) {
 	const server = spawn(process.execPath, [
 		'-e',
 		"require('net').createServer((s) => s.on('data', () => s.write('pong'))).listen(0, '127.0.0.1', function () { console.log(this.address().port) })",
@@ -82,20 +80,48 @@ test("a store's answer that came while this process was stalled past the deadlin
 	const socket = net.connect(port, '127.0.0.1');
 	await new Promise((r) => socket.once('connect', r));
 	try {
-		for (let round = 0; round < 3; round++) {
-			const answer = new Promise((r) => socket.once('data', (d) => r(String(d))));
-			const answered = withinDeadline(answer, 50);
+		for (let round = 0; round < rounds; round++) {
+			const checked = ask(new Promise((r) => socket.once('data', (d) => r(String(d)))));
 			socket.write('ping');
 			const until = Date.now() + 200;
-			while (Date.now() < until); // stalled: the answer arrives, the deadline passes
-			assert.equal(await answered, 'pong', `round ${round}`);
+			while (Date.now() < until); // stalled 200 ms: the answer arrives, the 50 ms deadline passes
+			await checked(round);
 		}
-		// A store that stays silent still times out.
-		await assert.rejects(withinDeadline(new Promise(() => {}), 50), /no answer within 50 ms/);
 	} finally {
 		socket.destroy();
 		server.kill();
 	}
+}
+
+test("a store's answer that came while this process was stalled past the deadline is taken, not timed out", async () => {
+	// n8n's token estimate builds its encoder on the event loop (~1 s of CPU, more on a loaded
+	// machine): the deadline and the answer are then due in the same turn. The store did answer,
+	// so the item must not fail open over it.
+	await stalledPastDeadline(3, (answer) => {
+		const answered = withinDeadline(answer, 50);
+		return async (round) => assert.equal(await answered, 'pong', `round ${round}`);
+	});
+	// A store that stays silent still times out.
+	await assert.rejects(withinDeadline(new Promise(() => {}), 50), /no answer within 50 ms/);
+});
+
+test('an attempt answered while this process was stalled past its deadline ends answered: no timeout charged to the provider', async () => {
+	await stalledPastDeadline(3, (answer) => {
+		const abort = new AttemptAbort();
+		abort.after(50, 'deadline');
+		const ended = answer.then((body) => (abort.dispose(), body));
+		return async (round) => {
+			assert.equal(await ended, 'pong');
+			await waitFor(5);
+			assert.equal(abort.fired, undefined, `round ${round}`);
+			assert.equal(abort.signal.aborted, false);
+		};
+	});
+	// An attempt left unanswered is still aborted at its deadline, as its deadline.
+	const abort = new AttemptAbort();
+	abort.after(30, 'deadline');
+	await new Promise((r) => abort.signal.addEventListener('abort', r));
+	assert.equal(abort.fired, 'deadline');
 });
 
 test('ten thousand watches armed at once each fire once, in due order, on one pending timeout', async () => {
