@@ -342,6 +342,13 @@ test(`Basic LLM Chain, ${ITEMS} items, primary always 500: the primary gets the 
 		for (const item of theirs) assert.equal(item.json.text, 'fbBackup says hi');
 		assert.equal(ours.length, ITEMS);
 		assert.equal(theirs.length, ITEMS);
+		// Each model call decided on the shared store (an item that failed open decides on this
+		// process's memory, where no breaker is open).
+		assert.deepEqual(
+			chatEntries(run, 'Resilient Chat Model').flatMap((e) => e.storeFallback ?? []),
+			[],
+			'no model call fell back to memory',
+		);
 		assert.equal(
 			row.resilient.primary,
 			execution === 1 ? THRESHOLD : 0,
