@@ -35,13 +35,15 @@ export class AttemptAbort<Why extends string = 'deadline'> {
 	}
 
 	/** Abort after `ms` as `why`, unless stopped first (`restart` on it runs the time again). The
-	 * abort waits one turn of the event loop, after its I/O (as `withinDeadline`): an answer that
-	 * came while this process was stalled past the deadline ends the attempt first, and a healthy
-	 * provider is not charged a timeout for this process's stall. */
+	 * abort waits one turn of the event loop, after its I/O (as `withinDeadline`): an answer, or a
+	 * chunk that restarts it, that came while this process was stalled past the deadline is taken
+	 * first, and a healthy provider is not charged a timeout for this process's stall. */
 	after(ms: number, why: Why): Watch {
 		const watch = new Watch(ms, () => {
 			void sleep(0).then(() => {
-				if (!this.watches.delete(watch)) return; // the attempt ended, or cleared it, meanwhile
+				if (!this.watches.has(watch)) return; // the attempt ended, or cleared it, meanwhile
+				if (watch.rearm()) return; // restarted meanwhile (a stream's chunk): its time runs again
+				this.watches.delete(watch);
 				this.fired ??= why;
 				this.controller.abort();
 			});

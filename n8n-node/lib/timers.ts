@@ -107,6 +107,8 @@ const deadlines = new Deadlines();
 export class Watch {
 	private due: number;
 	private stopped = false;
+	/** It fired; a restart since moves its due time, which `rearm` files again. */
+	private fired = false;
 
 	constructor(
 		private readonly ms: number,
@@ -118,10 +120,19 @@ export class Watch {
 
 	/** Its filed due time has come: fire, or file again if it was restarted since. */
 	check(): void {
-		if (this.stopped) return;
+		if (this.stopped || this.fired) return;
 		if (this.due > performance.now()) return deadlines.add(this.due, this);
-		this.stopped = true;
+		this.fired = true;
 		this.fire();
+	}
+
+	/** After it fired: if it was restarted since (its due time is ahead again), file it again and
+	 * say so; else it stays fired. */
+	rearm(): boolean {
+		if (this.stopped || !this.fired || this.due <= performance.now()) return false;
+		this.fired = false;
+		deadlines.add(this.due, this);
+		return true;
 	}
 
 	/** When it fires (performance.now() ms), unless stopped or restarted. */

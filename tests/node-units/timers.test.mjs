@@ -117,6 +117,20 @@ test('an attempt answered while this process was stalled past its deadline ends 
 			assert.equal(abort.signal.aborted, false);
 		};
 	});
+	// A stream's idle timer restarted by a chunk that came during the stall runs again: it ends the
+	// stream only once no chunk comes for its whole time.
+	await stalledPastDeadline(2, (chunk) => {
+		const abort = new AttemptAbort();
+		const idle = abort.after(50, 'idle');
+		const seen = chunk.then(() => idle.restart());
+		return async (round) => {
+			await seen;
+			await waitFor(5);
+			assert.equal(abort.signal.aborted, false, `round ${round}: the chunk restarted it`);
+			await new Promise((r) => abort.signal.addEventListener('abort', r));
+			assert.equal(abort.fired, 'idle');
+		};
+	});
 	// An attempt left unanswered is still aborted at its deadline, as its deadline.
 	const abort = new AttemptAbort();
 	abort.after(30, 'deadline');
