@@ -71,6 +71,16 @@ run_cleanups() {
     kill -TERM -- "-$STEP_PID" 2>/dev/null || true
     wait "$STEP_PID" 2>/dev/null || true
   fi
+  # n8n shuts down gracefully on TERM and a queue-mode cluster may wait on its jobs (seen: 4 n8n
+  # processes left behind a lane's test): what is still running after 10 s is killed.
+  local groups=("${LANE_PIDS[@]}" ${STEP_PID:+"$STEP_PID"}) t g left
+  for ((t = 0; t < 10; t++)); do
+    left=0
+    for g in "${groups[@]}"; do kill -0 -- "-$g" 2>/dev/null && left=1; done
+    [ "$left" -eq 0 ] && break
+    sleep 1
+  done
+  for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done
   for ((i = ${#CLEANUPS[@]} - 1; i >= 0; i--)); do eval "${CLEANUPS[i]}" || true; done
   exit "$rc"
 }

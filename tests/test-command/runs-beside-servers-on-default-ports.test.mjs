@@ -148,12 +148,13 @@ test('Redis, Postgres and the running step are stopped when the test command is 
 	assert.ok(!alive(stepPid), 'the interrupted step ended');
 });
 
-test('lanes running side by side are stopped when the test command is interrupted', async () => {
+test('lanes running side by side are stopped when the test command is interrupted, one that ignores the signal too', async () => {
 	const dir = tempDir('rpc-lanes-test-');
+	// Lane three stands for an n8n shutting down gracefully: it outlives the TERM.
 	const cmd = run('bash', [
 		'-c',
 		miniTestCommand(
-			`lanes one 'echo $$ >"${dir}/one.pid"; sleep 120' two 'echo $$ >"${dir}/two.pid"; sleep 120'`,
+			`lanes one 'echo $$ >"${dir}/one.pid"; sleep 120' two 'echo $$ >"${dir}/two.pid"; sleep 120' three 'trap "" TERM; echo $$ >"${dir}/three.pid"; while :; do sleep 0.2; done'`,
 		),
 	]);
 	const servers = await serversOf(cmd);
@@ -162,13 +163,13 @@ test('lanes running side by side are stopped when the test command is interrupte
 		for (let i = 0; i < 100 && !existsSync(file); i++) await sleep(100);
 		return Number(readFileSync(file, 'utf8'));
 	};
-	const pids = [await lanePid('one'), await lanePid('two')];
+	const pids = [await lanePid('one'), await lanePid('two'), await lanePid('three')];
 	for (const pid of pids) assert.ok(alive(pid), `lane ${pid} runs`);
 	cmd.child.kill('SIGTERM');
 	const { code, out } = await cmd.ended;
 	assert.equal(code, 143, out);
 	await assertGone(servers);
-	for (let i = 0; i < 50 && pids.some(alive); i++) await sleep(100);
+	for (let i = 0; i < 150 && pids.some(alive); i++) await sleep(100);
 	for (const pid of pids) assert.ok(!alive(pid), `lane ${pid} ended`);
 });
 
