@@ -151,12 +151,13 @@ export function startProviders(port = 0, logFile = null) {
 				return res.end('<html><body>not json {"half":</body></html>');
 			}
 			if (route === '/reset-mid-body') {
+				// The socket held now: by the timer, the request's and the response's may both be
+				// detached (null), and the client would wait for the other 990 bytes forever (seen
+				// twice beside a CPU hog: a guard test's `n8n execute` hung 300 s).
+				const socket = req.socket;
 				res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '1000' });
 				res.write('{"partial":');
-				// Through the response, not `res.socket`: that may already be detached (null) by
-				// then, and the client would wait for the other 990 bytes forever (seen: a guard
-				// test's `n8n execute` hung 300 s).
-				return setTimeout(() => (req.socket ?? res).destroy(), 50);
+				return setTimeout(() => socket.destroy(), 50);
 			}
 			if (route === '/hang') return; // the socket stays open, nothing is ever sent
 			if (route === '/never-ends') {
