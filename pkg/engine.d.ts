@@ -123,7 +123,7 @@ export interface Checked {
     decision: Decision; writes: RowWrites | null; transition: Transition | null; skipped: Skip[]; counters: Counters[];
 }
 /** `counters`: the reported call's share of its provider's counters (Call Chain's rule). */
-export interface Reported { writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog; counters: Counters }
+export interface Reported { writes: RowWrites | null; transition: Transition | null; attempt: AttemptLog; counters: Counters; served: boolean }
 
 /** The response headers the engine reads a hint from, by lower-case name (the node's
  * `HINT_HEADERS`): Retry-After, the RateLimit-Reset family and the LLM vendors' own. */

@@ -329,6 +329,11 @@ impl ItemMachine {
         &self.report
     }
 
+    /// The item ended served: an outcome the engine read as a success.
+    pub fn served(&self) -> bool {
+        matches!(self.finished, Some(Step::Done { .. }))
+    }
+
     pub fn holder(&self) -> &str {
         &self.holder
     }

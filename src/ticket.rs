@@ -71,6 +71,10 @@ pub struct Reported {
     /// The reported call's share of its provider's counters, by the rule Call Chain's attempts
     /// are counted by.
     pub counters: Counters,
+    /// The engine read the outcome as a success: the item goes on (Report Outcome's `success`
+    /// output). Anything else (a 503 the guarded node passed on its main output, a 429, a 404)
+    /// did not serve it, whatever output of the guarded node it came from.
+    pub served: bool,
 }
 
 /// Which provider may be called now, from the chain's row texts read at `now`.
@@ -153,6 +157,7 @@ pub fn report(
     let mut counters = Counters::default();
     counters.count(&attempt);
     Ok(Reported {
+        served: m.served(),
         writes: rec.writes.as_ref().map(|w| event::writes(chain, w, rec.transition.as_ref())),
         transition: rec.transition,
         attempt,
@@ -248,5 +253,31 @@ mod tests {
         );
         let json = serde_json::to_string(&ticket).unwrap();
         assert_eq!(serde_json::from_str::<Ticket>(&json).unwrap(), ticket, "a ticket travels as plain data");
+    }
+
+    #[test]
+    fn a_report_serves_the_item_only_when_the_engine_reads_a_success() {
+        // The guarded node's output says nothing here: an HTTP Request node that never errors
+        // puts a 503 on its main output, and that item did not get what it asked for.
+        let chain = chain(100);
+        let rows = vec![String::new(); 2 * row_text::ROW_KINDS.len()];
+        let cases: Vec<(Outcome, bool)> = vec![
+            (Outcome::status(200, Default::default()), true),
+            (Outcome::status(204, Default::default()), true),
+            (Outcome::status(503, Default::default()), false),
+            (Outcome::status(429, Default::default()), false),
+            (Outcome::status(404, Default::default()), false),
+            (Outcome::status(401, Default::default()), false),
+            (Outcome::check_failed(200, "required_path"), false),
+            (Outcome::Class { class: 5 }, false),
+            (Outcome::Error { code: "ECONNRESET".into() }, false),
+        ];
+        for (t, (outcome, served)) in cases.into_iter().enumerate() {
+            let t = t as u64;
+            let c = check(&chain, 10 + t, &rows, format!("l{t}"), "global".into(), Rng::seeded(t)).unwrap();
+            let Decision::Go { ticket, .. } = c.decision else { panic!("{c:?}") };
+            let r = report(&chain, &ticket, "global", 11 + t, &outcome, &rows[0..row_text::ROW_KINDS.len()]).unwrap();
+            assert_eq!(r.served, served, "{outcome:?}");
+        }
     }
 }

@@ -172,18 +172,28 @@ const countedWorkflow = () => {
 };
 
 /** Check → HTTP Request (its URL from the item: 408, 429, 529, a reset) → Report on both paths,
- * all items at once (a threshold no run reaches); `full`: the node's full-response option. */
+ * all items at once (a threshold no run reaches); `full`: the node's full-response option;
+ * 'never': full response and Never Error, so every answer (503, 429, 404, 200) leaves the HTTP
+ * Request node on its main output. */
 const statusesWorkflow = (full) => {
-	const targets = ['/status/408', '/status/429', '/status/529', '/reset-mid-body'];
+	const targets =
+		full === 'never'
+			? ['/status/503', '/status/429', '/status/404', '/ok']
+			: ['/status/408', '/status/429', '/status/529', '/reset-mid-body'];
 	const http = httpGuarded();
 	http.parameters.url = '={{ $json.target }}';
-	if (full) http.parameters.options = { response: { response: { fullResponse: true } } };
+	if (full)
+		http.parameters.options = {
+			response: { response: { fullResponse: true, ...(full === 'never' && { neverError: true }) } },
+		};
 	const nodeType = n8n.nodeType;
 	const nodes = [
 		node('Items', 'n8n-nodes-base.set', 3.4, {
 			mode: 'raw',
 			jsonOutput: JSON.stringify({
-				items: targets.map((t) => ({ target: `${base}${t}?id=st-${id}` })),
+				items: targets.map((t) => ({
+					target: `${base}${t}?id=${full === 'never' ? 'stn' : 'st'}-${id}`,
+				})),
 			}),
 		}),
 		node('Split', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'items' }),
@@ -305,6 +315,7 @@ before(async () => {
 		countedWorkflow(),
 		statusesWorkflow(false),
 		statusesWorkflow(true),
+		statusesWorkflow('never'),
 		badInputWorkflow(),
 		exampleWorkflow(),
 	]);
@@ -386,6 +397,33 @@ for (const full of [false, true])
 			'/reset-mid-body': ['ECONNRESET', 'failure'],
 		});
 	});
+
+test('Report Outcome follows the engine, not the guarded output: HTTP Request with full response and Never Error puts 503, 429 and 404 on its main output, and each leaves Report on failed', async (t) => {
+	const { run, log } = await n8n.execute(`guardstatusesnever${id}`);
+	assert.ok(run, log.slice(-8000));
+	// Every answer left the HTTP Request node on its main output, as its full response.
+	assert.equal(outputs(run, 'HTTP Request')[0].length, 4);
+	assert.deepEqual(outputs(run, 'HTTP Request')[1] ?? [], []);
+	const [success, , failed] = outputs(run, 'Report').map((o) => o.map((i) => i.json));
+	// The item is the response: its status tells which target it was.
+	const seen = (items) =>
+		Object.fromEntries(
+			items.map((j) => [
+				j.statusCode,
+				[j._resilience.outcome, j._resilience.observed, j._resilience.health],
+			]),
+		);
+	t.diagnostic(JSON.stringify({ success: seen(success), failed: seen(failed) }));
+	assert.deepEqual(seen(success), { 200: ['success', '200', 'success'] });
+	assert.deepEqual(seen(failed), {
+		503: ['failed', '503', 'failure'],
+		429: ['failed', '429', 'neutral'],
+		404: ['failed', '404', 'neutral'],
+	});
+	// Counted at the provider: each target was asked once.
+	for (const p of ['/status/503', '/status/429', '/status/404', '/ok'])
+		assert.equal(hits(p, `stn-${id}`), 1, p);
+});
 
 test("OpenAI node guarded (credential's Base URL at the loopback vendor): dead vendor, threshold 3 → 3 requests, 7 deferred", async () => {
 	const wid = `guardopenai${id}`;

@@ -39,3 +39,13 @@ export function readAs(outcome, { method = 'GET', idempotent = false } = {}) {
 		retryAfter: rec.attempt.retry_after,
 	};
 }
+
+/** Whether the engine's report of this outcome serves the item (Report Outcome's `success`): one
+ * Check Provider ticket on fresh rows, reported with this outcome. */
+export function servedAs(outcome) {
+	const e = engine('GET', false);
+	const rows = ROW_KINDS.map(() => '').join(ROW_SEPARATOR);
+	const checked = e.check(0, rows, 'lease', 'global');
+	if (checked.decision.kind !== 'go') throw new Error(`expected go, got ${checked.decision.kind}`);
+	return e.report(1, checked.decision.ticket, 'global', outcome, rows).served;
+}

@@ -19,6 +19,8 @@ export interface Reported {
 	casRetries: number;
 	/** The engine's warning when it dropped the write after losing every race. */
 	dropped?: string;
+	/** The engine read the outcome as a success: the item goes on to `success`. */
+	served: boolean;
 }
 
 /** A ticket refused: by the engine (another chain or scope, expired, malformed) or by the store
@@ -65,5 +67,6 @@ export async function reportItem(
 		committed: tally.committed,
 		casRetries: tally.lost,
 		dropped: done.dropped,
+		served: r.served,
 	};
 }

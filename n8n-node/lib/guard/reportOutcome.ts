@@ -5,7 +5,7 @@ import type { Ticket } from '../engine';
 import { readItemPlan } from '../params';
 import { CounterDeltas, warnAll } from '../counters';
 import { eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
-import { guardedResult } from './guardedResult';
+import { guardedOutcome } from './guardedOutcome';
 import { transitionView } from '../itemView';
 import { checkNodeName, pairedTicket, ticketText, type Found } from './pairing';
 import { reportItem, TicketRefused } from './report';
@@ -83,7 +83,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 		const found = given ?? pairedTicket(ctx, i, checkNode);
 		const plan = readItemPlan(reader, i, 2, false);
 		const engine = openEngine(ctx, i, plan);
-		const result = guardedResult(items[i], fromOutput);
+		const outcome = guardedOutcome(items[i], fromOutput);
 		const store = s.rows(plan.scope);
 		let r;
 		try {
@@ -95,7 +95,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 				found.ticket,
 				found.text,
 				plan.scope,
-				result.outcome,
+				outcome,
 			);
 		} catch (error) {
 			if (error instanceof TicketRefused)
@@ -114,8 +114,9 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			names.map((n) => (n === name ? r.counters : {})),
 			r.committed,
 		);
+		// The engine's verdict, not the guarded node's output: a 503 on its main output failed.
 		const meta: IDataObject = {
-			outcome: result.failed ? 'failed' : 'success',
+			outcome: r.served ? 'success' : 'failed',
 			reported: true,
 			provider: name,
 			probe: found.ticket.probe,
@@ -126,7 +127,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 		};
 		if (r.casRetries) meta.casRacesLost = r.casRetries;
 		if (r.dropped) meta.warnings = [r.dropped];
-		out[result.failed ? FAILED : GO].push({
+		out[r.served ? GO : FAILED].push({
 			json: { ...items[i].json, _resilience: meta },
 			pairedItem: { item: i },
 		});

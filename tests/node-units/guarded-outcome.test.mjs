@@ -9,10 +9,10 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, VERSIONS } from '../support/n8n.mjs';
-import { readAs } from './engine-reading.mjs';
+import { readAs, servedAs } from './engine-reading.mjs';
 
 const require = createRequire(import.meta.url);
-const { guardedResult } = require(path.join(ROOT, 'dist/lib/guard/guardedResult.js'));
+const { guardedOutcome } = require(path.join(ROOT, 'dist/lib/guard/guardedOutcome.js'));
 const CACHE = path.join(process.env.HOME, '.cache/n8n-nodes-resilient-provider-call');
 const node = {
 	id: 'n',
@@ -30,9 +30,9 @@ for (const version of Object.values(VERSIONS)) {
 		const { NodeApiError } = createRequire(pkg)('n8n-workflow');
 		for (const status of [400, 401, 402, 403, 404, 405, 429, 500, 502, 503, 504]) {
 			const e = new NodeApiError(node, { message: 'upstream', httpCode: String(status) });
-			const r = guardedResult({ json: { error: e.message } }, 1);
-			assert.equal(readAs(r.outcome).outcome, String(status), `${status}: ${e.message}`);
-			assert.equal(r.failed, true);
+			const r = guardedOutcome({ json: { error: e.message } }, 1);
+			assert.equal(readAs(r).outcome, String(status), `${status}: ${e.message}`);
+			assert.equal(servedAs(r), false, 'an error item is not served');
 		}
 		// Statuses n8n names only by class: an unknown status of that class, not its first one
 		// (a 529 is no 500): a 5XX is retried and counted, a 4XX neither.
@@ -41,7 +41,7 @@ for (const version of Object.values(VERSIONS)) {
 			[529, { outcome: '5XX', health: 'failure', retried: true, retryAfter: false }],
 		]) {
 			const e = new NodeApiError(node, { message: 'upstream', httpCode: String(status) });
-			assert.deepEqual(readAs(guardedResult({ json: { error: e.message } }, 1).outcome), as);
+			assert.deepEqual(readAs(guardedOutcome({ json: { error: e.message } }, 1)), as);
 		}
 		// The error as n8n hands it on (item.error, the NodeApiError itself): its status as
 		// received decides. Its JSON (toJSON, what run data keeps) drops httpCode and keeps only
@@ -53,7 +53,7 @@ for (const version of Object.values(VERSIONS)) {
 		]) {
 			const e = new NodeApiError(node, { message: 'upstream', httpCode: String(status) });
 			const read = (item) => {
-				const r = readAs(guardedResult(item, 1).outcome);
+				const r = readAs(guardedOutcome(item, 1));
 				return [r.outcome, r.health, r.retried];
 			};
 			assert.deepEqual(read({ json: {}, error: e }), held, `${status} as n8n hands it on`);
@@ -65,13 +65,13 @@ for (const version of Object.values(VERSIONS)) {
 		}
 		const reset = new NodeApiError(node, { message: 'socket hang up', code: 'ECONNRESET' });
 		assert.deepEqual(
-			readAs(guardedResult({ json: { error: JSON.parse(JSON.stringify(reset)) } }, 1).outcome),
+			readAs(guardedOutcome({ json: { error: JSON.parse(JSON.stringify(reset)) } }, 1)),
 			{ outcome: 'ECONNRESET', health: 'failure', retried: true, retryAfter: false },
 		);
 		for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']) {
 			const e = new NodeApiError(node, { message: `connect ${code}`, code });
 			assert.equal(
-				readAs(guardedResult({ json: { error: e.message } }, 1).outcome).outcome,
+				readAs(guardedOutcome({ json: { error: e.message } }, 1)).outcome,
 				code,
 				`${code}: ${e.message}`,
 			);
@@ -80,14 +80,18 @@ for (const version of Object.values(VERSIONS)) {
 }
 
 test('the item tells its path: main output is an answer, whatever its JSON holds', () => {
-	const ok = guardedResult({ json: { error: null, data: 1, statusCode: 503 } }, 0);
-	assert.equal(ok.failed, false);
-	assert.equal(readAs(ok.outcome).outcome, '200', 'a statusCode in the data is not a status');
+	const ok = guardedOutcome({ json: { error: null, data: 1, statusCode: 503 } }, 0);
+	assert.equal(servedAs(ok), true);
+	assert.equal(readAs(ok).outcome, '200', 'a statusCode in the data is not a status');
 	// The HTTP Request node's full response: the status it was answered with.
 	const full = { body: {}, headers: { 'retry-after': '1' }, statusCode: 429, statusMessage: 'x' };
-	assert.equal(readAs(guardedResult({ json: full }, 0).outcome).outcome, '429');
+	assert.equal(readAs(guardedOutcome({ json: full }, 0)).outcome, '429');
+	// An answer on the main output that is no success (Never Error) did not serve the item.
+	for (const statusCode of [503, 429, 404])
+		assert.equal(servedAs(guardedOutcome({ json: { ...full, statusCode } }, 0)), false);
+	assert.equal(servedAs(guardedOutcome({ json: { ...full, statusCode: 200 } }, 0)), true);
 	// Continue (regular output): n8n's own error item on the main output.
-	assert.equal(guardedResult({ json: { error: 'boom' } }, 0).failed, true);
+	assert.equal(servedAs(guardedOutcome({ json: { error: 'boom' } }, 0)), false);
 });
 
 test('an error-output item gives the status or code n8n recorded, wherever it put it', () => {
@@ -102,5 +106,5 @@ test('an error-output item gives the status or code n8n recorded, wherever it pu
 		[{ error: 'something n8n has no status for' }, 'EUNKNOWN'],
 	];
 	for (const [json, label] of cases)
-		assert.equal(readAs(guardedResult({ json }, 1).outcome).outcome, label, JSON.stringify(json));
+		assert.equal(readAs(guardedOutcome({ json }, 1)).outcome, label, JSON.stringify(json));
 });

@@ -1,17 +1,13 @@
 // What the guarded node did with one item, read from what n8n put there, as the engine's Outcome.
 // Facts only: which output the item came from, and the status, code, message and class n8n
-// recorded, unread; which of them decides (n8n's message texts, a class-only "5XX") and whether
-// that counts against the provider, is worth a retry or closes the gate is the engine's call.
+// recorded, unread; which of them decides (n8n's message texts, a class-only "5XX"), whether
+// that counts against the provider, is worth a retry or closes the gate, and whether the item
+// was served (Report Outcome's output) is the engine's call: a 503 the guarded node passed on its
+// main output is no success.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { OutcomeFacts } from '../engine';
 import { factsOfError, type ErrorLike } from '../errorFacts';
 import { hintHeaders } from '../hintHeaders';
-
-export interface GuardedResult {
-	/** The item left the guarded node on its error output (or as n8n's error item). */
-	failed: boolean;
-	outcome: OutcomeFacts;
-}
 
 /** The fields of the HTTP Request node's full response (its "Include Response Headers and
  * Status" option): an item with all of them carries the status it was answered with. */
@@ -21,7 +17,7 @@ const FULL_RESPONSE = ['body', 'headers', 'statusCode', 'statusMessage'];
  * `fromOutput`: the guarded node's output the item arrived from (n8n's source data); n8n puts a
  * node's error output after its main outputs, and moves there only items holding `error`.
  */
-export function guardedResult(item: INodeExecutionData, fromOutput: number): GuardedResult {
+export function guardedOutcome(item: INodeExecutionData, fromOutput: number): OutcomeFacts {
 	const json = item.json ?? {};
 	const keys = Object.keys(json);
 	// Continue (using error output): output >= 1 with `error`. Continue (regular output): n8n's
@@ -33,13 +29,10 @@ export function guardedResult(item: INodeExecutionData, fromOutput: number): Gua
 	if (!errorItem) {
 		const full = FULL_RESPONSE.every((k) => keys.includes(k));
 		return {
-			failed: false,
-			outcome: {
-				kind: 'facts',
-				answered: true,
-				status: full ? (json.statusCode as number | string) : undefined,
-				headers: full ? hintHeaders(json.headers) : undefined,
-			},
+			kind: 'facts',
+			answered: true,
+			status: full ? (json.statusCode as number | string) : undefined,
+			headers: full ? hintHeaders(json.headers) : undefined,
 		};
 	}
 	const error = (item.error ?? json.error) as unknown;
@@ -48,5 +41,5 @@ export function guardedResult(item: INodeExecutionData, fromOutput: number): Gua
 		typeof error === 'object' && error !== null ? (error as ErrorLike) : { message: error };
 	const details = (json.details ?? {}) as IDataObject;
 	const outer: ErrorLike = { message: json.message };
-	return { failed: true, outcome: factsOfError(e, [details as ErrorLike, outer]) };
+	return factsOfError(e, [details as ErrorLike, outer]);
 }
