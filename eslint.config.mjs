@@ -65,11 +65,13 @@ export default [
 			'n8n-node/nodes/ResilientProviderCall/v1/description.ts',
 			'n8n-node/nodes/ResilientProviderCall/v2/policy.ts',
 			'n8n-node/nodes/ResilientProviderCall/v2/providerOptions.ts',
+			'n8n-node/nodes/ResilientProviderCall/v2/store.ts',
+			'n8n-node/nodes/storeDescription.ts',
 		],
 		rules: {
 			// Engine settings take their defaults from the engine's one defaults table
-			// (ENGINE_DEFAULTS, generated from src/config.rs), a preset's Base URL from its vendor's
-			// constant; the rule sees only literals.
+			// (ENGINE_DEFAULTS, generated from src/config.rs), the stores' from STORE_DEFAULTS beside
+			// it, a preset's Base URL from its vendor's constant; the rule sees only literals.
 			// tests/node-units/defaults.test.mjs checks that every one is set and equals the engine's.
 			'n8n-nodes-base/node-param-default-missing': 'off',
 		},

@@ -107,7 +107,13 @@ export type RaceVerdict =
 | { kind: "retry"; after_ms: number }
 | { kind: "fall_back"; cause: string }
 | { kind: "drop_write"; warning: string }
-| { kind: "defer"; cause: string };
+| { kind: "defer"; reason: Reason; cause: string };
+
+/** The shared store failed: carry on in this process's memory (`warning`, a whole sentence, goes
+ * on the item as it is), or defer the item with `reason`. */
+export type StoreVerdict =
+| { kind: "fall_back"; warning: string }
+| { kind: "defer"; reason: Reason; cause: string };
 
 /** The guard's ticket: plain data that travels in an n8n item. */
 export interface Ticket {
@@ -280,3 +286,15 @@ export class Item {
      */
     stream(): void;
 }
+
+/**
+ * Whether rows read `age_ms` ago may still serve under a read-ahead grant's `limit_ms`.
+ */
+export function readServes(age_ms: number, limit_ms: number): boolean;
+
+/**
+ * The shared store failed (no answer in time, an error, races lost past the bound): carry on in
+ * this process's memory (`fail_open`, the node's *On Store Failure*) or defer the item. One
+ * decision for rows, tickets and counters; crossed only when the store fails.
+ */
+export function storeFailed(fail_open: boolean, cause: string): StoreVerdict;

@@ -358,6 +358,38 @@ class Item {
 }
 if (Symbol.dispose) Item.prototype[Symbol.dispose] = Item.prototype.free;
 exports.Item = Item;
+
+/**
+ * Whether rows read `age_ms` ago may still serve under a read-ahead grant's `limit_ms`.
+ * @param {number} age_ms
+ * @param {number} limit_ms
+ * @returns {boolean}
+ */
+function readServes(age_ms, limit_ms) {
+    const ret = wasm.readServes(age_ms, limit_ms);
+    return ret !== 0;
+}
+exports.readServes = readServes;
+
+/**
+ * The shared store failed (no answer in time, an error, races lost past the bound): carry on in
+ * this process's memory (`fail_open`, the node's *On Store Failure*) or defer the item. One
+ * decision for rows, tickets and counters; crossed only when the store fails.
+ * @param {boolean} fail_open
+ * @param {string} cause
+ * @returns {StoreVerdict}
+ */
+function storeFailed(fail_open, cause) {
+    const val2 = +fail_open;
+    const ptr0 = passStringToWasm0(cause, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.storeFailed(val2, ptr0, len0);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return takeFromExternrefTable0(ret[0]);
+}
+exports.storeFailed = storeFailed;
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,

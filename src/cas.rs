@@ -41,7 +41,7 @@ impl RaceVerdict {
                 r#"{"kind":"drop_write","warning":"state store: 33 compare-and-set races lost in a row in this process's memory: this outcome was not recorded"}"#.into()
             }
             RaceVerdict::Defer => {
-                r#"{"kind":"defer","cause":"33 compare-and-set races lost in a row in this process's memory"}"#.into()
+                r#"{"kind":"defer","reason":"store_unavailable","cause":"33 compare-and-set races lost in a row in this process's memory"}"#.into()
             }
         }
     }

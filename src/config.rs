@@ -308,6 +308,9 @@ fn ms(field: &str, v: i64, min: i64, max: i64) -> Result<u64, EngineError> {
     Ok(v as u64)
 }
 
+/// The most hedges an item may send beside its call.
+pub const MAX_HEDGES: i64 = 3;
+
 fn count(field: &str, v: i64, min: i64, max: i64) -> Result<u32, EngineError> {
     if v < min || v > max {
         return Err(EngineError::config(field, format!("must be between {min} and {max}, got {v}")));
@@ -460,7 +463,7 @@ impl ChainConfig {
                 return Err(EngineError::config("hedge", format!("unknown hedging '{other}' (off, fixed, p95)")));
             }
         };
-        Ok(Some(Hedge { delay, max_hedges: count("max_hedges", self.max_hedges, 1, 3)? }))
+        Ok(Some(Hedge { delay, max_hedges: count("max_hedges", self.max_hedges, 1, MAX_HEDGES)? }))
     }
 
     fn stream_limits(&self, providers: &[Provider]) -> Result<StreamLimits, EngineError> {

@@ -184,7 +184,7 @@ pub fn outcome_of(f: Facts) -> Outcome {
         };
     }
     if f.names.contains(&"TimeoutError") {
-        return Outcome::Error { code: "TIMEOUT".into() };
+        return Outcome::Error { code: crate::outcome::DEADLINE_CODE.into() };
     }
     if let Some(code) = f.codes.iter().find(|c| is_socket_code(c)) {
         return Outcome::Error { code: code.to_string() };

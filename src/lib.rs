@@ -46,6 +46,7 @@ pub mod row_text;
 pub mod session;
 pub mod status_set;
 pub mod step;
+pub mod store_failure;
 pub mod stream;
 pub mod ticket;
 

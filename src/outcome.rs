@@ -52,6 +52,11 @@ impl Outcome {
     }
 }
 
+/// The code of an attempt that ran past the engine's deadline (the node's own timer fired).
+pub const DEADLINE_CODE: &str = "TIMEOUT";
+/// The code of a stream that sent nothing for longer than its idle limit.
+pub const IDLE_TIMEOUT_CODE: &str = "IDLE_TIMEOUT";
+
 /// Network errors that are worth another try (seed 003's list plus our own deadline).
 pub const TRANSIENT_ERRORS: &[&str] = &[
     "ECONNRESET",
@@ -60,7 +65,7 @@ pub const TRANSIENT_ERRORS: &[&str] = &[
     "EAI_AGAIN",
     "EPIPE",
     "ECONNABORTED",
-    "TIMEOUT",
+    DEADLINE_CODE,
     "ESOCKETTIMEDOUT",
     "FETCH_FAILED",
 ];

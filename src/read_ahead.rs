@@ -34,6 +34,12 @@ pub const READ_AHEAD_MAX_AGE_MS: u64 = 100;
 pub const READ_AGAIN_AFTER_MS: u64 = READ_AHEAD_MAX_AGE_MS / 2;
 const _: () = assert!(READ_AGAIN_AFTER_MS > 0 && READ_AGAIN_AFTER_MS < READ_AHEAD_MAX_AGE_MS);
 
+/// Whether rows read `age_ms` ago (on this process's clock, kept by the node) may still serve
+/// under a grant's `limit_ms` (`serves_ms`, or `read_again_ms` for a read not yet read again).
+pub fn serves(age_ms: f64, limit_ms: f64) -> bool {
+    age_ms <= limit_ms
+}
+
 /// For the step a poll hands out and the rows it writes first: whether, and how long, the rows it
 /// decided on, or rows read while that call is out, may serve the next item's decision. None for
 /// a call whose record writes whatever its outcome (it gives back the in-flight lease it takes,

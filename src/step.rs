@@ -615,7 +615,8 @@ impl ItemMachine {
             // An answer's duration, and a timeout's (a slow sample); a refused connection is
             // no measure of how fast a provider answers.
             latency_ms: (self.chain.tracks_latency()
-                && (c.health == Health::Success || matches!(outcome, Outcome::Error { code } if code == "TIMEOUT")))
+                && (c.health == Health::Success
+                    || matches!(outcome, Outcome::Error { code } if code == crate::outcome::DEADLINE_CODE)))
             .then(|| first_chunk_ms.unwrap_or(now.saturating_sub(at_ms))),
             // A streamed call's sample is its time to the first chunk (or all it waited for one).
             first_chunk: self.streamed,

@@ -63,6 +63,20 @@ fn ms(v: f64) -> u64 {
     }
 }
 
+/// The shared store failed (no answer in time, an error, races lost past the bound): carry on in
+/// this process's memory (`fail_open`, the node's *On Store Failure*) or defer the item. One
+/// decision for rows, tickets and counters; crossed only when the store fails.
+#[wasm_bindgen(js_name = storeFailed, unchecked_return_type = "StoreVerdict")]
+pub fn store_failed(fail_open: bool, cause: &str) -> Result<JsValue, JsValue> {
+    to_js(&crate::store_failure::store_failed(fail_open, cause))
+}
+
+/// Whether rows read `age_ms` ago may still serve under a read-ahead grant's `limit_ms`.
+#[wasm_bindgen(js_name = readServes)]
+pub fn read_serves(age_ms: f64, limit_ms: f64) -> bool {
+    crate::read_ahead::serves(age_ms, limit_ms)
+}
+
 /// A validated fallback chain. Construction fails with `code: "invalid_config"` and `field`.
 #[wasm_bindgen]
 pub struct Engine {

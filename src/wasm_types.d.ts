@@ -105,7 +105,13 @@ export type RaceVerdict =
   | { kind: "retry"; after_ms: number }
   | { kind: "fall_back"; cause: string }
   | { kind: "drop_write"; warning: string }
-  | { kind: "defer"; cause: string };
+  | { kind: "defer"; reason: Reason; cause: string };
+
+/** The shared store failed: carry on in this process's memory (`warning`, a whole sentence, goes
+ * on the item as it is), or defer the item with `reason`. */
+export type StoreVerdict =
+  | { kind: "fall_back"; warning: string }
+  | { kind: "defer"; reason: Reason; cause: string };
 
 /** The guard's ticket: plain data that travels in an n8n item. */
 export interface Ticket {

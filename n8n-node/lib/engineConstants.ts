@@ -72,3 +72,26 @@ export const PROVIDER_DEFAULTS = { tier: 1, weight: 1 } as const;
 
 /** Lost compare-and-set races in a row before the shared store is given up (`Engine.raceLost`). */
 export const MAX_CAS_RACES = 32;
+
+/** The most hedges an item may send beside its call (*Max Hedges*). */
+export const MAX_HEDGES = 3;
+
+/** The outcome codes of the node's own timers: an attempt's deadline, a stream's idle limit. */
+export const DEADLINE_CODE = 'TIMEOUT';
+export const IDLE_TIMEOUT_CODE = 'IDLE_TIMEOUT';
+
+/** Why an item was deferred or failed, or a provider skipped (`reason`). */
+export const REASON_CODES = ['circuit_open', 'cooldown', 'half_open_busy', 'rate_limited', 'retry_after_exceeds_cap', 'in_flight_cap', 'budget_exhausted', 'attempts_exhausted', 'failed_over', 'non_retryable', 'check_failed', 'context_too_long', 'store_unavailable', 'stream_broken', 'drained', 'retry_budget'] as const;
+
+/** Network error codes worth another try (the deadline's among them). */
+export const TRANSIENT_ERROR_CODES = ['ECONNRESET', 'ETIMEDOUT', 'ECONNREFUSED', 'EAI_AGAIN', 'EPIPE', 'ECONNABORTED', 'TIMEOUT', 'ESOCKETTIMEDOUT', 'FETCH_FAILED'] as const;
+
+/** A provider's counters, as the store keeps them and Get Provider State shows them. */
+export const COUNTER_NAMES = ['calls', 'failures', 'rejections', 'transitions', 'retries', 'rate_limited_429', 'give_ups', 'deferrals', 'retry_budget_exhausted', 'hedges', 'hedge_wins'] as const;
+
+/** The stores' defaults: Redis key prefix, Postgres table, a store operation's deadline. */
+export const STORE_DEFAULTS = {
+	keyPrefix: 'rpc:',
+	tableName: 'resilient_provider_state',
+	operationTimeoutMs: 2000,
+} as const;

@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { Engine } from './engine';
 import type { ItemPlan } from './params';
-import { ROW_SEPARATOR } from './engineConstants';
+import { COUNTER_NAMES, ROW_SEPARATOR } from './engineConstants';
 import { KINDS } from './store/rowCodec';
 import type { StateStore } from './store/types';
 
@@ -40,19 +40,7 @@ export async function providerState(
 			latency_p95_ms: s.latency_p95_ms,
 			first_chunk_p50_ms: s.first_chunk_p50_ms,
 			first_chunk_p95_ms: s.first_chunk_p95_ms,
-			counters: {
-				calls: c.calls ?? 0,
-				failures: c.failures ?? 0,
-				rejections: c.rejections ?? 0,
-				transitions: c.transitions ?? 0,
-				retries: c.retries ?? 0,
-				rate_limited_429: c.rate_limited_429 ?? 0,
-				give_ups: c.give_ups ?? 0,
-				deferrals: c.deferrals ?? 0,
-				retry_budget_exhausted: c.retry_budget_exhausted ?? 0,
-				hedges: c.hedges ?? 0,
-				hedge_wins: c.hedge_wins ?? 0,
-			},
+			counters: Object.fromEntries(COUNTER_NAMES.map((k) => [k, c[k] ?? 0])),
 		};
 		return { json, pairedItem: { item: 0 } };
 	});

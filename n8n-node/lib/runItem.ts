@@ -4,17 +4,16 @@
 import type { IDataObject, Logger } from 'n8n-workflow';
 import type {
 	AttemptLog,
-	Counters,
 	End,
 	Engine,
-	FinalStep,
 	Item,
 	Outcome,
 	Recorded,
 	StreamStep,
 	Transition,
 } from './engine';
-import { skipView, transitionView } from './itemView';
+import { skipView, transitionView } from './resilience';
+import type { ItemResult } from './itemResult';
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan, ProviderRequest } from './params';
 import { FailoverStore, StoreUnavailable } from './store/failover';
@@ -23,31 +22,6 @@ import { Cancelled, offerBody, type CallResult } from './transport';
 import { failedCheck } from './responseCheck';
 import { sleepUnlessAborted } from './timers';
 import { runHedged, type CallStep } from './hedgedCalls';
-
-export interface ItemResult {
-	end: FinalStep;
-	/** The serving provider's response body (done only). */
-	body?: unknown;
-	attempts: IDataObject[];
-	skipped: IDataObject[];
-	transitions: IDataObject[];
-	sleptMs: number;
-	totalMs: number;
-	/** Why the shared store was left for this process's memory (fail-open), if it was. */
-	storeFallback?: string;
-	/** Compare-and-set races this item lost (each one a re-read and retry; what happens at the
-	 * bound is the engine's `raceLost`). */
-	casRetries: number;
-	/** The engine's warnings for outcomes whose write it dropped after losing every race. */
-	droppedWrites: string[];
-	/** This item's contribution to each provider's counters (index = provider). */
-	counters: Counters[];
-	/** What this item's committed writes add to the counters (a transition each). */
-	committed: RaceTally['committed'];
-	/** How the engine routed the item: its routing and the providers in the order it chose
-	 * (absent for a configured order in one tier). */
-	route?: { routing: string; order: string[] };
-}
 
 export interface ItemContext {
 	/** One HTTP attempt (n8n's helper in the node; any real HTTP client in store tests). */
@@ -95,6 +69,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		sleptMs: end.report.slept_ms,
 		totalMs: Date.now() - started,
 		storeFallback: store.degraded,
+		storeWarning: store.warning,
 		casRetries: tally.lost,
 		droppedWrites: dropped,
 		counters: end.counters,
@@ -178,7 +153,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		}
 	} catch (error) {
 		if (error instanceof StoreUnavailable && item)
-			return finish(item.deferNow(await store.now(), 'store_unavailable'));
+			return finish(item.deferNow(await store.now(), error.reason));
 		throw error;
 	} finally {
 		item?.free();

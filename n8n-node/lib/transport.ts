@@ -9,19 +9,14 @@ import type {
 	IHttpRequestOptions,
 } from 'n8n-workflow';
 import type { Outcome } from './engine';
-import { BODY_LIMIT } from './engineConstants';
 import { hintHeaders } from './hintHeaders';
 import { factsOfError } from './errorFacts';
 import type { ProviderRequest } from './params';
 import { sendWithCredential, type LoadedCredentials } from './auth';
-import { AttemptAbort, Cancelled } from './attemptAbort';
+import { attempt, type CallResult } from './attempt';
+import { BODY_LIMIT, DEADLINE_CODE } from './engineConstants';
 
-export interface CallResult {
-	outcome: Outcome;
-	body?: unknown;
-	ms: number;
-}
-
+export type { CallResult } from './attempt';
 export { Cancelled } from './attemptAbort';
 
 export async function callProvider(
@@ -32,46 +27,43 @@ export async function callProvider(
 	cancel: AbortSignal | undefined,
 	credentials: LoadedCredentials = {},
 ): Promise<CallResult> {
-	const abort = new AttemptAbort(cancel);
-	abort.after(deadlineMs, 'deadline');
-	const started = Date.now();
-	try {
-		const options: IHttpRequestOptions = {
-			method: req.method as IHttpRequestMethods,
-			url: req.url,
-			qs: req.qs,
-			headers: { ...req.headers, ...extraHeaders },
-			body: req.body as IDataObject | undefined,
-			json: req.body !== undefined,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			maxRedirects: 5,
-			abortSignal: abort.signal,
-		};
-		const res = (await (req.credentialType
-			? sendWithCredential(ctx, req.credentialType, credentials, options)
-			: ctx.helpers.httpRequest(options))) as {
-			statusCode: number;
-			headers: Record<string, unknown>;
-			body: unknown;
-		};
-		return {
-			outcome: { kind: 'status', status: res.statusCode, headers: hintHeaders(res.headers) },
-			body: parseBody(res.body),
-			ms: Date.now() - started,
-		};
-	} catch (error) {
-		if (abort.cancelled) throw new Cancelled();
+	return attempt<'deadline'>(
+		cancel,
+		async (abort) => {
+			abort.after(deadlineMs, 'deadline');
+			const options: IHttpRequestOptions = {
+				method: req.method as IHttpRequestMethods,
+				url: req.url,
+				qs: req.qs,
+				headers: { ...req.headers, ...extraHeaders },
+				body: req.body as IDataObject | undefined,
+				json: req.body !== undefined,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				maxRedirects: 5,
+				abortSignal: abort.signal,
+			};
+			const res = (await (req.credentialType
+				? sendWithCredential(ctx, req.credentialType, credentials, options)
+				: ctx.helpers.httpRequest(options))) as {
+				statusCode: number;
+				headers: Record<string, unknown>;
+				body: unknown;
+			};
+			return {
+				outcome: { kind: 'status', status: res.statusCode, headers: hintHeaders(res.headers) },
+				body: parseBody(res.body),
+			};
+		},
 		// Our own deadline is our fact; anything else is the error's, read by the engine. A status
-		// answered reaches the resolved path above (statuses never throw here), so a status left on
-		// a thrown error (a 200 whose body was then cut off) is not the call's outcome.
-		const outcome: Outcome = abort.fired
-			? { kind: 'error', code: 'TIMEOUT' }
-			: { ...factsOfError(error), status: undefined };
-		return { outcome, ms: Date.now() - started };
-	} finally {
-		abort.dispose();
-	}
+		// answered reaches the resolved path above (statuses never throw here), so a status left
+		// on a thrown error (a 200 whose body was then cut off) is not the call's outcome.
+		(error, fired): { outcome: Outcome } => ({
+			outcome: fired
+				? { kind: 'error', code: DEADLINE_CODE }
+				: { ...factsOfError(error), status: undefined },
+		}),
+	);
 }
 
 function parseBody(body: unknown): unknown {

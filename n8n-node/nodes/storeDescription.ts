@@ -1,5 +1,6 @@
 // The store settings every node of the package reads the same way (lib/store/open.ts
 // readStoreSettings): one definition of each field, worded per node where the node needs it.
+import { STORE_DEFAULTS } from '../lib/engineConstants';
 import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
 export function stateStore(description?: string): INodeProperties {
@@ -45,7 +46,7 @@ export function keyPrefix(description: string): INodeProperties {
 		displayName: 'Key Prefix',
 		name: 'keyPrefix',
 		type: 'string',
-		default: 'rpc:',
+		default: STORE_DEFAULTS.keyPrefix,
 		description,
 	};
 }
@@ -64,7 +65,7 @@ export function tableName(description: string): INodeProperties {
 		displayName: 'Table Name',
 		name: 'tableName',
 		type: 'string',
-		default: 'resilient_provider_state',
+		default: STORE_DEFAULTS.tableName,
 		description,
 	};
 }

@@ -37,3 +37,10 @@ test('every crossing a benchmarks table names is an export', () => {
 	assert.ok(named.length > 0);
 	for (const n of named) assert.ok(all.has(n), `\`${n}\` in docs/benchmarks.md is not an export`);
 });
+
+test("docs/architecture.md names every free function of the boundary", () => {
+	const doc = readFileSync(new URL('docs/architecture.md', root), 'utf8');
+	const functions = [...dts.matchAll(/^export function (\w+)\(/gm)].map((m) => m[1]);
+	assert.ok(functions.length >= 2, `free functions in pkg/engine.d.ts: ${functions}`);
+	for (const f of functions) assert.ok(doc.includes(`\`${f}(`), `docs/architecture.md names ${f}`);
+});

@@ -116,3 +116,65 @@ test("docs/call-chain.md's defaults table is the engine's", () => {
 		);
 	}
 });
+
+const callChainDoc = () =>
+	readFileSync(new URL('../../docs/call-chain.md', import.meta.url), 'utf8');
+
+test("docs/call-chain.md's reason codes are the engine's, every one and no other", () => {
+	const { REASON_CODES } = require('../../dist/lib/engineConstants.js');
+	const doc = callChainDoc();
+	const section = doc.slice(
+		doc.indexOf('## Reason codes'),
+		doc.indexOf('\n## ', doc.indexOf('## Reason codes') + 3),
+	);
+	// A reason code is a backticked snake_case word outside an entry's parenthesis (its gloss).
+	const glossless = section.replace(/\((?:[^()]|\([^()]*\))*\)/g, '');
+	const listed = [...glossless.matchAll(/`([a-z]+(?:_[a-z0-9]+)*)`/g)].map((m) => m[1]);
+	assert.deepEqual([...new Set(listed)].sort(), [...REASON_CODES].sort());
+});
+
+test("docs/call-chain.md's retryable codes are the engine's, and its Routing row names every routing", () => {
+	const { TRANSIENT_ERROR_CODES } = require('../../dist/lib/engineConstants.js');
+	const doc = callChainDoc();
+	const row = doc.split('\n').find((l) => l.startsWith('| Retryable Statuses |'));
+	const listed = [...row.matchAll(/\b(E[A-Z_]+|FETCH_FAILED|TIMEOUT)\b/g)].map((m) => m[1]);
+	assert.deepEqual([...new Set(listed)].sort(), [...TRANSIENT_ERROR_CODES].sort());
+	const routing = VERSIONS[2]
+		.find((p) => p.name === 'retryPolicy')
+		.options.find((o) => o.name === 'routing')
+		.options.map((o) => o.name);
+	const routingRow = doc.split('\n').find((l) => l.startsWith('| Routing |'));
+	for (const name of routing)
+		assert.ok(
+			routingRow.toLowerCase().includes(name.toLowerCase()),
+			`the Routing row names ${name}`,
+		);
+});
+
+test('docs/call-chain.md names every field of a Get Provider State item', async () => {
+	const { Engine } = require('../../dist/engine/engine.js');
+	const { providerState } = require('../../dist/lib/operations.js');
+	const { MemoryStore } = require('../../dist/lib/store/memory.js');
+	const { COUNTER_NAMES } = require('../../dist/lib/engineConstants.js');
+	const engine = new Engine({ providers: [{ name: 'a' }] });
+	const plan = { requests: [{ name: 'a' }], scope: `docs-${process.pid}` };
+	const [item] = await providerState(engine, new MemoryStore(plan.scope), plan, 'memory');
+	const doc = callChainDoc();
+	const paragraph = doc.slice(doc.indexOf('*Get Provider State* ('), doc.indexOf('*Get Metrics*'));
+	const fields = [...Object.keys(item.json), ...COUNTER_NAMES];
+	assert.deepEqual(Object.keys(item.json.counters), [...COUNTER_NAMES]);
+	for (const f of fields) assert.ok(paragraph.includes(`\`${f}\``), `Get Provider State's ${f}`);
+});
+
+test("the panel's limits are the engine's: Max Hedges, the store's operation timeout", () => {
+	const { MAX_HEDGES, STORE_DEFAULTS } = require('../../dist/lib/engineConstants.js');
+	const policy = VERSIONS[2].find((p) => p.name === 'retryPolicy').options;
+	assert.equal(policy.find((o) => o.name === 'maxHedges').typeOptions.maxValue, MAX_HEDGES);
+	for (const [version, properties] of Object.entries(VERSIONS)) {
+		const store = properties.find((p) => p.name === 'storeOptions').options;
+		const option = (name) => store.find((o) => o.name === name)?.default;
+		assert.equal(option('operationTimeoutMs'), STORE_DEFAULTS.operationTimeoutMs, `v${version}`);
+		assert.equal(option('keyPrefix'), STORE_DEFAULTS.keyPrefix, `v${version}`);
+		assert.equal(option('tableName'), STORE_DEFAULTS.tableName, `v${version}`);
+	}
+});

@@ -9,15 +9,17 @@ import {
 } from 'n8n-workflow';
 import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
-import type { Engine } from '../engine';
+import type { Engine, Outcome } from '../engine';
 import type { ItemPlan } from '../params';
-import { runItem, type ItemResult } from '../runItem';
+import { runItem } from '../runItem';
+import type { ItemResult } from '../itemResult';
 import { CounterDeltas } from '../counters';
-import { runData } from '../itemView';
+import { runData } from '../resilience';
 import { itemStore, type StoreSettings } from '../store/open';
 import type { StateStore } from '../store/types';
-import { AttemptAbort, Cancelled } from '../attemptAbort';
-import type { CallResult } from '../transport';
+import { Cancelled } from '../attemptAbort';
+import { attempt } from '../attempt';
+import { DEADLINE_CODE } from '../engineConstants';
 import { ANSWERED, errorText, outcomeOfModelError } from './outcome';
 import { ChunkChannel } from './chunkChannel';
 import { streamAttempt } from './streamAttempt';
@@ -71,30 +73,27 @@ export function chatCall(chain: ChatChain): ChatCall {
 		const cancel = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 		const errors = new Map<number, unknown>();
 		const passed = forwarded(options);
-		const invoke = async (
-			provider: number,
-			deadlineMs: number,
-			signal?: AbortSignal,
-		): Promise<CallResult> => {
-			const abort = new AttemptAbort(signal);
-			abort.after(deadlineMs, 'deadline');
-			const started = Date.now();
-			try {
-				const answer = await models[provider].invoke(messages, { ...passed, signal: abort.signal });
-				return { outcome: ANSWERED, body: answer, ms: Date.now() - started };
-			} catch (error) {
-				if (abort.cancelled) throw new Cancelled();
-				errors.set(provider, error);
-				const outcome = abort.fired
-					? ({ kind: 'error', code: 'TIMEOUT' } as const)
-					: outcomeOfModelError(error);
-				// The error's text stands for the vendor's error body (runItem offers it to
-				// the engine, which reads it only for its rules, e.g. a too-long input).
-				return { outcome, body: errorText(error), ms: Date.now() - started };
-			} finally {
-				abort.dispose();
-			}
-		};
+		const invoke = (provider: number, deadlineMs: number, signal?: AbortSignal) =>
+			attempt<'deadline'>(
+				signal,
+				async (abort) => {
+					abort.after(deadlineMs, 'deadline');
+					const answer = await models[provider].invoke(messages, {
+						...passed,
+						signal: abort.signal,
+					});
+					return { outcome: ANSWERED, body: answer };
+				},
+				(error, fired) => {
+					errors.set(provider, error);
+					const outcome: Outcome = fired
+						? { kind: 'error', code: DEADLINE_CODE }
+						: outcomeOfModelError(error);
+					// The error's text stands for the vendor's error body (runItem offers it to the
+					// engine, which reads it only for its rules, e.g. a too-long input).
+					return { outcome, body: errorText(error) };
+				},
+			);
 		let result: ItemResult;
 		// One store for the call and its counters: a store found down (fail-open) stays down for
 		// the counters' write instead of being waited on a second time.

@@ -7,9 +7,10 @@
 // or broken (dropped, idle past the limit, past the item's budget).
 import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import type { Outcome, StreamStep } from '../engine';
-import { AttemptAbort, Cancelled } from '../attemptAbort';
+import { Cancelled } from '../attemptAbort';
+import { attempt, type CallResult } from '../attempt';
+import { DEADLINE_CODE, IDLE_TIMEOUT_CODE } from '../engineConstants';
 import type { Watch } from '../timers';
-import type { CallResult } from '../transport';
 import { chunkFacts, type ChunkFacts } from './chunkFacts';
 import { ANSWERED, errorText, outcomeOfModelError } from './outcome';
 import type { ChatModel } from './wrapper';
@@ -34,54 +35,56 @@ export interface StreamedAttempt {
 
 /** The engine's code for each of the stream's timers: before the commit a timeout like any
  * attempt's; after it, what broke the committed stream. */
-const TIMER_CODE = { first_chunk: 'TIMEOUT', total: 'TIMEOUT', idle: 'IDLE_TIMEOUT' } as const;
+const TIMER_CODE = {
+	first_chunk: DEADLINE_CODE,
+	total: DEADLINE_CODE,
+	idle: IDLE_TIMEOUT_CODE,
+} as const;
 
 export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
-	const abort = new AttemptAbort<keyof typeof TIMER_CODE>(a.cancel);
-	const started = Date.now();
-	const first = abort.after(a.limits.first_chunk_ms, 'first_chunk');
-	abort.after(a.limits.total_ms, 'total');
-	let idle: Watch | undefined;
-	let pending: AIMessageChunk | undefined;
 	let committed = false;
-	try {
-		const stream = await a.model.stream(a.messages, { ...a.options, signal: abort.signal });
-		for await (const chunk of stream as AsyncIterable<AIMessageChunk>) {
-			if (committed) {
-				a.deliver(chunk);
-			} else {
-				pending = pending ? (pending.concat(chunk) as AIMessageChunk) : chunk;
-				if (!a.commits(chunkFacts(chunk))) continue;
-				// The first hedged call to commit is the answer; a later one hands nothing over.
-				if (a.claim && !a.claim(Date.now() - started)) throw new Cancelled();
-				committed = true;
-				abort.clear(first);
-				a.deliver(pending);
-				pending = undefined;
+	return attempt<keyof typeof TIMER_CODE>(
+		a.cancel,
+		async (abort, started) => {
+			const first = abort.after(a.limits.first_chunk_ms, 'first_chunk');
+			abort.after(a.limits.total_ms, 'total');
+			let idle: Watch | undefined;
+			let pending: AIMessageChunk | undefined;
+			const stream = await a.model.stream(a.messages, { ...a.options, signal: abort.signal });
+			for await (const chunk of stream as AsyncIterable<AIMessageChunk>) {
+				if (committed) {
+					a.deliver(chunk);
+				} else {
+					pending = pending ? (pending.concat(chunk) as AIMessageChunk) : chunk;
+					if (!a.commits(chunkFacts(chunk))) continue;
+					// The first hedged call to commit is the answer; a later one hands nothing over.
+					if (a.claim && !a.claim(Date.now() - started)) throw new Cancelled();
+					committed = true;
+					abort.clear(first);
+					a.deliver(pending);
+					pending = undefined;
+				}
+				if (idle) idle.restart();
+				else idle = abort.after(a.limits.idle_ms, 'idle');
 			}
-			if (idle) idle.restart();
-			else idle = abort.after(a.limits.idle_ms, 'idle');
-		}
-		// An answer with nothing that commits (an empty text): still the answer.
-		if (!committed && pending) a.deliver(pending);
-		return { outcome: ANSWERED, body: undefined, ms: Date.now() - started };
-	} catch (error) {
-		if (abort.cancelled) throw new Cancelled();
-		a.failed(error);
-		const ms = Date.now() - started;
-		if (!committed) {
-			const seen: Outcome = abort.fired
-				? { kind: 'error', code: TIMER_CODE[abort.fired] }
-				: outcomeOfModelError(error);
-			return { outcome: seen, body: errorText(error), ms };
-		}
-		// Once committed, whatever ended the stream is one fact: our timer's code, or the error's
-		// facts, whose code the engine reads.
-		const broken: Outcome = abort.fired
-			? { kind: 'broken', code: TIMER_CODE[abort.fired] }
-			: { ...outcomeOfModelError(error), kind: 'broken', code: undefined };
-		return { outcome: broken, body: errorText(error), ms };
-	} finally {
-		abort.dispose();
-	}
+			// An answer with nothing that commits (an empty text): still the answer.
+			if (!committed && pending) a.deliver(pending);
+			return { outcome: ANSWERED, body: undefined };
+		},
+		(error, fired) => {
+			a.failed(error);
+			if (!committed) {
+				const seen: Outcome = fired
+					? { kind: 'error', code: TIMER_CODE[fired] }
+					: outcomeOfModelError(error);
+				return { outcome: seen, body: errorText(error) };
+			}
+			// Once committed, whatever ended the stream is one fact: our timer's code, or the
+			// error's facts, whose code the engine reads.
+			const broken: Outcome = fired
+				? { kind: 'broken', code: TIMER_CODE[fired] }
+				: { ...outcomeOfModelError(error), kind: 'broken', code: undefined };
+			return { outcome: broken, body: errorText(error) };
+		},
+	);
 }

@@ -4,7 +4,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readItemPlan } from '../params';
 import { StoreUnavailable } from '../store/failover';
 import { checkItem } from './check';
-import { deferredJson, skipView, transitionView } from '../itemView';
+import { checkedData, deferredJson } from '../resilience';
+import { correlationId } from '../errorItem';
 import { CounterDeltas, warnAll } from '../counters';
 import { DEFERRED, eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
 
@@ -13,13 +14,13 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 	const items = ctx.getInputData();
 	const s = await stores(ctx);
 	const counters = new CounterDeltas();
-	const executionId = ctx.getExecutionId();
 	await eachItem(ctx, out, async (i) => {
 		const plan = readItemPlan(ctx, i, 2, false);
 		const engine = openEngine(ctx, i, plan);
 		const names = plan.requests.map((r) => r.name);
 		const store = s.rows(plan.scope);
-		const lease = `${executionId}:${i}:${Math.random().toString(36).slice(2, 10)}`;
+		const correlation = correlationId(ctx, i);
+		const lease = `${correlation}:${Math.random().toString(36).slice(2, 10)}`;
 		const input = items[i].json;
 		const pairedItem = { item: i };
 		let c;
@@ -28,24 +29,23 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 		} catch (error) {
 			if (!(error instanceof StoreUnavailable)) throw error;
 			const item = engine.item(await store.now(), lease, '');
-			const end = item.deferNow(await store.now(), 'store_unavailable');
+			const end = item.deferNow(await store.now(), error.reason);
 			item.free();
 			if (end.step.kind !== 'defer') throw error;
+			const meta = { correlationId: correlation };
 			out[DEFERRED].push({
-				json: deferredJson(input, end.step.reason, end.step.retry_at_ms),
+				json: deferredJson(input, end.step.reason, end.step.retry_at_ms, meta),
 				pairedItem,
 			});
 			return;
 		}
-		const meta: IDataObject = {
-			skipped: c.skipped.map((k) => skipView(names, k)),
-			transitions: c.transition ? [transitionView(names[c.transition.provider], c.transition)] : [],
-			correlationId: `${executionId}:${i}`,
-		};
-		if (store.degraded) meta.storeFallback = store.degraded;
-		if (c.casRetries) meta.casRacesLost = c.casRetries;
-		counters.add(plan.scope, names, c.counters, c.committed);
 		const d = c.decision;
+		const meta = checkedData(d, c, names, correlation, {
+			storeFallback: store.degraded,
+			storeWarning: store.warning,
+			casRetries: c.casRetries,
+		});
+		counters.add(plan.scope, names, c.counters, c.committed);
 		if (d.kind === 'go') {
 			const r = plan.requests[d.provider];
 			out[GO].push({
@@ -61,27 +61,14 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 						headers: r.headers,
 						body: r.body as IDataObject,
 					},
-					_resilience: {
-						outcome: 'go',
-						provider: d.name,
-						probe: d.ticket.probe,
-						ticket: d.ticket,
-						...meta,
-					},
+					_resilience: meta,
 				},
 				pairedItem,
 			});
 		} else if (d.kind === 'defer') {
 			out[DEFERRED].push({ json: deferredJson(input, d.reason, d.retry_at_ms, meta), pairedItem });
 		} else {
-			out[FAILED].push({
-				json: {
-					...input,
-					reason: d.reason,
-					_resilience: { outcome: 'failed', reason: d.reason, ...meta },
-				},
-				pairedItem,
-			});
+			out[FAILED].push({ json: { ...input, reason: d.reason, _resilience: meta }, pairedItem });
 		}
 	});
 	warnAll(out, await counters.write(s.rows));

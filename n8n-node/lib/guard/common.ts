@@ -1,7 +1,8 @@
 // What the guard's two operations share: their outputs, the engine per chain (the package's one cache), the stores (rows
 // and tickets) and the per-item loop in which a failure under continue-on-fail leaves on
 // `failed` rather than stopping the node.
-import { type IExecuteFunctions, type INodeExecutionData, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { itemFailed } from '../errorItem';
 import { engineFor } from '../engineCache';
 import { configError, type ItemPlan } from '../params';
 import { itemStore, sharedStore, sharedTickets, storeSettings } from '../store/open';
@@ -43,18 +44,7 @@ export async function eachItem(
 		try {
 			await one(i);
 		} catch (error) {
-			if (!ctx.continueOnFail()) {
-				if (error instanceof NodeOperationError) throw error;
-				throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
-			}
-			out[FAILED].push({
-				json: {
-					...items[i].json,
-					error: (error as Error).message,
-					_resilience: { outcome: 'failed', reason: 'node_error' },
-				},
-				pairedItem: { item: i },
-			});
+			out[FAILED].push(itemFailed(ctx, i, error));
 		}
 	}
 }

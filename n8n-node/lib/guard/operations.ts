@@ -2,7 +2,8 @@
 // be called now; outputs go / deferred / failed) and Report Outcome (record that call; outputs
 // success / - / failed). Every input item leaves on one output; bad input is a NodeOperationError
 // naming the field (under continue-on-fail: the item on `failed` with the message).
-import { type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { nodeFailed } from '../errorItem';
 import { checkProvider } from './checkProvider';
 import type { Outputs } from './common';
 import { reportOutcome } from './reportOutcome';
@@ -21,21 +22,6 @@ export async function guardNode(
 	try {
 		return operation === 'checkProvider' ? await checkProvider(ctx) : await reportOutcome(ctx);
 	} catch (error) {
-		if (!(error instanceof NodeOperationError))
-			throw new NodeOperationError(ctx.getNode(), error as Error);
-		if (!ctx.continueOnFail()) throw error;
-		return [
-			[],
-			[],
-			ctx.getInputData().map((item, i) => ({
-				json: {
-					...item.json,
-					reason: 'node_error',
-					error: error.message,
-					_resilience: { outcome: 'failed', reason: 'node_error' },
-				},
-				pairedItem: { item: i },
-			})),
-		];
+		return nodeFailed(ctx, error);
 	}
 }

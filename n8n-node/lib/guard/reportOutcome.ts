@@ -6,7 +6,8 @@ import { readItemPlan } from '../params';
 import { CounterDeltas, warnAll } from '../counters';
 import { eachItem, FAILED, GO, openEngine, stores, type Outputs } from './common';
 import { guardedOutcome } from './guardedOutcome';
-import { transitionView } from '../itemView';
+import { reportedData } from '../resilience';
+import { correlationId } from '../errorItem';
 import { checkNodeName, pairedTicket, ticketText, type Found } from './pairing';
 import { reportItem, TicketRefused } from './report';
 
@@ -115,18 +116,12 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 			r.committed,
 		);
 		// The engine's verdict, not the guarded node's output: a 503 on its main output failed.
-		const meta: IDataObject = {
-			outcome: r.served ? 'success' : 'failed',
-			reported: true,
-			provider: name,
-			probe: found.ticket.probe,
-			health: r.attempt.health,
-			// What the engine read the item's facts as: a status, "5XX", or an error code.
-			observed: r.attempt.outcome,
-			transitions: r.transition ? [transitionView(name, r.transition)] : [],
-		};
-		if (r.casRetries) meta.casRacesLost = r.casRetries;
-		if (r.dropped) meta.warnings = [r.dropped];
+		const meta = reportedData(r, found.ticket, correlationId(ctx, i), {
+			storeFallback: store.degraded,
+			storeWarning: store.warning,
+			casRetries: r.casRetries,
+			droppedWrites: r.dropped ? [r.dropped] : [],
+		});
 		out[r.served ? GO : FAILED].push({
 			json: { ...items[i].json, _resilience: meta },
 			pairedItem: { item: i },

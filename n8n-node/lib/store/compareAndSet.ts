@@ -60,7 +60,7 @@ export async function compareAndSet<T extends Decided>(
 				inRow = 0;
 				break;
 			case 'defer':
-				throw new StoreUnavailable(verdict.cause);
+				throw new StoreUnavailable(verdict.reason, verdict.cause);
 			case 'drop_write':
 				return { value, dropped: verdict.warning };
 		}

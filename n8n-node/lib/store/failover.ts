@@ -1,14 +1,20 @@
 // A shared store guarded by a per-operation timeout. When it is unreachable, too slow or keeps
-// losing compare-and-set races: fail open (carry on with this process's memory, mark the item)
-// or fail closed (the caller defers the item with reason `store_unavailable`). Never crash.
+// losing compare-and-set races, the engine says what next (`storeFailed`, src/store_failure.rs,
+// on the node's On Store Failure setting): carry on with this process's memory, marking the item
+// (fail open), or defer the item (fail closed: StoreUnavailable with the engine's reason). Rows,
+// tickets (ticketsFailover.ts) and the counters' write all fail over here. Never crash.
 import type { Logger } from 'n8n-workflow';
-import type { ReadAhead, RowWrite } from '../engine';
+import { engineModule, type ReadAhead, type Reason, type RowWrite } from '../engine';
 import { withinDeadline } from '../timers';
 import { MemoryStore } from './memory';
 import type { Snapshot, StateStore } from './types';
 
+/** The engine's verdict on a failed store: defer the item with `reason`. */
 export class StoreUnavailable extends Error {
-	constructor(cause: string) {
+	constructor(
+		readonly reason: Reason,
+		cause: string,
+	) {
 		super(`state store unavailable: ${cause}`);
 	}
 }
@@ -16,8 +22,10 @@ export class StoreUnavailable extends Error {
 let lastWarning = 0;
 
 export class FailoverStore implements StateStore {
-	/** Set once this item fell back to memory (fail-open). */
+	/** Set once this item fell back to memory (fail-open): the store's failure. */
 	degraded: string | undefined;
+	/** The engine's warning for the item when it fell back. */
+	warning: string | undefined;
 	private readonly memory: MemoryStore;
 
 	constructor(
@@ -41,8 +49,10 @@ export class FailoverStore implements StateStore {
 
 	/** Also used by the caller when compare-and-set retries run out. */
 	async fallBack<T>(cause: string, op: (s: StateStore) => Promise<T>): Promise<T> {
-		if (!this.failOpen) throw new StoreUnavailable(cause);
+		const verdict = engineModule().storeFailed(this.failOpen, cause);
+		if (verdict.kind === 'defer') throw new StoreUnavailable(verdict.reason, verdict.cause);
 		this.degraded = cause;
+		this.warning = verdict.warning;
 		if (Date.now() - lastWarning > 60_000) {
 			lastWarning = Date.now();
 			this.logger?.warn(

@@ -1,4 +1,5 @@
 // Opens the state store the node's parameters ask for, through n8n's built-in credentials.
+import { STORE_DEFAULTS } from '../engineConstants';
 import {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
@@ -53,10 +54,10 @@ export function readStoreSettings(
 	const o = param('storeOptions', {}) as Record<string, unknown>;
 	const s: StoreSettings = {
 		kind,
-		prefix: String(o.keyPrefix ?? 'rpc:'),
+		prefix: String(o.keyPrefix ?? STORE_DEFAULTS.keyPrefix),
 		cluster: o.redisCluster === true,
-		table: String(o.tableName ?? 'resilient_provider_state'),
-		timeoutMs: Number(o.operationTimeoutMs ?? 2000),
+		table: String(o.tableName ?? STORE_DEFAULTS.tableName),
+		timeoutMs: Number(o.operationTimeoutMs ?? STORE_DEFAULTS.operationTimeoutMs),
 		failOpen: (o.onStoreFailure ?? 'failOpen') === 'failOpen',
 	};
 	if (!['memory', 'redis', 'postgres'].includes(s.kind))

@@ -2,6 +2,7 @@
 // (scope, provider, kind): the breaker, gate and in-flight rows stay apart so ordinary calls do
 // not contend on the breaker row. Compare-and-set is `UPDATE … WHERE version = $n` (or an insert
 // for a new row). Time is clock_timestamp(), not now() (frozen at transaction start).
+import { STORE_DEFAULTS } from '../engineConstants';
 import { Pool } from 'pg';
 import type { RowWrite } from '../engine';
 import { KINDS } from './rowCodec';
@@ -59,7 +60,8 @@ export function postgresPool(o: PostgresOptions): Pool {
 	p = new Pool({
 		...postgresConnection(o),
 		max: Math.min(o.maxConnections ?? 10, 10),
-		connectionTimeoutMillis: 2000,
+		// Connecting may take as long as one store operation.
+		connectionTimeoutMillis: STORE_DEFAULTS.operationTimeoutMs,
 		idleTimeoutMillis: 30_000,
 	});
 	p.on('error', () => undefined); // idle-client errors surface on the next query instead
@@ -100,7 +102,7 @@ export class PostgresStore implements StateStore {
 	constructor(
 		private readonly pool: Pool,
 		private readonly scope: string,
-		private readonly table = 'resilient_provider_state',
+		private readonly table: string = STORE_DEFAULTS.tableName,
 	) {
 		if (!validTableName(table))
 			throw new Error(`table name "${table.slice(0, 80)}" must match ${IDENT}`);

@@ -5,8 +5,9 @@
 // until `serves_ms` after they were read, if no write of this execution to the scope began or
 // ended since the read began (an item sees its own execution's writes); rows older than
 // `read_again_ms` when the call goes out are read again while it is out. Each grant serves one
-// read. Policy-free: it compares texts, counts writes, keeps the times it was given.
-import type { ReadAhead, RowWrite } from '../engine';
+// read. Policy-free: it compares texts, counts writes, keeps when each read came back and hands
+// the engine its age (`readServes`), which says whether it still serves.
+import { engineModule, type ReadAhead, type RowWrite } from '../engine';
 import type { Snapshot, StateStore } from './types';
 
 interface LastRead {
@@ -38,7 +39,7 @@ export class ReadAheadStore implements StateStore {
 		const k = keys.join('\u0000');
 		const r = this.last;
 		if (r && r.keys === k && r.writes === this.writes) {
-			if (r.at === undefined || Date.now() <= r.at + grant.read_again_ms) {
+			if (r.at === undefined || engineModule().readServes(Date.now() - r.at, grant.read_again_ms)) {
 				r.servesMs = grant.serves_ms;
 				return;
 			}
@@ -54,7 +55,7 @@ export class ReadAheadStore implements StateStore {
 		if (r && r.keys === k && r.servesMs > 0) {
 			const snap = await r.snap;
 			if (snap && r.writes === this.writes && r.at !== undefined) {
-				if (Date.now() <= r.at + r.servesMs) {
+				if (engineModule().readServes(Date.now() - r.at, r.servesMs)) {
 					r.servesMs = 0; // one read per grant: the next decision needs the engine's word again
 					r.ahead = false;
 					this.tally.used++;

@@ -6,6 +6,7 @@
 // Keys: <prefix>{<scope>}:<provider>:<kind>. The hash tag keeps a scope in one Cluster slot, so
 // both scripts stay single-slot. Breaker, gate and in-flight rows are separate keys so ordinary
 // calls do not contend on the breaker row.
+import { STORE_DEFAULTS } from '../engineConstants';
 import Redis, { Cluster } from 'ioredis';
 import type { RowWrite } from '../engine';
 import { KINDS, versioned } from './rowCodec';
@@ -78,7 +79,8 @@ export function redisClient(o: RedisOptions): Client {
 		password: o.password || undefined,
 		tls,
 		maxRetriesPerRequest: 1,
-		connectTimeout: 2000,
+		// Connecting may take as long as one store operation.
+		connectTimeout: STORE_DEFAULTS.operationTimeoutMs,
 	};
 	const client = o.cluster
 		? new Cluster([{ host: o.host, port: o.port }], { redisOptions: common })
@@ -101,7 +103,7 @@ export class RedisStore implements StateStore {
 	constructor(
 		private readonly client: Client,
 		private readonly scope: string,
-		private readonly prefix = 'rpc:',
+		private readonly prefix: string = STORE_DEFAULTS.keyPrefix,
 		private readonly ttlMs = 7 * 24 * 3600_000,
 	) {}
 

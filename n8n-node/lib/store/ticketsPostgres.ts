@@ -1,4 +1,5 @@
 // Guard tickets on Postgres (see tickets.ts): loaded only when the Postgres store is chosen.
+import { STORE_DEFAULTS } from '../engineConstants';
 import type { Pool } from 'pg';
 import type { TicketStore } from './tickets';
 
@@ -10,7 +11,7 @@ export class PostgresTickets implements TicketStore {
 	constructor(
 		private readonly pool: Pool,
 		private readonly scope: string,
-		stateTable = 'resilient_provider_state',
+		stateTable: string = STORE_DEFAULTS.tableName,
 	) {
 		this.table = `${stateTable}_tickets`; // the state table's name is validated by its store
 	}

@@ -1,4 +1,5 @@
 // Guard tickets on Redis (see tickets.ts): loaded only when the Redis store is chosen.
+import { STORE_DEFAULTS } from '../engineConstants';
 import { RedisStore, type redisClient } from './redis';
 import type { TicketStore } from './tickets';
 
@@ -17,7 +18,7 @@ export class RedisTickets implements TicketStore {
 	constructor(
 		private readonly client: Client,
 		scope: string,
-		prefix = 'rpc:',
+		prefix: string = STORE_DEFAULTS.keyPrefix,
 	) {
 		this.keys = new RedisStore(client, scope, prefix);
 		if (!client.rpcClaim) client.defineCommand('rpcClaim', { lua: CLAIM });

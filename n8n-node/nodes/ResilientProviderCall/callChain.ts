@@ -14,13 +14,14 @@ import {
 import { runItem } from '../../lib/runItem';
 import { itemStore, type SharedStore, type StoreSettings } from '../../lib/store/open';
 import { readAheadScopes } from '../../lib/store/readAhead';
-import { Cancelled, callProvider } from '../../lib/transport';
-import { redact, redactDeep } from '../../lib/secrets';
+import { callProvider } from '../../lib/transport';
+import { redactDeep } from '../../lib/secrets';
+import { correlationId as correlationOf, itemFailed } from '../../lib/errorItem';
 import { CounterDeltas, warnAll } from '../../lib/counters';
 import type { LoadedCredentials } from '../../lib/auth';
 import { assertRequestSecrets } from '../../lib/requestSecrets';
 import { eachInPool } from '../../lib/itemPool';
-import { FAILED, inInputOrder, nodeErrorItem, placeItem } from './placeItem';
+import { FAILED, inInputOrder, placeItem } from './placeItem';
 
 export interface CallChainContext {
 	version: NodeVersion;
@@ -43,7 +44,6 @@ export async function callChain(
 	const warnings = nodeWarnings(this);
 	const counters = new CounterDeltas();
 	const cancel = this.getExecutionCancelSignal?.();
-	const executionId = this.getExecutionId();
 
 	// Without expressions every item has the first item's plan but for its keys: read it once
 	// (reading parameters per item was ~5 % of the node's time per item in a profile).
@@ -55,7 +55,7 @@ export async function callChain(
 	const more = () => begun < items.length;
 	const one = async (i: number) => {
 		begun++;
-		const correlationId = `${executionId}:${i}`;
+		const correlationId = correlationOf(this, i);
 		try {
 			let plan: ItemPlan;
 			let engine: Engine;
@@ -86,14 +86,7 @@ export async function callChain(
 			const names = plan.requests.map((r) => r.name);
 			counters.add(plan.scope, names, result.counters, result.committed);
 		} catch (error) {
-			if (error instanceof Cancelled)
-				throw new NodeOperationError(node, 'Execution cancelled', { itemIndex: i });
-			const message = redact((error as Error).message, c.hidden);
-			if (!this.continueOnFail()) {
-				if (error instanceof NodeOperationError) throw error;
-				throw new NodeOperationError(node, message, { itemIndex: i });
-			}
-			out[FAILED].push(nodeErrorItem(items[i], i, message, correlationId));
+			out[FAILED].push(itemFailed(this, i, error, c.hidden));
 		}
 	};
 	await eachInPool(items.length, concurrency, one);

@@ -11,6 +11,7 @@ import { providerState, resetProviders } from '../../lib/operations';
 import { providerMetrics } from '../../lib/metrics';
 import { credentialSecrets, loadCredentials, type LoadedCredentials } from '../../lib/auth';
 import { callChain } from './callChain';
+import { nodeFailed } from '../../lib/errorItem';
 
 export async function executeNode(
 	this: IExecuteFunctions,
@@ -19,31 +20,9 @@ export async function executeNode(
 	try {
 		return await operation.call(this, version);
 	} catch (error) {
-		// A node-level error (a bad parameter, credential or store setting) under continue-on-fail:
-		// n8n would pass the input items on unchanged, as if they had succeeded. Every item leaves
-		// on `failed` with the message instead.
-		// Anything else (a store or engine fault) reaches n8n as a NodeOperationError too.
-		if (!(error instanceof NodeOperationError))
-			throw new NodeOperationError(this.getNode(), error as Error);
-		if (!this.continueOnFail() || this.getExecutionCancelSignal?.()?.aborted) throw error;
-		const executionId = this.getExecutionId();
-		return [
-			[],
-			[],
-			this.getInputData().map((item, i) => ({
-				json: {
-					...item.json,
-					reason: 'node_error',
-					error: error.message,
-					_resilience: {
-						outcome: 'failed',
-						reason: 'node_error',
-						correlationId: `${executionId}:${i}`,
-					},
-				},
-				pairedItem: { item: i },
-			})),
-		];
+		// A node-level error (a bad parameter, credential or store setting); anything else (a
+		// store or engine fault) reaches n8n as a NodeOperationError too.
+		return nodeFailed(this, error);
 	}
 }
 

@@ -2,10 +2,10 @@
 // the Default Value when the chain was exhausted under On Exhaustion "default"), `deferred`
 // (the input with `retry_at`) or `failed`; `_resilience` on each says what the engine did.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { runData, storeWarnings } from '../../lib/itemView';
+import { runData } from '../../lib/resilience';
 import type { ItemPlan } from '../../lib/params';
 import { presetAnswer } from '../../lib/presets';
-import type { ItemResult } from '../../lib/runItem';
+import type { ItemResult } from '../../lib/itemResult';
 
 export const SUCCESS = 0;
 export const DEFERRED = 1;
@@ -20,9 +20,8 @@ export function placeItem(
 	warnings: string[],
 	correlationId: string,
 ) {
-	const meta = runData(r, correlationId);
 	// The node's own warnings (Retry On Fail) first, then the item's.
-	if (warnings.length) meta.warnings = [...warnings, ...storeWarnings(r)];
+	const meta = runData(r, correlationId, warnings);
 	const pairedItem = { item: i };
 	if (r.end.kind === 'done') {
 		const body = answerOf(plan, r.end.name, r.body);
@@ -51,23 +50,6 @@ export function placeItem(
 		json: { ...input.json, reason: r.end.reason, _resilience: meta },
 		pairedItem,
 	});
-}
-
-/** An item that could not run (a bad parameter, a missing secret) under continue-on-fail. */
-export function nodeErrorItem(
-	input: INodeExecutionData,
-	i: number,
-	message: string,
-	correlationId: string,
-): INodeExecutionData {
-	return {
-		json: {
-			...input.json,
-			_resilience: { outcome: 'failed', reason: 'node_error', correlationId },
-			error: message,
-		},
-		pairedItem: { item: i },
-	};
 }
 
 /** Keep input order within each output (a pool finishes items out of order). */

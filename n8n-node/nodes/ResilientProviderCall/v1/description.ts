@@ -1,7 +1,11 @@
 // Frozen: the released version 1; version 2 repeating some of these fields is accepted by design.
 // The node's parameters, described as data (as n8n's own nodes do). Defaults of engine settings
 // come from the engine's one defaults table (engineConstants.ts, generated from src/config.rs).
-import { ENGINE_DEFAULTS as D, PROVIDER_SUGGESTED as S } from '../../../lib/engineConstants';
+import {
+	STORE_DEFAULTS,
+	ENGINE_DEFAULTS as D,
+	PROVIDER_SUGGESTED as S,
+} from '../../../lib/engineConstants';
 import type { INodeProperties } from 'n8n-workflow';
 
 const ms = (
@@ -369,7 +373,7 @@ export const properties: INodeProperties[] = [
 				displayName: 'Key Prefix',
 				name: 'keyPrefix',
 				type: 'string',
-				default: 'rpc:',
+				default: STORE_DEFAULTS.keyPrefix,
 				description:
 					'Redis keys: &lt;prefix&gt;{&lt;scope&gt;}:&lt;provider&gt;:&lt;breaker|gate|in_flight&gt;',
 			},
@@ -387,7 +391,7 @@ export const properties: INodeProperties[] = [
 				displayName: 'Operation Timeout (ms)',
 				name: 'operationTimeoutMs',
 				type: 'number',
-				default: 2000,
+				default: STORE_DEFAULTS.operationTimeoutMs,
 			},
 			{
 				displayName: 'Redis Cluster',
@@ -401,7 +405,7 @@ export const properties: INodeProperties[] = [
 				displayName: 'Table Name',
 				name: 'tableName',
 				type: 'string',
-				default: 'resilient_provider_state',
+				default: STORE_DEFAULTS.tableName,
 				description: 'Postgres table, created on first use',
 			},
 		],

@@ -2,7 +2,7 @@
 // Chain only. Defaults come from the engine's one defaults table (engineConstants.ts): Call
 // Chain's column here, the chat model's (CHAT_DEFAULTS) in its own panel, from the same fields.
 import type { INodeProperties } from 'n8n-workflow';
-import { CHAT_DEFAULTS, ENGINE_DEFAULTS } from '../../../lib/engineConstants';
+import { CHAT_DEFAULTS, ENGINE_DEFAULTS, MAX_HEDGES } from '../../../lib/engineConstants';
 import { numberField } from './numberField';
 
 const CALL_CHAIN = { show: { operation: ['callChain'] } };
@@ -130,7 +130,7 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 			name: 'maxHedges',
 			type: 'number',
 			default: D.max_hedges,
-			typeOptions: { minValue: 1, maxValue: 3 },
+			typeOptions: { minValue: 1, maxValue: MAX_HEDGES },
 			description: 'With Hedging on: more calls an item may have out at once (1 to 3)',
 		},
 		numberField(

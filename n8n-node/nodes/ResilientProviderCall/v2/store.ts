@@ -1,4 +1,5 @@
 // Where provider state lives (version 2): every operation reads it, so these stay shown.
+import { STORE_DEFAULTS } from '../../../lib/engineConstants';
 import type { INodeProperties } from 'n8n-workflow';
 import {
 	keyPrefix,
@@ -33,7 +34,7 @@ export const store: INodeProperties[] = [
 			displayName: 'Operation Timeout (ms)',
 			name: 'operationTimeoutMs',
 			type: 'number',
-			default: 2000,
+			default: STORE_DEFAULTS.operationTimeoutMs,
 			description: 'Longest wait for one store operation before On Store Failure applies',
 		},
 		redisCluster,
