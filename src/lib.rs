@@ -25,6 +25,7 @@ pub mod error;
 pub mod error_facts;
 pub mod event;
 pub mod hedge;
+pub mod hint_parse;
 pub mod in_flight;
 pub mod inspect;
 pub mod latency;

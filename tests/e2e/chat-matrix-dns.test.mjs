@@ -125,10 +125,8 @@ before(async () => {
 });
 after(async () => vendors?.close());
 
-test(`Groq Chat Model is not run on n8n ${major} (its address is GROQ_BASE_URL, process-wide: Model 1 and Model 2 cannot differ)`, () => {
-	console.log(
-		`n8n ${major} ${LC}.lmChatGroq: not run (GROQ_BASE_URL is process-wide: no unresolvable Model 1 beside a reachable Model 2)`,
-	);
+test(`Groq Chat Model on n8n ${major}, its address unresolvable`, {
+	skip: 'GROQ_BASE_URL is process-wide: no unresolvable Model 1 beside a reachable Model 2',
 });
 
 const path = (e) => e?.attempts?.map((a) => [a.name, a.outcome]);

@@ -160,11 +160,10 @@ after(async () => {
 	await vendors?.close();
 });
 
+// A node this matrix cannot prove here is a skip that says why (it proves nothing by passing).
 for (const [, m] of elsewhere)
-	test(`${m.type} is not run on n8n ${major}`, () => {
-		console.log(
-			`n8n ${major} ${m.type}: ${m.elsewhere ?? `not in n8n ${major}, run on n8n ${m.majors.join(', ')} only`}`,
-		);
+	test(`${m.type} on n8n ${major}`, {
+		skip: m.elsewhere ?? `not in n8n ${major}, run on n8n ${m.majors.join(', ')} only`,
 	});
 
 /** Each node's REQUESTS turns, one at a time; the nodes side by side (started on first use). */

@@ -1,7 +1,60 @@
-//! The per-item step machine: drives one item from its first call to done, deferred or failed.
-//! Sans-IO in the quinn-proto manner: the caller feeds time, shared state and outcomes in
-//! (`poll`, `on_outcome`) and carries out the steps that come out (call, sleep, write rows).
-use crate::chain::{choose, Choice, Local, ProviderView, Skip, Writes};
+//! The item machine: drives one item from its first call to done, deferred or failed, in the
+//! sans-IO manner of quinn-proto's `Connection`. The caller owns time, the shared rows, the calls
+//! and the waits; the machine owns every decision.
+//!
+//! Call order, for one item:
+//! 1. [`ItemMachine::new`] (then [`ItemMachine::stream`] / [`ItemMachine::prefer`] if they apply).
+//! 2. [`ItemMachine::poll`] with the providers' rows read at `now` (the store's clock). Write the
+//!    [`Poll::writes`] with compare-and-set (a lost race: read again and poll again; nothing was
+//!    committed), then carry out [`Poll::step`]:
+//!    - `Call`: call the provider within `deadline_ms`, then
+//!      [`ItemMachine::on_outcome`] with what came back; write the effect with
+//!      [`crate::record::record`]; poll again;
+//!    - `Sleep`: wait `ms`, then poll again;
+//!    - `Await` (hedging only): wait for the calls out, or [`ItemMachine::hedge`] after
+//!      `hedge_after_ms`;
+//!    - `Done`, `Defer`, `Fail`: the item's end ([`ItemMachine::finished`]).
+//! 3. Once ended: [`ItemMachine::counters`] and [`ItemMachine::report`] say what it did; a
+//!    hedging item's [`ItemMachine::calls_out`] are each [`ItemMachine::abandon`]ed.
+//!
+//! [`ItemMachine::defer_now`] ends the item at any point, for trouble outside the chain (a store
+//! that fails closed).
+//!
+//! One item's life (a provider that answers 503 once, then 200):
+//! ```
+//! use std::sync::Arc;
+//! use resilient_engine::chain::ProviderView;
+//! use resilient_engine::config::{ChainConfig, ProviderConfig};
+//! use resilient_engine::outcome::Outcome;
+//! use resilient_engine::rng::Rng;
+//! use resilient_engine::step::{ItemMachine, Step};
+//!
+//! let providers = vec![ProviderConfig { name: "api".into(), ..Default::default() }];
+//! let chain = Arc::new(ChainConfig { providers, ..Default::default() }.validate().unwrap());
+//! let mut item = ItemMachine::new(chain, 0, "exec1:0".into(), vec![], Rng::seeded(7));
+//! let rows = vec![ProviderView::default()]; // nothing shared yet: a closed breaker
+//! let mut now = 0;
+//! let mut answers = vec![503, 200].into_iter();
+//! let end = loop {
+//!     let poll = item.poll(now, &rows).unwrap();
+//!     match poll.step {
+//!         Step::Call { .. } => {
+//!             let status = answers.next().unwrap();
+//!             now += 100; // the call took 100 ms
+//!             item.on_outcome(now, &Outcome::status(status, Default::default()), &rows, None).unwrap();
+//!         }
+//!         Step::Sleep { ms, .. } => now += ms, // the full-jitter backoff after the 503
+//!         end => break end,
+//!     }
+//! };
+//! assert!(matches!(end, Step::Done { fallback: false, .. }));
+//! assert_eq!(item.report().attempts.len(), 2);
+//! assert_eq!(item.counters()[0].retries, 1);
+//! ```
+use super::counters::Counters;
+use super::retry::{self, Retry, Standing};
+use super::types::{AttemptLog, Effect, Poll, Report, Step, WaitCause, WAKE_SLACK_MS};
+use crate::chain::{choose, Choice, Local, ProviderView};
 use crate::config::Chain;
 use crate::config::Routing;
 use crate::error::EngineError;
@@ -10,159 +63,9 @@ use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
 use crate::rng::Rng;
 use crate::routing::{route, Route};
-use crate::stream::StreamStep;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Step {
-    /// Call provider `provider` (attempt n on it) within `deadline_ms`.
-    Call {
-        provider: usize,
-        name: String,
-        attempt: u32,
-        deadline_ms: u64,
-        probe: bool,
-        /// Absent when none (answers stay short: every byte is written and parsed per poll).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        idempotency_key: Option<String>,
-        /// A streamed item's limits for this attempt (absent for a call that does not stream).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        stream: Option<StreamStep>,
-        /// A hedging chain's call: its number (its outcome names it) and when to ask for a hedge
-        /// (absent on a chain that does not hedge).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        hedging: Option<CallTag>,
-    },
-    /// No new call: wait for the calls out (and ask for a hedge after `hedge_after_ms`, if set).
-    Await {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        hedge_after_ms: Option<u64>,
-    },
-    /// Wait, then poll again.
-    Sleep {
-        ms: u64,
-        cause: WaitCause,
-    },
-    Done {
-        provider: usize,
-        name: String,
-        fallback: bool,
-    },
-    /// Retryable trouble everywhere: hand the item back with the time to try again.
-    Defer {
-        retry_at_ms: u64,
-        reason: Reason,
-    },
-    /// Nothing left that could succeed by trying again.
-    Fail {
-        reason: Reason,
-    },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaitCause {
-    Backoff,
-    RetryAfter,
-    RateLimitReset,
-    /// A reserved slot of the shared rate gate.
-    RateGate,
-}
-
-/// A step plus the rows the caller must write atomically before carrying it out. If the
-/// write loses a race, re-read the rows and poll again: nothing was committed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Poll {
-    pub step: Step,
-    pub writes: Option<Writes>,
-    pub transition: Option<crate::breaker::Transition>,
-}
-
-/// What an outcome does to the provider's shared state; apply with [`crate::record::record`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Effect {
-    pub provider: usize,
-    pub health: Health,
-    pub holder: String,
-    /// Status or error code, kept as the breaker's last failure.
-    pub label: String,
-    pub gate_close_until_ms: Option<u64>,
-    pub release_in_flight: bool,
-    /// How long the call took, for its provider's latency row (latency routing only).
-    pub latency_ms: Option<u64>,
-    /// `latency_ms` is a streamed call's time to its first committing chunk (its own lane).
-    pub first_chunk: bool,
-    /// This call among all the fleet's, as a number (its item's holder and attempt, hashed):
-    /// which calls deposit into the retry budget, without drawing from the item's randomness.
-    pub sample: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AttemptLog {
-    pub provider: usize,
-    pub name: String,
-    pub attempt: u32,
-    pub outcome: String,
-    pub probe: bool,
-    pub wait_ms: u64,
-    pub wait_cause: Option<WaitCause>,
-    pub retry_after: bool,
-    /// What the outcome said about the provider's health.
-    pub health: Health,
-    /// A hedge: a second call for the same item, sent while another was unanswered.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hedge: bool,
-}
-
-impl Counters {
-    /// One attempt's share: a call, and whether it failed, retried or met a 429. The same rule
-    /// for every entry point (Call Chain, the chat model, Report Outcome).
-    pub fn count(&mut self, a: &AttemptLog) {
-        self.calls += 1;
-        self.failures += (a.health == Health::Failure) as u32;
-        self.retries += (a.attempt > 1) as u32;
-        self.rate_limited_429 += (a.outcome == "429") as u32;
-        self.hedges += a.hedge as u32;
-        // The hedge's answer won: the item was served by it.
-        self.hedge_wins += (a.hedge && a.health == Health::Success) as u32;
-    }
-}
-
-/// Seeds 002 and 003's metrics for one provider, as this item contributed to them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub struct Counters {
-    pub calls: u32,
-    pub failures: u32,
-    /// Skipped without a call because its breaker was open or its probes taken.
-    pub rejections: u32,
-    pub retries: u32,
-    pub rate_limited_429: u32,
-    /// Items the chain gave up on (deferred or failed), counted on the chain's first provider.
-    pub give_ups: u32,
-    /// Of those, the items handed back on the deferred output (first provider, as `give_ups`).
-    pub deferrals: u32,
-    /// Retries not made because the provider's retry budget was spent.
-    pub retry_budget_exhausted: u32,
-    /// Hedges sent to the provider, and those whose answer served the item.
-    pub hedges: u32,
-    pub hedge_wins: u32,
-}
-
-/// What the item went through, for its metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-pub struct Report {
-    pub attempts: Vec<AttemptLog>,
-    pub skipped: Vec<Skip>,
-    pub slept_ms: u64,
-    /// How the item's route was chosen; left out for a configured order in one tier.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub route: Option<Route>,
-}
-
-/// How early a poll after a wait may come and still find the wait over.
-pub const WAKE_SLACK_MS: u64 = 2;
+mod hedging;
 
 #[derive(Debug, Clone)]
 struct Pending {
@@ -481,74 +384,11 @@ impl ItemMachine {
         self.clock
     }
 
-    /// The hedges this item sent, answered or out.
-    fn hedges_sent(&self) -> u32 {
-        (self.report.attempts.iter().filter(|a| a.hedge).count() + self.pending.iter().filter(|p| p.hedge).count())
-            as u32
-    }
-
     /// Sending provider `i` the item's request twice cannot act twice (the rules that allow a
     /// retry: a safe method, an idempotency key, or unsafe methods retried by choice).
     fn repeatable(&self, i: usize) -> bool {
         CallFacts { unsafe_method: self.chain.providers[i].unsafe_method, has_idempotency_key: self.keys[i].is_some() }
             .repeatable(&self.chain.rules)
-    }
-
-    /// No answer yet to the calls out: one more call, to the provider the routing would choose
-    /// next (another one; the same only when no other is admissible), if a hedge is due and the
-    /// provider can take it now: admitted without a probe, a rate-gate token and an in-flight
-    /// lease at once, and its retry budget. Otherwise `Await`. `again`: after a lost race (the
-    /// hedge handed out last was not made; decide on the fresh rows).
-    pub fn hedge(&mut self, now: u64, views: &[ProviderView], again: bool) -> Result<Poll, EngineError> {
-        if again {
-            self.pending.retain(|p| p.committed);
-        } else {
-            self.pending.iter_mut().for_each(|p| p.committed = true);
-        }
-        let Some(h) = self.chain.hedge else {
-            return Err(EngineError::InvalidInput("a hedge asked of a chain that does not hedge".into()));
-        };
-        let (Some(last), None) = (self.pending.last(), &self.finished) else {
-            return Err(EngineError::InvalidInput("a hedge asked with no call out".into()));
-        };
-        if views.len() != self.chain.providers.len() {
-            return Err(EngineError::InvalidInput("provider views do not match the chain".into()));
-        }
-        let wait = |after| Ok(Poll { step: Step::Await { hedge_after_ms: after }, writes: None, transition: None });
-        if self.committed_to.is_some() {
-            return wait(None); // a streamed call's answer is reaching the caller: it is the one
-        }
-        let due = last.at_ms.saturating_add(h.delay_ms(&views[last.provider].latency.lane(self.streamed), last.at_ms));
-        if self.hedges_sent() >= h.max_hedges || self.remaining(now) == 0 {
-            return wait(None);
-        }
-        if now.saturating_add(WAKE_SLACK_MS) < due {
-            return wait(Some(due - now));
-        }
-        let out: Vec<usize> = self.pending.iter().map(|p| p.provider).collect();
-        let holder = self.call_holder(true, self.next_call);
-        // A hedge is one more call: it spends from the retry budget as a retry does.
-        let mut local = self.local.clone();
-        local.iter_mut().for_each(|l| (l.retry, l.reserved_at_ms) = (true, None));
-        let others: Vec<usize> = self.route.iter().copied().filter(|i| !out.contains(i)).collect();
-        let same: Vec<usize> = self.route.iter().copied().filter(|i| out.contains(i)).collect();
-        for mut order in [others, same] {
-            order.retain(|&i| self.repeatable(i));
-            while !order.is_empty() {
-                match choose(&self.chain, &order, views, &local, now, &holder, 0, &mut Vec::new()) {
-                    Choice::Call { provider, probe: false, writes, transition } => {
-                        let step = self.hand_out(provider, false, true, now, views);
-                        return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
-                    }
-                    // Never a half-open probe, never a wait for a gate slot: skip that provider.
-                    Choice::Call { provider, .. } | Choice::Reserve { provider, .. } => {
-                        order.retain(|&i| i != provider)
-                    }
-                    Choice::Nothing { .. } => break,
-                }
-            }
-        }
-        wait(None)
     }
 
     fn defer(&mut self, now: u64, earliest: Option<(u64, Reason)>) -> Poll {
@@ -620,7 +460,7 @@ impl ItemMachine {
             .then(|| first_chunk_ms.unwrap_or(now.saturating_sub(at_ms))),
             // A streamed call's sample is its time to the first chunk (or all it waited for one).
             first_chunk: self.streamed,
-            sample: fnv1a(self.holder.as_bytes()) ^ u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            sample: call_sample(&self.holder, attempt),
         };
         let mut log = AttemptLog {
             provider: i,
@@ -661,122 +501,23 @@ impl ItemMachine {
             }
             Verdict::Stop(reason) => self.local[i].done = Some((reason, now)),
             Verdict::Retry => {
-                let (delay, cause) = match c.hint {
-                    Some(h) => {
-                        let cause =
-                            if h.source.is_retry_after() { WaitCause::RetryAfter } else { WaitCause::RateLimitReset };
-                        (h.delay_ms, cause)
+                let delay = retry::retry_delay(&c, &self.chain, attempt, progress.prev_delay_ms, &mut self.rng);
+                let at = Standing { attempt, max_attempts: p.max_attempts, now, remaining_ms: remaining };
+                let d = retry::decide(&self.chain, &c, delay, at, || self.another_admissible_now(i, now, views));
+                effect.gate_close_until_ms = d.gate_close_until_ms;
+                match d.retry {
+                    Retry::Leave { reason, until_ms } => self.local[i].done = Some((reason, until_ms)),
+                    Retry::Wait { delay_ms, cause } => {
+                        self.progress[i].prev_delay_ms = delay_ms;
+                        self.sleep(now, delay_ms, cause);
+                        log.wait_ms = delay_ms;
+                        log.wait_cause = Some(cause);
                     }
-                    None => {
-                        let d = self.chain.backoff.delay(attempt - 1, progress.prev_delay_ms, &mut self.rng);
-                        (d, WaitCause::Backoff)
-                    }
-                };
-                let hint_too_long = c.hint.is_some() && delay > self.chain.retry_after_cap_ms.min(remaining);
-                if c.closes_gate || hint_too_long {
-                    // Hold every worker back for the full hint (or this delay), not just this item.
-                    effect.gate_close_until_ms = Some(now.saturating_add(delay));
-                }
-                if hint_too_long {
-                    self.local[i].done = Some((Reason::RetryAfterExceedsCap, now.saturating_add(delay)));
-                } else if attempt >= p.max_attempts {
-                    // A much longer delay than the schedule before this provider is worth trying again.
-                    self.local[i].done = Some((Reason::AttemptsExhausted, now + self.chain.backoff.cap_ms));
-                } else if delay >= remaining {
-                    self.local[i].done = Some((Reason::BudgetExhausted, now.saturating_add(delay)));
-                } else if self.chain.fail_over_first && self.another_admissible_now(i, now, views) {
-                    // Move on at once rather than sleep (a backoff or a hint within the cap; a
-                    // gate the outcome closes stays closed). Not tried again by this item; a later
-                    // deferral counts it from when the skipped wait would have ended.
-                    self.local[i].done = Some((Reason::FailedOver, now.saturating_add(delay)));
-                } else {
-                    self.progress[i].prev_delay_ms = delay;
-                    self.sleep(now, delay, cause);
-                    log.wait_ms = delay;
-                    log.wait_cause = Some(cause);
                 }
             }
         }
         self.report.attempts.push(log);
         Ok(effect)
-    }
-
-    /// A hedging item's streamed call sent its first committing chunk: the first to do so is the
-    /// one whose answer reaches the caller. Returns the calls to abort: the others, or this one
-    /// when another committed first (or the item ended); nothing of a call aborted here may reach
-    /// the caller. Each aborted call is then handed back with [`ItemMachine::abandon`].
-    /// `call`: `None` for the one call out; `after_ms`: how long after it started its first
-    /// committing chunk came (the node's measure), its provider's time-to-first-chunk sample.
-    pub fn commit(&mut self, call: Option<u32>, after_ms: u64) -> Vec<u32> {
-        self.pending.iter_mut().for_each(|p| p.committed = true);
-        let only = (self.pending.len() == 1).then(|| self.pending[0].call);
-        let Some(call) = call.or(only) else { return Vec::new() };
-        let known = self.pending.iter().any(|p| p.call == call);
-        if let Some(p) = self.pending.iter_mut().find(|p| p.call == call) {
-            p.first_chunk_ms.get_or_insert(after_ms);
-        }
-        match (self.committed_to, &self.finished, known) {
-            (None, None, true) => {
-                self.committed_to = Some(call);
-                self.calls_out().into_iter().filter(|&c| c != call).collect()
-            }
-            (Some(c), None, _) if c == call => Vec::new(),
-            _ => vec![call],
-        }
-    }
-
-    /// The call out named `call` (or the only one), taken; every call out is carried out by now.
-    fn take_out(&mut self, call: Option<u32>) -> Option<Pending> {
-        self.pending.iter_mut().for_each(|p| p.committed = true);
-        let k = match call {
-            Some(c) => self.pending.iter().position(|p| p.call == c)?,
-            None if self.pending.len() == 1 => 0,
-            None => return None,
-        };
-        Some(self.pending.remove(k))
-    }
-
-    /// The name a call's leases are held under: the item's, or a hedge's own.
-    fn call_holder(&self, hedge: bool, call: u32) -> String {
-        if hedge {
-            format!("{}#{call}", self.holder)
-        } else {
-            self.holder.clone()
-        }
-    }
-
-    /// A call out that lost to another's answer (or outlived its item), aborted: its lease is
-    /// freed and its time so far is a latency sample (at least that slow), but it says nothing
-    /// about its provider's health. It was a call: it is counted as one.
-    pub fn abandon(&mut self, now: u64, call: u32) -> Result<Effect, EngineError> {
-        let Some(Pending { provider, probe, at_ms, hedge, .. }) = self.take_out(Some(call)) else {
-            return Err(EngineError::InvalidInput(format!("no call {call} out to abandon")));
-        };
-        let progress = &mut self.progress[provider];
-        progress.attempts += 1;
-        self.report.attempts.push(AttemptLog {
-            provider,
-            name: self.chain.providers[provider].name.clone(),
-            attempt: progress.attempts,
-            outcome: "abandoned".into(),
-            probe,
-            wait_ms: 0,
-            wait_cause: None,
-            retry_after: false,
-            health: Health::Neutral,
-            hedge,
-        });
-        Ok(Effect {
-            provider,
-            health: Health::Neutral,
-            holder: self.call_holder(hedge, call),
-            label: "abandoned".into(),
-            gate_close_until_ms: None,
-            release_in_flight: self.chain.lease_cap(provider).is_some(),
-            latency_ms: self.chain.tracks_latency().then(|| now.saturating_sub(at_ms)),
-            first_chunk: self.streamed,
-            sample: fnv1a(self.holder.as_bytes()) ^ u64::from(call).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        })
     }
 
     /// Fail over first: whether the next poll would call another provider now, were `failed`
@@ -804,7 +545,11 @@ impl ItemMachine {
     }
 }
 
-/// FNV-1a: a stable spread of a short text over u64 (no hasher state, no randomness).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+/// A call among all the fleet's, as a number: its item's holder (FNV-1a, a stable spread of a
+/// short text over u64, no hasher state, no randomness) mixed with its number `n` (the attempt,
+/// or a hedging item's call). Which calls deposit into the retry budget, without drawing from the
+/// item's randomness.
+fn call_sample(holder: &str, n: u32) -> u64 {
+    let h = holder.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    h ^ u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }

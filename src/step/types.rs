@@ -1,0 +1,126 @@
+//! What crosses between the item machine and its caller: the steps it hands out, the effect of
+//! an outcome on the provider's shared rows, an attempt's log line and the item's report.
+use crate::breaker::Transition;
+use crate::chain::{Skip, Writes};
+use crate::hedge::CallTag;
+use crate::outcome::Health;
+use crate::reason::Reason;
+use crate::routing::Route;
+use crate::stream::StreamStep;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Step {
+    /// Call provider `provider` (attempt n on it) within `deadline_ms`.
+    Call {
+        provider: usize,
+        name: String,
+        attempt: u32,
+        deadline_ms: u64,
+        probe: bool,
+        /// Absent when none (answers stay short: every byte is written and parsed per poll).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        idempotency_key: Option<String>,
+        /// A streamed item's limits for this attempt (absent for a call that does not stream).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stream: Option<StreamStep>,
+        /// A hedging chain's call: its number (its outcome names it) and when to ask for a hedge
+        /// (absent on a chain that does not hedge).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hedging: Option<CallTag>,
+    },
+    /// No new call: wait for the calls out (and ask for a hedge after `hedge_after_ms`, if set).
+    Await {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hedge_after_ms: Option<u64>,
+    },
+    /// Wait, then poll again.
+    Sleep {
+        ms: u64,
+        cause: WaitCause,
+    },
+    Done {
+        provider: usize,
+        name: String,
+        fallback: bool,
+    },
+    /// Retryable trouble everywhere: hand the item back with the time to try again.
+    Defer {
+        retry_at_ms: u64,
+        reason: Reason,
+    },
+    /// Nothing left that could succeed by trying again.
+    Fail {
+        reason: Reason,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitCause {
+    Backoff,
+    RetryAfter,
+    RateLimitReset,
+    /// A reserved slot of the shared rate gate.
+    RateGate,
+}
+
+/// A step plus the rows the caller must write atomically before carrying it out. If the
+/// write loses a race, re-read the rows and poll again: nothing was committed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Poll {
+    pub step: Step,
+    pub writes: Option<Writes>,
+    pub transition: Option<Transition>,
+}
+
+/// What an outcome does to the provider's shared state; apply with [`crate::record::record`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Effect {
+    pub provider: usize,
+    pub health: Health,
+    pub holder: String,
+    /// Status or error code, kept as the breaker's last failure.
+    pub label: String,
+    pub gate_close_until_ms: Option<u64>,
+    pub release_in_flight: bool,
+    /// How long the call took, for its provider's latency row (latency routing only).
+    pub latency_ms: Option<u64>,
+    /// `latency_ms` is a streamed call's time to its first committing chunk (its own lane).
+    pub first_chunk: bool,
+    /// This call among all the fleet's, as a number (its item's holder and attempt, hashed):
+    /// which calls deposit into the retry budget, without drawing from the item's randomness.
+    pub sample: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptLog {
+    pub provider: usize,
+    pub name: String,
+    pub attempt: u32,
+    pub outcome: String,
+    pub probe: bool,
+    pub wait_ms: u64,
+    pub wait_cause: Option<WaitCause>,
+    pub retry_after: bool,
+    /// What the outcome said about the provider's health.
+    pub health: Health,
+    /// A hedge: a second call for the same item, sent while another was unanswered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hedge: bool,
+}
+
+/// What the item went through, for its metadata.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Report {
+    pub attempts: Vec<AttemptLog>,
+    pub skipped: Vec<Skip>,
+    pub slept_ms: u64,
+    /// How the item's route was chosen; left out for a configured order in one tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<Route>,
+}
+
+/// How early a poll after a wait may come and still find the wait over.
+pub const WAKE_SLACK_MS: u64 = 2;
