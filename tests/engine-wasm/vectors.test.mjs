@@ -14,7 +14,7 @@ const joined = (rows) => rows.join('\u001e');
 const vec = (name) => JSON.parse(readFileSync(new URL(`../vectors/${name}`, import.meta.url)));
 
 test('the shipped engine exports the boundary and nothing test-only', () => {
-	assert.deepEqual(Object.keys(shipped).sort(), ['Engine', 'Item']);
+	assert.deepEqual(Object.keys(shipped).sort(), ['Engine', 'Item', 'readServes', 'storeFailed']);
 	const methods = (cls) =>
 		Object.getOwnPropertyNames(cls.prototype)
 			.filter((m) => m !== 'constructor' && m !== 'free' && !m.startsWith('__'))
@@ -205,4 +205,20 @@ test('full jitter is really random: mean c/2 within 5%, min < 5% c, max > 95% c'
 		assert.ok(Math.abs(mean - c / 2) <= 0.05 * (c / 2), `n=${n} mean ${mean}`);
 		assert.ok(Math.min(...draws) < 0.05 * c && Math.max(...draws) > 0.95 * c);
 	}
+});
+
+test("a failed store through the shipped engine: fail open with the engine's warning, fail closed with its reason", () => {
+	assert.deepEqual(shipped.storeFailed(true, 'no answer within 2000 ms'), {
+		kind: 'fall_back',
+		warning:
+			"state store unavailable (no answer within 2000 ms): this item used this process's memory",
+	});
+	assert.deepEqual(shipped.storeFailed(false, 'connect ECONNREFUSED'), {
+		kind: 'defer',
+		reason: 'store_unavailable',
+		cause: 'connect ECONNREFUSED',
+	});
+	assert.equal(shipped.readServes(99, 100), true);
+	assert.equal(shipped.readServes(100, 100), true);
+	assert.equal(shipped.readServes(101, 100), false);
 });
