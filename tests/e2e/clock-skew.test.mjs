@@ -9,6 +9,7 @@ import path from 'node:path';
 import { startProviders } from '../support/providers.mjs';
 import { ROOT, n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
+import { closeRedisClients, stores, untilOpenWindowEnds } from '../support/store-harness.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
@@ -43,7 +44,10 @@ before(async () => {
 	behindWf = workflow(`${id}b`, 3000);
 	n8n.importWorkflow([skewWf, behindWf]);
 });
-after(async () => providers?.close());
+after(async () => {
+	await providers?.close();
+	await closeRedisClients();
+});
 
 function workflow(pid = id, openMs = OPEN_MS) {
 	const wf = branchesWorkflow(`skew${uid()}`, n8n.nodeType, [
@@ -113,7 +117,9 @@ test('a 30 s skewed n8n process sees the breaker the others opened (store clock)
 		[path.join(ROOT, 'tests/e2e/local-clock-control.mjs'), String(providers.port), id],
 		{ env: { ...process.env, ...SKEW, RPC_REDIS_PORT: String(REDIS_PORT) } },
 	).toString();
-	await new Promise((r) => setTimeout(r, 200));
+	// The control's call reaches this process's loopback provider once its loop runs again.
+	for (const end = Date.now() + 10_000; hits() < 2 && Date.now() < end;)
+		await new Promise((r) => setTimeout(r, 20));
 	console.log(`negative control (worker clock): ${out.trim()}`);
 	assert.equal(
 		hits(),
@@ -133,7 +139,8 @@ test('a process 30 s behind probes as soon as the store says the window ended, n
 		1,
 		`tripped: open for 3 s by the store clock: ${JSON.stringify(first.run?.data?.resultData?.runData?.chain?.[0]?.data ?? first.log.slice(-1500))}`,
 	);
-	await new Promise((r) => setTimeout(r, 3500));
+	// The 3 s window's end, read from the breaker's row on the store's clock.
+	await untilOpenWindowEnds(stores.redis('global'), `skewed-${pid}`);
 	const behind = await n8n.execute(wf.id, { env: BEHIND });
 	assert.ok(behind.run, behind.log.slice(-2000));
 	const offset = outputs(behind.run, 'clock')[0][0].json.now - Date.now();

@@ -38,7 +38,7 @@ test('every crossing a benchmarks table names is an export', () => {
 	for (const n of named) assert.ok(all.has(n), `\`${n}\` in docs/benchmarks.md is not an export`);
 });
 
-test("docs/architecture.md names every free function of the boundary", () => {
+test('docs/architecture.md names every free function of the boundary', () => {
 	const doc = readFileSync(new URL('docs/architecture.md', root), 'utf8');
 	const functions = [...dts.matchAll(/^export function (\w+)\(/gm)].map((m) => m[1]);
 	assert.ok(functions.length >= 2, `free functions in pkg/engine.d.ts: ${functions}`);

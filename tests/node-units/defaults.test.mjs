@@ -178,3 +178,18 @@ test("the panel's limits are the engine's: Max Hedges, the store's operation tim
 		assert.equal(option('tableName'), STORE_DEFAULTS.tableName, `v${version}`);
 	}
 });
+
+test('the parameter→setting table reads options the panels have into settings the engine has', () => {
+	const { POLICY_PARAMETERS } = require('../../dist/lib/plan/policyTable.js');
+	const chat = require('../../dist/nodes/ResilientChatModel/description.js').properties;
+	const options = (properties, collection) =>
+		properties.find((p) => p.name === collection)?.options.map((o) => o.name) ?? [];
+	for (const [setting, collection, param] of POLICY_PARAMETERS) {
+		assert.ok(setting in D, `${setting} is an engine setting`);
+		const on = [VERSIONS[2], chat].filter((props) => options(props, collection).includes(param));
+		assert.ok(on.length > 0, `${collection}.${param} is on Call Chain's or the chat model's panel`);
+	}
+	// Every Breaker option of version 2 is read through the table.
+	const read = new Set(POLICY_PARAMETERS.map(([, c, p]) => `${c}.${p}`));
+	for (const name of options(VERSIONS[2], 'breaker')) assert.ok(read.has(`breaker.${name}`), name);
+});

@@ -4,14 +4,10 @@
 // The pattern is first checked against the kind of line it exists to catch.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { nodeSources } from './node-sources.mjs';
 
 const require = createRequire(import.meta.url);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SOURCES = path.join(ROOT, 'n8n-node');
 const C = require('../../dist/lib/engineConstants.js');
 
 /** Every string the engine generates for TypeScript: a quoted copy of one is a hand-typed copy. */
@@ -25,14 +21,6 @@ const VALUES = [
 ];
 const quoted = (v) => new RegExp(`(['"\`])${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1`);
 
-function* tsFiles(dir) {
-	for (const entry of readdirSync(dir, { withFileTypes: true })) {
-		const p = path.join(dir, entry.name);
-		if (entry.isDirectory()) yield* tsFiles(p);
-		else if (entry.name.endsWith('.ts')) yield p;
-	}
-}
-
 test('the pattern catches a hand-typed copy and spares a use of the constant', () => {
 	assert.match("? { kind: 'error', code: 'TIMEOUT' }", quoted(C.DEADLINE_CODE));
 	assert.match("prefix = 'rpc:',", quoted(C.STORE_DEFAULTS.keyPrefix));
@@ -43,16 +31,7 @@ test('the pattern catches a hand-typed copy and spares a use of the constant', (
 
 test("n8n-node/ types none of the engine's generated names, codes or store defaults by hand", () => {
 	const found = [];
-	for (const file of tsFiles(SOURCES)) {
-		const rel = path.relative(SOURCES, file).split(path.sep).join('/');
-		if (rel === 'lib/engineConstants.ts') continue;
-		readFileSync(file, 'utf8')
-			.split('\n')
-			.forEach((line, k) => {
-				if (/^\s*(\/\/|\*|\/\*)/.test(line)) return; // a comment may name them
-				for (const v of VALUES)
-					if (quoted(v).test(line)) found.push(`n8n-node/${rel}:${k + 1}: '${v}': ${line.trim()}`);
-			});
-	}
+	for (const { at, line } of nodeSources().lines)
+		for (const v of VALUES) if (quoted(v).test(line)) found.push(`${at}: '${v}': ${line.trim()}`);
 	assert.deepEqual(found, [], 'import it from lib/engineConstants.ts:\n' + found.join('\n'));
 });

@@ -15,9 +15,11 @@ const { FailoverStore } = require('../../dist/lib/store/failover.js');
 const { Cancelled } = require('../../dist/lib/transport.js');
 
 /** A vendor answering 200 after `delayMs(n)` for its n-th request; it notes requests whose
- * connection closed before the answer. */
+ * connection closed before the answer, and `closedEarly(n)` resolves once n have (a test waits
+ * for the close it asserts on, failing after 10 s). */
 function vendor(delayMs) {
 	const seen = { requests: 0, closedEarly: 0 };
+	const waiting = [];
 	const server = http.createServer((req, res) => {
 		const n = seen.requests++;
 		const timer = setTimeout(() => res.end(JSON.stringify({ served: n })), delayMs(n));
@@ -25,10 +27,21 @@ function vendor(delayMs) {
 			if (!res.writableEnded) {
 				seen.closedEarly++;
 				clearTimeout(timer);
+				for (const w of waiting.splice(0)) w();
 			}
 		});
 	});
-	return { server, seen };
+	const closedEarly = async (n) => {
+		const deadline = Date.now() + 10_000;
+		while (seen.closedEarly < n) {
+			assert.ok(Date.now() < deadline, `${seen.closedEarly} of ${n} connections closed early`);
+			await new Promise((r) => {
+				waiting.push(r);
+				setTimeout(r, 1_000).unref();
+			});
+		}
+	};
+	return { server, seen, closedEarly };
 }
 
 let slow, fast;
@@ -114,8 +127,8 @@ test("a slow call gets a hedge after the delay; the hedge's answer serves, the s
 	);
 	assert.equal(slow.seen.requests - before.slow.requests, 1);
 	assert.equal(fast.seen.requests - before.fast.requests, 1);
-	// Closed before it answered: the vendor saw the connection go.
-	await new Promise((r) => setTimeout(r, 50));
+	// Closed before it answered: the vendor sees the connection go (and no other).
+	await slow.closedEarly(before.slow.closedEarly + 1);
 	assert.equal(slow.seen.closedEarly - before.slow.closedEarly, 1, 'the loser was aborted');
 	const [s, f] = result.counters;
 	assert.deepEqual([s.calls, s.failures, f.calls, f.hedges, f.hedge_wins], [1, 0, 1, 1, 1]);

@@ -6,14 +6,7 @@
 // nothing fails here rather than passing silently.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SOURCES = path.join(ROOT, 'n8n-node');
-/** Written by `cargo run --bin engine-constants` from the engine: its numbers are the engine's. */
-const GENERATED = new Set(['lib/engineConstants.ts']);
+import { nodeSources } from './node-sources.mjs';
 
 const PATTERNS = [
 	{
@@ -55,14 +48,6 @@ const PATTERNS = [
 	},
 ];
 
-function* tsFiles(dir) {
-	for (const entry of readdirSync(dir, { withFileTypes: true })) {
-		const p = path.join(dir, entry.name);
-		if (entry.isDirectory()) yield* tsFiles(p);
-		else if (entry.name.endsWith('.ts')) yield p;
-	}
-}
-
 test('each pattern catches the decisions it names and spares the lines it does not', () => {
 	for (const { what, re, catches, spares } of PATTERNS) {
 		for (const line of catches) assert.match(line, re, `${what} must catch: ${line}`);
@@ -71,20 +56,11 @@ test('each pattern catches the decisions it names and spares the lines it does n
 });
 
 test('n8n-node/ holds no status comparison, error-code regex or delay arithmetic', () => {
+	const { files, lines } = nodeSources();
 	const found = [];
-	let files = 0;
-	for (const file of tsFiles(SOURCES)) {
-		const rel = path.relative(SOURCES, file).split(path.sep).join('/');
-		if (GENERATED.has(rel)) continue;
-		files++;
-		readFileSync(file, 'utf8')
-			.split('\n')
-			.forEach((line, k) => {
-				if (/^\s*(\/\/|\*|\/\*)/.test(line)) return; // a comment explains, it decides nothing
-				for (const { what, re } of PATTERNS)
-					if (re.test(line)) found.push(`n8n-node/${rel}:${k + 1}: ${what}: ${line.trim()}`);
-			});
-	}
-	assert.ok(files > 40, `only ${files} TypeScript files found under n8n-node/`);
+	for (const { at, line } of lines)
+		for (const { what, re } of PATTERNS)
+			if (re.test(line)) found.push(`${at}: ${what}: ${line.trim()}`);
+	assert.ok(files.length > 40, `only ${files.length} TypeScript files found under n8n-node/`);
 	assert.deepEqual(found, [], 'decisions belong in the engine (src/):\n' + found.join('\n'));
 });

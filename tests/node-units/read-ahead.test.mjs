@@ -8,6 +8,9 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { ReadAheadStore } = require('../../dist/lib/store/readAhead.js');
+/** This process's clock as the read-ahead store sees it, moved by the tests (no waiting). */
+const clock = { t: 1_000_000, now: () => clock.t };
+const aheadOf = (s) => new ReadAheadStore(s, clock.now);
 /** What the engine's poll hands out for a plain call (src/read_ahead.rs). */
 const GRANT = { serves_ms: 100, read_again_ms: 50 };
 
@@ -28,7 +31,7 @@ function slowStore() {
 
 test('the next read of the same keys takes the read ahead: one round trip', async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	r.readAhead(['a'], GRANT);
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
 	assert.equal(s.reads, 1);
@@ -37,7 +40,7 @@ test('the next read of the same keys takes the read ahead: one round trip', asyn
 
 test('a read of other keys does not take it', async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	r.readAhead(['a'], GRANT);
 	await r.read(['a', 'b']);
 	assert.equal(s.reads, 2);
@@ -46,7 +49,7 @@ test('a read of other keys does not take it', async () => {
 
 test('a write that began before the read ahead and ended after it: the next read is fresh', async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	const writing = r.write('a', []);
 	r.readAhead(['a'], GRANT); // may miss the write (a Postgres pool runs them on two connections)
 	s.finish.shift()();
@@ -57,7 +60,7 @@ test('a write that began before the read ahead and ended after it: the next read
 
 test('a write after the read ahead: the next read is fresh', async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	r.readAhead(['a'], GRANT);
 	const writing = r.write('a', []);
 	s.finish.shift()();
@@ -67,9 +70,10 @@ test('a write after the read ahead: the next read is fresh', async () => {
 
 test('a read ahead is not decided on once past the time the engine gave it', async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	r.readAhead(['a'], { serves_ms: 30, read_again_ms: 15 });
-	await new Promise((done) => setTimeout(done, 50));
+	await new Promise((settled) => setImmediate(settled)); // the read ahead came back (at clock.t)
+	clock.t += 50;
 	await r.read(['a']);
 	assert.equal(s.reads, 2);
 	assert.deepEqual(r.tally, { used: 0, expired: 1, discarded: 1 });
@@ -83,7 +87,7 @@ test('a failed read ahead is no read: the item reads afresh and meets the failur
 		if (fail) throw new Error('ECONNRESET');
 		return read(k);
 	};
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	r.readAhead(['a'], GRANT);
 	fail = false;
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
@@ -91,7 +95,7 @@ test('a failed read ahead is no read: the item reads afresh and meets the failur
 
 test('rows already read serve the next reads while each is granted: no round trip', async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	await r.read(['a']); // the first item's own read
 	for (let i = 0; i < 5; i++) {
 		r.readAhead(['a'], GRANT); // its poll handed out a call and granted the rows
@@ -103,7 +107,7 @@ test('rows already read serve the next reads while each is granted: no round tri
 
 test("each grant serves one read: without the engine's word the next read goes to the store", async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	await r.read(['a']);
 	r.readAhead(['a'], GRANT);
 	await r.read(['a']);
@@ -113,9 +117,9 @@ test("each grant serves one read: without the engine's word the next read goes t
 
 test('rows older than read_again_ms when a call goes out are read again while it is out', async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	await r.read(['a']);
-	await new Promise((done) => setTimeout(done, 50));
+	clock.t += 50;
 	r.readAhead(['a'], { serves_ms: 500, read_again_ms: 40 }); // 50 ms old: read again, in the background
 	assert.equal(s.reads, 2);
 	assert.deepEqual((await r.read(['a'])).rows, ['0']);
@@ -124,19 +128,19 @@ test('rows older than read_again_ms when a call goes out are read again while it
 
 test("served rows carry the store's clock moved on by the time since they were read", async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	const first = await r.read(['a']);
 	r.readAhead(['a'], GRANT);
-	await new Promise((done) => setTimeout(done, 40));
+	clock.t += 40;
 	const again = await r.read(['a']);
-	assert.ok(again.now - first.now >= 35, `${again.now - first.now} ms`);
+	assert.equal(again.now - first.now, 40);
 });
 
 test('rows younger than read_again_ms when a call goes out serve it: no read while it is out', async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	await r.read(['a']);
-	await new Promise((done) => setTimeout(done, 50));
+	clock.t += 50;
 	r.readAhead(['a'], { serves_ms: 500, read_again_ms: 400 }); // 50 ms old: young enough
 	assert.equal(s.reads, 1);
 	await r.read(['a']);
@@ -145,7 +149,7 @@ test('rows younger than read_again_ms when a call goes out serve it: no read whi
 
 test("a hedge's read (not granted) goes to the store and leaves the grant to the next item", async () => {
 	const s = slowStore();
-	const r = new ReadAheadStore(s);
+	const r = aheadOf(s);
 	await r.read(['a']); // the item's own read
 	r.readAhead(['a'], GRANT); // its poll handed out a hedging call
 	await r.read(['a'], false); // the hedge decides on fresh rows

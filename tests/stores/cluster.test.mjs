@@ -56,12 +56,14 @@ before(async () => {
 			),
 		);
 	}
+	// Each node up when it answers a ping; one that does not within 5 s fails here, loudly.
 	for (const port of ports)
-		for (let i = 0; i < 50; i++) {
+		for (let i = 0; ; i++) {
 			try {
 				cli(port, 'ping');
 				break;
 			} catch {
+				assert.ok(i < 50, `redis cluster node on ${port} does not answer`);
 				await new Promise((r) => setTimeout(r, 100));
 			}
 		}

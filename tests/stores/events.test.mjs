@@ -18,6 +18,7 @@ import {
 	postgresPool,
 	REDIS_PORT,
 	PG_CONNECTION,
+	untilOpenWindowEnds,
 } from '../support/store-harness.mjs';
 import { startProviders } from '../support/providers.mjs';
 
@@ -69,6 +70,21 @@ const until = async (what, ok, ms = 10_000) => {
 	}
 };
 
+/** A marker event written after the events under test, on a key of its own: events reach a
+ * workflow's consumers in the order they were written, so once the marker is in, anything the
+ * events under test would bring (a duplicate, a lost write's event) is in too. It bounds the
+ * window that proves nothing more comes, instead of a fixed time. */
+let markers = 0;
+async function marked(store, ...consumers) {
+	const n = ++markers;
+	const row = { kind: 'breaker', expected: 0, version: 1, json: '{"version":1}' };
+	assert.equal(await store.write(`marker-${n}`, [row], JSON.stringify({ marker: n })), true);
+	const seen = () => consumers.flatMap((c) => c.got).some((e) => e.marker === n);
+	await until(`marker ${n}`, seen);
+}
+/** A consumer's events but the markers (a consumer that was off gets those it missed too). */
+const real = (c) => c.got.filter((e) => e.marker === undefined);
+
 for (const kind of ['redis', 'postgres']) {
 	test(`${kind}: one event per transition, claimed once by two consumers of a workflow; a consumer that was off gets it once`, async (t) => {
 		const prov = await startProviders();
@@ -94,13 +110,13 @@ for (const kind of ['redis', 'postgres']) {
 		const store = stores[kind](scope);
 		for (let i = 0; i < 6; i++) await runOne(store, p, eng, `c${i}`);
 		await until('the opening', () => a.got.length + b.got.length >= 1);
-		// Recovery: after the open window a probe succeeds and closes the breaker.
-		await new Promise((r) => setTimeout(r, 350));
+		// Recovery: after the open window (on the store's clock) a probe succeeds and closes it.
+		await untilOpenWindowEnds(store, p.requests[0].name);
 		const p2 = { ...p, requests: [{ ...p.requests[0], url: ok.url }] };
 		await runOne(store, p2, eng, 'probe');
 		await until('the closing', () => a.got.length + b.got.length >= 3);
-		await new Promise((r) => setTimeout(r, 500)); // nothing more may come
-		const all = [...a.got, ...b.got].sort((x, y) => x.at_ms - y.at_ms);
+		await marked(store, a, b); // nothing more may come before it
+		const all = [...real(a), ...real(b)].sort((x, y) => x.at_ms - y.at_ms);
 		assert.deepEqual(
 			all.map((e) => `${e.from}>${e.to}`),
 			['closed>open', 'open>half_open', 'half_open>closed'],
@@ -110,9 +126,9 @@ for (const kind of ['redis', 'postgres']) {
 		assert.equal(all[0].last_failure, '503');
 		// wf-2 comes back: it gets the three it missed, once.
 		const back = await collect(kind, scope, 'wf-2');
-		await until('the missed events', () => back.got.length >= 3);
-		await new Promise((r) => setTimeout(r, 500));
-		assert.equal(back.got.length, 3);
+		await until('the missed events', () => real(back).length >= 3);
+		await marked(store, back);
+		assert.equal(real(back).length, 3);
 		eng.free();
 	});
 
@@ -126,8 +142,8 @@ for (const kind of ['redis', 'postgres']) {
 		const won = { ...row, expected: 1, version: 2, json: '{"version":2}' };
 		assert.equal(await store.write('p', [won], '{"to":"open","won":true}'), true);
 		await until('the committed event', () => a.got.length >= 1);
-		await new Promise((r) => setTimeout(r, 300));
-		assert.deepEqual(a.got, [{ to: 'open', won: true }]);
+		await marked(store, a);
+		assert.deepEqual(real(a), [{ to: 'open', won: true }]);
 	});
 
 	// Deactivating a workflow closes its trigger; an event it is handing to n8n at that moment
@@ -170,8 +186,8 @@ for (const kind of ['redis', 'postgres']) {
 		}
 		// The workflow comes back: the event is not delivered again.
 		const back = await collect(kind, scope, 'wf-close');
-		await new Promise((r) => setTimeout(r, 600));
-		assert.deepEqual(back.got, []);
+		await marked(store, back);
+		assert.deepEqual(real(back), []);
 		await back.close();
 		// A hand-over that never ends does not hold the deactivation: close gives up after 2 s.
 		const { s: s2, handed: handed2 } = await slowTrigger(60_000);

@@ -21,6 +21,7 @@ import {
 	REDIS_PORT,
 	PG_CONNECTION,
 	stateOf,
+	untilOpenWindowEnds,
 	fileProviders,
 	uid,
 	MAX_CAS_RACES,
@@ -111,14 +112,19 @@ async function ownRedis() {
 			{ stdio: 'ignore' },
 		);
 	let child = start();
-	for (let i = 0; i < 50; i++) {
-		try {
-			execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' });
-			break;
-		} catch {
-			await new Promise((r) => setTimeout(r, 100));
+	// Up when it answers a ping; not up within 5 s fails the test here, not later.
+	const answering = async () => {
+		for (const end = Date.now() + 5_000; ;) {
+			try {
+				execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' });
+				return;
+			} catch {
+				assert.ok(Date.now() < end, `redis-server on ${port} does not answer`);
+				await new Promise((r) => setTimeout(r, 50));
+			}
 		}
-	}
+	};
+	await answering();
 	return {
 		port,
 		stop: () =>
@@ -130,17 +136,26 @@ async function ownRedis() {
 		resume: () => child.kill('SIGCONT'),
 		restart: async () => {
 			child = start();
-			await new Promise((r) => setTimeout(r, 300));
+			await answering();
 		},
 		kill: () => child.kill('SIGKILL'),
 	};
+}
+
+/** The store's own client is connected again (ioredis reconnects on its own schedule). */
+async function reconnected(client) {
+	for (const end = Date.now() + 10_000; client.status !== 'ready';) {
+		assert.ok(Date.now() < end, `ioredis did not reconnect (status ${client.status})`);
+		await new Promise((r) => setTimeout(r, 50));
+	}
 }
 
 for (const failOpen of [true, false]) {
 	test(`redis stopped, stalled and restarted mid-run (${failOpen ? 'fail-open' : 'fail-closed'}): no item lost`, async () => {
 		const r = await ownRedis();
 		const id = uid();
-		const store = new RedisStore(redisClient({ host: '127.0.0.1', port: r.port }), `f-${id}`);
+		const client = redisClient({ host: '127.0.0.1', port: r.port });
+		const store = new RedisStore(client, `f-${id}`);
 		const p = plan([{ name: `ok-${id}`, url: `${loop.base}/ok?id=${id}` }], {}, `f-${id}`);
 		const eng = new engine.Engine(p.config);
 		const results = [];
@@ -154,7 +169,7 @@ for (const failOpen of [true, false]) {
 		await r.stop();
 		await run(5);
 		await r.restart();
-		await new Promise((res) => setTimeout(res, 1500)); // ioredis reconnects
+		await reconnected(client);
 		await run(5);
 		r.stall();
 		const t0 = Date.now();
@@ -456,7 +471,7 @@ for (const kind of ['redis', 'postgres']) {
 				);
 				const eng = new engine.Engine(trip.config);
 				await runOne(h.store, trip, eng, 'trip', { failOpen });
-				await new Promise((r) => setTimeout(r, 350));
+				await untilOpenWindowEnds(h.store, name);
 				const probe = plan(
 					[{ name, url: `${loop.base}/ok?id=${id}`, config: { max_attempts: 1 } }],
 					cfg,

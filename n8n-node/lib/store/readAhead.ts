@@ -31,7 +31,11 @@ export class ReadAheadStore implements StateStore {
 	 * (a slow call, a stalled process); reads ahead thrown away unused. What the store tests read. */
 	readonly tally = { used: 0, expired: 0, discarded: 0 };
 
-	constructor(private readonly store: StateStore) {}
+	/** `clock`: this process's clock (ms), injected by tests; it times only how old a read is. */
+	constructor(
+		private readonly store: StateStore,
+		private readonly clock: () => number = Date.now,
+	) {}
 
 	/** The engine's grant for the next read of `keys`: the last read serves it if it is still out
 	 * or younger than `read_again_ms`; else a new read begins while the call is out. */
@@ -39,7 +43,10 @@ export class ReadAheadStore implements StateStore {
 		const k = keys.join('\u0000');
 		const r = this.last;
 		if (r && r.keys === k && r.writes === this.writes) {
-			if (r.at === undefined || engineModule().readServes(Date.now() - r.at, grant.read_again_ms)) {
+			if (
+				r.at === undefined ||
+				engineModule().readServes(this.clock() - r.at, grant.read_again_ms)
+			) {
 				r.servesMs = grant.serves_ms;
 				return;
 			}
@@ -55,12 +62,12 @@ export class ReadAheadStore implements StateStore {
 		if (r && r.keys === k && r.servesMs > 0) {
 			const snap = await r.snap;
 			if (snap && r.writes === this.writes && r.at !== undefined) {
-				if (engineModule().readServes(Date.now() - r.at, r.servesMs)) {
+				if (engineModule().readServes(this.clock() - r.at, r.servesMs)) {
 					r.servesMs = 0; // one read per grant: the next decision needs the engine's word again
 					r.ahead = false;
 					this.tally.used++;
 					// The rows as read; the store's clock moved on as this one did since.
-					return { now: snap.now + (Date.now() - r.at), rows: snap.rows };
+					return { now: snap.now + (this.clock() - r.at), rows: snap.rows };
 				}
 				this.tally.expired++;
 			}
@@ -75,7 +82,7 @@ export class ReadAheadStore implements StateStore {
 	private keep(read: Promise<Snapshot>, k: string, ahead: boolean, servesMs: number): LastRead {
 		const r: LastRead = { keys: k, writes: this.writes, servesMs, ahead, snap: read };
 		r.snap = read.then(
-			(snap) => ((r.at = Date.now()), snap),
+			(snap) => ((r.at = this.clock()), snap),
 			() => undefined,
 		);
 		return r;

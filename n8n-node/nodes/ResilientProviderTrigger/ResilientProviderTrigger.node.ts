@@ -1,3 +1,4 @@
+import { scopeName, type ScopeMode } from '../../lib/plan/scope';
 import {
 	INodeType,
 	INodeTypeDescription,
@@ -48,7 +49,7 @@ export class ResilientProviderTrigger implements INodeType {
 				'Node: "Workflow ID" is required for State Scope: One Workflow',
 			);
 		// The same scope names as the calling nodes (lib/params.ts).
-		const scope = scopeMode === 'workflow' ? `wf:${workflowId}` : 'global';
+		const scope = scopeName(scopeMode as ScopeMode, workflowId);
 		const wanted = this.getNodeParameter('events', ['open', 'closed']) as string[];
 		const bad = wanted.filter((e) => !['open', 'closed', 'half_open'].includes(e));
 		if (!Array.isArray(wanted) || wanted.length === 0 || bad.length)

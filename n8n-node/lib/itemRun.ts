@@ -1,0 +1,128 @@
+// One item's conversation with the engine and the store, each exchange written once: a poll (or a
+// hedge) decided on rows read and written with compare-and-set, an outcome recorded and its write
+// committed, a call abandoned. It keeps what the item's result reports: the transitions its
+// writes made, the races lost, the writes the engine dropped, the serving answer's body.
+import type { IDataObject } from 'n8n-workflow';
+import type { End, Item, Polled, Recorded, Transition } from './engine';
+import { ROW_SEPARATOR } from './engineConstants';
+import type { CallResult } from './attempt';
+import type { CallStep } from './hedgedCalls';
+import type { ItemContext } from './itemContext';
+import type { ItemResult } from './itemResult';
+import { logAttempt } from './attemptLog';
+import { skipView, transitionView } from './resilience';
+import { compareAndSet, newTally } from './store/compareAndSet';
+
+export class ItemRun {
+	private readonly keys: string[];
+	private readonly started = Date.now();
+	private readonly transitions: IDataObject[] = [];
+	private readonly tally = newTally();
+	private readonly dropped: string[] = [];
+	/** The last answer's body: when the engine says `done`, the one that served (an aborted call
+	 * hands none over). */
+	private body: unknown;
+
+	constructor(
+		private readonly c: ItemContext,
+		readonly item: Item,
+	) {
+		this.keys = c.plan.requests.map((r) => r.name);
+	}
+
+	/** The next step, decided on the rows read now (a lost race: read and decide again). */
+	poll(): Promise<Polled> {
+		return this.decide(true, (now, rows) => this.item.poll(now, rows));
+	}
+
+	/** A hedge, decided on fresh rows: the grant to rows already read is the next item's. */
+	hedge(): Promise<Polled> {
+		return this.decide(false, (now, rows, again) => this.item.hedge(now, rows, again));
+	}
+
+	/** A decision on the rows read now, written with compare-and-set; `granted`: it may take
+	 * rows already read (readAhead.ts). */
+	private async decide(
+		granted: boolean,
+		ask: (now: number, rows: string, again: boolean) => Polled,
+	): Promise<Polled> {
+		const { engine, store } = this.c;
+		const { value } = await compareAndSet(
+			engine,
+			store,
+			this.keys,
+			true,
+			this.tally,
+			async (again) => {
+				const snap = await store.read(this.keys, granted);
+				return ask(snap.now, snap.rows.join(ROW_SEPARATOR), again);
+			},
+		);
+		if (value.writes) this.note(value.writes.provider, value.transition);
+		return value;
+	}
+
+	/** One call's outcome to the engine, logged, its writes committed. */
+	async outcome(step: CallStep, result: CallResult): Promise<Recorded> {
+		this.body = result.body;
+		const rec = this.item.outcome(await this.c.store.now(), result.outcome, step.hedging?.call);
+		logAttempt(this.c, step, result.outcome, rec.attempt);
+		await this.commit(rec);
+		return rec;
+	}
+
+	/** A call closed because another's answer won, its writes committed. */
+	async abandon(call: number): Promise<Recorded> {
+		const rec = this.item.abandon(await this.c.store.now(), call);
+		await this.commit(rec);
+		return rec;
+	}
+
+	/** Write what an outcome did to the provider's rows; on a lost race the engine records the
+	 * same outcome again on the provider's fresh rows (only its rows can have changed under it). */
+	private async commit(first: Recorded): Promise<void> {
+		const key = first.writes ? this.keys[first.writes.provider] : '';
+		const done = await compareAndSet(
+			this.c.engine,
+			this.c.store,
+			this.keys,
+			false,
+			this.tally,
+			async (again) => {
+				if (!again) return first;
+				const snap = await this.c.store.read([key]);
+				return this.item.rerecord(snap.now, snap.rows.join(ROW_SEPARATOR));
+			},
+		);
+		if (done.dropped) this.dropped.push(done.dropped);
+		else if (done.value.writes) this.note(done.value.writes.provider, done.value.transition);
+	}
+
+	private note(provider: number, t?: Transition): void {
+		if (t) this.transitions.push(transitionView(this.keys[provider], t));
+	}
+
+	/** The item's result at its end. */
+	finish(end: End): ItemResult {
+		const { keys, c } = this;
+		return {
+			end: end.step,
+			body: end.step.kind === 'done' ? this.body : undefined,
+			attempts: end.report.attempts as unknown as IDataObject[],
+			skipped: end.report.skipped.map((s) => skipView(keys, s)),
+			transitions: this.transitions,
+			sleptMs: end.report.slept_ms,
+			totalMs: Date.now() - this.started,
+			storeFallback: c.store.degraded,
+			storeWarning: c.store.warning,
+			casRetries: this.tally.lost,
+			droppedWrites: this.dropped,
+			counters: end.counters,
+			committed: this.tally.committed,
+			route: end.report.route && {
+				routing: end.report.route.routing,
+				order: end.report.route.order.map((p) => keys[p]),
+			},
+		};
+	}
+}

@@ -1,0 +1,34 @@
+// One attempt's request as the engine's call step says, and its outcome as the engine will read
+// it: the request built (Idempotency-Key, the secret header), the call made through the item's
+// `call`, the response check run and the body offered. No decision: the engine makes them.
+import type { IDataObject } from 'n8n-workflow';
+import type { CallResult } from './attempt';
+import type { CallStep } from './hedgedCalls';
+import type { ItemContext } from './itemContext';
+import { failedCheck } from './responseCheck';
+import { offerBody } from './transport';
+
+/** One call as the step says, its outcome as the engine reads it: the Idempotency-Key and the
+ * secret header added, the response check run (it reads the body; whether it matters is the
+ * engine's call), and the body offered (the engine matches a 400's body against the vendors'
+ * "context too long" wordings). */
+export async function send(
+	c: ItemContext,
+	step: CallStep,
+	cancel?: AbortSignal,
+	claim?: (afterMs: number) => boolean,
+): Promise<CallResult> {
+	const req = c.plan.requests[step.provider];
+	const headers: IDataObject = {};
+	if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
+	if (req.secretName)
+		headers[req.secretHeader] = (req.secretPrefix ?? '') + c.secrets[req.secretName];
+	const result = await c.call(req, headers, step.deadline_ms, cancel, step.stream, claim);
+	const outcome = result.outcome;
+	if (outcome.kind === 'status') {
+		const failed = failedCheck(req, result.body);
+		if (failed) outcome.failed_check = failed;
+	}
+	offerBody(outcome, result.body);
+	return result;
+}
