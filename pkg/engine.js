@@ -155,6 +155,15 @@ class Engine {
         return this;
     }
     /**
+     * A pool of windows for one execution's items (Item Concurrency *Auto*).
+     * @param {number} ceiling
+     * @returns {Pool}
+     */
+    pool(ceiling) {
+        const ret = wasm.engine_pool(this.__wbg_ptr, ceiling);
+        return Pool.__wrap(ret);
+    }
+    /**
      * After a lost compare-and-set race (the `lost_in_row`-th): read again, give the shared
      * store up, drop a record's write, or defer the item. Crossed only when a race is lost.
      * @param {number} lost_in_row
@@ -286,6 +295,17 @@ class Item {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
+     * Item Concurrency *Auto*: this item's calls go through `pool`'s windows. Returns its
+     * number in the pool: a `wake` names the items to poll again by it.
+     * @param {Pool} pool
+     * @returns {number}
+     */
+    join(pool) {
+        _assertClass(pool, Pool);
+        const ret = wasm.item_join(this.__wbg_ptr, pool.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
      * The outcome of a call: rows to write, the attempt's log line, the wait before the next
      * poll, the calls to abort, and the item's end if it ended. `call`: the call's number (its
      * step's `hedging.call`); left out for the one call the last poll returned.
@@ -358,6 +378,31 @@ class Item {
 }
 if (Symbol.dispose) Item.prototype[Symbol.dispose] = Item.prototype.free;
 exports.Item = Item;
+
+/**
+ * Item Concurrency *Auto*: one execution's windows, one per provider of its chain; its items
+ * `join` it. `ceiling`: Max Item Concurrency (a provider's Max In Flight caps its own window).
+ */
+class Pool {
+    static __wrap(ptr) {
+        const obj = Object.create(Pool.prototype);
+        obj.__wbg_ptr = ptr;
+        PoolFinalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        PoolFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_pool_free(ptr, 0);
+    }
+}
+if (Symbol.dispose) Pool.prototype[Symbol.dispose] = Pool.prototype.free;
+exports.Pool = Pool;
 
 /**
  * Whether rows read `age_ms` ago may still serve under a read-ahead grant's `limit_ms`.
@@ -477,11 +522,20 @@ const EngineFinalization = (typeof FinalizationRegistry === 'undefined')
 const ItemFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_item_free(ptr, 1));
+const PoolFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_pool_free(ptr, 1));
 
 function addToExternrefTable0(obj) {
     const idx = wasm.__externref_table_alloc();
     wasm.__wbindgen_externrefs.set(idx, obj);
     return idx;
+}
+
+function _assertClass(instance, klass) {
+    if (!(instance instanceof klass)) {
+        throw new Error(`expected instance of ${klass.name}`);
+    }
 }
 
 function getArrayU32FromWasm0(ptr, len) {

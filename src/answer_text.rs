@@ -8,7 +8,10 @@ use crate::step::Step;
 
 /// The text of `p` when it is a bare call step, else `None` (then serialise it with serde_json).
 pub fn bare_call(p: &Polled) -> Option<String> {
-    let Polled { step, writes: None, transition: None, end: None, read_ahead } = p else { return None };
+    let Polled { step, writes: None, transition: None, end: None, read_ahead, wake } = p else { return None };
+    if !wake.is_empty() {
+        return None;
+    }
     let Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key, stream: None, hedging: None } = step
     else {
         return None;
@@ -100,7 +103,8 @@ mod tests {
         };
         for step in [first, call("a", None), call("é \"q\" \\ \n\u{1}", Some("k\u{1e}\"")), call("", Some(""))] {
             for read_ahead in [None, Some(ReadAhead { serves_ms: 100, read_again_ms: 50 })] {
-                let p = Polled { step: step.clone(), writes: None, transition: None, end: None, read_ahead };
+                let p =
+                    Polled { step: step.clone(), writes: None, transition: None, end: None, read_ahead, wake: vec![] };
                 assert_eq!(bare_call(&p).as_deref(), Some(serde_json::to_string(&p).unwrap().as_str()));
             }
         }
@@ -109,14 +113,21 @@ mod tests {
     #[test]
     fn leaves_every_other_answer_to_serde_json() {
         let t = Transition { from: Phase::Open, to: Phase::HalfOpen, at_ms: 1 };
-        let with_transition =
-            Polled { step: call("a", None), writes: None, transition: Some(t), end: None, read_ahead: None };
+        let with_transition = Polled {
+            step: call("a", None),
+            writes: None,
+            transition: Some(t),
+            end: None,
+            read_ahead: None,
+            wake: vec![],
+        };
         let sleep = Polled {
             step: Step::Sleep { ms: 5, cause: WaitCause::Backoff },
             writes: None,
             transition: None,
             end: None,
             read_ahead: None,
+            wake: vec![],
         };
         assert_eq!(bare_call(&with_transition), None);
         let limits = crate::stream::StreamStep { first_chunk_ms: 1, idle_ms: 2, total_ms: 3 };
@@ -126,7 +137,10 @@ mod tests {
             if let Step::Call { stream, hedging, .. } = &mut step {
                 (*stream, *hedging) = (limits, tag);
             }
-            assert_eq!(bare_call(&Polled { step, writes: None, transition: None, end: None, read_ahead: None }), None);
+            assert_eq!(
+                bare_call(&Polled { step, writes: None, transition: None, end: None, read_ahead: None, wake: vec![] }),
+                None
+            );
         }
         assert_eq!(bare_call(&sleep), None);
     }

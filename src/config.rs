@@ -58,6 +58,11 @@ pub struct ChainConfig {
     /// admissible now, instead of backing off on the failing one; a provider failed over from is
     /// not tried again by that item, and the last admissible one keeps its retries with backoff.
     pub fail_over_first: bool,
+    /// When no provider can take the item now but one can within the Retry-After cap and the
+    /// item's budget (a short Retry-After, a closed gate or a full in-flight cap about to free),
+    /// the item waits its turn, paced, instead of being deferred at once. Call Chain 2.1 turns it
+    /// on; a chat call never waits on a hint (it fails over, or fails with `retry_at`).
+    pub wait_in_line: bool,
     /// Retries (and fail-overs after a failure) to a provider are allowed while those of the
     /// last `retry_budget_window_ms` stay under this share of its calls (per cent) plus
     /// `retry_budget_floor_per_s` a second; 0 turns the budget off. Finagle's defaults.
@@ -107,6 +112,7 @@ impl Default for ChainConfig {
             first_chunk_deadline_ms: 8_000,
             stream_idle_ms: 30_000,
             fail_over_first: false,
+            wait_in_line: false,
             retry_budget_percent: 20,
             retry_budget_floor_per_s: 10,
             retry_budget_window_ms: 10_000,
@@ -229,6 +235,8 @@ pub struct Chain {
     pub stream: Option<StreamLimits>,
     /// See [`ChainConfig::fail_over_first`].
     pub fail_over_first: bool,
+    /// See [`ChainConfig::wait_in_line`].
+    pub wait_in_line: bool,
     pub routing: Routing,
     /// `None`: off.
     pub retry_budget: Option<RetryBudget>,
@@ -439,6 +447,7 @@ impl ChainConfig {
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
+            wait_in_line: self.wait_in_line,
         })
     }
 }

@@ -117,6 +117,7 @@ const CHAIN: &[&str] = &[
     "first_chunk_deadline_ms",
     "stream_idle_ms",
     "fail_over_first",
+    "wait_in_line",
     "retry_budget_percent",
     "retry_budget_floor_per_s",
     "retry_budget_window_ms",
@@ -241,6 +242,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("next_provider_on_client_error", &mut c.next_provider_on_client_error),
         ("streams", &mut c.streams),
         ("fail_over_first", &mut c.fail_over_first),
+        ("wait_in_line", &mut c.wait_in_line),
     ] {
         f.flag(name, slot)?;
     }

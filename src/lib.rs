@@ -18,6 +18,7 @@ pub mod backoff;
 pub mod breaker;
 pub mod cas;
 pub mod chain;
+pub mod concurrency;
 pub mod config;
 pub mod config_decode;
 pub mod context_limit;

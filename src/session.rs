@@ -25,6 +25,9 @@ pub struct End {
     pub report: Report,
     /// This item's contribution to each provider's counters (index = provider).
     pub counters: Vec<Counters>,
+    /// Item Concurrency *Auto*: each provider's window when the item ended (index = provider).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Vec<u32>>,
 }
 
 /// The answer to `poll`. What is `None` is left out of the answer's text: each answer is written
@@ -44,6 +47,9 @@ pub struct Polled {
     /// item's decision (`read_ahead`); absent: none may.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_ahead: Option<read_ahead::ReadAhead>,
+    /// Item Concurrency *Auto*: the items of the pool to poll again (slots passed on to them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wake: Vec<u32>,
 }
 
 /// The answer to `outcome` (and to `rerecord` after a lost race); `None` is left out, as above.
@@ -64,6 +70,9 @@ pub struct Recorded {
     pub abort: Vec<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<End>,
+    /// Item Concurrency *Auto*: the items of the pool to poll again (slots granted to them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wake: Vec<u32>,
 }
 
 pub struct Session {
@@ -98,7 +107,14 @@ impl Session {
             step: step.clone(),
             report: self.machine.report().clone(),
             counters: self.machine.counters(),
+            windows: self.machine.windows(),
         })
+    }
+
+    /// Item Concurrency *Auto*: this item's calls go through the execution's windows.
+    pub fn join(&mut self, pool: std::rc::Rc<std::cell::RefCell<crate::concurrency::Pool>>) -> u32 {
+        self.machine.join(pool);
+        self.machine.member()
     }
 
     /// The next step from the chain's row texts read at `now` (the store's clock).
@@ -136,6 +152,7 @@ impl Session {
             transition: poll.transition,
             end: self.end(),
             step: poll.step,
+            wake: self.machine.take_wake(),
         })
     }
 
@@ -186,6 +203,7 @@ impl Session {
             sleep_ms: self.machine.wake_at().saturating_sub(now),
             abort: if self.machine.finished().is_some() { self.machine.calls_out() } else { Vec::new() },
             end: self.end(),
+            wake: self.machine.take_wake(),
         }
     }
 

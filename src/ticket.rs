@@ -107,7 +107,8 @@ pub fn check(
         }
         Step::Defer { retry_at_ms, reason } => (Decision::Defer { retry_at_ms, reason }, None),
         Step::Fail { reason } => (Decision::Fail { reason }, None),
-        Step::Done { .. } | Step::Await { .. } => unreachable!("nothing was called"),
+        // A check joins no pool (its call is made elsewhere): no window to wait in line for.
+        Step::Done { .. } | Step::Await { .. } | Step::Queue { .. } => unreachable!("nothing was called"),
     };
     Ok(Checked {
         decision,

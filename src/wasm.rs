@@ -77,6 +77,13 @@ pub fn read_serves(age_ms: f64, limit_ms: f64) -> bool {
     crate::read_ahead::serves(age_ms, limit_ms)
 }
 
+/// Item Concurrency *Auto*: one execution's windows, one per provider of its chain; its items
+/// `join` it. `ceiling`: Max Item Concurrency (a provider's Max In Flight caps its own window).
+#[wasm_bindgen]
+pub struct Pool {
+    inner: Rc<RefCell<crate::concurrency::Pool>>,
+}
+
 /// A validated fallback chain. Construction fails with `code: "invalid_config"` and `field`.
 #[wasm_bindgen]
 pub struct Engine {
@@ -104,6 +111,11 @@ impl Engine {
         };
         let s = Session::new(self.chain.clone(), ms(started_ms), holder, keys, draw_rng());
         Ok(Item { s, memo: self.memo.clone() })
+    }
+
+    /// A pool of windows for one execution's items (Item Concurrency *Auto*).
+    pub fn pool(&self, ceiling: u32) -> Pool {
+        Pool { inner: Rc::new(RefCell::new(crate::concurrency::Pool::new(&self.chain, ceiling))) }
     }
 
     /// Whether a streamed chunk with these facts commits the call to its model (text, a
@@ -174,6 +186,12 @@ impl Item {
             Some(text) => js_sys::JSON::parse(&text),
             None => to_js(&polled),
         }
+    }
+
+    /// Item Concurrency *Auto*: this item's calls go through `pool`'s windows. Returns its
+    /// number in the pool: a `wake` names the items to poll again by it.
+    pub fn join(&mut self, pool: &Pool) -> u32 {
+        self.s.join(pool.inner.clone())
     }
 
     /// The outcome of a call: rows to write, the attempt's log line, the wait before the next

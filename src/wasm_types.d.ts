@@ -8,7 +8,7 @@ export type Reason =
 export type Routing = "order" | "weighted" | "least_busy" | "latency";
 export type Phase = "closed" | "half_open" | "open";
 export type Health = "success" | "failure" | "neutral";
-export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_gate";
+export type WaitCause = "backoff" | "retry_after" | "rate_limit_reset" | "rate_gate" | "in_line";
 
 /** `requests` 0 or absent: no limit; `period_ms` 60000 and `burst` 1 when absent. */
 export interface RateLimitConfig { requests?: number | null; period_ms?: number | null; burst?: number | null }
@@ -33,6 +33,7 @@ export interface ChainConfig {
   next_provider_when_input_too_long?: boolean; next_provider_on_client_error?: boolean;
   streams?: boolean; first_chunk_deadline_ms?: number; stream_idle_ms?: number;
   fail_over_first?: boolean;
+  wait_in_line?: boolean;
   retry_budget_percent?: number; retry_budget_floor_per_s?: number; retry_budget_window_ms?: number;
   hedge?: "off" | "fixed" | "p95"; hedge_delay_ms?: number; hedge_min_ms?: number; hedge_max_ms?: number;
   max_hedges?: number;
@@ -65,6 +66,9 @@ export type Step =
   /** No new call: wait for the calls out; ask `hedge` again after `hedge_after_ms` if set. */
   | { kind: "await"; hedge_after_ms?: number }
   | { kind: "sleep"; ms: number; cause: WaitCause }
+  /** Item Concurrency Auto: `provider`'s window is full; poll again when a `wake` names it, or
+   * after `ms`. */
+  | { kind: "queue"; provider: number; ms: number }
   | { kind: "done"; provider: number; name: string; fallback: boolean }
   | { kind: "defer"; retry_at_ms: number; reason: Reason }
   | { kind: "fail"; reason: Reason };
@@ -76,7 +80,7 @@ export interface StreamStep { first_chunk_ms: number; idle_ms: number; total_ms:
 export interface CallTag { call: number; hedge?: boolean; hedge_after_ms?: number }
 export type FinalStep = Extract<Step, { kind: "done" | "defer" | "fail" }>;
 /** How an item ended: its final step, what it went through, its counters (index = provider). */
-export interface End { step: FinalStep; report: Report; counters: Counters[] }
+export interface End { step: FinalStep; report: Report; counters: Counters[]; windows?: number[] }
 /** Row texts cross joined by ROW_SEPARATOR ("\u001e"): `ROW_KINDS.length` per provider of the
  * chain ("" for a row not written yet), and so do an item's Idempotency-Keys ("" for none). */
 /** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`.
@@ -87,6 +91,8 @@ export interface Polled {
    * item's decision, if this execution writes nothing meanwhile; absent: none may (this call's
    * record writes rows whatever its outcome: an in-flight lease given back, the probe's verdict). */
   read_ahead?: ReadAhead;
+  /** Item Concurrency Auto: the items of the pool (`join`'s numbers) that may poll again. */
+  wake?: number[];
 }
 /** Times after the rows came back: they serve one decision until `serves_ms`; rows older than
  * `read_again_ms` when the call goes out are read again while it is out. */
@@ -96,6 +102,8 @@ export interface ReadAhead { serves_ms: number; read_again_ms: number }
  * for the calls still out, or wait `sleep_ms` and poll. Absent fields are none. */
 export interface Recorded {
   writes?: RowWrites; transition?: Transition; attempt?: AttemptLog; sleep_ms: number; abort?: number[]; end?: End;
+  /** Item Concurrency Auto: the items of the pool (`join`'s numbers) that may poll again. */
+  wake?: number[];
 }
 
 /** After a lost compare-and-set race: read again after `after_ms`; give the shared store up (the store's

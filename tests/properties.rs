@@ -103,6 +103,7 @@ proptest! {
                     slept += ms;
                     now += ms;
                 }
+                Step::Queue { .. } => prop_assert!(false, "an item in no pool is never queued"),
                 Step::Call { provider, deadline_ms, .. } => {
                     prop_assert!(now < budget_ends, "a call starts {} ms in, the budget is {budget}", now - start);
                     prop_assert!(now + deadline_ms <= budget_ends, "a {deadline_ms} ms deadline {} ms in outlasts the budget", now - start);

@@ -37,6 +37,7 @@ export const ENGINE_DEFAULTS = {
 	"successes_to_close": 1,
 	"threshold": 5,
 	"trip_rule": "consecutive",
+	"wait_in_line": false,
 	"window_ms": 60000
 } as const;
 

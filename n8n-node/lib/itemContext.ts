@@ -6,6 +6,7 @@ import type { Engine, StreamStep } from './engine';
 import type { ItemPlan, ProviderRequest } from './params';
 import type { FailoverStore } from './store/failover';
 import type { CallResult } from './attempt';
+import type { Line } from './line';
 
 export interface ItemContext {
 	/** One HTTP attempt (n8n's helper in the node; any real HTTP client in store tests). */
@@ -32,6 +33,8 @@ export interface ItemContext {
 	streamed?: boolean;
 	/** A provider the engine tries first while admissible (the chat model's earlier rounds). */
 	prefer?: number;
+	/** Item Concurrency Auto: the execution's line for this item's chain (its pool of windows). */
+	line?: Line;
 	/** More items of this execution wait (Call Chain): read their rows while this call is out. */
 	more?: () => boolean;
 }

@@ -27,6 +27,8 @@ export interface ItemResult {
 	counters: Counters[];
 	/** What this item's committed writes add to the counters (a transition each). */
 	committed: RaceTally['committed'];
+	/** Item Concurrency Auto: each provider's window when the item ended (calls at once). */
+	windows?: Record<string, number | undefined>;
 	/** How the engine routed the item: its routing and the providers in the order it chose
 	 * (absent for a configured order in one tier). */
 	route?: { routing: string; order: string[] };

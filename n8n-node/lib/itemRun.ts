@@ -55,7 +55,10 @@ export class ItemRun {
 			this.tally,
 			async (again) => {
 				const snap = await store.read(this.keys, granted);
-				return ask(snap.now, snap.rows.join(ROW_SEPARATOR), again);
+				const polled = ask(snap.now, snap.rows.join(ROW_SEPARATOR), again);
+				// A lost race writes nothing, but the pool's line moved on: its wake stands.
+				this.c.line?.wake(polled.wake);
+				return polled;
 			},
 		);
 		if (value.writes) this.note(value.writes.provider, value.transition);
@@ -66,6 +69,7 @@ export class ItemRun {
 	async outcome(step: CallStep, result: CallResult): Promise<Recorded> {
 		this.body = result.body;
 		const rec = this.item.outcome(await this.c.store.now(), result.outcome, step.hedging?.call);
+		this.c.line?.wake(rec.wake);
 		logAttempt(this.c, step, result.outcome, rec.attempt);
 		await this.commit(rec);
 		return rec;
@@ -74,6 +78,7 @@ export class ItemRun {
 	/** A call closed because another's answer won, its writes committed. */
 	async abandon(call: number): Promise<Recorded> {
 		const rec = this.item.abandon(await this.c.store.now(), call);
+		this.c.line?.wake(rec.wake);
 		await this.commit(rec);
 		return rec;
 	}
@@ -119,6 +124,7 @@ export class ItemRun {
 			droppedWrites: this.dropped,
 			counters: end.counters,
 			committed: this.tally.committed,
+			windows: end.windows && Object.fromEntries(keys.map((k, p) => [k, end.windows?.[p]])),
 			route: end.report.route && {
 				routing: end.report.route.routing,
 				order: end.report.route.order.map((p) => keys[p]),

@@ -34,8 +34,9 @@ export interface ProviderRequest {
 	includeRawResponse?: boolean;
 }
 
-/** The node's version: how its parameters are laid out. */
-export type NodeVersion = 1 | 2;
+/** The node's version: how its parameters are laid out (2.1: version 2's panel with this round's
+ * new defaults, which a saved version 2 workflow keeps without). */
+export type NodeVersion = 1 | 2 | 2.1;
 
 export interface ItemPlan {
 	config: ChainConfig;
@@ -72,7 +73,7 @@ export function readItemPlan(
 	if (rows.length === 0) fail('Add at least one provider to the chain ("Providers")');
 	// Version 2 lays a row out differently (kind, authentication, options): read into version 1's
 	// fields plus what version 2 adds.
-	const list = version === 2 ? readRowsV2(ctx, i, rows, fail) : rows;
+	const list = version >= 2 ? readRowsV2(ctx, i, rows, fail) : rows;
 	const retryPolicy = ctx.getNodeParameter('retryPolicy', i, {}) as IDataObject;
 	const breaker = ctx.getNodeParameter('breaker', i, {}) as IDataObject;
 	const scopeMode = ctx.getNodeParameter('stateScope', i, 'provider') as ScopeMode;
@@ -94,7 +95,7 @@ export function readItemPlan(
 			name,
 			// Auto (version 2): POST when a body is set, else GET. Whether POST is retried is the
 			// engine's rule (Idempotency-Key).
-			method: version === 2 && method === 'auto' ? (body !== undefined ? 'POST' : 'GET') : method,
+			method: version >= 2 && method === 'auto' ? (body !== undefined ? 'POST' : 'GET') : method,
 			url,
 			qs: read.object('Query (JSON)', p.queryJson, where),
 			headers,
@@ -102,7 +103,7 @@ export function readItemPlan(
 			secretName: String(p.secretName ?? '').trim(),
 			secretHeader: String(p.secretHeader ?? 'Authorization').trim() || 'Authorization',
 			requiredPath: String(p.requiredPath ?? '').trim(),
-			...(version === 2 ? extrasV2(p) : {}),
+			...(version >= 2 ? extrasV2(p) : {}),
 		};
 	});
 
@@ -129,6 +130,9 @@ export function readItemPlan(
 			};
 		}),
 	};
+	// Call Chain 2.1: an item that a provider can take soon waits its turn instead of being
+	// deferred at once (the engine's `wait_in_line`).
+	if (version >= 2.1) config.wait_in_line = true;
 	applyPolicy(config, { retryPolicy, breaker }, read);
 
 	const keyRule: KeyRule = {

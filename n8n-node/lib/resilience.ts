@@ -90,6 +90,7 @@ export function runData(
 		correlationId,
 	};
 	if (r.route) data.route = r.route;
+	if (r.windows) data.concurrency = r.windows;
 	if (end.kind === 'defer') data.retry_at = iso(end.retry_at_ms);
 	if (end.kind !== 'done') data.reason = end.reason;
 	return withStore(data, r, nodeWarnings);

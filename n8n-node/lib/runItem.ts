@@ -24,6 +24,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 	);
 	const run = new ItemRun(c, item);
 	try {
+		const member = c.line ? item.join(c.line.pool) : 0;
 		if (c.streamed) item.stream();
 		if (c.prefer !== undefined) item.prefer(c.prefer);
 		for (;;) {
@@ -32,6 +33,10 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 			const step = poll.step;
 			if (step.kind === 'sleep') {
 				await cancellableSleep(step.ms, c.cancel);
+				continue;
+			}
+			if (step.kind === 'queue') {
+				await c.line?.wait(member, step.ms, c.cancel);
 				continue;
 			}
 			if (step.kind !== 'call') throw new Error(`engine returned ${step.kind} without an end`);

@@ -55,6 +55,8 @@ fn carry_out(w: &mut World, id: u32, scope: usize, poll: Poll) {
         Step::Await { hedge_after_ms: Some(ms) } => w.hedge_timer(id, ms),
         Step::Await { hedge_after_ms: None } => w.no_hedge_timer(id),
         Step::Sleep { ms, .. } => w.sleep(id, ms),
+        // The simulator's items join no pool (Item Concurrency Auto is per execution): no line.
+        Step::Queue { .. } => unreachable!("an item in no pool is never queued"),
         Step::Done { fallback, .. } => w.finish(id, End::Done { by_fallback: fallback }),
         Step::Defer { retry_at_ms, .. } => w.finish(id, End::Deferred { retry_at_ms }),
         Step::Fail { .. } => w.finish(id, End::Lost),

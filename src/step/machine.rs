@@ -55,6 +55,7 @@ use super::counters::Counters;
 use super::retry::{self, Retry, Standing};
 use super::types::{AttemptLog, Effect, Poll, Report, Step, WaitCause, WAKE_SLACK_MS};
 use crate::chain::{choose, Choice, Local, ProviderView};
+use crate::concurrency::{Admit, Pool, Signal};
 use crate::config::Chain;
 use crate::config::Routing;
 use crate::error::EngineError;
@@ -63,6 +64,8 @@ use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
 use crate::rng::Rng;
 use crate::routing::{route, Route};
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 mod hedging;
@@ -83,6 +86,8 @@ struct Pending {
     committed: bool,
     /// A streamed call's time to its first committing chunk, as the node measured it.
     first_chunk_ms: Option<u64>,
+    /// Its slot in the provider's window (Item Concurrency *Auto*): the window's round then.
+    window_round: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -122,6 +127,18 @@ pub struct ItemMachine {
     report: Report,
     /// Its calls are streamed: each attempt carries the chain's stream limits.
     streamed: bool,
+    /// Item Concurrency *Auto*: the execution's windows, shared by its items.
+    pool: Option<Rc<RefCell<Pool>>>,
+    /// Its number in the pool (what a wake names).
+    member: u32,
+    /// The slot the next hand-out takes (admitted by the window just now).
+    window_round: Option<u32>,
+    /// The provider whose line it waits in (or whose slot is kept for it).
+    queued_for: Option<usize>,
+    /// During a poll: the line it came from, until it takes its slot or joins the line again.
+    came_from: Option<usize>,
+    /// Items in the pool to poll again: slots were granted to them (or the window refuses all).
+    woken: Vec<u32>,
 }
 
 impl ItemMachine {
@@ -151,7 +168,57 @@ impl ItemMachine {
             finished: None,
             report: Report::default(),
             streamed: false,
+            pool: None,
+            member: 0,
+            window_round: None,
+            queued_for: None,
+            came_from: None,
+            woken: Vec::new(),
         }
+    }
+
+    /// Item Concurrency *Auto*: this item's calls go through the execution's windows (`pool`):
+    /// a call to a provider whose window is full waits in line ([`Step::Queue`]).
+    pub fn join(&mut self, pool: Rc<RefCell<Pool>>) {
+        self.member = pool.borrow_mut().join();
+        self.pool = Some(pool);
+    }
+
+    /// Its number in the pool (a wake names the items to poll again by it).
+    pub fn member(&self) -> u32 {
+        self.member
+    }
+
+    /// The items of the pool to poll again after this item's last decision or outcome: slots of
+    /// a window were granted to them (or it refuses all).
+    pub fn take_wake(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.woken)
+    }
+
+    /// Each provider's window now, if the item is in a pool (for its run data).
+    pub fn windows(&self) -> Option<Vec<u32>> {
+        self.pool.as_ref().map(|p| p.borrow().limits())
+    }
+
+    /// Give a call's window slot back with what its outcome said; the items in line to wake.
+    pub(super) fn release_slot(&mut self, provider: usize, round: Option<u32>, signal: Signal) {
+        if let (Some(round), Some(pool)) = (round, &self.pool) {
+            pool.borrow_mut().release(provider, round, signal, &mut self.woken);
+        }
+    }
+
+    /// Asks the provider's window for a slot (a probe does not wait for one: it is the breaker's
+    /// one call). `None`: no pool.
+    fn admit(&mut self, provider: usize, probe: bool) -> Option<Admit> {
+        let pool = self.pool.as_ref().filter(|_| !probe)?;
+        let admit = pool.borrow_mut().admit(provider, self.member, &mut self.woken);
+        if self.came_from == Some(provider) && admit != Admit::Refuse {
+            self.came_from = None; // its slot taken, or back in line
+        }
+        if admit == Admit::Wait {
+            self.queued_for = Some(provider);
+        }
+        Some(admit)
     }
 
     /// This item's calls are streamed (a chat under a root node that streams). Only a chain
@@ -195,6 +262,7 @@ impl ItemMachine {
             hedge: false,
             committed: true,
             first_chunk_ms: None,
+            window_round: None,
         });
         m
     }
@@ -257,6 +325,17 @@ impl ItemMachine {
 
     /// The next step, given the providers' shared state read at `now` (the store's clock).
     pub fn poll(&mut self, now: u64, views: &[ProviderView]) -> Result<Poll, EngineError> {
+        self.came_from = self.queued_for.take();
+        let poll = self.decide(now, views);
+        // Woken from a line and gone elsewhere (another provider, a wait, its end): its slot
+        // goes to the next in line.
+        if let (Some(q), Some(pool)) = (self.came_from.take(), &self.pool) {
+            pool.borrow_mut().leave(q, self.member, &mut self.woken);
+        }
+        poll
+    }
+
+    fn decide(&mut self, now: u64, views: &[ProviderView]) -> Result<Poll, EngineError> {
         if let Some(step) = &self.finished {
             return Ok(Poll { step: step.clone(), writes: None, transition: None });
         }
@@ -268,7 +347,7 @@ impl ItemMachine {
             )));
         }
         // A call handed out by a poll whose write lost its race was never made.
-        self.pending.retain(|p| p.committed);
+        self.drop_uncommitted();
         if !self.pending.is_empty() {
             return Err(EngineError::InvalidInput("a poll while a call is out: hand in its outcome first".into()));
         }
@@ -312,35 +391,90 @@ impl ItemMachine {
                 self.report.route = Some(Route { routing: self.chain.routing, order: self.route.clone() });
             }
         }
-        match choose(
-            &self.chain,
-            &self.route,
-            views,
-            &self.local,
-            now,
-            &self.holder,
-            max_wait,
-            &mut self.report.skipped,
-        ) {
-            Choice::Call { provider, probe, writes, transition } => {
-                self.local[provider].reserved_at_ms = None;
-                let step = self.hand_out(provider, probe, false, now, views);
-                Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition })
+        // Skips of a poll that ends in a wait are not the item's: it will decide again.
+        let skipped_before = self.report.skipped.len();
+        loop {
+            match choose(
+                &self.chain,
+                &self.route,
+                views,
+                &self.local,
+                now,
+                &self.holder,
+                max_wait,
+                &mut self.report.skipped,
+            ) {
+                Choice::Call { provider, probe, writes, transition } => {
+                    match self.admit(provider, probe) {
+                        Some(Admit::Wait) => {
+                            // Nothing of this choice is written: poll again when a call to it ends.
+                            self.report.skipped.truncate(skipped_before);
+                            let step = Step::Queue { provider, ms: remaining };
+                            return Ok(Poll { step, writes: None, transition: None });
+                        }
+                        Some(Admit::Refuse) => {
+                            // Spent before a first success: as a provider's attempts spent.
+                            let until = now.saturating_add(self.chain.backoff.cap_ms);
+                            self.local[provider].done = Some((Reason::AttemptsExhausted, until));
+                            continue;
+                        }
+                        Some(Admit::Go { round }) => self.window_round = Some(round),
+                        None => {}
+                    }
+                    self.local[provider].reserved_at_ms = None;
+                    let step = self.hand_out(provider, probe, false, now, views);
+                    return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
+                }
+                Choice::Reserve { provider, at_ms, writes } => {
+                    self.local[provider].reserved_at_ms = Some(at_ms);
+                    self.sleep(now, at_ms - now, WaitCause::RateGate);
+                    return Ok(Poll {
+                        step: Step::Sleep { ms: at_ms - now, cause: WaitCause::RateGate },
+                        writes: Some(writes),
+                        transition: None,
+                    });
+                }
+                Choice::Nothing { all_permanent: true, .. } => {
+                    let reason = self.report.skipped.last().map(|s| s.reason).unwrap_or(Reason::NonRetryable);
+                    return Ok(self.finish(Step::Fail { reason }));
+                }
+                Choice::Nothing { earliest, .. } => {
+                    if let Some(ms) = self.in_line_for(now, earliest, max_wait) {
+                        self.report.skipped.truncate(skipped_before);
+                        self.sleep(now, ms, WaitCause::InLine);
+                        return Ok(Poll {
+                            step: Step::Sleep { ms, cause: WaitCause::InLine },
+                            writes: None,
+                            transition: None,
+                        });
+                    }
+                    return Ok(self.defer(now, earliest));
+                }
             }
-            Choice::Reserve { provider, at_ms, writes } => {
-                self.local[provider].reserved_at_ms = Some(at_ms);
-                self.sleep(now, at_ms - now, WaitCause::RateGate);
-                Ok(Poll {
-                    step: Step::Sleep { ms: at_ms - now, cause: WaitCause::RateGate },
-                    writes: Some(writes),
-                    transition: None,
-                })
-            }
-            Choice::Nothing { all_permanent: true, .. } => {
-                let reason = self.report.skipped.last().map(|s| s.reason).unwrap_or(Reason::NonRetryable);
-                Ok(self.finish(Step::Fail { reason }))
-            }
-            Choice::Nothing { earliest, .. } => Ok(self.defer(now, earliest)),
+        }
+    }
+
+    /// Wait in line rather than be deferred (`wait_in_line`): when the earliest provider frees
+    /// within the item's wait (the Retry-After cap and its budget) from a shared limit that frees
+    /// by itself (a rate gate a 429 closed, a full in-flight cap), the wait until then, paced: a
+    /// jitter of up to the wait itself (50 ms to 1 s) so the items in line do not call at once.
+    fn in_line_for(&mut self, now: u64, earliest: Option<(u64, Reason)>, max_wait: u64) -> Option<u64> {
+        let (at, reason) = earliest?;
+        let wait = at.saturating_sub(now);
+        let frees = matches!(reason, Reason::RateLimited | Reason::InFlightCap);
+        if !self.chain.wait_in_line || !frees || wait > max_wait {
+            return None;
+        }
+        let paced = wait + self.rng.between(0, wait.clamp(50, 1_000));
+        Some(paced.min(self.remaining(now)))
+    }
+
+    /// Calls handed out whose write lost its race were never made: their window slots go back.
+    pub(super) fn drop_uncommitted(&mut self) {
+        let (kept, dropped): (Vec<Pending>, Vec<Pending>) = self.pending.drain(..).partition(|p| p.committed);
+        self.pending = kept;
+        for p in dropped {
+            self.release_slot(p.provider, p.window_round, Signal::Neutral);
         }
     }
 
@@ -348,7 +482,17 @@ impl ItemMachine {
     fn hand_out(&mut self, provider: usize, probe: bool, hedge: bool, now: u64, views: &[ProviderView]) -> Step {
         let call = self.next_call;
         self.next_call += 1;
-        self.pending.push(Pending { call, provider, probe, at_ms: now, hedge, committed: false, first_chunk_ms: None });
+        let window_round = self.window_round.take();
+        self.pending.push(Pending {
+            call,
+            provider,
+            probe,
+            at_ms: now,
+            hedge,
+            committed: false,
+            first_chunk_ms: None,
+            window_round,
+        });
         let remaining = self.remaining(now);
         let p = &self.chain.providers[provider];
         let deadline_ms = p.deadline_ms.min(remaining);
@@ -422,7 +566,8 @@ impl ItemMachine {
         views: &[ProviderView],
         call: Option<u32>,
     ) -> Result<Effect, EngineError> {
-        let Some(Pending { provider: i, probe, at_ms, hedge, call: number, first_chunk_ms, .. }) = self.take_out(call)
+        let Some(Pending { provider: i, probe, at_ms, hedge, call: number, first_chunk_ms, window_round, .. }) =
+            self.take_out(call)
         else {
             return Err(EngineError::InvalidInput("an outcome arrived but no such call was outstanding".into()));
         };
@@ -434,6 +579,11 @@ impl ItemMachine {
         let p = &self.chain.providers[i];
         let facts = CallFacts { unsafe_method: p.unsafe_method, has_idempotency_key: self.keys[i].is_some() };
         let c = classify(outcome, facts, &self.chain.rules, now);
+        // The window learns from it: the first byte (a streamed call's first chunk; else the whole
+        // answer, the node's HTTP helper gives no earlier time), congestion, a failure.
+        let timed_out = matches!(outcome, Outcome::Error { code } if code == crate::outcome::DEADLINE_CODE);
+        let first_byte = first_chunk_ms.or(Some(now.saturating_sub(at_ms)));
+        let signal = Signal::of(&c, timed_out, first_byte);
         let remaining = self.remaining(now);
         let label = match (outcome, outcome.decisive_check()) {
             (_, Some(check)) => format!("check_failed:{check}"),
@@ -517,6 +667,7 @@ impl ItemMachine {
             }
         }
         self.report.attempts.push(log);
+        self.release_slot(i, window_round, signal);
         Ok(effect)
     }
 

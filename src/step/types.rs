@@ -40,6 +40,12 @@ pub enum Step {
         ms: u64,
         cause: WaitCause,
     },
+    /// Item Concurrency *Auto*: `provider`'s window is full. Wait in line until a call to it ends
+    /// (an outcome's `wake` names the provider), at most `ms`, then poll again.
+    Queue {
+        provider: usize,
+        ms: u64,
+    },
     Done {
         provider: usize,
         name: String,
@@ -64,6 +70,9 @@ pub enum WaitCause {
     RateLimitReset,
     /// A reserved slot of the shared rate gate.
     RateGate,
+    /// In line for a provider that can take the call soon (a short Retry-After, a gate or an
+    /// in-flight cap about to free), paced so the items in line do not all wake at once.
+    InLine,
 }
 
 /// A step plus the rows the caller must write atomically before carrying it out. If the

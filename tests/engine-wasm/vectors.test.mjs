@@ -14,7 +14,13 @@ const joined = (rows) => rows.join('\u001e');
 const vec = (name) => JSON.parse(readFileSync(new URL(`../vectors/${name}`, import.meta.url)));
 
 test('the shipped engine exports the boundary and nothing test-only', () => {
-	assert.deepEqual(Object.keys(shipped).sort(), ['Engine', 'Item', 'readServes', 'storeFailed']);
+	assert.deepEqual(Object.keys(shipped).sort(), [
+		'Engine',
+		'Item',
+		'Pool',
+		'readServes',
+		'storeFailed',
+	]);
 	const methods = (cls) =>
 		Object.getOwnPropertyNames(cls.prototype)
 			.filter((m) => m !== 'constructor' && m !== 'free' && !m.startsWith('__'))
@@ -25,6 +31,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'inspect',
 		'item',
 		'metrics',
+		'pool',
 		'raceLost',
 		'report',
 	]);
@@ -33,6 +40,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'commit',
 		'deferNow',
 		'hedge',
+		'join',
 		'outcome',
 		'poll',
 		'prefer',
@@ -221,4 +229,24 @@ test("a failed store through the shipped engine: fail open with the engine's war
 	assert.equal(shipped.readServes(99, 100), true);
 	assert.equal(shipped.readServes(100, 100), true);
 	assert.equal(shipped.readServes(101, 100), false);
+});
+
+test('Item Concurrency Auto through the shipped engine: a full window queues the next item, and its call ending wakes it', () => {
+	const engine = new shipped.Engine({ providers: [{ name: 'p', threshold: 1 }] });
+	const pool = engine.pool(256);
+	const rows = Array(5).fill('').join('\u001e');
+	const [a, b] = [engine.item(0, 'a', ''), engine.item(0, 'b', '')];
+	const [ma, mb] = [a.join(pool), b.join(pool)];
+	assert.notEqual(ma, mb);
+	assert.equal(a.poll(0, rows).step.kind, 'call');
+	const queued = b.poll(0, rows).step;
+	assert.deepEqual(
+		queued,
+		{ kind: 'queue', provider: 0, ms: 60_000 },
+		'one call before a first success',
+	);
+	const rec = a.outcome(10, { kind: 'status', status: 200 });
+	assert.deepEqual(rec.wake, [mb], 'the served call frees and grows the window: b polls again');
+	assert.equal(rec.end.windows[0], 2, 'slow start: the window grew by one');
+	assert.equal(b.poll(10, rows).step.kind, 'call');
 });

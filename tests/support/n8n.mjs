@@ -278,7 +278,7 @@ export function branchesWorkflow(id, nodeType, branches) {
 			{
 				id: `c${k}`,
 				name: b.name,
-				type: nodeType,
+				type: b.type ?? nodeType,
 				typeVersion: b.typeVersion ?? 1,
 				position: [600, y],
 				parameters: b.parameters,

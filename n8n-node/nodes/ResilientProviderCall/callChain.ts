@@ -21,6 +21,7 @@ import { CounterDeltas, warnAll } from '../../lib/counters';
 import type { LoadedCredentials } from '../../lib/auth';
 import { assertRequestSecrets } from '../../lib/requestSecrets';
 import { eachInPool } from '../../lib/itemPool';
+import { linesFor, type Line } from '../../lib/line';
 import { FAILED, inInputOrder, placeItem } from './placeItem';
 
 export interface CallChainContext {
@@ -40,7 +41,7 @@ export async function callChain(
 	const items = this.getInputData();
 	const out: INodeExecutionData[][] = [[], [], []];
 	const node = this.getNode();
-	const concurrency = itemConcurrency(this);
+	const { lanes, lineFor } = itemConcurrency(this, c.version);
 	const warnings = nodeWarnings(this);
 	const counters = new CounterDeltas();
 	const cancel = this.getExecutionCancelSignal?.();
@@ -80,6 +81,7 @@ export async function callChain(
 				correlationId,
 				cancel,
 				more,
+				line: lineFor?.(engine),
 			});
 			const shown = { ...result, body: redactDeep(result.body, c.hidden) };
 			placeItem(out, items[i], i, plan, shown, warnings, correlationId);
@@ -89,7 +91,7 @@ export async function callChain(
 			out[FAILED].push(itemFailed(this, i, error, c.hidden));
 		}
 	};
-	await eachInPool(items.length, concurrency, one);
+	await eachInPool(items.length, lanes, one);
 	// Counters: one write per scope per execution, never on the per-call path. Checked: a write
 	// that failed, or went to this process's memory (fail-open), is a warning on every item.
 	warnAll(
@@ -100,16 +102,31 @@ export async function callChain(
 	return out;
 }
 
-function itemConcurrency(ctx: IExecuteFunctions): number {
-	const raw = ctx.getNodeParameter('itemConcurrency', 0, 1);
-	const n = Number(raw);
-	if (!Number.isSafeInteger(n) || n < 1 || n > 1000) {
+/** How many items run at once: a fixed number, or (version 2.1's Auto) up to Max Item Concurrency
+ * lanes whose calls wait in line for each provider's window (the engine's pool, one per chain). */
+function itemConcurrency(
+	ctx: IExecuteFunctions,
+	version: NodeVersion,
+): { lanes: number; lineFor?: (engine: Engine) => Line } {
+	const whole = (name: string, label: string, fallback: number, max: number) => {
+		const raw = ctx.getNodeParameter(name, 0, fallback);
+		const n = Number(raw);
+		if (!Number.isSafeInteger(n) || n < 1 || n > max)
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Node: "${label}" (${name}) must be a whole number from 1 to ${max}, got ${JSON.stringify(String(raw).slice(0, 50))}`,
+			);
+		return n;
+	};
+	const mode = version >= 2.1 ? ctx.getNodeParameter('itemConcurrencyMode', 0, 'auto') : 'fixed';
+	if (mode !== 'auto' && mode !== 'fixed')
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`Node: "Item Concurrency" (itemConcurrency) must be a whole number from 1 to 1000, got ${JSON.stringify(String(raw).slice(0, 50))}`,
+			`Node: "Item Concurrency" (itemConcurrencyMode) must be auto or fixed, got ${JSON.stringify(String(mode).slice(0, 50))}`,
 		);
-	}
-	return n;
+	if (mode === 'fixed') return { lanes: whole('itemConcurrency', 'Item Concurrency', 1, 1000) };
+	const ceiling = whole('maxItemConcurrency', 'Max Item Concurrency', 256, 10_000);
+	return { lanes: ceiling, lineFor: linesFor(ceiling) };
 }
 
 /** Said on every item: n8n's Retry On Fail around this node multiplies its calls. */

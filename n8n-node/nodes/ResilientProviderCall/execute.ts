@@ -36,7 +36,7 @@ async function operation(
 	// Version 2: n8n's own credentials of the types the chain uses, read once per execution; their
 	// secret values are hidden from outputs and errors like the named secrets.
 	let credentials: LoadedCredentials = {};
-	if (version === 2 && op === 'callChain')
+	if (version >= 2 && op === 'callChain')
 		credentials = await loadCredentials(
 			this,
 			(this.getNodeParameter('credentialTypes', 0, []) as string[]) ?? [],

@@ -2,6 +2,7 @@
 //! first streamed call to commit, and the calls closed because another's answer won.
 use super::{call_sample, ItemMachine, Pending};
 use crate::chain::{choose, Choice, ProviderView};
+use crate::concurrency::Signal;
 use crate::error::EngineError;
 use crate::outcome::Health;
 use crate::step::types::{AttemptLog, Effect, Poll, Step, WAKE_SLACK_MS};
@@ -20,7 +21,7 @@ impl ItemMachine {
     /// hedge handed out last was not made; decide on the fresh rows).
     pub fn hedge(&mut self, now: u64, views: &[ProviderView], again: bool) -> Result<Poll, EngineError> {
         if again {
-            self.pending.retain(|p| p.committed);
+            self.drop_uncommitted();
         } else {
             self.pending.iter_mut().for_each(|p| p.committed = true);
         }
@@ -118,9 +119,10 @@ impl ItemMachine {
     /// freed and its time so far is a latency sample (at least that slow), but it says nothing
     /// about its provider's health. It was a call: it is counted as one.
     pub fn abandon(&mut self, now: u64, call: u32) -> Result<Effect, EngineError> {
-        let Some(Pending { provider, probe, at_ms, hedge, .. }) = self.take_out(Some(call)) else {
+        let Some(Pending { provider, probe, at_ms, hedge, window_round, .. }) = self.take_out(Some(call)) else {
             return Err(EngineError::InvalidInput(format!("no call {call} out to abandon")));
         };
+        self.release_slot(provider, window_round, Signal::Neutral);
         let progress = &mut self.progress[provider];
         progress.attempts += 1;
         self.report.attempts.push(AttemptLog {

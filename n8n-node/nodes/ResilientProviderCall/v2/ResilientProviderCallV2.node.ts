@@ -20,7 +20,9 @@ export class ResilientProviderCallV2 implements INodeType {
 	constructor(baseDescription: INodeTypeBaseDescription) {
 		this.description = {
 			...baseDescription,
-			version: 2,
+			// 2.1 gathers this round's new defaults (Item Concurrency Auto, waiting in line): a saved
+			// version 2 workflow keeps what it had.
+			version: [2, 2.1],
 			defaults: { name: 'Resilient Provider Call' },
 			usableAsTool: true,
 			inputs: [NodeConnectionTypes.Main],
@@ -34,6 +36,6 @@ export class ResilientProviderCallV2 implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const operation = this.getNodeParameter('operation', 0, 'callChain');
 		if (isGuardOperation(operation)) return guardNode(this, operation);
-		return executeNode.call(this, 2);
+		return executeNode.call(this, this.getNode().typeVersion >= 2.1 ? 2.1 : 2);
 	}
 }

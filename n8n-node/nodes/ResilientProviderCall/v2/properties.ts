@@ -104,9 +104,62 @@ export const properties: INodeProperties[] = [
 		type: 'number',
 		default: 1,
 		typeOptions: { minValue: 1 },
-		displayOptions: CALL_CHAIN,
+		displayOptions: { show: { operation: ['callChain'], '@version': [2] } },
 		description:
 			'Items of one execution in flight at once. Their first calls race before a failure is recorded: a dead provider gets at most threshold + concurrency - 1 calls.',
+	},
+	{
+		displayName: 'Item Concurrency',
+		name: 'itemConcurrencyMode',
+		type: 'options',
+		default: 'auto',
+		displayOptions: { show: { operation: ['callChain'], '@version': [{ _cnd: { gte: 2.1 } }] } },
+		options: [
+			{
+				name: 'Auto',
+				value: 'auto',
+				description:
+					'Learned from how each provider answers: up to its breaker threshold before its first success, growing with successes, halved by a 429, a timeout or a slowing first byte',
+			},
+			{
+				name: 'Fixed',
+				value: 'fixed',
+				description: 'A number of items in flight at once',
+			},
+		],
+		description: 'How many items of one execution are in flight at once',
+	},
+	{
+		displayName: 'Items at Once',
+		name: 'itemConcurrency',
+		type: 'number',
+		default: 1,
+		typeOptions: { minValue: 1 },
+		displayOptions: {
+			show: {
+				operation: ['callChain'],
+				itemConcurrencyMode: ['fixed'],
+				'@version': [{ _cnd: { gte: 2.1 } }],
+			},
+		},
+		description:
+			'Items of one execution in flight at once. Their first calls race before a failure is recorded: a dead provider gets at most threshold + concurrency - 1 calls.',
+	},
+	{
+		displayName: 'Max Item Concurrency',
+		name: 'maxItemConcurrency',
+		type: 'number',
+		default: 256,
+		typeOptions: { minValue: 1 },
+		displayOptions: {
+			show: {
+				operation: ['callChain'],
+				itemConcurrencyMode: ['auto'],
+				'@version': [{ _cnd: { gte: 2.1 } }],
+			},
+		},
+		description:
+			"The most items of one execution in flight at once, whatever the providers take (a provider's Max In Flight caps its own share too)",
 	},
 	...store,
 ];

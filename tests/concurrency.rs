@@ -1,0 +1,197 @@
+//! Item Concurrency *Auto* and waiting in line, end to end in virtual time: one execution's items
+//! in one pool against a vendor that takes K calls at once and answers 429 + `Retry-After: 1`
+//! above that, a healthy vendor, and a dead one. Every item is a real `ItemMachine`; the store
+//! is the in-memory stand-in; the vendor counts what it is sent.
+mod common;
+
+use common::{chain, retry_after, status, Store};
+use resilient_engine::concurrency::Pool;
+use resilient_engine::config::Chain;
+use resilient_engine::outcome::Outcome;
+use resilient_engine::record::record;
+use resilient_engine::rng::Rng;
+use resilient_engine::step::{ItemMachine, Step};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A vendor: `capacity` calls at once (`None`: any number), each answered after `latency_ms`;
+/// above capacity a 429 with `Retry-After: 1` at once. `dead`: every call a 500.
+struct Vendor {
+    capacity: Option<u32>,
+    latency_ms: u64,
+    dead: bool,
+    in_flight: u32,
+    calls: u32,
+    rejected_429: u32,
+    most_at_once: u32,
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    done: u32,
+    deferred: u32,
+    failed: u32,
+    ended_at: u64,
+}
+
+enum Event {
+    Poll(usize),
+    Answer(usize, Outcome, bool),
+}
+
+fn run(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32) -> Tally {
+    let pool = Rc::new(RefCell::new(Pool::new(chain, ceiling)));
+    let mut store = Store::new(chain.providers.len());
+    let mut machines: Vec<ItemMachine> = (0..items)
+        .map(|i| {
+            let mut m = ItemMachine::new(chain.clone(), 0, format!("exec:{i}"), vec![], Rng::seeded(i as u64 + 1));
+            m.join(pool.clone());
+            m
+        })
+        .collect();
+    let mut events: BTreeMap<(u64, u64), Event> = BTreeMap::new();
+    let mut seq = 0u64;
+    let mut at = |events: &mut BTreeMap<(u64, u64), Event>, t: u64, e: Event| {
+        seq += 1;
+        events.insert((t, seq), e);
+    };
+    for i in 0..items {
+        at(&mut events, 0, Event::Poll(i));
+    }
+    // The node's side of a line: who waits, by their number in the pool; a wake names them.
+    let mut waiting: BTreeMap<u32, usize> = BTreeMap::new();
+    let members: Vec<u32> = machines.iter().map(ItemMachine::member).collect();
+    let mut tally = Tally::default();
+    while let Some(((now, _), event)) = events.pop_first() {
+        match event {
+            Event::Poll(i) => {
+                let poll = machines[i].poll(now, &store.views).unwrap();
+                for m in machines[i].take_wake() {
+                    if let Some(next) = waiting.remove(&m) {
+                        at(&mut events, now, Event::Poll(next));
+                    }
+                }
+                if let Some(w) = &poll.writes {
+                    store.apply(w);
+                }
+                match poll.step {
+                    Step::Call { .. } => {
+                        vendor.calls += 1;
+                        let over = vendor.capacity.is_some_and(|k| vendor.in_flight >= k);
+                        if vendor.dead {
+                            at(&mut events, now + vendor.latency_ms, Event::Answer(i, status(500), false));
+                        } else if over {
+                            vendor.rejected_429 += 1;
+                            at(&mut events, now + 5, Event::Answer(i, retry_after(429, "1"), false));
+                        } else {
+                            vendor.in_flight += 1;
+                            vendor.most_at_once = vendor.most_at_once.max(vendor.in_flight);
+                            at(&mut events, now + vendor.latency_ms, Event::Answer(i, status(200), true));
+                        }
+                    }
+                    Step::Sleep { ms, .. } => at(&mut events, now + ms, Event::Poll(i)),
+                    Step::Queue { .. } => {
+                        waiting.insert(members[i], i);
+                    }
+                    Step::Done { .. } => tally.done += 1,
+                    Step::Defer { .. } => tally.deferred += 1,
+                    Step::Fail { .. } => tally.failed += 1,
+                    Step::Await { .. } => unreachable!("no hedging here"),
+                }
+                if machines[i].finished().is_some() {
+                    tally.ended_at = tally.ended_at.max(now);
+                }
+            }
+            Event::Answer(i, outcome, held) => {
+                if held {
+                    vendor.in_flight -= 1;
+                }
+                let m = &mut machines[i];
+                let effect = m.on_outcome(now, &outcome, &store.views, None).unwrap();
+                if let Some(w) = &record(chain, &store.views[effect.provider], &effect, now).writes {
+                    store.apply(w);
+                }
+                for m in m.take_wake() {
+                    if let Some(next) = waiting.remove(&m) {
+                        at(&mut events, now, Event::Poll(next));
+                    }
+                }
+                let wake = machines[i].wake_at().max(now);
+                at(&mut events, wake, Event::Poll(i));
+            }
+        }
+    }
+    assert!(waiting.is_empty(), "items left in line: {waiting:?}");
+    tally
+}
+
+fn in_line() -> Arc<Chain> {
+    chain(&["vendor"], |c| c.wait_in_line = true)
+}
+
+#[test]
+fn a_vendor_that_takes_k_calls_at_once_serves_every_item_with_few_429s_near_the_ideal_time() {
+    for k in [4u32, 16] {
+        let mut vendor = Vendor {
+            capacity: Some(k),
+            latency_ms: 250,
+            dead: false,
+            in_flight: 0,
+            calls: 0,
+            rejected_429: 0,
+            most_at_once: 0,
+        };
+        let t = run(&in_line(), &mut vendor, 400, 256);
+        let ideal = 400 * 250 / u64::from(k);
+        let share = f64::from(vendor.rejected_429) / f64::from(vendor.calls);
+        println!(
+            "K={k}: {} served, {} deferred, {} calls, {} answered 429 ({:.1} %), {} ms (ideal {ideal} ms)",
+            t.done,
+            t.deferred,
+            vendor.calls,
+            vendor.rejected_429,
+            share * 100.0,
+            t.ended_at
+        );
+        assert_eq!((t.done, t.deferred, t.failed), (400, 0, 0), "K={k}");
+        assert!(share <= 0.10, "K={k}: {:.1} % of calls met a 429", share * 100.0);
+        assert!(t.ended_at <= 2 * ideal, "K={k}: {} ms, ideal {ideal} ms", t.ended_at);
+    }
+}
+
+#[test]
+fn a_healthy_vendor_gets_many_calls_at_once_after_a_few_round_trips() {
+    let mut vendor = Vendor {
+        capacity: None,
+        latency_ms: 250,
+        dead: false,
+        in_flight: 0,
+        calls: 0,
+        rejected_429: 0,
+        most_at_once: 0,
+    };
+    let t = run(&in_line(), &mut vendor, 1000, 256);
+    println!("healthy: {} served in {} ms, at most {} at once", t.done, t.ended_at, vendor.most_at_once);
+    assert_eq!(t.done, 1000);
+    assert_eq!(vendor.most_at_once, 256, "the window reached Max Item Concurrency");
+    // One at a time: 250 s. Slow start from 5 reaches 256 in about 6 round trips.
+    assert!(t.ended_at < 5_000, "{} ms", t.ended_at);
+}
+
+#[test]
+fn a_dead_vendor_gets_exactly_the_threshold_and_every_other_item_is_deferred() {
+    for latency_ms in [1, 100, 300] {
+        let mut vendor =
+            Vendor { capacity: None, latency_ms, dead: true, in_flight: 0, calls: 0, rejected_429: 0, most_at_once: 0 };
+        let chain = chain(&["vendor"], |c| {
+            c.wait_in_line = true;
+            c.max_attempts = 1;
+        });
+        let t = run(&chain, &mut vendor, 50, 256);
+        assert_eq!(vendor.calls, chain.providers[0].breaker.threshold, "latency {latency_ms} ms");
+        assert_eq!(t.done, 0);
+        assert_eq!(t.deferred + t.failed, 50);
+    }
+}
