@@ -8,6 +8,8 @@ import { breaker, retryPolicy } from './policy';
 import { store } from './store';
 
 const CALL_CHAIN = { show: { operation: ['callChain'] } };
+const FIXED_CONCURRENCY =
+	'Items of one execution in flight at once. Their first calls race before a failure is recorded: a dead provider gets at most threshold + concurrency - 1 calls.';
 
 export const properties: INodeProperties[] = [
 	{
@@ -105,8 +107,7 @@ export const properties: INodeProperties[] = [
 		default: 1,
 		typeOptions: { minValue: 1 },
 		displayOptions: { show: { operation: ['callChain'], '@version': [2] } },
-		description:
-			'Items of one execution in flight at once. Their first calls race before a failure is recorded: a dead provider gets at most threshold + concurrency - 1 calls.',
+		description: FIXED_CONCURRENCY,
 	},
 	{
 		displayName: 'Item Concurrency',
@@ -142,8 +143,7 @@ export const properties: INodeProperties[] = [
 				'@version': [{ _cnd: { gte: 2.1 } }],
 			},
 		},
-		description:
-			'Items of one execution in flight at once. Their first calls race before a failure is recorded: a dead provider gets at most threshold + concurrency - 1 calls.',
+		description: FIXED_CONCURRENCY,
 	},
 	{
 		displayName: 'Max Item Concurrency',
