@@ -67,6 +67,7 @@ struct ConfigIn {
     next_provider_when_input_too_long: bool,
     next_provider_on_client_error: bool,
     fail_over_first: bool,
+    wait_in_line: bool,
     failure_rate: Option<(u8, u8)>,
     threshold: u8,
     window_ms: u32,
@@ -197,6 +198,7 @@ impl ConfigIn {
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
+            wait_in_line: self.wait_in_line,
             routing: pick(&["order", "weighted", "least_busy", "latency"], self.strategy / 4).to_string(),
             retry_budget_percent: (self.threshold % 3) as i64 * 10,
             retry_budget_floor_per_s: (self.successes_to_close % 3) as i64,
@@ -495,6 +497,7 @@ fuzz_target!(|input: Input| {
                 break poll.step;
             }
             Step::Await { .. } => unreachable!("only a hedging chain awaits"),
+            Step::Queue { .. } => unreachable!("only an item in a pool is queued"),
         }
     };
 

@@ -466,7 +466,7 @@ impl ItemMachine {
             return None;
         }
         let paced = wait + self.rng.between(0, wait.clamp(50, 1_000));
-        Some(paced.min(self.remaining(now)))
+        Some(paced.min(self.remaining(now)).max(1))
     }
 
     /// Calls handed out whose write lost its race were never made: their window slots go back.

@@ -247,6 +247,6 @@ test('Item Concurrency Auto through the shipped engine: a full window queues the
 	);
 	const rec = a.outcome(10, { kind: 'status', status: 200 });
 	assert.deepEqual(rec.wake, [mb], 'the served call frees and grows the window: b polls again');
-	assert.equal(rec.end.windows[0], 2, 'slow start: the window grew by one');
+	assert.equal(rec.end.windows[0], 4, 'slow start: the window grew by three');
 	assert.equal(b.poll(10, rows).step.kind, 'call');
 });
