@@ -28,6 +28,12 @@ struct Vendor {
     most_at_once: u32,
 }
 
+impl Vendor {
+    fn new(capacity: Option<u32>, latency_ms: u64, dead: bool) -> Vendor {
+        Vendor { capacity, latency_ms, dead, in_flight: 0, calls: 0, rejected_429: 0, most_at_once: 0 }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Tally {
     done: u32,
@@ -134,15 +140,7 @@ fn in_line() -> Arc<Chain> {
 #[test]
 fn a_vendor_that_takes_k_calls_at_once_serves_every_item_with_few_429s_near_the_ideal_time() {
     for k in [4u32, 16] {
-        let mut vendor = Vendor {
-            capacity: Some(k),
-            latency_ms: 250,
-            dead: false,
-            in_flight: 0,
-            calls: 0,
-            rejected_429: 0,
-            most_at_once: 0,
-        };
+        let mut vendor = Vendor::new(Some(k), 250, false);
         let t = run(&in_line(), &mut vendor, 400, 256);
         let ideal = 400 * 250 / u64::from(k);
         let share = f64::from(vendor.rejected_429) / f64::from(vendor.calls);
@@ -163,15 +161,7 @@ fn a_vendor_that_takes_k_calls_at_once_serves_every_item_with_few_429s_near_the_
 
 #[test]
 fn a_healthy_vendor_gets_many_calls_at_once_after_a_few_round_trips() {
-    let mut vendor = Vendor {
-        capacity: None,
-        latency_ms: 250,
-        dead: false,
-        in_flight: 0,
-        calls: 0,
-        rejected_429: 0,
-        most_at_once: 0,
-    };
+    let mut vendor = Vendor::new(None, 250, false);
     let t = run(&in_line(), &mut vendor, 1000, 256);
     println!("healthy: {} served in {} ms, at most {} at once", t.done, t.ended_at, vendor.most_at_once);
     assert_eq!(t.done, 1000);
@@ -183,8 +173,7 @@ fn a_healthy_vendor_gets_many_calls_at_once_after_a_few_round_trips() {
 #[test]
 fn a_dead_vendor_gets_exactly_the_threshold_and_every_other_item_is_deferred() {
     for latency_ms in [1, 100, 300] {
-        let mut vendor =
-            Vendor { capacity: None, latency_ms, dead: true, in_flight: 0, calls: 0, rejected_429: 0, most_at_once: 0 };
+        let mut vendor = Vendor::new(None, latency_ms, true);
         let chain = chain(&["vendor"], |c| {
             c.wait_in_line = true;
             c.max_attempts = 1;
