@@ -140,19 +140,18 @@ impl Window {
 
     /// Whether one more call may go now; admitted, it holds a slot until [`Window::release`].
     pub fn admit(&mut self) -> Admit {
-        if !self.served && self.spent_unserved + self.in_flight >= self.threshold {
-            return if self.in_flight == 0 { Admit::Refuse } else { Admit::Wait };
+        if self.refuses() {
+            return Admit::Refuse;
         }
-        if self.in_flight >= self.limit() {
+        if self.room() == 0 {
             return Admit::Wait;
         }
         self.in_flight += 1;
         Admit::Go { round: self.round }
     }
 
-    /// A call admitted in `round` ended with `signal`. Returns how many waiting calls may try
-    /// again now (`u32::MAX`: all of them, the window refuses until a success).
-    pub fn release(&mut self, round: u32, signal: Signal) -> u32 {
+    /// A call admitted in `round` ended with `signal`.
+    pub fn release(&mut self, round: u32, signal: Signal) {
         self.in_flight = self.in_flight.saturating_sub(1);
         match signal {
             Signal::Served { first_byte_ms } => {
@@ -187,10 +186,6 @@ impl Window {
             }
             Signal::Neutral => {}
         }
-        if !self.served && self.spent_unserved + self.in_flight >= self.threshold && self.in_flight == 0 {
-            return u32::MAX;
-        }
-        self.limit().saturating_sub(self.in_flight)
     }
 
     /// Multiplicative decrease, once per round: the calls already out when the window shrank
@@ -308,8 +303,8 @@ impl Pool {
     /// to the first in line.
     pub fn release(&mut self, provider: usize, round: u32, signal: Signal, woken: &mut Vec<u32>) {
         let lane = &mut self.lanes[provider];
-        let all = lane.window.release(round, signal) == u32::MAX;
-        if all && lane.granted.is_empty() {
+        lane.window.release(round, signal);
+        if lane.window.refuses() && lane.granted.is_empty() {
             // Nothing will free a slot before a success: everyone in line moves on.
             woken.append(&mut lane.line);
         }
@@ -354,9 +349,9 @@ mod tests {
             // Failures come back in some order, each freeing nothing for a new call.
             while !out.is_empty() {
                 let r = if order == 0 { out.pop().unwrap() } else { out.remove(0) };
-                let wake = w.release(r, Signal::Failed);
+                w.release(r, Signal::Failed);
                 if out.is_empty() {
-                    assert_eq!(wake, u32::MAX, "spent, nothing out: every waiter moves on");
+                    assert!(w.refuses(), "spent, nothing out: every waiter moves on");
                 } else {
                     assert_eq!(w.admit(), Admit::Wait);
                 }

@@ -131,8 +131,6 @@ pub struct ItemMachine {
     pool: Option<Rc<RefCell<Pool>>>,
     /// Its number in the pool (what a wake names).
     member: u32,
-    /// The slot the next hand-out takes (admitted by the window just now).
-    window_round: Option<u32>,
     /// The provider whose line it waits in (or whose slot is kept for it).
     queued_for: Option<usize>,
     /// During a poll: the line it came from, until it takes its slot or joins the line again.
@@ -170,7 +168,6 @@ impl ItemMachine {
             streamed: false,
             pool: None,
             member: 0,
-            window_round: None,
             queued_for: None,
             came_from: None,
             woken: Vec::new(),
@@ -405,7 +402,7 @@ impl ItemMachine {
                 &mut self.report.skipped,
             ) {
                 Choice::Call { provider, probe, writes, transition } => {
-                    match self.admit(provider, probe) {
+                    let slot = match self.admit(provider, probe) {
                         Some(Admit::Wait) => {
                             // Nothing of this choice is written: poll again when a call to it ends.
                             self.report.skipped.truncate(skipped_before);
@@ -418,11 +415,11 @@ impl ItemMachine {
                             self.local[provider].done = Some((Reason::AttemptsExhausted, until));
                             continue;
                         }
-                        Some(Admit::Go { round }) => self.window_round = Some(round),
-                        None => {}
-                    }
+                        Some(Admit::Go { round }) => Some(round),
+                        None => None,
+                    };
                     self.local[provider].reserved_at_ms = None;
-                    let step = self.hand_out(provider, probe, false, now, views);
+                    let step = self.hand_out(provider, probe, false, slot, now, views);
                     return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
                 }
                 Choice::Reserve { provider, at_ms, writes } => {
@@ -478,11 +475,19 @@ impl ItemMachine {
         }
     }
 
-    /// The call step for `provider`, now one of the calls out (uncommitted until carried out).
-    fn hand_out(&mut self, provider: usize, probe: bool, hedge: bool, now: u64, views: &[ProviderView]) -> Step {
+    /// The call step for `provider`, now one of the calls out (uncommitted until carried out);
+    /// `window_round`: the window slot it holds (Item Concurrency *Auto*), if any.
+    fn hand_out(
+        &mut self,
+        provider: usize,
+        probe: bool,
+        hedge: bool,
+        window_round: Option<u32>,
+        now: u64,
+        views: &[ProviderView],
+    ) -> Step {
         let call = self.next_call;
         self.next_call += 1;
-        let window_round = self.window_round.take();
         self.pending.push(Pending {
             call,
             provider,
@@ -582,8 +587,9 @@ impl ItemMachine {
         // The window learns from it: the first byte (a streamed call's first chunk; else the whole
         // answer, the node's HTTP helper gives no earlier time), congestion, a failure.
         let timed_out = matches!(outcome, Outcome::Error { code } if code == crate::outcome::DEADLINE_CODE);
-        let first_byte = first_chunk_ms.or(Some(now.saturating_sub(at_ms)));
-        let signal = Signal::of(&c, timed_out, first_byte);
+        // A streamed call's time to its first chunk, else the call's whole time.
+        let took_ms = first_chunk_ms.unwrap_or(now.saturating_sub(at_ms));
+        let signal = Signal::of(&c, timed_out, Some(took_ms));
         let remaining = self.remaining(now);
         let label = match (outcome, outcome.decisive_check()) {
             (_, Some(check)) => format!("check_failed:{check}"),
@@ -604,10 +610,7 @@ impl ItemMachine {
             release_in_flight: self.chain.lease_cap(i).is_some(),
             // An answer's duration, and a timeout's (a slow sample); a refused connection is
             // no measure of how fast a provider answers.
-            latency_ms: (self.chain.tracks_latency()
-                && (c.health == Health::Success
-                    || matches!(outcome, Outcome::Error { code } if code == crate::outcome::DEADLINE_CODE)))
-            .then(|| first_chunk_ms.unwrap_or(now.saturating_sub(at_ms))),
+            latency_ms: (self.chain.tracks_latency() && (c.health == Health::Success || timed_out)).then_some(took_ms),
             // A streamed call's sample is its time to the first chunk (or all it waited for one).
             first_chunk: self.streamed,
             sample: call_sample(&self.holder, attempt),

@@ -57,7 +57,7 @@ impl ItemMachine {
             while !order.is_empty() {
                 match choose(&self.chain, &order, views, &local, now, &holder, 0, &mut Vec::new()) {
                     Choice::Call { provider, probe: false, writes, transition } => {
-                        let step = self.hand_out(provider, false, true, now, views);
+                        let step = self.hand_out(provider, false, true, None, now, views);
                         return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
                     }
                     // Never a half-open probe, never a wait for a gate slot: skip that provider.
