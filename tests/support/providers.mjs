@@ -16,7 +16,7 @@
 //   /fail-then-ok?n=1   first n answers 503, then 200
 //   /drip               200 that sends one byte a second, forever
 //   /garbage-ra         503 with Retry-After: -5
-//   /ra?v=<value>&n=1   first n answers 503 with Retry-After: <value> (any text), then 200;
+//   /ra?v=<value>&n=1   first n answers 503 (or ?status=) with Retry-After: <value> (any text), then 200;
 //                       ?big=<bytes> sends a Retry-After of that many '9's instead
 //   /not-json?ct=<type> 200 whose body is not JSON (<html>…), Content-Type <type> (text/html)
 //   /reset-mid-body     200, Content-Length 1000, 10 bytes, then the socket is destroyed
@@ -142,8 +142,9 @@ export function startProviders(port = 0, logFile = null) {
 				const v = url.searchParams.has('big')
 					? '9'.repeat(Number(url.searchParams.get('big')))
 					: (url.searchParams.get('v') ?? '');
+				const status = Number(url.searchParams.get('status') ?? 503);
 				return seen <= n
-					? send(res, 503, { error: 'busy' }, { 'Retry-After': v })
+					? send(res, status, { error: 'busy' }, { 'Retry-After': v })
 					: send(res, 200, { ok: true, after: seen - 1 });
 			}
 			if (route === '/not-json') {
