@@ -10,7 +10,7 @@
 //   node scripts/bench-concurrency.mjs [--n8n 2|1]
 // Prints each figure beside its goal; exits 0 when it measured (a missed goal is printed), 1 if a
 // run went wrong.
-import { startCapacityVendor } from '../tests/support/capacity-vendor.mjs';
+import { startProviders } from '../tests/support/providers.mjs';
 import {
 	n8nInstall,
 	n8nInstance,
@@ -27,8 +27,8 @@ if (!VERSIONS[major]) {
 	process.exit(2);
 }
 const log = (l) => console.error(`[bench-concurrency] ${l}`);
-const vendor = await startCapacityVendor();
-const { base, of } = vendor;
+const providers = await startProviders();
+const base = `http://127.0.0.1:${providers.port}`;
 const tag = uid().slice(0, 6);
 
 const rpc = (name, path, items) => ({
@@ -61,7 +61,7 @@ const wf = branchesWorkflow(`benchconc${tag}`, inst.nodeType, SCENARIOS);
 inst.importWorkflow(wf);
 log(`n8n ${VERSIONS[major]}: one execution, ${SCENARIOS.length} branches`);
 const { run, log: out } = await inst.execute(wf.id, { timeoutMs: 900_000 });
-await vendor.close();
+await providers.close();
 if (!run) {
 	console.error(out.slice(-4000));
 	process.exit(1);
@@ -79,7 +79,7 @@ console.log(`${'measure'.padEnd(58)} ${'value'.padStart(12)}   ${'goal'.padEnd(3
 for (const n of [100, 1000]) {
 	const [h, r] = [ms(`HTTP ${n}`), ms(`RPC ${n}`)];
 	const [ok] = count(`RPC ${n}`);
-	const s = of(`r${n}-${tag}`);
+	const s = providers.capacity('/healthy', `r${n}-${tag}`);
 	row(`healthy vendor, ${n} items: HTTP Request node`, `${h} ms`, '(baseline)', true);
 	row(
 		`healthy vendor, ${n} items: Call Chain (at most ${s.most} at once)`,
@@ -91,7 +91,7 @@ for (const n of [100, 1000]) {
 for (const k of [4, 16]) {
 	const name = `RPC K${k}`;
 	const [ok, deferred, failed] = count(name);
-	const s = of(`k${k}-${tag}`);
+	const s = providers.capacity('/cap', `k${k}-${tag}`);
 	const ideal = (400 * 250) / k;
 	const share = (100 * s.r429) / s.calls;
 	row(
@@ -113,7 +113,7 @@ for (const k of [4, 16]) {
 		ms(name) <= 2 * ideal,
 	);
 }
-const dead = of(`dead-${tag}`);
+const dead = providers.capacity('/dead', `dead-${tag}`);
 const [, dDeferred, dFailed] = count('RPC dead');
 row(
 	'dead vendor (0-300 ms), 50 items: requests at it',

@@ -7,24 +7,25 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
-import { startCapacityVendor } from '../support/capacity-vendor.mjs';
+import { startProviders } from '../support/providers.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const tag = uid().slice(0, 8);
-let vendor, run;
+let providers, base, run;
 
 const chain = (name, path, items, typeVersion = 2.1, extra = {}) => ({
 	name,
 	items,
 	typeVersion,
 	parameters: {
-		providers: { provider: [{ name: `${name}-${tag}`, url: `${vendor.base}${path}` }] },
+		providers: { provider: [{ name: `${name}-${tag}`, url: `${base}${path}` }] },
 		...extra,
 	},
 });
 
 before(async () => {
-	vendor = await startCapacityVendor();
+	providers = await startProviders();
+	base = `http://127.0.0.1:${providers.port}`;
 	const n8n = n8nInstance(n8nInstall(major));
 	const wf = branchesWorkflow(`itemconc${tag}`, n8n.nodeType, [
 		chain('capacity 4', `/cap?k=4&id=k4-${tag}`, 120),
@@ -38,13 +39,13 @@ before(async () => {
 	assert.ok(done.run, done.log.slice(-4000));
 	run = done.run;
 });
-after(async () => vendor?.close());
+after(async () => providers?.close());
 
 const placed = (name) => outputs(run, name).map((o) => (o ?? []).map((i) => i.json));
 
 test('a vendor taking 4 calls at once (429 + Retry-After: 1 above): every item served, none deferred, at most 10 % of requests answered 429', () => {
 	const [served, deferred, failed] = placed('capacity 4');
-	const s = vendor.of(`k4-${tag}`);
+	const s = providers.capacity('/cap', `k4-${tag}`);
 	console.log(
 		`n8n ${major}: ${served.length} served, ${deferred.length} deferred; ${s.calls} requests, ${s.r429} answered 429`,
 	);
@@ -62,7 +63,7 @@ test('a vendor taking 4 calls at once (429 + Retry-After: 1 above): every item s
 
 test('a healthy vendor gets many calls at once: the window grows past the threshold, and the run data shows it', () => {
 	const [served] = placed('healthy');
-	const s = vendor.of(`ok-${tag}`);
+	const s = providers.capacity('/healthy', `ok-${tag}`);
 	console.log(`n8n ${major}: healthy vendor saw at most ${s.most} calls at once`);
 	assert.equal(served.length, 60);
 	assert.ok(s.most > 5, `at most ${s.most} at once`);
@@ -72,13 +73,13 @@ test('a healthy vendor gets many calls at once: the window grows past the thresh
 
 test('a dead vendor failing after a random 0-300 ms gets exactly the threshold (5); every item leaves deferred', () => {
 	const [served, deferred, failed] = placed('dead');
-	assert.equal(vendor.of(`dead-${tag}`).calls, 5);
+	assert.equal(providers.capacity('/dead', `dead-${tag}`).calls, 5);
 	assert.equal(served.length, 0);
 	assert.equal(deferred.length + failed.length, 30);
 });
 
 test('version 2 keeps what it had: one item at a time, and a 429 defers the items behind it', () => {
-	assert.equal(vendor.of(`ok2-${tag}`).most, 1, 'Item Concurrency 1');
+	assert.equal(providers.capacity('/healthy', `ok2-${tag}`).most, 1, 'Item Concurrency 1');
 	const [served, deferred] = placed('capacity 4 v2');
 	assert.ok(deferred.length > 0, `${served.length} served, ${deferred.length} deferred`);
 	assert.equal(deferred[0]._resilience.reason, 'rate_limited');

@@ -16,6 +16,10 @@
 //   /fail-then-ok?n=1   first n answers 503, then 200
 //   /drip               200 that sends one byte a second, forever
 //   /garbage-ra         503 with Retry-After: -5
+//   /healthy            200 after a random 200-300 ms
+//   /cap?k=K            at most K calls at once, each 200 after 250 ms; above, 429 + Retry-After: 1
+//   /dead               500 after a random 0-300 ms
+//   (the three count the most calls held at once: `capacity(route, id)`)
 //   /ra?v=<value>&n=1   first n answers 503 (or ?status=) with Retry-After: <value> (any text), then 200;
 //                       ?big=<bytes> sends a Retry-After of that many '9's instead
 //   /not-json?ct=<type> 200 whose body is not JSON (<html>…), Content-Type <type> (text/html)
@@ -43,6 +47,8 @@ import { appendFileSync } from 'node:fs';
 export function startProviders(port = 0, logFile = null) {
 	const arrivals = [];
 	const counters = new Map();
+	/** Calls being answered now, and the most at once, per route and id (the capacity routes). */
+	const atOnce = new Map();
 	const expected = {};
 	const server = http.createServer((req, res) => {
 		const url = new URL(req.url, 'http://127.0.0.1');
@@ -88,6 +94,26 @@ export function startProviders(port = 0, logFile = null) {
 					{ ok: true, headers: req.headers, query: url.search },
 					{ 'X-Echo': encodeURIComponent(echo) },
 				);
+			}
+			// Item Concurrency's vendors: how many calls at once they hold, and the most ever.
+			const hold = (ms, status) => {
+				const c = atOnce.get(key) ?? { now: 0, most: 0 };
+				atOnce.set(key, c);
+				c.most = Math.max(c.most, ++c.now);
+				arrival.status = status;
+				setTimeout(() => {
+					c.now--;
+					send(res, status, { ok: status === 200 });
+				}, ms);
+			};
+			if (route === '/healthy') return hold(200 + Math.random() * 100, 200);
+			if (route === '/dead') return hold(Math.random() * 300, 500);
+			if (route === '/cap') {
+				if ((atOnce.get(key)?.now ?? 0) >= Number(url.searchParams.get('k'))) {
+					arrival.status = 429;
+					return send(res, 429, { error: 'busy' }, { 'Retry-After': '1' });
+				}
+				return hold(250, 200);
 			}
 			if (route === '/ok') {
 				const reply = () =>
@@ -214,6 +240,15 @@ export function startProviders(port = 0, logFile = null) {
 				server,
 				port: server.address().port,
 				arrivals,
+				/** A capacity route's figures for `id`: calls, 429s, the most calls at once. */
+				capacity: (route, id) => {
+					const seen = arrivals.filter((a) => a.route === route && a.id === id);
+					return {
+						calls: seen.length,
+						r429: seen.filter((a) => a.status === 429).length,
+						most: atOnce.get(`${route}?${id}`)?.most ?? 0,
+					};
+				},
 				/** The auth each /need-auth/<scheme> route accepts: { header: { name, value },
 				 * bearer: token, query: { name, value }, basic: { user, password } }. */
 				expectAuth: (auth) => Object.assign(expected, auth),
