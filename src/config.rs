@@ -35,6 +35,10 @@ pub struct ChainConfig {
     pub health_statuses: String,
     pub count_429: bool,
     pub retry_unsafe_methods: bool,
+    /// An answer cut at its token limit or off the JSON Schema counts against the provider's
+    /// health (`answer_check`); off by default: they are the workflow's prompt, schema or Max
+    /// Tokens, as a 400 is.
+    pub count_answer_misses: bool,
     /// A 400 saying the input is too long for the model moves on to the next provider (a larger
     /// context) instead of failing the item with `context_too_long`.
     pub next_provider_when_input_too_long: bool,
@@ -106,6 +110,7 @@ impl Default for ChainConfig {
             health_statuses: "408,500-599".into(),
             count_429: false,
             retry_unsafe_methods: false,
+            count_answer_misses: false,
             next_provider_when_input_too_long: false,
             next_provider_on_client_error: true,
             streams: false,
@@ -443,6 +448,7 @@ impl ChainConfig {
                 health_statuses: statuses("health_statuses", &self.health_statuses)?,
                 count_429: self.count_429,
                 retry_unsafe_methods: self.retry_unsafe_methods,
+                count_answer_misses: self.count_answer_misses,
             },
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,

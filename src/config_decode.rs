@@ -111,6 +111,7 @@ const CHAIN: &[&str] = &[
     "health_statuses",
     "count_429",
     "retry_unsafe_methods",
+    "count_answer_misses",
     "next_provider_when_input_too_long",
     "next_provider_on_client_error",
     "streams",
@@ -238,6 +239,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
     for (name, slot) in [
         ("count_429", &mut c.count_429),
         ("retry_unsafe_methods", &mut c.retry_unsafe_methods),
+        ("count_answer_misses", &mut c.count_answer_misses),
         ("next_provider_when_input_too_long", &mut c.next_provider_when_input_too_long),
         ("next_provider_on_client_error", &mut c.next_provider_on_client_error),
         ("streams", &mut c.streams),

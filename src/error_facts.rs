@@ -32,6 +32,8 @@ pub struct Facts<'a> {
     pub names: Vec<&'a str>,
     pub headers: HintHeaders,
     pub failed_check: Option<String>,
+    /// What an answer was, for the answer checks (a resolved model call).
+    pub answer: Option<crate::answer_check::AnswerFacts>,
 }
 
 /// n8n's NodeApiError messages by HTTP status (n8n-workflow's node-api.error, the same text in
@@ -168,6 +170,7 @@ pub fn outcome_of(f: Facts) -> Outcome {
                 status,
                 headers: f.headers.clone(),
                 failed_check: f.failed_check.clone(),
+                answer: f.answer.clone(),
                 body: None,
             }
         }
@@ -180,6 +183,7 @@ pub fn outcome_of(f: Facts) -> Outcome {
             status: 200,
             headers: f.headers.clone(),
             failed_check: f.failed_check.clone(),
+            answer: f.answer.clone(),
             body: None,
         };
     }

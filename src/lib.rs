@@ -13,6 +13,7 @@
 //! text), [`ticket`] (the guard's check and report), [`event`] (a transition as the fleet's alert
 //! reads it), [`metrics`] (Prometheus text).
 pub mod answer_body;
+pub mod answer_check;
 pub mod answer_text;
 pub mod backoff;
 pub mod breaker;
@@ -21,6 +22,7 @@ pub mod chain;
 pub mod concurrency;
 pub mod config;
 pub mod config_decode;
+pub mod content_policy;
 pub mod context_limit;
 pub mod error;
 pub mod error_facts;

@@ -2,6 +2,7 @@
 //! the breaker's state gauge (0 closed, 1 half-open, 2 open, as `inspect` reads the rows at `now`)
 //! and the fleet's counters as the store summed them. `# HELP` and `# TYPE` once per family;
 //! label values escaped (`\\`, `\"`, `\n`), so no provider or scope name can forge a line.
+use crate::answer_check::CHECK_NAMES;
 use crate::config::Chain;
 use crate::error::EngineError;
 use crate::inspect::inspect;
@@ -42,6 +43,10 @@ pub const COUNTERS: [(&str, &str, &str); 11] = [
 ];
 
 pub const STATE: &str = "resilient_provider_state";
+
+/// Answers that failed a check, one sample per check (`answer_check::CHECK_NAMES`), read from
+/// the store's `check_failures:<check>` counters.
+pub const CHECK_FAILURES: &str = "resilient_provider_check_failures_total";
 
 /// A label value as the exposition format needs it.
 pub fn escape(v: &str) -> String {
@@ -93,6 +98,21 @@ pub fn render(
             let _ = writeln!(out, "{name}{l} {}", c.get(key).copied().unwrap_or(0));
         }
     }
+    let _ = writeln!(
+        out,
+        "# HELP {CHECK_FAILURES} Answers that failed a check (required_path, empty, content_policy, cut, schema)."
+    );
+    let _ = writeln!(out, "# TYPE {CHECK_FAILURES} counter");
+    for (c, p) in counters.iter().zip(&chain.providers) {
+        for check in CHECK_NAMES {
+            let value = c.get(&format!("check_failures:{check}")).copied().unwrap_or(0);
+            let (scope, provider) = (escape(scope), escape(&p.name));
+            let _ = writeln!(
+                out,
+                "{CHECK_FAILURES}{{scope=\"{scope}\",provider=\"{provider}\",check=\"{check}\"}} {value}"
+            );
+        }
+    }
     debug_assert_eq!(rows.len(), n * ROW_KINDS.len());
     Ok(out)
 }
@@ -121,14 +141,21 @@ mod tests {
     #[test]
     fn every_family_has_help_and_type_and_one_sample_per_provider() {
         let open = r#"{"phase":"open","open_until_ms":5000,"trips":1,"version":2}"#;
-        let text =
-            render(&chain(&["a", "b"]), "wf", 1000, &blank(2, open), r#"[{"calls":7,"failures":5},{}]"#).unwrap();
+        let counters = r#"[{"calls":7,"failures":5,"check_failures:schema":3},{}]"#;
+        let text = render(&chain(&["a", "b"]), "wf", 1000, &blank(2, open), counters).unwrap();
+        assert!(
+            text.contains("resilient_provider_check_failures_total{scope=\"wf\",provider=\"a\",check=\"schema\"} 3\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("resilient_provider_check_failures_total{scope=\"wf\",provider=\"b\",check=\"empty\"} 0\n")
+        );
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 2\n"), "{text}");
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
         assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
-        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 1);
-        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 1);
+        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 2);
+        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 2);
         // After the open window the gauge reads half-open, as a call would meet it.
         let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
@@ -146,8 +173,12 @@ mod tests {
             text.contains(r#"{scope="s\"\n\\",provider="x\"} 1\nresilient_provider_state{provider=\"y\\"} 0"#),
             "{text}"
         );
-        let families = COUNTERS.len() + 1;
-        assert_eq!(text.lines().count(), 3 * families, "HELP, TYPE and one sample per family");
+        let families = COUNTERS.len() + 2;
+        assert_eq!(
+            text.lines().count(),
+            3 * families + CHECK_NAMES.len() - 1,
+            "HELP, TYPE and one sample per family (per check for the checks')"
+        );
     }
 
     #[test]

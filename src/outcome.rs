@@ -1,5 +1,7 @@
 //! Outcome classification: is this outcome worth a retry, and does it count against the
 //! provider's health? Two separate questions (seed 001: never cool down on your own bugs).
+use crate::answer_check::{AnswerCheck, AnswerFacts};
+use crate::content_policy::refused_by_policy;
 use crate::context_limit::input_too_long;
 use crate::reason::Reason;
 use crate::retry_after::{hint_with_body, spent_reset, Hint, HintHeaders};
@@ -18,6 +20,9 @@ pub enum Outcome {
         /// status says success: then the provider answered, but not usefully.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         failed_check: Option<String>,
+        /// What the node saw of a success answer, for the answer checks ([`crate::answer_check`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        answer: Option<AnswerFacts>,
         /// The start of a non-success body (the node sends at most 4 KB), read only for the
         /// context-too-long rule ([`crate::context_limit`]) and a 429's or 503's hint (Gemini's
         /// `retryDelay`, [`crate::retry_after::body_retry_delay`]).
@@ -35,18 +40,48 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn status(status: u16, headers: HintHeaders) -> Outcome {
-        Outcome::Status { status, headers, failed_check: None, body: None }
+        Outcome::Status { status, headers, failed_check: None, answer: None, body: None }
     }
 
     /// A successful status that failed the response check named `check`.
     pub fn check_failed(status: u16, check: &str) -> Outcome {
-        Outcome::Status { status, headers: HintHeaders::default(), failed_check: Some(check.to_string()), body: None }
+        Outcome::Status {
+            status,
+            headers: HintHeaders::default(),
+            failed_check: Some(check.to_string()),
+            answer: None,
+            body: None,
+        }
     }
 
-    /// The failed check that decides this outcome: a success status with a failed check.
+    /// A successful status whose answer the node describes with `answer`.
+    pub fn answered(status: u16, answer: AnswerFacts) -> Outcome {
+        Outcome::Status {
+            status,
+            headers: HintHeaders::default(),
+            failed_check: None,
+            answer: Some(answer),
+            body: None,
+        }
+    }
+
+    /// The failed check that decides this outcome: a success status with a failed response
+    /// check (Response Must Contain), or an answer check it failed.
     pub fn decisive_check(&self) -> Option<&str> {
         match self {
-            Outcome::Status { status, failed_check: Some(check), .. } if (100..400).contains(status) => Some(check),
+            Outcome::Status { status, failed_check, answer, .. } if (100..400).contains(status) => {
+                failed_check.as_deref().or_else(|| answer.as_ref()?.failed().map(AnswerCheck::name))
+            }
+            _ => None,
+        }
+    }
+
+    /// The answer check a success status failed, if any.
+    pub fn failed_answer_check(&self) -> Option<AnswerCheck> {
+        match self {
+            Outcome::Status { status, failed_check: None, answer: Some(a), .. } if (100..400).contains(status) => {
+                a.failed()
+            }
             _ => None,
         }
     }
@@ -82,6 +117,9 @@ pub struct RetryRules {
     pub count_429: bool,
     /// Retry POST/PATCH without an Idempotency-Key (only for documented-idempotent endpoints).
     pub retry_unsafe_methods: bool,
+    /// Count an answer cut at its token limit or off the schema against the provider (they are
+    /// the workflow's prompt, schema or Max Tokens, so by default they are not).
+    pub count_answer_misses: bool,
 }
 
 /// Facts about the call that the outcome alone does not carry.
@@ -139,7 +177,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
         client_error: false,
     };
     match outcome {
-        Outcome::Status { status, headers, failed_check, body } => {
+        Outcome::Status { status, headers, failed_check, answer, body } => {
             let status = *status;
             if (100..400).contains(&status) {
                 // An answer that says the quota is spent (a remaining count of 0 with its reset)
@@ -149,7 +187,22 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
                     // The provider answered, but not usefully: it failed, and the chain moves on.
                     c.health = Health::Failure;
                     c.verdict = Verdict::Stop(Reason::CheckFailed);
+                } else if let Some(check) = answer.as_ref().and_then(AnswerFacts::failed) {
+                    // The answer is no use: the chain moves on. Whose fault it is decides what it
+                    // counts against (seed 001: never cool down on your own bugs).
+                    (c.verdict, c.health) = match check {
+                        AnswerCheck::ContentPolicy => (Verdict::Stop(Reason::ContentPolicy), Health::Neutral),
+                        AnswerCheck::Empty => (Verdict::Stop(Reason::CheckFailed), Health::Failure),
+                        _ if rules.count_answer_misses => (Verdict::Stop(Reason::CheckFailed), Health::Failure),
+                        _ => (Verdict::Stop(Reason::CheckFailed), Health::Neutral),
+                    };
                 }
+                return c;
+            }
+            if refused_by_policy(status, body.as_deref()) {
+                // The vendor's policy refused this input; another provider may take it.
+                c.health = Health::Neutral;
+                c.verdict = Verdict::Stop(Reason::ContentPolicy);
                 return c;
             }
             if input_too_long(status, body.as_deref()) {
@@ -258,7 +311,13 @@ mod tests {
     }
 
     fn with_body(s: u16, body: &str) -> Outcome {
-        Outcome::Status { status: s, headers: HintHeaders::default(), failed_check: None, body: Some(body.into()) }
+        Outcome::Status {
+            status: s,
+            headers: HintHeaders::default(),
+            failed_check: None,
+            answer: None,
+            body: Some(body.into()),
+        }
     }
 
     #[test]
@@ -350,9 +409,62 @@ mod tests {
             status: 503,
             headers: HintHeaders::default(),
             failed_check: Some("required_path:x".into()),
+            answer: Some(AnswerFacts { empty: true, ..Default::default() }),
             body: None,
         };
         assert_eq!(run(&busy, get()).verdict, Verdict::Retry, "a 503 is a 503, whatever its body lacks");
         assert_eq!(busy.decisive_check(), None);
+    }
+
+    fn answered(a: AnswerFacts) -> Outcome {
+        Outcome::answered(200, a)
+    }
+
+    #[test]
+    fn an_empty_answer_counts_against_the_provider_and_the_chain_moves_on() {
+        let c = run(&answered(AnswerFacts { empty: true, ..Default::default() }), get());
+        assert_eq!((c.verdict, c.health), (Verdict::Stop(Reason::CheckFailed), Health::Failure));
+    }
+
+    #[test]
+    fn a_schema_miss_or_a_cut_answer_is_the_workflows_unless_the_chain_counts_it() {
+        let miss = AnswerFacts {
+            schema_checked: true,
+            schema_errors: vec![crate::answer_check::SchemaError { path: "/a".into(), message: "required".into() }],
+            ..Default::default()
+        };
+        let cut = AnswerFacts { finish: Some("length".into()), ..Default::default() };
+        for a in [miss, cut] {
+            let c = run(&answered(a.clone()), get());
+            assert_eq!((c.verdict, c.health), (Verdict::Stop(Reason::CheckFailed), Health::Neutral), "{a:?}");
+            let counted = RetryRules { count_answer_misses: true, ..Default::default() };
+            let c = classify(&answered(a.clone()), get(), &counted, 0);
+            assert_eq!(c.health, Health::Failure, "{a:?}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_a_filter_or_a_policy_400_moves_on_without_counting() {
+        let refused = answered(AnswerFacts { refusal: true, ..Default::default() });
+        let filtered = answered(AnswerFacts { finish: Some("SAFETY".into()), ..Default::default() });
+        let policy_400 = with_body(400, r#"{"error":{"code":"content_policy_violation"}}"#);
+        for o in [refused, filtered, policy_400] {
+            let c = run(&o, get());
+            assert_eq!(
+                (c.verdict, c.health, c.client_error),
+                (Verdict::Stop(Reason::ContentPolicy), Health::Neutral, false)
+            );
+            let counted = RetryRules { count_answer_misses: true, ..Default::default() };
+            assert_eq!(classify(&o, get(), &counted, 0).health, Health::Neutral, "never the provider's");
+        }
+    }
+
+    #[test]
+    fn a_good_answer_serves() {
+        let c = run(
+            &answered(AnswerFacts { finish: Some("stop".into()), schema_checked: true, ..Default::default() }),
+            get(),
+        );
+        assert_eq!((c.verdict, c.health), (Verdict::Success, Health::Success));
     }
 }

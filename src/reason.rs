@@ -28,6 +28,9 @@ pub enum Reason {
     NonRetryable,
     /// The response did not pass the provider's response check.
     CheckFailed,
+    /// The vendor's content policy refused the input (a 400 saying so) or the answer (a refusal,
+    /// a filtered finish): another provider may take it; it says nothing of this one's health.
+    ContentPolicy,
     /// A 400 saying the input is longer than the model's context (`context_limit`).
     ContextTooLong,
     /// The shared state store could not be reached (fail-closed).
@@ -43,7 +46,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 16] = [
+    pub const ALL: [Reason; 17] = [
         Reason::CircuitOpen,
         Reason::Cooldown,
         Reason::HalfOpenBusy,
@@ -55,6 +58,7 @@ impl Reason {
         Reason::FailedOver,
         Reason::NonRetryable,
         Reason::CheckFailed,
+        Reason::ContentPolicy,
         Reason::ContextTooLong,
         Reason::StoreUnavailable,
         Reason::StreamBroken,
@@ -79,6 +83,7 @@ impl Reason {
             Reason::FailedOver => "failed_over",
             Reason::NonRetryable => "non_retryable",
             Reason::CheckFailed => "check_failed",
+            Reason::ContentPolicy => "content_policy",
             Reason::ContextTooLong => "context_too_long",
             Reason::StoreUnavailable => "store_unavailable",
             Reason::StreamBroken => "stream_broken",
@@ -93,6 +98,7 @@ impl Reason {
             self,
             Reason::NonRetryable
                 | Reason::CheckFailed
+                | Reason::ContentPolicy
                 | Reason::ContextTooLong
                 | Reason::StreamBroken
                 | Reason::Drained

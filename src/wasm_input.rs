@@ -1,11 +1,12 @@
 //! Reading the boundary's small inputs (an outcome, a ticket, a reason) straight from JS values.
 //! serde would buffer an internally tagged enum (`kind`) through its generic content type, about
 //! 20 KB of the WASM engine for one small object; these readers are a few hundred bytes.
+use crate::answer_check::{AnswerFacts, SchemaError};
 use crate::error::EngineError;
 use crate::error_facts::RawStatus;
 use crate::outcome::Outcome;
 use crate::retry_after::HintHeaders;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 thread_local! {
     /// Field names as JS strings, each made once: making one per read (a UTF-8 decode in the
@@ -66,6 +67,7 @@ fn facts(v: &JsValue) -> Result<Outcome, EngineError> {
         names: texts(&names),
         headers: hint_headers(v)?,
         failed_check: text(v, "failed_check")?,
+        answer: answer(v)?,
     };
     let mut outcome = crate::error_facts::outcome_of(facts);
     if let Outcome::Status { status, body, .. } = &mut outcome {
@@ -74,6 +76,38 @@ fn facts(v: &JsValue) -> Result<Outcome, EngineError> {
         }
     }
     Ok(outcome)
+}
+
+/// `answer?: { empty?, finish?, refusal?, schema_checked?, schema_errors?: [{ path, message }] }`:
+/// what the node saw of a success answer ([`crate::answer_check`]).
+fn answer(v: &JsValue) -> Result<Option<AnswerFacts>, EngineError> {
+    let a = field(v, "answer");
+    if a.is_undefined() || a.is_null() {
+        return Ok(None);
+    }
+    if !a.is_object() {
+        return Err(bad("outcome.answer must be an object".into()));
+    }
+    let flag = |name| field(&a, name).as_bool().unwrap_or(false);
+    let mut facts = AnswerFacts {
+        empty: flag("empty"),
+        finish: text(&a, "finish")?,
+        refusal: flag("refusal"),
+        schema_checked: flag("schema_checked"),
+        schema_errors: Vec::new(),
+    };
+    let errors = field(&a, "schema_errors");
+    if !errors.is_undefined() && !errors.is_null() {
+        let list: js_sys::Array =
+            errors.dyn_into().map_err(|_| bad("outcome.answer.schema_errors must be an array".into()))?;
+        for e in list.iter() {
+            facts.schema_errors.push(SchemaError {
+                path: text(&e, "path")?.unwrap_or_default(),
+                message: text(&e, "message")?.unwrap_or_default(),
+            });
+        }
+    }
+    Ok(Some(facts))
 }
 
 fn hint_headers(v: &JsValue) -> Result<HintHeaders, EngineError> {
@@ -102,7 +136,7 @@ pub fn outcome(v: &JsValue) -> Result<Outcome, EngineError> {
             let status = status as u16;
             // Read only when a rule needs it: the node may hand it over lazily (a getter).
             let body = if crate::answer_body::reads_body(status) { text(v, "body")? } else { None };
-            Ok(Outcome::Status { status, headers, failed_check: text(v, "failed_check")?, body })
+            Ok(Outcome::Status { status, headers, failed_check: text(v, "failed_check")?, answer: answer(v)?, body })
         }
         Some("error") => {
             Ok(Outcome::Error { code: text(v, "code")?.ok_or_else(|| bad("outcome.code must be a string".into()))? })

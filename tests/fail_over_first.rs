@@ -99,7 +99,7 @@ fn a_503_on_the_last_admissible_provider_is_still_retried_with_backoff() {
         50,
     );
     println!("503 then 200 on the fallback: calls {calls:?}, slept_ms {}", m.report().slept_ms);
-    assert_eq!(end, Step::Done { provider: 1, name: "fallback".into(), fallback: true });
+    assert_eq!(end, Step::Done { provider: 1, name: "fallback".into(), fallback: true, checks: vec![] });
     assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), [0, 1, 1], "the primary is not revisited");
     let a = &m.report().attempts;
     assert_eq!((a[0].wait_ms, a[0].wait_cause), (0, None), "moved on from the primary at once");
@@ -142,7 +142,7 @@ fn three_providers_fail_over_in_order_and_the_last_keeps_its_retries() {
         |i, _| if i < 2 { status(503) } else { c_answers.next().unwrap() },
         10,
     );
-    assert_eq!(end, Step::Done { provider: 2, name: "c".into(), fallback: true });
+    assert_eq!(end, Step::Done { provider: 2, name: "c".into(), fallback: true, checks: vec![] });
     assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), [0, 1, 2, 2, 2]);
     let waits: Vec<_> = m.report().attempts.iter().map(|a| a.wait_ms > 0).collect();
     assert_eq!(waits, [false, false, true, true, false]);
@@ -162,7 +162,7 @@ fn with_no_other_provider_admissible_now_the_failing_one_backs_off_as_before() {
     store.views[1].breaker = tripped.row.expect("tripped");
     let mut primary = vec![status(503), status(200)].into_iter();
     let (end, calls, m) = run_item(&chain, &mut store, &mut now, Job::new(5, "w"), |_, _| primary.next().unwrap(), 10);
-    assert_eq!(end, Step::Done { provider: 0, name: "primary".into(), fallback: false });
+    assert_eq!(end, Step::Done { provider: 0, name: "primary".into(), fallback: false, checks: vec![] });
     assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), [0, 0]);
     assert_eq!(m.report().attempts[0].wait_cause, Some(WaitCause::Backoff));
     assert_eq!(store.views[1].breaker.phase, breaker::Phase::Open, "still open: it was never admissible");
@@ -181,7 +181,7 @@ fn a_retry_after_within_the_cap_moves_on_instead_of_sleeping_and_still_closes_th
         |i, _| if i == 0 { retry_after(429, "5") } else { status(200) },
         0,
     );
-    assert_eq!(end, Step::Done { provider: 1, name: "fallback".into(), fallback: true });
+    assert_eq!(end, Step::Done { provider: 1, name: "fallback".into(), fallback: true, checks: vec![] });
     assert_eq!(calls.len(), 2);
     assert_eq!((m.report().slept_ms, m.report().attempts[0].wait_ms), (0, 0), "the hint is not slept");
     assert!(m.report().attempts[0].retry_after);

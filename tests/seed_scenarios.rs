@@ -167,7 +167,7 @@ fn seed001_always_500_provider_ten_jobs_cost_exactly_the_threshold() {
             50,
         );
         primary_calls += calls.iter().filter(|(i, _)| *i == 0).count();
-        assert_eq!(end, Step::Done { provider: 1, name: "fallback".into(), fallback: true });
+        assert_eq!(end, Step::Done { provider: 1, name: "fallback".into(), fallback: true, checks: vec![] });
         if job > 0 {
             assert_eq!(m.report().skipped[0].reason, Reason::Cooldown, "job {job} skips the cooled provider");
         }
@@ -257,6 +257,7 @@ fn a_client_error_moves_on_by_default_and_ends_the_item_when_the_chain_says_so()
         status: 400,
         headers: Default::default(),
         failed_check: None,
+        answer: None,
         body: Some(r#"{"error":{"code":"context_length_exceeded"}}"#.into()),
     };
     let answer = |first: Outcome| move |i: usize, _| if i == 0 { first.clone() } else { status(200) };
@@ -447,6 +448,6 @@ fn a_network_error_retries_with_backoff_then_falls_to_the_next_provider() {
         0,
     );
     assert_eq!(calls.iter().filter(|(i, _)| *i == 0).count(), 3, "3 attempts per provider (seed 000)");
-    assert_eq!(end, Step::Done { provider: 1, name: "b".into(), fallback: true });
+    assert_eq!(end, Step::Done { provider: 1, name: "b".into(), fallback: true, checks: vec![] });
     assert!(m.report().attempts.iter().take(2).all(|a| a.wait_cause == Some(WaitCause::Backoff)));
 }

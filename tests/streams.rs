@@ -94,7 +94,7 @@ fn a_stream_that_completes_is_one_success() {
     let mut store = Store::new(2);
     let (end, calls, m) =
         common::run_item(&c, &mut store, &mut 0, common::Job::new(3, "chat"), |_, _| status(200), 25_000);
-    assert_eq!(end, Step::Done { provider: 0, name: "openai".into(), fallback: false });
+    assert_eq!(end, Step::Done { provider: 0, name: "openai".into(), fallback: false, checks: vec![] });
     assert_eq!(calls.len(), 1);
     assert_eq!(m.counters()[0].failures, 0);
 }

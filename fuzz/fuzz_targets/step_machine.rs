@@ -14,6 +14,7 @@
 #![no_main]
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use resilient_engine::answer_check::{AnswerFacts, SchemaError};
 use resilient_engine::breaker::{self, Phase};
 use resilient_engine::chain::{ProviderView, Writes};
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig};
@@ -64,6 +65,7 @@ struct ConfigIn {
     health_statuses: u8,
     count_429: bool,
     retry_unsafe_methods: bool,
+    count_answer_misses: bool,
     next_provider_when_input_too_long: bool,
     next_provider_on_client_error: bool,
     fail_over_first: bool,
@@ -105,6 +107,8 @@ enum Answer {
     Error(u8),
     Unknown,
     CheckFailed,
+    /// A success whose answer the node describes: empty, refused, cut, off-schema or good.
+    Answered { empty: bool, refusal: bool, finish: u8, schema_miss: bool },
     /// A 400 (or another status) whose body says the input is too long for the model.
     TooLong(u8),
     RetryAfter {
@@ -195,6 +199,7 @@ impl ConfigIn {
             health_statuses: pick(HEALTH_SETS, self.health_statuses).to_string(),
             count_429: self.count_429,
             retry_unsafe_methods: self.retry_unsafe_methods,
+            count_answer_misses: self.count_answer_misses,
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
@@ -242,10 +247,25 @@ impl Answer {
             Answer::Error(i) => Outcome::Error { code: pick(TRANSIENT_ERRORS, *i).to_string() },
             Answer::Unknown => Outcome::Error { code: "ENOTFOUND".into() },
             Answer::CheckFailed => Outcome::check_failed(200, "schema"),
+            Answer::Answered { empty, refusal, finish, schema_miss } => Outcome::answered(
+                200,
+                AnswerFacts {
+                    empty: *empty,
+                    refusal: *refusal,
+                    finish: Some(pick(&["stop", "length", "SAFETY", "max_tokens", "end_turn"], *finish).to_string()),
+                    schema_checked: true,
+                    schema_errors: if *schema_miss {
+                        vec![SchemaError { path: "/a".into(), message: "required".into() }]
+                    } else {
+                        Vec::new()
+                    },
+                },
+            ),
             Answer::TooLong(i) => Outcome::Status {
                 status: if *i % 2 == 0 { 400 } else { pick(STATUSES, *i) },
                 headers: HintHeaders::default(),
                 failed_check: None,
+                answer: None,
                 body: Some(r#"{"error":{"message":"prompt is too long: 9 tokens > 8 maximum"}}"#.into()),
             },
             Answer::RetryAfter { status, value } => {

@@ -5,6 +5,7 @@ export const ENGINE_DEFAULTS = {
 	"budget_ms": 60000,
 	"cap_ms": 20000,
 	"count_429": false,
+	"count_answer_misses": false,
 	"deadline_ms": 10000,
 	"defer_spread_ms": 10000,
 	"fail_over_first": false,
@@ -82,7 +83,7 @@ export const DEADLINE_CODE = 'TIMEOUT';
 export const IDLE_TIMEOUT_CODE = 'IDLE_TIMEOUT';
 
 /** Why an item was deferred or failed, or a provider skipped (`reason`). */
-export const REASON_CODES = ['circuit_open', 'cooldown', 'half_open_busy', 'rate_limited', 'retry_after_exceeds_cap', 'in_flight_cap', 'budget_exhausted', 'attempts_exhausted', 'failed_over', 'non_retryable', 'check_failed', 'context_too_long', 'store_unavailable', 'stream_broken', 'drained', 'retry_budget'] as const;
+export const REASON_CODES = ['circuit_open', 'cooldown', 'half_open_busy', 'rate_limited', 'retry_after_exceeds_cap', 'in_flight_cap', 'budget_exhausted', 'attempts_exhausted', 'failed_over', 'non_retryable', 'check_failed', 'content_policy', 'context_too_long', 'store_unavailable', 'stream_broken', 'drained', 'retry_budget'] as const;
 
 /** Network error codes worth another try (the deadline's among them). */
 export const TRANSIENT_ERROR_CODES = ['ECONNRESET', 'ETIMEDOUT', 'ECONNREFUSED', 'EAI_AGAIN', 'EPIPE', 'ECONNABORTED', 'TIMEOUT', 'ESOCKETTIMEDOUT', 'FETCH_FAILED'] as const;

@@ -22,6 +22,22 @@ pub struct Counters {
     /// Hedges sent to the provider, and those whose answer served the item.
     pub hedges: u32,
     pub hedge_wins: u32,
+    /// Answers that failed each check (`answer_check::CHECK_NAMES`), named as the store keeps
+    /// them: `check_failures:<check>`.
+    #[serde(rename = "check_failures:required_path", default, skip_serializing_if = "is_zero")]
+    pub check_required_path: u32,
+    #[serde(rename = "check_failures:empty", default, skip_serializing_if = "is_zero")]
+    pub check_empty: u32,
+    #[serde(rename = "check_failures:content_policy", default, skip_serializing_if = "is_zero")]
+    pub check_content_policy: u32,
+    #[serde(rename = "check_failures:cut", default, skip_serializing_if = "is_zero")]
+    pub check_cut: u32,
+    #[serde(rename = "check_failures:schema", default, skip_serializing_if = "is_zero")]
+    pub check_schema: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Counters {
@@ -35,5 +51,13 @@ impl Counters {
         self.hedges += a.hedge as u32;
         // The hedge's answer won: the item was served by it.
         self.hedge_wins += (a.hedge && a.health == Health::Success) as u32;
+        match a.check.as_deref() {
+            Some("required_path") => self.check_required_path += 1,
+            Some("empty") => self.check_empty += 1,
+            Some("content_policy") => self.check_content_policy += 1,
+            Some("cut") => self.check_cut += 1,
+            Some("schema") => self.check_schema += 1,
+            _ => {}
+        }
     }
 }

@@ -54,6 +54,7 @@
 use super::counters::Counters;
 use super::retry::{self, Retry, Standing};
 use super::types::{AttemptLog, Effect, Poll, Report, Step, WaitCause, WAKE_SLACK_MS};
+use crate::answer_check::AnswerCheck;
 use crate::chain::{choose, Choice, Local, ProviderView};
 use crate::concurrency::{Admit, Pool, Signal};
 use crate::config::Chain;
@@ -626,6 +627,21 @@ impl ItemMachine {
             retry_after: c.hint.is_some_and(|h| h.source.is_retry_after()),
             health: c.health,
             hedge,
+            check: match (outcome.decisive_check(), outcome.failed_answer_check()) {
+                (_, Some(check)) => Some(check.name().to_string()),
+                (Some(_), None) => Some(crate::answer_check::REQUIRED_PATH.to_string()),
+                // A 400 saying the vendor's policy refused the input.
+                (None, None) => (c.verdict == Verdict::Stop(Reason::ContentPolicy))
+                    .then(|| AnswerCheck::ContentPolicy.name().to_string()),
+            },
+            errors: match outcome {
+                Outcome::Status { answer: Some(a), .. }
+                    if outcome.failed_answer_check() == Some(AnswerCheck::Schema) =>
+                {
+                    a.schema_errors.clone()
+                }
+                _ => Vec::new(),
+            },
         };
         match c.verdict {
             Verdict::Success => {
@@ -635,7 +651,11 @@ impl ItemMachine {
                 }
                 // A fallback: served by another provider than the item's first choice.
                 let first = self.route.first().copied().unwrap_or(0);
-                let step = Step::Done { provider: i, name: p.name.clone(), fallback: i != first };
+                let checks = match outcome {
+                    Outcome::Status { answer: Some(a), .. } => a.passed().into_iter().map(String::from).collect(),
+                    _ => Vec::new(),
+                };
+                let step = Step::Done { provider: i, name: p.name.clone(), fallback: i != first, checks };
                 self.finished = Some(step);
             }
             Verdict::Stop(Reason::ContextTooLong) if !self.chain.next_provider_when_input_too_long => {

@@ -36,30 +36,22 @@ pub enum Step {
         hedge_after_ms: Option<u64>,
     },
     /// Wait, then poll again.
-    Sleep {
-        ms: u64,
-        cause: WaitCause,
-    },
+    Sleep { ms: u64, cause: WaitCause },
     /// Item Concurrency *Auto*: `provider`'s window is full. Wait in line until a call to it ends
     /// (an outcome's `wake` names the provider), at most `ms`, then poll again.
-    Queue {
-        provider: usize,
-        ms: u64,
-    },
+    Queue { provider: usize, ms: u64 },
     Done {
         provider: usize,
         name: String,
         fallback: bool,
+        /// The answer checks the serving answer passed (none when the node checked nothing).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        checks: Vec<String>,
     },
     /// Retryable trouble everywhere: hand the item back with the time to try again.
-    Defer {
-        retry_at_ms: u64,
-        reason: Reason,
-    },
+    Defer { retry_at_ms: u64, reason: Reason },
     /// Nothing left that could succeed by trying again.
-    Fail {
-        reason: Reason,
-    },
+    Fail { reason: Reason },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,6 +110,13 @@ pub struct AttemptLog {
     /// A hedge: a second call for the same item, sent while another was unanswered.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hedge: bool,
+    /// The check the answer failed (`required_path`, `empty`, `content_policy`, `cut`,
+    /// `schema`), when a check decided the outcome.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// The schema validator's errors, when the answer missed the schema.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<crate::answer_check::SchemaError>,
 }
 
 /// What the item went through, for its metadata.

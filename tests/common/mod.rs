@@ -30,7 +30,7 @@ pub fn retry_after(s: u16, v: &str) -> Outcome {
 /// A status with these hint headers and, when some, this body.
 pub fn answer(s: u16, headers: &[(&str, &str)], body: Option<&str>) -> Outcome {
     let headers = headers.iter().fold(HintHeaders::default(), |h, (n, v)| h.with(n, *v));
-    Outcome::Status { status: s, headers, failed_check: None, body: body.map(str::to_string) }
+    Outcome::Status { status: s, headers, failed_check: None, answer: None, body: body.map(str::to_string) }
 }
 
 #[derive(Default)]

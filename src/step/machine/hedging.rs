@@ -136,6 +136,8 @@ impl ItemMachine {
             retry_after: false,
             health: Health::Neutral,
             hedge,
+            check: None,
+            errors: Vec::new(),
         });
         Ok(Effect {
             provider,
