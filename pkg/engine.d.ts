@@ -31,7 +31,7 @@ export interface ChainConfig {
     strategy?: "full_jitter" | "equal_jitter" | "decorrelated" | "none";
     base_ms?: number; cap_ms?: number; max_attempts?: number; deadline_ms?: number; budget_ms?: number;
     retry_after_cap_ms?: number; defer_spread_ms?: number; retry_statuses?: string;
-    health_statuses?: string; count_429?: boolean; retry_unsafe_methods?: boolean;
+    health_statuses?: string; count_429?: boolean; retry_unsafe_methods?: boolean; count_answer_misses?: boolean;
     next_provider_when_input_too_long?: boolean; next_provider_on_client_error?: boolean;
     streams?: boolean; first_chunk_deadline_ms?: number; stream_idle_ms?: number;
     fail_over_first?: boolean;
@@ -71,7 +71,7 @@ export type Step =
 /** Item Concurrency Auto: `provider`'s window is full; poll again when a `wake` names it, or
  * after `ms`. */
 | { kind: "queue"; provider: number; ms: number }
-| { kind: "done"; provider: number; name: string; fallback: boolean }
+| { kind: "done"; provider: number; name: string; fallback: boolean; checks?: string[] }
 | { kind: "defer"; retry_at_ms: number; reason: Reason }
 | { kind: "fail"; reason: Reason };
 /** A streamed attempt's timers: the first committing chunk within `first_chunk_ms`; once
@@ -153,7 +153,7 @@ export interface HintHeaders {
 }
 export type Outcome =
 | {
-    kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null;
+    kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null; answer?: AnswerFacts;
     /** The body's first 4 KB as text; read by the engine only for the statuses a rule needs. */
     body?: string | null;
 }
@@ -174,19 +174,37 @@ export interface OutcomeFacts {
     /** Down the cause chain, outermost first, as they came, joined by ROW_SEPARATOR: error codes,
      * messages, class names. */
     codes?: string; messages?: string; names?: string;
-    headers?: HintHeaders; failed_check?: string | null;
+    headers?: HintHeaders; failed_check?: string | null; answer?: AnswerFacts;
     /** Read by the engine only for the statuses a rule needs. */
     body?: string | null;
+}
+/** What the node saw of a success answer, as the vendor and the validator said it; which check it
+ * fails and what that counts against is the engine's. */
+export interface AnswerFacts {
+    /** Neither text nor a tool call. */
+    empty?: boolean;
+    /** The vendor's finish word as it came (finish_reason, stop_reason, finishReason, …). */
+    finish?: string | null;
+    /** The vendor marked the answer a refusal (OpenAI's message.refusal). */
+    refusal?: boolean;
+    schema_checked?: boolean;
+    schema_errors?: { path: string; message: string }[];
 }
 export interface AttemptLog {
     provider: number; name: string; attempt: number; outcome: string; probe: boolean;
     wait_ms: number; wait_cause: WaitCause | null; retry_after: boolean; health: Health;
     /** A hedge (absent: not one); its `outcome` is "abandoned" when another call's answer won. */
     hedge?: boolean;
+    /** The check that decided the outcome: required_path, empty, content_policy, cut, schema. */
+    check?: string;
+    /** The schema validator's errors, when the answer missed the schema. */
+    errors?: { path: string; message: string }[];
 }
 export interface Counters {
     calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;
     deferrals: number; retry_budget_exhausted: number; hedges: number; hedge_wins: number;
+    /** Answers that failed each check (present when not 0). */
+    [check: `check_failures:${string}`]: number;
 }
 export interface Skip { provider: number; reason: Reason; until_ms: number }
 /** `route`: the item's visit order (provider indexes) and the routing that chose it; absent

@@ -11,6 +11,7 @@ import { fieldReader } from './plan/fields';
 import { applyPolicy } from './plan/policyTable';
 import { idempotencyKeys, type KeyRule } from './plan/idempotencyKeys';
 import { SCOPE_MODES, scopeName, type ScopeMode } from './plan/scope';
+import { readAnswerCheck, type AnswerCheckPlan } from './plan/answerCheck';
 
 export { configError } from './plan/configError';
 
@@ -47,6 +48,8 @@ export interface ItemPlan {
 	scope: string;
 	onExhaustion: 'deferred' | 'default';
 	defaultValue: IDataObject;
+	/** Version 2: what a served answer must be (Answer Check). */
+	answerCheck?: AnswerCheckPlan;
 }
 
 /** Whether the node's parameters hold no expression (n8n marks one with a leading "="): then
@@ -134,6 +137,15 @@ export function readItemPlan(
 	// deferred at once (the engine's `wait_in_line`).
 	if (version >= 2.1) config.wait_in_line = true;
 	applyPolicy(config, { retryPolicy, breaker }, read);
+	const answerCheck =
+		version >= 2
+			? readAnswerCheck(
+					ctx.getNodeParameter('answerCheck', i, {}) as IDataObject,
+					version,
+					config,
+					fail,
+				)
+			: undefined;
 
 	const keyRule: KeyRule = {
 		add: read.bool(retryPolicy.addIdempotencyKey, 'addIdempotencyKey', 'Retry Policy') !== false,
@@ -160,5 +172,5 @@ export function readItemPlan(
 				)
 			: {};
 	const scope = scopeName(scopeMode, ctx.getWorkflow().id);
-	return { config, requests, keys, keyRule, scope, onExhaustion, defaultValue };
+	return { config, requests, keys, keyRule, scope, onExhaustion, defaultValue, answerCheck };
 }

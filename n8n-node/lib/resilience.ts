@@ -89,6 +89,12 @@ export function runData(
 		totalMs: r.totalMs,
 		correlationId,
 	};
+	if (end.kind === 'done' && end.checks?.length) data.checks = end.checks;
+	if (end.kind !== 'done') {
+		// The schema's errors of the last answer that missed it: what the item failed on.
+		const missed = [...r.attempts].reverse().find((a) => Array.isArray(a.errors));
+		if (missed) data.validation_errors = missed.errors;
+	}
 	if (r.route) data.route = r.route;
 	if (r.windows) data.concurrency = r.windows;
 	if (end.kind === 'defer') data.retry_at = iso(end.retry_at_ms);

@@ -1,13 +1,70 @@
-// A provider's response check: Response Must Contain (a dot path), or an LLM preset's default
-// "the answer has text". The check only reads the body; what a failed check means is the
-// engine's rule (on a success status it counts as a failure of the provider).
-import { presetAnswer, presetFailedCheck } from './presets';
+// A provider's answer as the engine's checks read it: Response Must Contain (a dot path), an LLM
+// preset's answer (text, finish word, refusal) and the chain's JSON Schema. Everything here only
+// reads the body; which check failed and what it counts against is the engine's rule.
+import type { AnswerFacts } from './engine';
+import { answerFacts } from './answerCheck/facts';
+import { answerJson } from './answerCheck/answerJson';
+import type { AnswerCheckPlan } from './plan/answerCheck';
+import { presetAnswer, presetFailedCheck, presetRefused } from './presets';
 import type { ProviderRequest } from './params';
 import { missingPath } from './transport';
 
-export function failedCheck(req: ProviderRequest, body: unknown): string | undefined {
-	if (req.requiredPath)
-		return missingPath(body, req.requiredPath) ? `required_path:${req.requiredPath}` : undefined;
-	if (req.preset) return presetFailedCheck(presetAnswer(req.preset, body, req.name));
-	return undefined;
+export interface ResponseFacts {
+	failed_check?: string;
+	answer?: AnswerFacts;
+}
+
+export function responseFacts(
+	req: ProviderRequest,
+	body: unknown,
+	check: AnswerCheckPlan | undefined,
+): ResponseFacts {
+	if (req.requiredPath && missingPath(body, req.requiredPath))
+		return { failed_check: `required_path:${req.requiredPath}` };
+	const schema = check?.schema;
+	if (req.preset) {
+		const a = presetAnswer(req.preset, body, req.name);
+		// Version 2 without an Answer Check: the preset's own check, as before (`empty_text`).
+		if (!check?.checkFinish && !schema) {
+			const failed = presetFailedCheck(a);
+			return failed ? { failed_check: failed } : {};
+		}
+		const finish = check?.checkFinish === true;
+		const parts = {
+			text: a.text,
+			toolCalls: 0,
+			finish: finish ? a.finish_reason : null,
+			refusal: finish && presetRefused(req.preset, body),
+		};
+		return { answer: answerFacts(parts, schema).facts };
+	}
+	if (!schema) return {};
+	return { answer: answerFacts(bodyParts(body), schema).facts };
+}
+
+/** Any other provider's body: its JSON as it came (a text body is parsed, fence and all). */
+function bodyParts(body: unknown) {
+	const text = typeof body === 'string' ? body : '';
+	return {
+		text: typeof body === 'string' ? body : 'body',
+		toolCalls: 0,
+		finish: null,
+		refusal: false,
+		json: typeof body === 'string' ? answerJson(text) : { ok: true as const, value: body },
+	};
+}
+
+/** The JSON a served answer's schema checked, for `success` (undefined without a schema). */
+export function parsedAnswer(
+	req: ProviderRequest,
+	body: unknown,
+	check: AnswerCheckPlan | undefined,
+): unknown {
+	if (!check?.schema) return undefined;
+	if (req.preset) {
+		const json = answerJson(presetAnswer(req.preset, body, req.name).text);
+		return json.ok ? json.value : undefined;
+	}
+	const json = bodyParts(body).json;
+	return json.ok ? json.value : undefined;
 }

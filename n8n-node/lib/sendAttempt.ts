@@ -5,7 +5,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { CallResult } from './attempt';
 import type { CallStep } from './hedgedCalls';
 import type { ItemContext } from './itemContext';
-import { failedCheck } from './responseCheck';
+import { responseFacts } from './responseCheck';
 import { offerBody } from './transport';
 
 /** One call as the step says, its outcome as the engine reads it: the Idempotency-Key and the
@@ -26,8 +26,9 @@ export async function send(
 	const result = await c.call(req, headers, step.deadline_ms, cancel, step.stream, claim);
 	const outcome = result.outcome;
 	if (outcome.kind === 'status') {
-		const failed = failedCheck(req, result.body);
-		if (failed) outcome.failed_check = failed;
+		const facts = responseFacts(req, result.body, c.plan.answerCheck);
+		if (facts.failed_check) outcome.failed_check = facts.failed_check;
+		if (facts.answer) outcome.answer = facts.answer;
 	}
 	offerBody(outcome, result.body);
 	return result;

@@ -3,7 +3,7 @@
 import { anthropicMessagesAnswer, anthropicMessagesRequest } from './anthropicMessages';
 import { geminiGenerateContentAnswer, geminiGenerateContentRequest } from './geminiGenerateContent';
 import { openAiChatAnswer, openAiChatRequest } from './openAiChat';
-import type { PresetAnswer, PresetFields, PresetRequest } from './shared';
+import { asObject, at, type PresetAnswer, type PresetFields, type PresetRequest } from './shared';
 
 export type { PresetAnswer, PresetFields, PresetRequest } from './shared';
 export { PresetInputError } from './shared';
@@ -57,6 +57,14 @@ export function presetRequest(kind: PresetKind, fields: PresetFields): PresetReq
  * (text) or null. */
 export function presetAnswer(kind: PresetKind, body: unknown, provider: string): PresetAnswer {
 	return preset(kind).answer(body, provider);
+}
+
+/** Whether the vendor marked the answer a refusal apart from its finish word (OpenAI's
+ * `message.refusal` text; Anthropic says it in `stop_reason`, read as the finish word). */
+export function presetRefused(kind: PresetKind, body: unknown): boolean {
+	if (kind !== 'openAiChat') return false;
+	const refusal = at(asObject(body), 'choices', 0, 'message', 'refusal');
+	return typeof refusal === 'string' && refusal.trim() !== '';
 }
 
 /** The `failed_check` a preset's default response check reports: the answer has no text. */

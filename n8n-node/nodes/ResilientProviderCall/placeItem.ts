@@ -5,6 +5,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { runData } from '../../lib/resilience';
 import type { ItemPlan } from '../../lib/params';
 import { presetAnswer } from '../../lib/presets';
+import { parsedAnswer } from '../../lib/responseCheck';
 import type { ItemResult } from '../../lib/itemResult';
 
 export const SUCCESS = 0;
@@ -64,7 +65,16 @@ export function inInputOrder(out: INodeExecutionData[][]) {
  * vendor's body beside it only under Include Raw Response), any other body as it came. */
 function answerOf(plan: ItemPlan, provider: string, body: unknown): unknown {
 	const req = plan.requests.find((q) => q.name === provider);
-	if (!req?.preset) return body;
+	if (!req) return body;
+	// The JSON the Answer Check's schema passed, beside the answer it came from.
+	const parsed = parsedAnswer(req, body, plan.answerCheck);
+	const withParsed = (v: unknown) =>
+		parsed === undefined
+			? v
+			: v !== null && typeof v === 'object' && !Array.isArray(v)
+				? { ...(v as IDataObject), parsed }
+				: { data: v, parsed };
+	if (!req.preset) return withParsed(body);
 	const answer = presetAnswer(req.preset, body, provider);
-	return req.includeRawResponse ? { ...answer, raw: body } : answer;
+	return withParsed(req.includeRawResponse ? { ...answer, raw: body } : answer);
 }

@@ -2,6 +2,7 @@
 // happens on exhaustion, the policy and the store. Each setting is shown only under the
 // operations that use it.
 import type { INodeProperties } from 'n8n-workflow';
+import { answerCheck } from './answerCheck';
 import { credentialTypesUsed } from './credentials';
 import { providerRow } from './provider';
 import { breaker, retryPolicy } from './policy';
@@ -98,6 +99,7 @@ export const properties: INodeProperties[] = [
 		description: 'What success carries when every provider is exhausted, e.g. {"text": ""}',
 		displayOptions: { show: { operation: ['callChain'], onExhaustion: ['default'] } },
 	},
+	answerCheck,
 	retryPolicy,
 	breaker,
 	{

@@ -1,0 +1,31 @@
+// Call Chain's Answer Check as the plan holds it: the schema compiled once (a bad one is a
+// NodeOperationError naming the field), whether LLM presets' finish words and refusals are
+// handed to the engine, and whether the engine counts the workflow's own misses.
+import type { IDataObject } from 'n8n-workflow';
+import type { ChainConfig } from '../engine';
+import { readSchema, type AnswerSchema } from '../answerCheck/schema';
+import type { Fail } from './fields';
+
+export interface AnswerCheckPlan {
+	schema?: AnswerSchema;
+	/** Hand an LLM preset's finish word and refusal to the engine (cut, filtered, refused). */
+	checkFinish: boolean;
+}
+
+export function readAnswerCheck(
+	raw: IDataObject,
+	version: number,
+	config: ChainConfig,
+	fail: Fail,
+): AnswerCheckPlan {
+	let schema: AnswerSchema | undefined;
+	try {
+		schema = readSchema(raw.jsonSchema);
+	} catch (e) {
+		fail(`Answer Check: "JSON Schema" ${(e as Error).message}`);
+	}
+	if (raw.countAnswerMisses === true) config.count_answer_misses = true;
+	// Not added to the collection: on from version 2.1 (a new default comes with a new version).
+	const checkFinish = typeof raw.checkFinish === 'boolean' ? raw.checkFinish : version >= 2.1;
+	return { schema, checkFinish };
+}
