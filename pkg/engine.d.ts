@@ -220,6 +220,11 @@ export class Engine {
     free(): void;
     [Symbol.dispose](): void;
     /**
+     * The answer check a streamed answer that never committed fails (`undefined`: it passes and
+     * is handed over); `answer` as an outcome's `answer`. Crossed once, at such a stream's end.
+     */
+    answerFails(answer: any): string | undefined;
+    /**
      * Guard, first half: which provider may be called now, without calling. `lease` names the
      * ticket's leases fleet-wide; `scope` is the store scope the ticket is valid in.
      */

@@ -15,6 +15,24 @@ class Engine {
         wasm.__wbg_engine_free(ptr, 0);
     }
     /**
+     * The answer check a streamed answer that never committed fails (`undefined`: it passes and
+     * is handed over); `answer` as an outcome's `answer`. Crossed once, at such a stream's end.
+     * @param {any} answer
+     * @returns {string | undefined}
+     */
+    answerFails(answer) {
+        const ret = wasm.engine_answerFails(this.__wbg_ptr, answer);
+        if (ret[3]) {
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        let v1;
+        if (ret[0] !== 0) {
+            v1 = getStringFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        }
+        return v1;
+    }
+    /**
      * Guard, first half: which provider may be called now, without calling. `lease` names the
      * ticket's leases fleet-wide; `scope` is the store scope the ticket is valid in.
      * @param {number} now_ms

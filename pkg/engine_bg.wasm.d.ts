@@ -4,6 +4,7 @@ export const memory: WebAssembly.Memory;
 export const __wbg_engine_free: (a: number, b: number) => void;
 export const __wbg_item_free: (a: number, b: number) => void;
 export const __wbg_pool_free: (a: number, b: number) => void;
+export const engine_answerFails: (a: number, b: any) => [number, number, number, number];
 export const engine_check: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number) => [number, number, number];
 export const engine_commits: (a: number, b: number, c: number, d: number) => number;
 export const engine_inspect: (a: number, b: number, c: number, d: number) => [number, number, number];

@@ -124,6 +124,14 @@ impl Engine {
         crate::stream::commits(&crate::stream::ChunkFacts { text_chars, tool_call_chunks, reasoning_chars })
     }
 
+    /// The answer check a streamed answer that never committed fails (`undefined`: it passes and
+    /// is handed over); `answer` as an outcome's `answer`. Crossed once, at such a stream's end.
+    #[wasm_bindgen(js_name = answerFails)]
+    pub fn answer_fails(&self, answer: JsValue) -> Result<Option<String>, JsValue> {
+        let facts = wasm_input::answer_facts(&answer).map_err(js_error)?;
+        Ok(facts.and_then(|f| f.failed()).map(|c| c.name().to_string()))
+    }
+
     /// After a lost compare-and-set race (the `lost_in_row`-th): read again, give the shared
     /// store up, drop a record's write, or defer the item. Crossed only when a race is lost.
     #[wasm_bindgen(js_name = raceLost, unchecked_return_type = "RaceVerdict")]

@@ -81,7 +81,12 @@ fn facts(v: &JsValue) -> Result<Outcome, EngineError> {
 /// `answer?: { empty?, finish?, refusal?, schema_checked?, schema_errors?: [{ path, message }] }`:
 /// what the node saw of a success answer ([`crate::answer_check`]).
 fn answer(v: &JsValue) -> Result<Option<AnswerFacts>, EngineError> {
-    let a = field(v, "answer");
+    answer_facts(&field(v, "answer"))
+}
+
+/// An outcome's `answer` object on its own.
+pub fn answer_facts(a: &JsValue) -> Result<Option<AnswerFacts>, EngineError> {
+    let a = a.clone();
     if a.is_undefined() || a.is_null() {
         return Ok(None);
     }

@@ -141,7 +141,7 @@ export function readItemPlan(
 		version >= 2
 			? readAnswerCheck(
 					ctx.getNodeParameter('answerCheck', i, {}) as IDataObject,
-					version,
+					version >= 2.1,
 					config,
 					fail,
 				)

@@ -2,7 +2,7 @@
 // preset's answer (text, finish word, refusal) and the chain's JSON Schema. Everything here only
 // reads the body; which check failed and what it counts against is the engine's rule.
 import type { AnswerFacts } from './engine';
-import { answerFacts } from './answerCheck/facts';
+import { answerFacts, checkedFacts } from './answerCheck/facts';
 import { answerJson } from './answerCheck/answerJson';
 import type { AnswerCheckPlan } from './plan/answerCheck';
 import { presetAnswer, presetFailedCheck, presetRefused } from './presets';
@@ -24,19 +24,17 @@ export function responseFacts(
 	const schema = check?.schema;
 	if (req.preset) {
 		const a = presetAnswer(req.preset, body, req.name);
-		// Version 2 without an Answer Check: the preset's own check, as before (`empty_text`).
-		if (!check?.checkFinish && !schema) {
-			const failed = presetFailedCheck(a);
-			return failed ? { failed_check: failed } : {};
-		}
-		const finish = check?.checkFinish === true;
 		const parts = {
 			text: a.text,
 			toolCalls: 0,
-			finish: finish ? a.finish_reason : null,
-			refusal: finish && presetRefused(req.preset, body),
+			finish: a.finish_reason,
+			refusal: presetRefused(req.preset, body),
 		};
-		return { answer: answerFacts(parts, schema).facts };
+		const answer = checkedFacts(check, parts);
+		if (answer) return { answer };
+		// Version 2 without an Answer Check: the preset's own check, as before (`empty_text`).
+		const failed = presetFailedCheck(a);
+		return failed ? { failed_check: failed } : {};
 	}
 	if (!schema) return {};
 	return { answer: answerFacts(bodyParts(body), schema).facts };

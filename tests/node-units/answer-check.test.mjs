@@ -40,7 +40,10 @@ test('an answer off the schema gives each leaf error with its JSON pointer, none
 	const errors = s.check({ title: 'Hi', words: 'many', author: {}, extra: 1 });
 	const paths = errors.map((e) => e.path).sort();
 	assert.deepEqual(paths, ['', '/author', '/title', '/words'], JSON.stringify(errors));
-	assert.ok(errors.every((e) => !/does not match schema\.$/.test(e.message)), JSON.stringify(errors));
+	assert.ok(
+		errors.every((e) => !/does not match schema\.$/.test(e.message)),
+		JSON.stringify(errors),
+	);
 });
 
 test("a model's JSON is read fenced or bare; anything else is an error at the root", () => {
@@ -62,7 +65,12 @@ test('the facts handed to the engine say what the answer was, not what to do', (
 		{ text: '{"title":"Hello","words":3}', toolCalls: 0, finish: 'stop', refusal: false },
 		schema,
 	);
-	assert.deepEqual(good.facts, { empty: false, finish: 'stop', refusal: false, schema_checked: true });
+	assert.deepEqual(good.facts, {
+		empty: false,
+		finish: 'stop',
+		refusal: false,
+		schema_checked: true,
+	});
 	assert.deepEqual(good.parsed, { title: 'Hello', words: 3 });
 	const empty = answerFacts({ text: '  ', toolCalls: 0, finish: 'stop', refusal: false });
 	assert.equal(empty.facts.empty, true);
@@ -81,7 +89,10 @@ test('Call Chain: a preset answer is checked only as its version and Answer Chec
 	});
 	assert.deepEqual(responseFacts(req, body('cut', 'length'), { checkFinish: false }), {});
 	// Version 2.1: the finish word and the refusal go to the engine.
-	assert.equal(responseFacts(req, body('cut', 'length'), { checkFinish: true }).answer.finish, 'length');
+	assert.equal(
+		responseFacts(req, body('cut', 'length'), { checkFinish: true }).answer.finish,
+		'length',
+	);
 	assert.equal(
 		responseFacts(req, body(null, 'stop', 'I cannot help with that'), { checkFinish: true }).answer
 			.refusal,
@@ -91,11 +102,20 @@ test('Call Chain: a preset answer is checked only as its version and Answer Chec
 	const miss = responseFacts(req, body('{"title":"x"}'), { checkFinish: true, schema });
 	assert.ok(miss.answer.schema_errors.length >= 2, JSON.stringify(miss));
 	const fine = body('```json\n{"title":"Hello","words":2}\n```');
-	assert.equal(responseFacts(req, fine, { checkFinish: true, schema }).answer.schema_errors, undefined);
-	assert.deepEqual(parsedAnswer(req, fine, { checkFinish: true, schema }), { title: 'Hello', words: 2 });
+	assert.equal(
+		responseFacts(req, fine, { checkFinish: true, schema }).answer.schema_errors,
+		undefined,
+	);
+	assert.deepEqual(parsedAnswer(req, fine, { checkFinish: true, schema }), {
+		title: 'Hello',
+		words: 2,
+	});
 	// Any other provider: its body is the answer.
 	const http = { name: 'h', requiredPath: '' };
-	assert.equal(responseFacts(http, { title: 'Hello', words: 1 }, { schema }).answer.schema_errors, undefined);
+	assert.equal(
+		responseFacts(http, { title: 'Hello', words: 1 }, { schema }).answer.schema_errors,
+		undefined,
+	);
 	assert.ok(responseFacts(http, '{"title":1}', { schema }).answer.schema_errors.length > 0);
 	assert.deepEqual(responseFacts(http, { any: 1 }, { checkFinish: true }), {});
 });

@@ -4,6 +4,7 @@
 import type { AnswerFacts } from '../engine';
 import { answerJson, type Parsed } from './answerJson';
 import type { AnswerSchema } from './schema';
+import type { AnswerCheckPlan } from '../plan/answerCheck';
 
 /** What the caller read of an answer, as it came. */
 export interface AnswerParts {
@@ -38,4 +39,15 @@ export function answerFacts(p: AnswerParts, schema?: AnswerSchema): CheckedAnswe
 	const errors = schema.check(json.value);
 	if (errors.length) facts.schema_errors = errors;
 	return { facts, parsed: json.value };
+}
+
+/** The facts a node's Answer Check hands over for `p`: none when it checks nothing (the node's
+ * older versions), the finish word and refusal only when it checks them. */
+export function checkedFacts(
+	check: AnswerCheckPlan | undefined,
+	p: AnswerParts,
+): AnswerFacts | undefined {
+	if (!check || (!check.checkFinish && !check.schema)) return undefined;
+	const parts = check.checkFinish ? p : { ...p, finish: null, refusal: false };
+	return answerFacts(parts, check.schema).facts;
 }

@@ -55,7 +55,9 @@ export class AnswerSchema {
 			const e = meta.errors.reduce((a, b) =>
 				b.instanceLocation.length > a.instanceLocation.length ? b : a,
 			);
-			throw new Error(`is not a valid JSON Schema: ${pointer(e.instanceLocation) || '/'} ${e.error}`);
+			throw new Error(
+				`is not a valid JSON Schema: ${pointer(e.instanceLocation) || '/'} ${e.error}`,
+			);
 		}
 		const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : '';
 		this.validator = new Validator(schema, DRAFTS[declared] ?? '2020-12', false);

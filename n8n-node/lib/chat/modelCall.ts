@@ -20,8 +20,10 @@ import type { StateStore } from '../store/types';
 import { Cancelled } from '../attemptAbort';
 import { attempt } from '../attempt';
 import { DEADLINE_CODE } from '../engineConstants';
-import { ANSWERED, errorText, outcomeOfModelError } from './outcome';
+import { answered, errorText, outcomeOfModelError } from './outcome';
 import { ChunkChannel } from './chunkChannel';
+import { chatAnswerParts } from './answerParts';
+import { checkedFacts } from '../answerCheck/facts';
 import { streamAttempt } from './streamAttempt';
 import { takeOver } from './takeOver';
 import type { ChatCall, ChatModel } from './wrapper';
@@ -82,7 +84,9 @@ export function chatCall(chain: ChatChain): ChatCall {
 						...passed,
 						signal: abort.signal,
 					});
-					return { outcome: ANSWERED, body: answer };
+					// The answer as it came, for the engine's answer checks.
+					const facts = checkedFacts(plan.answerCheck, chatAnswerParts(answer));
+					return { outcome: answered(facts), body: answer };
 				},
 				(error, fired) => {
 					errors.set(provider, error);
@@ -114,6 +118,8 @@ export function chatCall(chain: ChatChain): ChatCall {
 						claim,
 						deliver: (chunk) => streamed.push(chunk),
 						failed: (error) => errors.set(provider, error),
+						check: (answer) => checkedFacts(plan.answerCheck, chatAnswerParts(answer)),
+						fails: (facts) => chain.engine.answerFails(facts),
 					});
 				},
 				logger: ctx.logger,

@@ -2,7 +2,7 @@
 // (errorFacts.ts); the engine decides what they mean. Errors arrive wrapped by n8n
 // (NodeApiError: `httpCode` a string, the client's error under a non-enumerable `cause`), or raw
 // from a plain LangChain client.
-import type { Outcome, OutcomeFacts } from '../engine';
+import type { AnswerFacts, Outcome, OutcomeFacts } from '../engine';
 import { BODY_LIMIT } from '../engineConstants';
 import { CLIENT_ERROR, errorChain, factsOfError } from '../errorFacts';
 import { bodyExcerpt } from '../transport';
@@ -28,3 +28,7 @@ export function errorText(error: unknown): string {
 
 /** A model call that answered: the engine reads an answer without a status as a success. */
 export const ANSWERED: Outcome = { kind: 'facts', answered: true };
+
+/** An answer with what the Answer Check read of it (none: it checks nothing). */
+export const answered = (answer: AnswerFacts | undefined): Outcome =>
+	answer ? { kind: 'facts', answered: true, answer } : ANSWERED;

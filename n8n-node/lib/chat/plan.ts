@@ -8,7 +8,13 @@
 // Long"); a retryable failure moves on at once to a model that can take the call (Fail Over
 // First); its calls may stream (when its root node does). These are the chat model's column of
 // the engine's defaults table (CHAT_OVERRIDES), given to the engine where the user set nothing.
-import type { IExecuteFunctions, ISupplyDataFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type ISupplyDataFunctions,
+} from 'n8n-workflow';
+import { readAnswerCheck } from '../plan/answerCheck';
 import { CHAT_OVERRIDES } from '../engineConstants';
 import { readItemPlan, type ItemPlan } from '../params';
 import type { Connected } from './connected';
@@ -40,5 +46,14 @@ export function readChatPlan(
 	const plan = readItemPlan(view as unknown as IExecuteFunctions, 0);
 	const config = { ...CHAT_OVERRIDES, ...plan.config };
 	config.providers = config.providers.map((p) => ({ ...p, idempotent: true }));
-	return { ...plan, config, keys: plan.requests.map(() => null) };
+	// Answer Check: on by default from version 1.1 (empty, cut, filtered, refused answers move on).
+	const answerCheck = readAnswerCheck(
+		ctx.getNodeParameter('answerCheck', 0, {}) as IDataObject,
+		ctx.getNode().typeVersion >= 1.1,
+		config,
+		(message) => {
+			throw new NodeOperationError(ctx.getNode(), message);
+		},
+	);
+	return { ...plan, config, keys: plan.requests.map(() => null), answerCheck };
 }

@@ -6,13 +6,13 @@
 // goes to the caller as it arrives, and the stream's end is the attempt's one outcome: answered,
 // or broken (dropped, idle past the limit, past the item's budget).
 import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
-import type { Outcome, StreamStep } from '../engine';
+import type { AnswerFacts, Outcome, StreamStep } from '../engine';
 import { Cancelled } from '../attemptAbort';
 import { attempt, type CallResult } from '../attempt';
 import { DEADLINE_CODE, IDLE_TIMEOUT_CODE } from '../engineConstants';
 import type { Watch } from '../timers';
 import { chunkFacts, type ChunkFacts } from './chunkFacts';
-import { ANSWERED, errorText, outcomeOfModelError } from './outcome';
+import { answered, errorText, outcomeOfModelError } from './outcome';
 import type { ChatModel } from './wrapper';
 
 export interface StreamedAttempt {
@@ -31,6 +31,11 @@ export interface StreamedAttempt {
 	deliver: (chunk: AIMessageChunk) => void;
 	/** The error a failed attempt threw (the model's own, thrown to the caller if it ends so). */
 	failed: (error: unknown) => void;
+	/** The Answer Check's facts for an answer that never committed (nothing of it reached the
+	 * caller yet, so another model may still take the call). */
+	check?: (answer: AIMessageChunk) => AnswerFacts | undefined;
+	/** The engine's rule: the check these facts fail, if any. */
+	fails?: (facts: AnswerFacts) => string | undefined;
 }
 
 /** The engine's code for each of the stream's timers: before the commit a timeout like any
@@ -67,9 +72,13 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 				if (idle) idle.restart();
 				else idle = abort.after(a.limits.idle_ms, 'idle');
 			}
-			// An answer with nothing that commits (an empty text): still the answer.
+			// An answer with nothing that commits (an empty text, a refusal): checked before it is
+			// handed over, so a failed check moves the call on with nothing delivered.
+			const facts = !committed && pending ? a.check?.(pending) : undefined;
+			const outcome = answered(facts);
+			if (facts && a.fails?.(facts)) return { outcome, body: undefined };
 			if (!committed && pending) a.deliver(pending);
-			return { outcome: ANSWERED, body: undefined };
+			return { outcome, body: undefined };
 		},
 		(error, fired) => {
 			a.failed(error);

@@ -12,9 +12,11 @@ export interface AnswerCheckPlan {
 	checkFinish: boolean;
 }
 
+/** `finishByDefault`: the node's version's default when Fail Over on Cut, Filtered or Refused
+ * Answers is not added (a new default comes with a new version: Call Chain 2.1, chat model 1.1). */
 export function readAnswerCheck(
 	raw: IDataObject,
-	version: number,
+	finishByDefault: boolean,
 	config: ChainConfig,
 	fail: Fail,
 ): AnswerCheckPlan {
@@ -25,7 +27,6 @@ export function readAnswerCheck(
 		fail(`Answer Check: "JSON Schema" ${(e as Error).message}`);
 	}
 	if (raw.countAnswerMisses === true) config.count_answer_misses = true;
-	// Not added to the collection: on from version 2.1 (a new default comes with a new version).
-	const checkFinish = typeof raw.checkFinish === 'boolean' ? raw.checkFinish : version >= 2.1;
+	const checkFinish = typeof raw.checkFinish === 'boolean' ? raw.checkFinish : finishByDefault;
 	return { schema, checkFinish };
 }

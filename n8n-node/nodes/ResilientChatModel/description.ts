@@ -6,6 +6,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { CHAT_DEFAULTS, ENGINE_DEFAULTS as D, PROVIDER_DEFAULTS } from '../../lib/engineConstants';
 import { breaker, retryPolicyWith } from '../ResilientProviderCall/v2/policy';
+import { answerCheck } from '../ResilientProviderCall/v2/answerCheck';
 import { store } from '../ResilientProviderCall/v2/store';
 import { numberField } from '../ResilientProviderCall/v2/numberField';
 
@@ -50,8 +51,25 @@ const shared: INodeProperties[] = [
 		].sort(byName),
 	},
 	always(breaker),
+	chatAnswerCheck(),
 	...store,
 ];
+
+/** Call Chain's Answer Check, worded for connected models. */
+function chatAnswerCheck(): INodeProperties {
+	const texts: Record<string, string> = {
+		checkFinish:
+			'Whether an empty answer, one cut at its token limit (finish_reason length, stop_reason max_tokens, MAX_TOKENS), filtered (content_filter, SAFETY) or refused (a refusal) moves on to the next model. Not added: on from version 1.1 of this node, off before. A streamed answer is checked before its first chunk reaches the root node only when nothing of it committed.',
+		jsonSchema:
+			"The answer must satisfy this JSON Schema on every model: its text (a Markdown code fence taken off) or, under an AI Agent with a required output format, its final-answer tool call's output. An answer that misses it moves on to the next model; with none left the call fails with the validation errors.",
+	};
+	return {
+		...always(answerCheck),
+		options: (answerCheck.options as INodeProperties[]).map((o) =>
+			texts[o.name] ? { ...o, description: texts[o.name] } : o,
+		),
+	};
+}
 
 export const properties: INodeProperties[] = [
 	{

@@ -36,7 +36,7 @@ export const answerCheck: INodeProperties = {
 			default: '',
 			placeholder: 'e.g. { "type": "object", "required": ["title"] }',
 			description:
-				"The answer must satisfy this JSON Schema on every provider: an LLM preset's text (a ```json fence taken off), any other provider's body. The parsed answer is on success under \"parsed\"; an answer that misses it moves on to the next provider.",
+				'The answer must satisfy this JSON Schema on every provider: an LLM preset\'s text (a Markdown code fence taken off), any other provider\'s body. The parsed answer is on success under "parsed"; an answer that misses it moves on to the next provider.',
 		},
 	],
 };

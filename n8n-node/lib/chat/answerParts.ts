@@ -1,0 +1,53 @@
+// What a connected model's answer (an AIMessage, or a stream's merged chunks) says of itself, as
+// each LangChain vendor package puts it: its text, its tool calls, its finish word and a refusal.
+// Read as they came; the engine decides what a cut, filtered, refused or empty answer means.
+import type { BaseMessage } from '@langchain/core/messages';
+import { FINAL_ANSWER_TOOL, finalAnswerArgs } from '../answerCheck/answerJson';
+import type { AnswerParts } from '../answerCheck/facts';
+
+type Bag = Record<string, unknown>;
+const bag = (v: unknown): Bag => (v !== null && typeof v === 'object' ? (v as Bag) : {});
+const word = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** The finish word where each package leaves it: OpenAI, Groq (`finish_reason`), Anthropic
+ * (`stop_reason`, in additional_kwargs when streamed), Gemini and Mistral (`finishReason`),
+ * Ollama (`done_reason`), Bedrock (`stopReason`, `messageStop.stopReason` streamed), OpenAI's
+ * Responses API (`incomplete_details.reason`). */
+function finishOf(m: BaseMessage): string | null {
+	const meta = bag((m as { response_metadata?: unknown }).response_metadata);
+	const extra = bag(m.additional_kwargs);
+	return (
+		word(meta.finish_reason) ??
+		word(meta.stop_reason) ??
+		word(meta.finishReason) ??
+		word(meta.done_reason) ??
+		word(meta.stopReason) ??
+		word(bag(meta.messageStop).stopReason) ??
+		word(bag(meta.incomplete_details).reason) ??
+		word(extra.stop_reason) ??
+		null
+	);
+}
+
+function textOf(m: BaseMessage): string {
+	const c = m.content;
+	if (typeof c === 'string') return c;
+	if (!Array.isArray(c)) return '';
+	return c.map((p) => (typeof p === 'string' ? p : (word(bag(p).text) ?? ''))).join('');
+}
+
+export function chatAnswerParts(m: BaseMessage): AnswerParts {
+	const calls = (
+		(m as { tool_calls?: { name?: string; args?: unknown }[] }).tool_calls ?? []
+	).filter(Boolean);
+	const final = calls.find((c) => c.name === FINAL_ANSWER_TOOL);
+	const refusal = word(bag(m.additional_kwargs).refusal);
+	return {
+		text: textOf(m),
+		toolCalls: calls.length,
+		finish: finishOf(m),
+		refusal: refusal !== undefined && refusal.trim() !== '',
+		// Under an AI Agent with structured output the answer is its final-answer tool call.
+		...(final ? { json: { ok: true as const, value: finalAnswerArgs(final.args) } } : {}),
+	};
+}
