@@ -125,6 +125,49 @@ export function startProviders(port = 0, logFile = null) {
 				const delay = Number(url.searchParams.get('delay') ?? 0);
 				return delay ? setTimeout(reply, delay) : reply();
 			}
+			// Answer Check's vendors, in OpenAI's chat completions dialect (an LLM preset's base URL
+			// /answers/<mode>/<id>): `badjson3` answers text that is not JSON on every third arrival,
+			// `cut4` an answer cut at its token limit (finish_reason length) on every fourth,
+			// `valid` a fenced JSON brief always; `policy400` a content-policy 400, `refusal` OpenAI's
+			// refusal, `empty` no text. Each arrival records what it was answered.
+			if (route.startsWith('/answers/')) {
+				const [, , mode, id] = route.split('/');
+				const n = seen; // per route: per mode and id
+				arrival.id = id;
+				const brief = `\`\`\`json\n${JSON.stringify({ title: `Brief ${n}`, words: 100 + n, tags: ['a'], by: id })}\n\`\`\``;
+				const chat = (content, finish = 'stop', refusal = null) =>
+					send(res, 200, {
+						id: `chatcmpl-${id}-${n}`,
+						object: 'chat.completion',
+						model: 'gpt-4o-mini',
+						choices: [
+							{ index: 0, message: { role: 'assistant', content, refusal }, finish_reason: finish },
+						],
+						usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+					});
+				const answer =
+					mode === 'badjson3' && n % 3 === 1
+						? 'bad'
+						: mode === 'cut4' && n % 4 === 1
+							? 'cut'
+							: ['policy400', 'refusal', 'empty'].includes(mode)
+								? mode
+								: 'ok';
+				arrival.answered = answer;
+				if (answer === 'bad') return chat('Sure! Here is the brief: {"title": "Brief", words: 12');
+				if (answer === 'cut') return chat('```json\n{"title": "Brief", "wor', 'length');
+				if (answer === 'policy400')
+					return send(res, 400, {
+						error: {
+							message: 'Your request was rejected as a result of our safety system.',
+							type: 'invalid_request_error',
+							code: 'content_policy_violation',
+						},
+					});
+				if (answer === 'refusal') return chat(null, 'stop', "I'm sorry, I can't help with that.");
+				if (answer === 'empty') return chat('');
+				return chat(brief);
+			}
 			if (route === '/always500') return send(res, 500, { error: 'down' });
 			// A storm: `pct` of every 100 arrivals (of this route and id) answer 503, spread.
 			if (route === '/storm') {
