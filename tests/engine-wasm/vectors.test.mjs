@@ -26,6 +26,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 			.filter((m) => m !== 'constructor' && m !== 'free' && !m.startsWith('__'))
 			.sort();
 	assert.deepEqual(methods(shipped.Engine), [
+		'answerFails',
 		'check',
 		'commits',
 		'inspect',
