@@ -3,7 +3,7 @@
 // reads the body; which check failed and what it counts against is the engine's rule.
 import type { AnswerFacts } from './engine';
 import { answerFacts, checkedFacts } from './answerCheck/facts';
-import { answerJson } from './answerCheck/answerJson';
+import { answerJson, type Parsed } from './answerCheck/answerJson';
 import type { AnswerCheckPlan } from './plan/answerCheck';
 import { presetAnswer, presetFailedCheck, presetRefused } from './presets';
 import type { ProviderRequest } from './params';
@@ -48,7 +48,7 @@ function bodyParts(body: unknown) {
 		toolCalls: 0,
 		finish: null,
 		refusal: false,
-		json: typeof body === 'string' ? answerJson(text) : { ok: true as const, value: body },
+		json: (): Parsed => (typeof body === 'string' ? answerJson(text) : { ok: true, value: body }),
 	};
 }
 
@@ -63,6 +63,6 @@ export function parsedAnswer(
 		const json = answerJson(presetAnswer(req.preset, body, req.name).text);
 		return json.ok ? json.value : undefined;
 	}
-	const json = bodyParts(body).json;
+	const json = bodyParts(body).json();
 	return json.ok ? json.value : undefined;
 }

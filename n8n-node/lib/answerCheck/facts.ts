@@ -13,8 +13,9 @@ export interface AnswerParts {
 	/** The vendor's finish word, as it came. */
 	finish: string | null;
 	refusal: boolean;
-	/** The answer's JSON, when it is not the text's (the AI Agent's final-answer tool call). */
-	json?: Parsed;
+	/** The answer's JSON, when it is not read from the text as it is (the AI Agent's final-answer
+	 * tool call, the output parser's wrapper taken off); read only when a schema checks it. */
+	json?: () => Parsed;
 }
 
 export interface CheckedAnswer {
@@ -31,7 +32,7 @@ export function answerFacts(p: AnswerParts, schema?: AnswerSchema): CheckedAnswe
 	};
 	if (!schema) return { facts };
 	facts.schema_checked = true;
-	const json = p.json ?? answerJson(p.text);
+	const json = p.json ? p.json() : answerJson(p.text);
 	if (!json.ok) {
 		facts.schema_errors = [json.error];
 		return { facts };

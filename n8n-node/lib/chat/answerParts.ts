@@ -2,7 +2,12 @@
 // each LangChain vendor package puts it: its text, its tool calls, its finish word and a refusal.
 // Read as they came; the engine decides what a cut, filtered, refused or empty answer means.
 import type { BaseMessage } from '@langchain/core/messages';
-import { FINAL_ANSWER_TOOL, finalAnswerArgs } from '../answerCheck/answerJson';
+import {
+	answerJson,
+	FINAL_ANSWER_TOOL,
+	finalAnswerArgs,
+	type Parsed,
+} from '../answerCheck/answerJson';
 import type { AnswerParts } from '../answerCheck/facts';
 
 type Bag = Record<string, unknown>;
@@ -47,7 +52,13 @@ export function chatAnswerParts(m: BaseMessage): AnswerParts {
 		toolCalls: calls.length,
 		finish: finishOf(m),
 		refusal: refusal !== undefined && refusal.trim() !== '',
-		// Under an AI Agent with structured output the answer is its final-answer tool call.
-		...(final ? { json: { ok: true as const, value: finalAnswerArgs(final.args) } } : {}),
+		// Under an AI Agent with structured output the answer is its final-answer tool call; under
+		// a chain with n8n's Structured Output Parser, its text. Either way the parser's wrapper
+		// (`output`) is taken off: the schema is the user's, as the parser's own is.
+		json: (): Parsed => {
+			if (final) return { ok: true, value: finalAnswerArgs(final.args) };
+			const parsed = answerJson(textOf(m));
+			return parsed.ok ? { ok: true, value: finalAnswerArgs(parsed.value) } : parsed;
+		},
 	};
 }

@@ -120,6 +120,8 @@ export function chatCall(chain: ChatChain): ChatCall {
 						failed: (error) => errors.set(provider, error),
 						check: (answer) => checkedFacts(plan.answerCheck, chatAnswerParts(answer)),
 						fails: (facts) => chain.engine.answerFails(facts),
+						// A schema needs the whole answer: the stream is held until it passes.
+						hold: plan.answerCheck?.schema !== undefined,
 					});
 				},
 				logger: ctx.logger,

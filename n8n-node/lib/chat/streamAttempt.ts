@@ -36,6 +36,11 @@ export interface StreamedAttempt {
 	check?: (answer: AIMessageChunk) => AnswerFacts | undefined;
 	/** The engine's rule: the check these facts fail, if any. */
 	fails?: (facts: AnswerFacts) => string | undefined;
+	/** Hold the whole answer until it is checked (a JSON Schema needs all of it): nothing reaches
+	 * the caller before the stream ends, and an answer that fails moves on to the next model. The
+	 * held answer still commits at its first chunk for the timers (the idle limit runs, the
+	 * first-chunk deadline is cleared) and for hedging. */
+	hold?: boolean;
 }
 
 /** The engine's code for each of the stream's timers: before the commit a timeout like any
@@ -48,6 +53,8 @@ const TIMER_CODE = {
 
 export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 	let committed = false;
+	// Held chunks (`hold`): delivered only once the whole answer passed its check.
+	let held: AIMessageChunk[] | undefined;
 	return attempt<keyof typeof TIMER_CODE>(
 		a.cancel,
 		async (abort, started) => {
@@ -57,7 +64,9 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 			let pending: AIMessageChunk | undefined;
 			const stream = await a.model.stream(a.messages, { ...a.options, signal: abort.signal });
 			for await (const chunk of stream as AsyncIterable<AIMessageChunk>) {
-				if (committed) {
+				if (held) {
+					held.push(chunk);
+				} else if (committed) {
 					a.deliver(chunk);
 				} else {
 					pending = pending ? (pending.concat(chunk) as AIMessageChunk) : chunk;
@@ -66,23 +75,27 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 					if (a.claim && !a.claim(Date.now() - started)) throw new Cancelled();
 					committed = true;
 					abort.clear(first);
-					a.deliver(pending);
+					if (a.hold) held = [pending];
+					else a.deliver(pending);
 					pending = undefined;
 				}
 				if (idle) idle.restart();
 				else idle = abort.after(a.limits.idle_ms, 'idle');
 			}
-			// An answer with nothing that commits (an empty text, a refusal): checked before it is
-			// handed over, so a failed check moves the call on with nothing delivered.
-			const facts = !committed && pending ? a.check?.(pending) : undefined;
+			// An answer with nothing that commits (an empty text, a refusal), or a held one: checked
+			// before it is handed over, so a failed check moves the call on with nothing delivered.
+			const unsent = held ?? (!committed && pending ? [pending] : undefined);
+			const whole = unsent?.reduce((m, c) => m.concat(c) as AIMessageChunk);
+			const facts = whole ? a.check?.(whole) : undefined;
 			const outcome = answered(facts);
 			if (facts && a.fails?.(facts)) return { outcome, body: undefined };
-			if (!committed && pending) a.deliver(pending);
+			for (const chunk of unsent ?? []) a.deliver(chunk);
 			return { outcome, body: undefined };
 		},
 		(error, fired) => {
 			a.failed(error);
-			if (!committed) {
+			// Held, nothing of it reached the caller: an ordinary failure another model may mend.
+			if (!committed || held) {
 				const seen: Outcome = fired
 					? { kind: 'error', code: TIMER_CODE[fired] }
 					: outcomeOfModelError(error);
