@@ -114,6 +114,12 @@ function exampleFlow() {
 	return { wf, isChat: true };
 }
 
+const HELD_SCHEMA = {
+	type: 'object',
+	required: ['title', 'words'],
+	properties: { title: { type: 'string' }, words: { type: 'integer' } },
+};
+
 const openai = (id, name = id) => openAiModel(name, cred[id], [0, 0]);
 const claude = (id, name = id) => anthropicModel(name, cred[id], [0, 0]);
 
@@ -134,6 +140,8 @@ before(async () => {
 		'drop',
 		'spare',
 		'tdown',
+		'heldBad',
+		'heldGood',
 	])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	for (const id of ['exClaude', 'tool', 'toolCtl', 'dropSpare'])
@@ -153,6 +161,14 @@ before(async () => {
 	flows.leak = chatFlow('leak', { inputs: [openai('leak'), openai('leakDrop')] });
 	flows.drop = chatFlow('drop', { inputs: [openai('drop'), claude('dropSpare')] });
 	flows.example = exampleFlow();
+	// Answer Check with a JSON Schema (chat model 1.1): the stream is held until it passes.
+	flows.held = chatFlow('held', { inputs: [openai('heldBad'), openai('heldGood')] });
+	Object.assign(
+		flows.held.wf.nodes.find((n) => n.name === 'Resilient Chat Model'),
+		{
+			typeVersion: 1.1,
+		},
+	).parameters.answerCheck = { jsonSchema: JSON.stringify(HELD_SCHEMA) };
 	try {
 		n8n.importWorkflow(Object.values(flows).map((f) => f.wf));
 	} catch (e) {
@@ -344,4 +360,16 @@ test("Model 1 reflects the API key in its 503, Model 2 breaks mid-stream: the ke
 	);
 	for (const line of streamed) assert.doesNotMatch(JSON.stringify(line), new RegExp(KEYS.openai));
 	assert.doesNotMatch(server.log(), new RegExp(KEYS.openai), "n8n's log");
+});
+
+test('Answer Check with a JSON Schema: Model 1 streams text that is not JSON, held and never shown; Model 2 streams valid JSON, delivered delta for delta once it passed', async () => {
+	const good = ['{"title": "A good', ' brief", ', '"words": 3}'];
+	vendors.script('heldBad', [{ stream: { text: ['Not ', 'JSON ', 'at all.'] } }]);
+	vendors.script('heldGood', [{ stream: { text: good } }]);
+	const r = await ask(flows.held, 'Write a brief as JSON.', `s${uid()}`);
+	console.log(`n8n ${major}: held stream ${show(r)}`);
+	assert.deepEqual(items(r.lines), good, show(r));
+	assert.ok(!JSON.stringify(r.lines).includes('Not '), "Model 1's text reached no one");
+	assert.equal(at('heldBad'), 1);
+	assert.equal(at('heldGood'), 1);
 });
