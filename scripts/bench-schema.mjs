@@ -6,9 +6,12 @@
 // validation of a valid and of an invalid answer, the errors each gives for the invalid answer
 // (all of them: ajv allErrors, cfworker shortCircuit=false), and how each treats invalid schemas.
 //   node scripts/bench-schema.mjs [--from <dir>]
-// <dir> is where both packages resolve from (default: this repository, whose own ajv is eslint's
-// ajv 6: too old). A scratch install: npm init -y && npm install ajv @cfworker/json-schema.
-import { readFileSync, readdirSync } from 'node:fs';
+// <dir> is where both packages resolve from. Default: a scratch install under ~/.cache (ajv
+// 8.20.0 and @cfworker/json-schema 4.1.6 from the npm registry, made on the first run; this
+// repository's own ajv is eslint's ajv 6, too old).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,8 +19,18 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({ options: { from: { type: 'string', default: ROOT } } });
+const SCRATCH = path.join(os.homedir(), '.cache/n8n-nodes-resilient-provider-call/bench-schema');
+const { values: args } = parseArgs({ options: { from: { type: 'string', default: SCRATCH } } });
 const FROM = path.resolve(args.from);
+if (FROM === SCRATCH && !existsSync(path.join(SCRATCH, 'node_modules/ajv/package.json'))) {
+	mkdirSync(SCRATCH, { recursive: true });
+	writeFileSync(path.join(SCRATCH, 'package.json'), '{"private":true}\n');
+	execFileSync(
+		'npm',
+		['install', '--no-audit', '--no-fund', 'ajv@8.20.0', '@cfworker/json-schema@4.1.6'],
+		{ cwd: SCRATCH, stdio: 'inherit' },
+	);
+}
 const COMPILES = 50;
 const RUNS = 5;
 const N = 10_000;

@@ -29,7 +29,15 @@ test('a schema that is not JSON Schema is refused with what is wrong, before any
 	);
 	assert.throws(() => readSchema('{ nope'), /is not JSON/);
 	assert.throws(() => readSchema('[1]'), /must be a JSON object/);
-	assert.throws(() => readSchema({ $ref: '#/definitions/missing' }), /./, 'a $ref to nowhere');
+	assert.throws(() => readSchema({ $ref: '#/definitions/missing' }), /points nowhere/);
+	assert.throws(
+		() => readSchema({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }),
+		/"#\/\$defs\/missing" points nowhere/,
+		'a nested $ref to nowhere, found before any answer reaches it',
+	);
+	assert.ok(
+		readSchema({ $defs: { s: { type: 'string' } }, properties: { a: { $ref: '#/$defs/s' } } }),
+	);
 	assert.equal(readSchema(''), undefined, 'empty: no schema');
 	assert.ok(readSchema(JSON.stringify(BRIEF)));
 });

@@ -61,9 +61,10 @@ export class AnswerSchema {
 		}
 		const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : '';
 		this.validator = new Validator(schema, DRAFTS[declared] ?? '2020-12', false);
-		// A $ref that points nowhere throws only when an answer reaches it: try it now on values
-		// of every JSON type, so a broken schema fails the node, not the hundredth item.
-		for (const probe of [{}, [], '', 0, null, true]) this.validator.validate(probe);
+		// A $ref that points nowhere throws only when an answer reaches it: find it now, so a
+		// broken schema fails the node, not the hundredth item.
+		const missing = unresolvedRef(schema);
+		if (missing) throw new Error(`is not a valid JSON Schema: "$ref": "${missing}" points nowhere`);
 	}
 
 	/** What is wrong with `value` (empty: it satisfies the schema). */
@@ -74,6 +75,31 @@ export class AnswerSchema {
 			.slice(0, MAX_ERRORS)
 			.map((e) => ({ path: pointer(e.instanceLocation), message: e.error }));
 	}
+}
+
+/** The first local `$ref` ("#/…", "#") of `schema` that resolves to nothing in it. Remote refs
+ * are not fetched by the validator either; they fail as any unresolved one would. */
+function unresolvedRef(schema: Schema): string | undefined {
+	const resolves = (ref: string) => {
+		if (!ref.startsWith('#')) return false;
+		let at: unknown = schema;
+		for (const raw of ref.slice(1).split('/').slice(1)) {
+			const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+			if (at === null || typeof at !== 'object' || !(key in (at as object))) return false;
+			at = (at as Record<string, unknown>)[key];
+		}
+		return true;
+	};
+	const walk = (v: unknown): string | undefined => {
+		if (v === null || typeof v !== 'object') return undefined;
+		for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
+			if (k === '$ref' && typeof child === 'string' && !resolves(child)) return child;
+			const found = walk(child);
+			if (found) return found;
+		}
+		return undefined;
+	};
+	return walk(schema);
 }
 
 function leaves(errors: OutputUnit[]): OutputUnit[] {
