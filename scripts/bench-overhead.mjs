@@ -40,6 +40,7 @@ import { fileURLToPath } from 'node:url';
 import { ROOT, VERSIONS, n8nInstall, n8nInstance, uid } from '../tests/support/n8n.mjs';
 import { freePort } from '../tests/support/ports.mjs';
 import { startProviders } from '../tests/support/providers.mjs';
+import { BRIEF_SCHEMA } from '../tests/support/brief20.mjs';
 import { loadProfile, report, summarise } from './lib/cpuprofile.mjs';
 
 const args = process.argv.slice(2);
@@ -100,6 +101,10 @@ const NODES = [
 	{ key: 'memory', name: 'RPC memory', label: 'this node, memory store' },
 	{ key: 'redis', name: 'RPC Redis', label: 'this node, Redis store' },
 	{ key: 'leastBusy', name: 'RPC Redis least busy', label: 'Redis, Routing: Least Busy' },
+	// Answer Check's cost: version 2 on a vendor answering a 20-field JSON body, without and with
+	// a JSON Schema of 20 fields (tests/support/brief20.mjs) the body is validated against.
+	{ key: 'v2', name: 'RPC v2 brief', label: 'v2, memory, 20-field body' },
+	{ key: 'answerCheck', name: 'RPC v2 answer check', label: 'v2 + Answer Check (schema)' },
 ];
 
 /** Our own redis-server on a free loopback port; stopped by its pid at the end. */
@@ -186,16 +191,27 @@ function workflow(id, nodeType, vendor, order) {
 		},
 		credentials: { redis: { id: 'benchRedisCred2', name: 'bench redis least busy' } },
 	});
+	const brief = (tag, answerCheck) => ({
+		type: nodeType,
+		typeVersion: 2,
+		parameters: {
+			providers: { provider: [{ name: 'bench-vendor-brief', url: `${vendor}/brief20?id=${tag}` }] },
+			...(answerCheck ? { answerCheck: { jsonSchema: JSON.stringify(BRIEF_SCHEMA) } } : {}),
+			...(CONCURRENCY !== 1 ? { itemConcurrency: CONCURRENCY } : {}),
+		},
+	});
 	const make = (key, tag) =>
-		key === 'leastBusy'
-			? leastBusy(tag)
-			: key === 'http'
-				? {
-						type: 'n8n-nodes-base.httpRequest',
-						typeVersion: 4.2,
-						parameters: { url: `${vendor}/ok?id=${tag}`, options: {} },
-					}
-				: rpc(key, tag);
+		key === 'v2' || key === 'answerCheck'
+			? brief(tag, key === 'answerCheck')
+			: key === 'leastBusy'
+				? leastBusy(tag)
+				: key === 'http'
+					? {
+							type: 'n8n-nodes-base.httpRequest',
+							typeVersion: 4.2,
+							parameters: { url: `${vendor}/ok?id=${tag}`, options: {} },
+						}
+					: rpc(key, tag);
 	const groups = [
 		...(WARMUP > 0 ? [{ prefix: 'warm-up ', tag: 'w-', count: WARMUP, y: 0 }] : []),
 		{ prefix: '', tag: '', count: ITEMS, y: 1000 },
@@ -450,6 +466,9 @@ try {
 	);
 	lines.push(
 		`  Least Busy's in-flight lease: ${fmt(best.leastBusy - best.redis)} ms/item beside the plain Redis branch (best; median ${fmt(median.leastBusy - median.redis)}), ${perItem(leastTrips.reduce((a, [, v]) => a + v, 0))} round trips per item on its own redis-server (${leastTrips.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')})`,
+	);
+	lines.push(
+		`  Answer Check, a 20-field JSON Schema: ${fmt(best.answerCheck - best.v2)} ms/item beside the same version 2 node without it (best; median ${fmt(median.answerCheck - median.v2)}; in-run ${fmt(runMedian.answerCheck - runMedian.v2)})`,
 	);
 	lines.push(
 		`  (per run, overhead memory / Redis: ${runs.map((m) => `${fmt(m.nodes.memory.msPerItem - m.nodes.http.msPerItem, 2)} / ${fmt(m.nodes.redis.msPerItem - m.nodes.http.msPerItem, 2)}`).join(', ')} ms/item)`,

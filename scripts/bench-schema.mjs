@@ -17,6 +17,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { BRIEF, BRIEF_SCHEMA } from '../tests/support/brief20.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCRATCH = path.join(os.homedir(), '.cache/n8n-nodes-resilient-provider-call/bench-schema');
@@ -48,66 +49,10 @@ const Ajv2020 = def(require('ajv/dist/2020'));
 const Ajv7 = def(require('ajv'));
 const { Validator } = require('@cfworker/json-schema');
 
-// ---- the schema: 20 fields, every one required, nothing else allowed --------------------------
-const str = (minLength) => ({ type: 'string', minLength });
-const num = (minimum, type = 'number') => ({ type, minimum });
-const SCHEMA = {
-	$schema: 'https://json-schema.org/draft/2020-12/schema',
-	type: 'object',
-	properties: {
-		title: str(1),
-		summary: str(10),
-		reply: str(1),
-		reasoning: str(1),
-		language: str(2),
-		category: str(1),
-		product: str(1),
-		customerName: str(1),
-		ticketId: str(3),
-		confidence: { ...num(0), maximum: 1 },
-		score: num(0),
-		priority: num(1, 'integer'),
-		tokens: num(0, 'integer'),
-		price: num(0),
-		rating: num(1),
-		sentiment: { enum: ['positive', 'neutral', 'negative'] },
-		tags: { type: 'array', items: str(1), minItems: 1 },
-		author: {
-			type: 'object',
-			properties: { name: str(1), email: str(3), role: str(1) },
-			required: ['name', 'email'],
-			additionalProperties: false,
-		},
-		urgent: { type: 'boolean' },
-		followUp: { type: 'boolean' },
-	},
-	additionalProperties: false,
-};
-SCHEMA.required = Object.keys(SCHEMA.properties);
+const SCHEMA = BRIEF_SCHEMA;
+const VALID = BRIEF;
 const SCHEMA_07 = { ...SCHEMA, $schema: 'http://json-schema.org/draft-07/schema#' };
 
-const VALID = {
-	title: 'Refund request',
-	summary: 'The customer asks for a refund of a duplicate charge.',
-	reply: 'We have refunded the duplicate charge.',
-	reasoning: 'Two identical charges one minute apart.',
-	language: 'en',
-	category: 'billing',
-	product: 'Pro plan',
-	customerName: 'Ada',
-	ticketId: 'T-1042',
-	confidence: 0.92,
-	score: 7.5,
-	priority: 2,
-	tokens: 412,
-	price: 29,
-	rating: 4,
-	sentiment: 'negative',
-	tags: ['refund', 'billing'],
-	author: { name: 'assistant', email: 'bot@example.com', role: 'support' },
-	urgent: false,
-	followUp: true,
-};
 // Three faults: a string too short, a nested object missing a required field, an extra field.
 const { email: _omitted, ...authorWithoutEmail } = VALID.author;
 const INVALID = { ...VALID, title: '', author: authorWithoutEmail, notes: 'extra' };

@@ -19,7 +19,9 @@ node scripts/embed-engine.mjs pkg dist/engine/engine.js
 # rule, and its CommonJS build has no dependency of its own.
 schema_src=node_modules/@cfworker/json-schema
 mkdir -p dist/vendor/json-schema
-cp "$schema_src"/dist/commonjs/*.js "$schema_src"/dist/commonjs/package.json dist/vendor/json-schema/
+# (its dist/commonjs/package.json, {"type": "commonjs"}, stays behind: this package is CommonJS, and
+# n8n's scanner reads every package.json as a community package's)
+cp "$schema_src"/dist/commonjs/*.js dist/vendor/json-schema/
 cat > dist/vendor/json-schema/LICENSE <<'MIT'
 @cfworker/json-schema (https://github.com/cfworker/cfworker), MIT License
 

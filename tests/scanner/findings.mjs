@@ -33,6 +33,7 @@ export function parseStylish(text, packageDir) {
 	let file;
 	for (const raw of text.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
 		if (!raw.trim() || /^✖ \d+ problems?/.test(raw.trim())) continue;
+		if (/^\d+ errors? and \d+ warnings? potentially fixable/.test(raw.trim())) continue;
 		if (!raw.startsWith(' ')) {
 			file = relative(packageDir, raw.trim());
 			continue;

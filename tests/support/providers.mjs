@@ -43,6 +43,7 @@
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
+import { BRIEF } from './brief20.mjs';
 
 export function startProviders(port = 0, logFile = null) {
 	const arrivals = [];
@@ -168,6 +169,8 @@ export function startProviders(port = 0, logFile = null) {
 				if (answer === 'empty') return chat('');
 				return chat(brief);
 			}
+			// A 20-field answer satisfying BRIEF_SCHEMA (Answer Check's cost in bench-overhead).
+			if (route === '/brief20') return send(res, 200, BRIEF);
 			if (route === '/always500') return send(res, 500, { error: 'down' });
 			// A storm: `pct` of every 100 arrivals (of this route and id) answer 503, spread.
 			if (route === '/storm') {
