@@ -18,7 +18,7 @@ export interface RateLimitConfig { requests?: number | null; period_ms?: number 
 export interface ProviderConfig {
     name: string; method?: string;
     /** Safe to repeat whatever the method (a model call): retried without an Idempotency-Key. */
-    idempotent?: boolean; max_attempts?: number | null; deadline_ms?: number | null;
+    idempotent?: boolean; repairs?: boolean; max_attempts?: number | null; deadline_ms?: number | null;
     threshold?: number | null; open_ms?: number | null; rate_limit?: RateLimitConfig | null;
     max_in_flight?: number | null;
     /** 1 (the default) first; `weight` 1 by default, 0 drains the provider. */
@@ -63,6 +63,8 @@ export interface Transition { from: Phase; to: Phase; at_ms: number }
 export type Step =
 | {
     kind: "call"; provider: number; name: string; attempt: number; deadline_ms: number; probe: boolean;
+    /** A repair round: ask the provider again with its last answer's validation errors. */
+    repair?: boolean;
     idempotency_key?: string; stream?: StreamStep; hedging?: CallTag;
 }
 /** No new call: wait for the calls out; ask `hedge` again after `hedge_after_ms` if set. */

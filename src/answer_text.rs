@@ -12,7 +12,17 @@ pub fn bare_call(p: &Polled) -> Option<String> {
     if !wake.is_empty() {
         return None;
     }
-    let Step::Call { provider, name, attempt, deadline_ms, probe, idempotency_key, stream: None, hedging: None } = step
+    let Step::Call {
+        provider,
+        name,
+        attempt,
+        deadline_ms,
+        probe,
+        idempotency_key,
+        stream: None,
+        hedging: None,
+        repair: false,
+    } = step
     else {
         return None;
     };
@@ -86,6 +96,7 @@ mod tests {
             idempotency_key: key.map(String::from),
             stream: None,
             hedging: None,
+            repair: false,
         }
     }
 
@@ -100,6 +111,7 @@ mod tests {
             idempotency_key: None,
             stream: None,
             hedging: None,
+            repair: false,
         };
         for step in [first, call("a", None), call("é \"q\" \\ \n\u{1}", Some("k\u{1e}\"")), call("", Some(""))] {
             for read_ahead in [None, Some(ReadAhead { serves_ms: 100, read_again_ms: 50 })] {

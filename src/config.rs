@@ -183,6 +183,9 @@ pub struct ProviderConfig {
     /// The call is safe to repeat whatever its method says (a model call: it acts on nothing
     /// but its cost), so it is retried without an Idempotency-Key.
     pub idempotent: bool,
+    /// An answer off the JSON Schema gets one repair round here: one more call to this provider
+    /// with the validation errors, before the chain moves on (the node can ask it again: an LLM).
+    pub repairs: bool,
     pub max_attempts: Option<i64>,
     pub deadline_ms: Option<i64>,
     pub threshold: Option<i64>,
@@ -253,6 +256,8 @@ pub struct Chain {
 pub struct Provider {
     pub name: String,
     pub unsafe_method: bool,
+    /// One repair round for an answer off the schema (`ProviderConfig::repairs`).
+    pub repairs: bool,
     pub max_attempts: u32,
     pub deadline_ms: u64,
     pub breaker: BreakerPolicy,
@@ -543,6 +548,7 @@ impl ProviderConfig {
         Ok(Provider {
             name: name.to_string(),
             unsafe_method: !self.idempotent && (method == "POST" || method == "PATCH"),
+            repairs: self.repairs,
             max_attempts: match self.max_attempts {
                 Some(v) => count(&f("max_attempts"), v, 1, 100)?,
                 None => attempts,

@@ -142,6 +142,7 @@ const PROVIDER: &[&str] = &[
     "name",
     "method",
     "idempotent",
+    "repairs",
     "max_attempts",
     "deadline_ms",
     "threshold",
@@ -158,6 +159,7 @@ fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
     f.text("name", &mut p.name)?;
     f.text("method", &mut p.method)?;
     f.flag("idempotent", &mut p.idempotent)?;
+    f.flag("repairs", &mut p.repairs)?;
     for (name, slot) in [
         ("max_attempts", &mut p.max_attempts),
         ("deadline_ms", &mut p.deadline_ms),

@@ -172,6 +172,8 @@ impl ConfigIn {
                     name: format!("p{i}"),
                     method: pick(METHODS, p.method).to_string(),
                     idempotent: p.max_attempts.is_some_and(|v| v % 2 == 0),
+                    // From a byte already drawn (the corpus keeps its shape).
+                    repairs: p.key,
                     max_attempts: p.max_attempts.map(|v| 1 + v as i64 % 100),
                     deadline_ms: p.deadline_ms.map(|v| 1 + (v as u64 % DAY) as i64),
                     threshold: p.threshold.map(|v| 1 + v as i64 % 20),

@@ -7,6 +7,7 @@ import type { ItemPlan, ProviderRequest } from './params';
 import type { FailoverStore } from './store/failover';
 import type { CallResult } from './attempt';
 import type { Line } from './line';
+import type { Miss } from './answerCheck/repair';
 
 export interface ItemContext {
 	/** One HTTP attempt (n8n's helper in the node; any real HTTP client in store tests). */
@@ -37,4 +38,6 @@ export interface ItemContext {
 	line?: Line;
 	/** More items of this execution wait (Call Chain): read their rows while this call is out. */
 	more?: () => boolean;
+	/** Each provider's last answer off the schema, for its repair round (Call Chain's presets). */
+	misses?: Map<number, Miss>;
 }

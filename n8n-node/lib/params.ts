@@ -33,6 +33,8 @@ export interface ProviderRequest {
 	preset?: PresetKind;
 	/** Version 2: the vendor's answer body beside the one answer shape. */
 	includeRawResponse?: boolean;
+	/** This attempt is the engine's repair round (set per attempt, never on the plan). */
+	repair?: boolean;
 }
 
 /** The node's version: how its parameters are laid out (2.1: version 2's panel with this round's
@@ -146,6 +148,9 @@ export function readItemPlan(
 					fail,
 				)
 			: undefined;
+	// The repair round asks an LLM preset again; any other provider could only be sent the same.
+	if (answerCheck?.repair)
+		config.providers.forEach((p, k) => (p.repairs = requests[k].preset !== undefined));
 
 	const keyRule: KeyRule = {
 		add: read.bool(retryPolicy.addIdempotencyKey, 'addIdempotencyKey', 'Retry Policy') !== false,

@@ -12,6 +12,8 @@ import { missingPath } from './transport';
 export interface ResponseFacts {
 	failed_check?: string;
 	answer?: AnswerFacts;
+	/** An LLM preset's answer text (for a repair round, when it missed the schema). */
+	text?: string;
 }
 
 export function responseFacts(
@@ -31,7 +33,7 @@ export function responseFacts(
 			refusal: presetRefused(req.preset, body),
 		};
 		const answer = checkedFacts(check, parts);
-		if (answer) return { answer };
+		if (answer) return { answer, text: a.text };
 		// Version 2 without an Answer Check: the preset's own check, as before (`empty_text`).
 		const failed = presetFailedCheck(a);
 		return failed ? { failed_check: failed } : {};

@@ -6,6 +6,7 @@ import type { CallResult } from './attempt';
 import type { CallStep } from './hedgedCalls';
 import type { ItemContext } from './itemContext';
 import { responseFacts } from './responseCheck';
+import { repairBody } from './answerCheck/repair';
 import { offerBody } from './transport';
 
 /** One call as the step says, its outcome as the engine reads it: the Idempotency-Key and the
@@ -18,7 +19,15 @@ export async function send(
 	cancel?: AbortSignal,
 	claim?: (afterMs: number) => boolean,
 ): Promise<CallResult> {
-	const req = c.plan.requests[step.provider];
+	const planned = c.plan.requests[step.provider];
+	// The engine's repair round: the preset's request with its last answer and the errors.
+	const miss = step.repair ? c.misses?.get(step.provider) : undefined;
+	const req =
+		miss && planned.preset
+			? { ...planned, repair: true, body: repairBody(planned.preset, planned.body as object, miss) }
+			: step.repair
+				? { ...planned, repair: true }
+				: planned;
 	const headers: IDataObject = {};
 	if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
 	if (req.secretName)
@@ -29,6 +38,9 @@ export async function send(
 		const facts = responseFacts(req, result.body, c.plan.answerCheck);
 		if (facts.failed_check) outcome.failed_check = facts.failed_check;
 		if (facts.answer) outcome.answer = facts.answer;
+		const errors = facts.answer?.schema_errors;
+		if (errors?.length && facts.text !== undefined)
+			(c.misses ??= new Map()).set(step.provider, { text: facts.text, errors });
 	}
 	offerBody(outcome, result.body);
 	return result;

@@ -95,6 +95,10 @@ struct Pending {
 struct Progress {
     attempts: u32,
     prev_delay_ms: u64,
+    /// Its answer missed the schema and its repair round is due (the next call to it is one).
+    repair_due: bool,
+    /// Its one repair round was asked for.
+    repaired: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -516,12 +520,14 @@ impl ItemMachine {
         });
         // Two calls out to one provider are its attempts n and n+1.
         let out_there = self.pending.iter().filter(|q| q.provider == provider && q.call != call).count() as u32;
+        let repair = std::mem::take(&mut self.progress[provider].repair_due);
         Step::Call {
             provider,
             name: p.name.clone(),
             attempt: self.progress[provider].attempts + 1 + out_there,
             deadline_ms,
             probe,
+            repair,
             idempotency_key: if p.unsafe_method { self.keys[provider].clone() } else { None },
             stream,
             hedging,
@@ -599,6 +605,11 @@ impl ItemMachine {
             (Outcome::Error { code }, None) => code.clone(),
             (Outcome::Broken { code }, None) => format!("stream_broken:{code}"),
         };
+        // One repair round for an answer off the schema, where the provider can be asked again.
+        let repair_round = c.verdict == Verdict::Stop(Reason::CheckFailed)
+            && p.repairs
+            && !self.progress[i].repaired
+            && outcome.failed_answer_check() == Some(AnswerCheck::Schema);
         let progress = &mut self.progress[i];
         progress.attempts += 1;
         let attempt = progress.attempts;
@@ -671,6 +682,12 @@ impl ItemMachine {
                 // The chain says our request is bad on every provider (a chat model's 400): end
                 // here instead of sending it to the next one.
                 self.finished = Some(Step::Fail { reason: Reason::NonRetryable });
+            }
+            Verdict::Stop(Reason::CheckFailed) if repair_round => {
+                // One repair round: the same provider, asked again with the validation errors,
+                // before the chain moves on (a call of its own, counted as one).
+                self.progress[i].repaired = true;
+                self.progress[i].repair_due = true;
             }
             Verdict::Stop(reason) => self.local[i].done = Some((reason, now)),
             Verdict::Retry => {

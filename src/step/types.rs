@@ -19,6 +19,9 @@ pub enum Step {
         attempt: u32,
         deadline_ms: u64,
         probe: bool,
+        /// A repair round: ask the provider again with its last answer's validation errors.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        repair: bool,
         /// Absent when none (answers stay short: every byte is written and parsed per poll).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         idempotency_key: Option<String>,

@@ -59,6 +59,10 @@ before(async () => {
 			jsonSchema: JSON.stringify(BRIEF),
 		}),
 		chain('policy', [llm('P', 'policy400'), llm('R', 'refusal'), llm('V', 'valid')], 3, {}),
+		chain('repair', [llm('F', 'repairable'), llm('G', 'valid')], 4, {
+			jsonSchema: JSON.stringify(BRIEF),
+			repairRound: true,
+		}),
 		chain('all bad', [llm('X', 'badjson3'), llm('Y', 'cut4')], 1, {
 			jsonSchema: JSON.stringify({ ...BRIEF, required: ['missing'] }),
 		}),
@@ -165,4 +169,21 @@ test('with no provider left the item fails with the validation errors, never pas
 		Array.isArray(r.validation_errors) && r.validation_errors.length > 0,
 		JSON.stringify(r),
 	);
+});
+
+test('Repair Round: an answer off the schema gets one more call to the same provider with its errors, and that answer serves', () => {
+	const [served] = placed('repair');
+	assert.equal(served.length, 4);
+	assert.ok(served.every((j) => j._resilience.provider === `F-${tag}` && !j._resilience.fallback));
+	const calls = arrivalsOf('F');
+	assert.equal(calls.length, 8, 'two calls per item: the answer and its repair round');
+	assert.equal(calls.filter((a) => a.repairRound).length, 4);
+	const repair = JSON.parse(calls.find((a) => a.repairRound).body);
+	const [assistant, user] = repair.messages.slice(-2);
+	assert.equal(assistant.role, 'assistant');
+	assert.match(assistant.content, /^Sure! Here is the brief/);
+	assert.match(user.content, /\(the whole answer\): not JSON/);
+	assert.equal(arrivalsOf('G').length, 0, 'the fallback was never needed');
+	const attempts = served.flatMap((j) => j._resilience.attempts);
+	assert.equal(attempts.filter((a) => a.check === 'schema').length, 4);
 });

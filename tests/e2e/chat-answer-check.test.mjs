@@ -79,7 +79,7 @@ before(async () => {
 	vendors = await startLlmVendors(KEYS);
 	n8n = n8nInstance(n8nInstall(major), { extensions: null });
 	installLikeN8n(packWorktree(), n8n.home);
-	for (const id of ['notJson', 'json', 'empty', 'backup', 'offSchema', 'onSchema'])
+	for (const id of ['notJson', 'json', 'empty', 'backup', 'offSchema', 'onSchema', 'mend', 'spare'])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	n8n.importCredentials(Object.values(cred));
 	const schema = { answerCheck: { jsonSchema: JSON.stringify(BRIEF) } };
@@ -118,6 +118,22 @@ before(async () => {
 			roots: ['Agent'],
 			nodes: [agentNode, parser('Agent parser', [900, 200]), ...agent.nodes],
 			models: [...agent.models, ['Agent parser', 'Agent', 0, 'ai_outputParser']],
+		}),
+	};
+	const repair = chatOver('Repair chain', 'mend', 'spare', 700, {
+		answerCheck: { jsonSchema: JSON.stringify(BRIEF), repairRound: true },
+	});
+	built.repair = {
+		names: repair.names,
+		wf: chatWorkflow(`repair${uid()}`, {
+			items: 1,
+			roots: ['Repair chain'],
+			nodes: [
+				llmChain('Repair chain', [700, 0], { hasOutputParser: true }),
+				parser('Repair parser', [900, 200]),
+				...repair.nodes,
+			],
+			models: [...repair.models, ['Repair parser', 'Repair chain', 0, 'ai_outputParser']],
 		}),
 	};
 	n8n.importWorkflow(Object.values(built).map((b) => b.wf));
@@ -174,4 +190,25 @@ test("AI Agent with a required output format: a final-answer tool call off the s
 	const miss = entry.attempts.find((a) => a.check === 'schema');
 	assert.ok(miss, JSON.stringify(entry.attempts));
 	assert.deepEqual(miss.errors.map((e) => e.path).sort(), ['/title', '/words']);
+});
+
+test('Repair Round: the model that answered off the schema is asked once more with its answer and the errors, and its second answer reaches the parser', async () => {
+	vendors.script('mend', [
+		says('Here you go: title A good brief'),
+		says('```json\n' + JSON.stringify({ output: GOOD }) + '\n```'),
+	]);
+	vendors.script('spare', ['ok']);
+	const { run, log } = await n8n.execute(built.repair.wf.id);
+	assert.ok(run, log.slice(-3000));
+	const [item] = rootItems(run, 'Repair chain');
+	assert.deepEqual(item?.json.output, GOOD, JSON.stringify(item?.json ?? null).slice(0, 600));
+	const calls = vendors.arrivals.filter((a) => a.id === 'mend');
+	assert.equal(calls.length, 2);
+	const [assistant, user] = calls[1].body.messages.slice(-2);
+	assert.deepEqual(assistant, { role: 'assistant', content: 'Here you go: title A good brief' });
+	assert.match(user.content, /does not satisfy the required JSON Schema/);
+	assert.equal(vendors.accepted('spare'), 0);
+	const [entry] = modelRuns(run, 'Repair chain model');
+	assert.equal(entry.provider, built.repair.names[0]);
+	assert.equal(entry.fallback, false);
 });

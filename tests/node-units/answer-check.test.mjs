@@ -127,3 +127,17 @@ test('Call Chain: a preset answer is checked only as its version and Answer Chec
 	assert.ok(responseFacts(http, '{"title":1}', { schema }).answer.schema_errors.length > 0);
 	assert.deepEqual(responseFacts(http, { any: 1 }, { checkFinish: true }), {});
 });
+
+test("the repair round's turn: the model's answer, then the errors, in each preset's dialect", () => {
+	const { repairBody, repairPrompt } = require('../../dist/lib/answerCheck/repair.js');
+	const miss = { text: 'not json', errors: [{ path: '/title', message: 'is required' }] };
+	const prompt = repairPrompt(miss.errors);
+	assert.match(prompt, /- \/title: is required/);
+	const openai = repairBody('openAiChat', { messages: [{ role: 'user', content: 'q' }] }, miss);
+	assert.deepEqual(openai.messages.slice(1), [
+		{ role: 'assistant', content: 'not json' },
+		{ role: 'user', content: prompt },
+	]);
+	const gemini = repairBody('geminiGenerateContent', { contents: [{ role: 'user' }] }, miss);
+	assert.deepEqual(gemini.contents[1], { role: 'model', parts: [{ text: 'not json' }] });
+});

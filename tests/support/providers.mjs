@@ -146,14 +146,20 @@ export function startProviders(port = 0, logFile = null) {
 						],
 						usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
 					});
+				// `repairable`: not JSON, unless the request is a repair round (its last turn quotes
+				// the validation errors); then the brief.
+				const repairRound = /does not satisfy the required JSON Schema/.test(body);
+				arrival.repairRound = repairRound;
 				const answer =
-					mode === 'badjson3' && n % 3 === 1
+					mode === 'repairable' && !repairRound
 						? 'bad'
-						: mode === 'cut4' && n % 4 === 1
-							? 'cut'
-							: ['policy400', 'refusal', 'empty'].includes(mode)
-								? mode
-								: 'ok';
+						: mode === 'badjson3' && n % 3 === 1
+							? 'bad'
+							: mode === 'cut4' && n % 4 === 1
+								? 'cut'
+								: ['policy400', 'refusal', 'empty'].includes(mode)
+									? mode
+									: 'ok';
 				arrival.answered = answer;
 				if (answer === 'bad') return chat('Sure! Here is the brief: {"title": "Brief", words: 12');
 				if (answer === 'cut') return chat('```json\n{"title": "Brief", "wor', 'length');

@@ -1,7 +1,7 @@
 // What a connected model's answer (an AIMessage, or a stream's merged chunks) says of itself, as
 // each LangChain vendor package puts it: its text, its tool calls, its finish word and a refusal.
 // Read as they came; the engine decides what a cut, filtered, refused or empty answer means.
-import type { BaseMessage } from '@langchain/core/messages';
+import type { BaseMessage, BaseMessageLike } from '@langchain/core/messages';
 import {
 	answerJson,
 	FINAL_ANSWER_TOOL,
@@ -9,6 +9,7 @@ import {
 	type Parsed,
 } from '../answerCheck/answerJson';
 import type { AnswerParts } from '../answerCheck/facts';
+import { repairPrompt, type Miss } from '../answerCheck/repair';
 
 type Bag = Record<string, unknown>;
 const bag = (v: unknown): Bag => (v !== null && typeof v === 'object' ? (v as Bag) : {});
@@ -61,4 +62,21 @@ export function chatAnswerParts(m: BaseMessage): AnswerParts {
 			return parsed.ok ? { ok: true, value: finalAnswerArgs(parsed.value) } : parsed;
 		},
 	};
+}
+
+/** What a model's answer off the schema said, as its repair round quotes it back: its text, or
+ * the JSON of its final-answer tool call. */
+export function missText(p: AnswerParts): string {
+	if (p.text.trim() !== '') return p.text;
+	const json = p.json?.();
+	return json?.ok ? JSON.stringify(json.value) : '';
+}
+
+/** The repair round's two turns, as message-likes LangChain coerces (no import of its classes:
+ * the connected models bring n8n's own copy). */
+export function repairTurn(miss: Miss): BaseMessageLike[] {
+	return [
+		{ role: 'assistant', content: miss.text },
+		{ role: 'user', content: repairPrompt(miss.errors) },
+	];
 }

@@ -7,7 +7,7 @@ import {
 	type IDataObject,
 	type ISupplyDataFunctions,
 } from 'n8n-workflow';
-import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
+import type { AIMessageChunk, BaseMessage, BaseMessageLike } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import type { Engine, Outcome } from '../engine';
 import type { ItemPlan } from '../params';
@@ -22,7 +22,8 @@ import { attempt } from '../attempt';
 import { DEADLINE_CODE } from '../engineConstants';
 import { answered, errorText, outcomeOfModelError } from './outcome';
 import { ChunkChannel } from './chunkChannel';
-import { chatAnswerParts } from './answerParts';
+import { chatAnswerParts, missText, repairTurn } from './answerParts';
+import type { Miss } from '../answerCheck/repair';
 import { checkedFacts } from '../answerCheck/facts';
 import { streamAttempt } from './streamAttempt';
 import { takeOver } from './takeOver';
@@ -75,18 +76,30 @@ export function chatCall(chain: ChatChain): ChatCall {
 		const cancel = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 		const errors = new Map<number, unknown>();
 		const passed = forwarded(options);
-		const invoke = (provider: number, deadlineMs: number, signal?: AbortSignal) =>
+		// Each model's last answer off the schema, and the messages of its repair round.
+		const misses = new Map<number, Miss>();
+		const checked = (provider: number, answer: BaseMessage) => {
+			const parts = chatAnswerParts(answer);
+			const facts = checkedFacts(plan.answerCheck, parts);
+			if (facts?.schema_errors?.length)
+				misses.set(provider, { text: missText(parts), errors: facts.schema_errors });
+			return facts;
+		};
+		const asked = (provider: number, repair: boolean | undefined): BaseMessageLike[] => {
+			const miss = repair ? misses.get(provider) : undefined;
+			return miss ? [...messages, ...repairTurn(miss)] : messages;
+		};
+		const invoke = (provider: number, deadlineMs: number, signal?: AbortSignal, repair?: boolean) =>
 			attempt<'deadline'>(
 				signal,
 				async (abort) => {
 					abort.after(deadlineMs, 'deadline');
-					const answer = await models[provider].invoke(messages, {
+					const answer = await models[provider].invoke(asked(provider, repair), {
 						...passed,
 						signal: abort.signal,
 					});
 					// The answer as it came, for the engine's answer checks.
-					const facts = checkedFacts(plan.answerCheck, chatAnswerParts(answer));
-					return { outcome: answered(facts), body: answer };
+					return { outcome: answered(checked(provider, answer)), body: answer };
 				},
 				(error, fired) => {
 					errors.set(provider, error);
@@ -106,10 +119,10 @@ export function chatCall(chain: ChatChain): ChatCall {
 			result = await runItem({
 				call: (req, _headers, deadlineMs, signal, limits, claim) => {
 					const provider = index.get(req.name) as number;
-					if (!streamed || !limits) return invoke(provider, deadlineMs, signal);
+					if (!streamed || !limits) return invoke(provider, deadlineMs, signal, req.repair);
 					return streamAttempt({
 						model: models[provider],
-						messages,
+						messages: asked(provider, req.repair),
 						options: passed,
 						limits,
 						cancel: signal,
@@ -118,7 +131,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 						claim,
 						deliver: (chunk) => streamed.push(chunk),
 						failed: (error) => errors.set(provider, error),
-						check: (answer) => checkedFacts(plan.answerCheck, chatAnswerParts(answer)),
+						check: (answer) => checked(provider, answer),
 						fails: (facts) => chain.engine.answerFails(facts),
 						// A schema needs the whole answer: the stream is held until it passes.
 						hold: plan.answerCheck?.schema !== undefined,

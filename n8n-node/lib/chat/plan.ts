@@ -55,5 +55,6 @@ export function readChatPlan(
 			throw new NodeOperationError(ctx.getNode(), message);
 		},
 	);
+	if (answerCheck.repair) config.providers = config.providers.map((p) => ({ ...p, repairs: true }));
 	return { ...plan, config, keys: plan.requests.map(() => null), answerCheck };
 }

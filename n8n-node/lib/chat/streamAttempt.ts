@@ -5,7 +5,7 @@
 // their metadata is kept without a content-less chunk of their own. Once committed, every chunk
 // goes to the caller as it arrives, and the stream's end is the attempt's one outcome: answered,
 // or broken (dropped, idle past the limit, past the item's budget).
-import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
+import type { AIMessageChunk, BaseMessageLike } from '@langchain/core/messages';
 import type { AnswerFacts, Outcome, StreamStep } from '../engine';
 import { Cancelled } from '../attemptAbort';
 import { attempt, type CallResult } from '../attempt';
@@ -17,7 +17,7 @@ import type { ChatModel } from './wrapper';
 
 export interface StreamedAttempt {
 	model: ChatModel;
-	messages: BaseMessage[];
+	messages: BaseMessageLike[];
 	options: Record<string, unknown>;
 	limits: StreamStep;
 	cancel?: AbortSignal;

@@ -10,6 +10,8 @@ export interface AnswerCheckPlan {
 	schema?: AnswerSchema;
 	/** Hand an LLM preset's finish word and refusal to the engine (cut, filtered, refused). */
 	checkFinish: boolean;
+	/** One repair round for an LLM's answer off the schema (the engine's `repairs`). */
+	repair: boolean;
 }
 
 /** `finishByDefault`: the node's version's default when Fail Over on Cut, Filtered or Refused
@@ -28,5 +30,5 @@ export function readAnswerCheck(
 	}
 	if (raw.countAnswerMisses === true) config.count_answer_misses = true;
 	const checkFinish = typeof raw.checkFinish === 'boolean' ? raw.checkFinish : finishByDefault;
-	return { schema, checkFinish };
+	return { schema, checkFinish, repair: schema !== undefined && raw.repairRound === true };
 }

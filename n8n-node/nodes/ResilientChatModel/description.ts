@@ -60,6 +60,8 @@ function chatAnswerCheck(): INodeProperties {
 	const texts: Record<string, string> = {
 		checkFinish:
 			'Whether an empty answer, one cut at its token limit (finish_reason length, stop_reason max_tokens, MAX_TOKENS), filtered (content_filter, SAFETY) or refused (a refusal) moves on to the next model. Not added: on from version 1.1 of this node, off before. A streamed answer is checked before its first chunk reaches the root node only when nothing of it committed.',
+		repairRound:
+			"Whether a model's answer off the JSON Schema gets one more call to the same model, with its answer and the validation errors, before the next model takes the call (counted as one call of that model)",
 		jsonSchema:
 			"The answer must satisfy this JSON Schema on every model: its text (a Markdown code fence taken off) or, under an AI Agent with a required output format, its final-answer tool call (the Structured Output Parser's output wrapper taken off, so this is the schema you give the parser). When the root node streams, the answer is held until it passes. An answer that misses it moves on to the next model; with none left the call fails with the validation errors.",
 	};

@@ -30,6 +30,14 @@ export const answerCheck: INodeProperties = {
 			description: CHECK_FINISH,
 		},
 		{
+			displayName: 'Repair Round',
+			name: 'repairRound',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether an LLM answer off the JSON Schema gets one more call to the same model, with its answer and the validation errors, before the chain moves on (counted as one call of that provider)',
+		},
+		{
 			displayName: 'JSON Schema',
 			name: 'jsonSchema',
 			type: 'json',
