@@ -5,6 +5,7 @@ use crate::breaker::{self, Admission, BreakerRow, Transition};
 use crate::config::Chain;
 use crate::in_flight::{self, Acquire, InFlightRow};
 use crate::latency::LatencyRow;
+use crate::learned_limit::LimitRow;
 use crate::rate_gate::{self, GateRow, Take};
 use crate::reason::Reason;
 use crate::retry_budget::{BudgetRow, Spend};
@@ -19,6 +20,8 @@ pub struct ProviderView {
     pub in_flight: InFlightRow,
     pub latency: LatencyRow,
     pub budget: BudgetRow,
+    /// The window the fleet learned (Item Concurrency Auto).
+    pub limit: LimitRow,
 }
 
 /// New rows to write back atomically (each with `version` = stored version + 1).
@@ -30,6 +33,8 @@ pub struct Writes {
     pub in_flight: Option<InFlightRow>,
     pub latency: Option<LatencyRow>,
     pub budget: Option<BudgetRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<LimitRow>,
 }
 
 impl Writes {
@@ -39,6 +44,7 @@ impl Writes {
             && self.in_flight.is_none()
             && self.latency.is_none()
             && self.budget.is_none()
+            && self.limit.is_none()
     }
 }
 

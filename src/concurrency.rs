@@ -15,6 +15,7 @@
 //!
 //! Sans-IO: the window counts calls admitted and released; the caller says when (the item
 //! machine, at a call's hand-out and its outcome).
+use crate::learned_limit::{Advice, WindowNews};
 use crate::outcome::{Classification, Health, Verdict};
 
 /// Whether a call may go to the provider now.
@@ -92,6 +93,8 @@ pub struct Window {
     baseline_ms: Option<f64>,
     recent_ms: Option<f64>,
     samples: u32,
+    /// The fleet's last congestion this window heard of (its time on the store's clock).
+    heard_ms: u64,
 }
 
 impl Window {
@@ -112,7 +115,37 @@ impl Window {
             baseline_ms: None,
             recent_ms: None,
             samples: 0,
+            heard_ms: 0,
         }
+    }
+
+    /// The fleet's learned limit, read at a poll: a congestion heard for the first time lowers
+    /// the window to the limit it left (one 429 anywhere slows every execution); a window that has
+    /// served starts from what the fleet learned instead of slow-starting from its threshold.
+    /// Before its first success the window still admits at most the threshold (`room`).
+    pub fn share(&mut self, fleet: Advice) {
+        let fleet_limit = f64::from(fleet.limit).min(f64::from(self.ceiling)).max(1.0);
+        if fleet.congested_at_ms > self.heard_ms {
+            self.heard_ms = fleet.congested_at_ms;
+            // Growth slows near the limit the fleet was cut to (the plateau).
+            self.congested_at = self.congested_at.min(fleet_limit);
+            if fleet_limit < self.limit {
+                self.limit = fleet_limit;
+                self.slow_start = false;
+                // Calls already out were sent at the old size: their congestion is old news.
+                self.round += 1;
+            }
+        }
+        if self.served && self.slow_start && fleet_limit > self.limit {
+            self.limit = fleet_limit;
+            // Where the fleet met congestion, grow additively from there.
+            self.slow_start = fleet.congested_at_ms == 0;
+        }
+    }
+
+    /// What the window's last outcome taught, for the fleet's row.
+    fn news(&self, cut: bool) -> WindowNews {
+        WindowNews { limit: self.limit(), congested: cut, served: self.served }
     }
 
     /// The calls it takes at once now (whole).
@@ -299,16 +332,28 @@ impl Pool {
         lane.grant(woken);
     }
 
+    /// The fleet's learned limits at a poll (`None` where a provider has none fresh).
+    pub fn share(&mut self, fleet: impl Iterator<Item = Option<Advice>>) {
+        for (lane, advice) in self.lanes.iter_mut().zip(fleet) {
+            if let Some(a) = advice {
+                lane.window.share(a);
+            }
+        }
+    }
+
     /// A call admitted in `round` ended with `signal`: its slot, and any the window grew by, go
-    /// to the first in line.
-    pub fn release(&mut self, provider: usize, round: u32, signal: Signal, woken: &mut Vec<u32>) {
+    /// to the first in line. Returns what it taught the window, for the fleet's row.
+    pub fn release(&mut self, provider: usize, round: u32, signal: Signal, woken: &mut Vec<u32>) -> WindowNews {
         let lane = &mut self.lanes[provider];
+        let before = lane.window.round;
         lane.window.release(round, signal);
+        let news = lane.window.news(lane.window.round > before);
         if lane.window.refuses() && lane.granted.is_empty() {
             // Nothing will free a slot before a success: everyone in line moves on.
             woken.append(&mut lane.line);
         }
         lane.grant(woken);
+        news
     }
 }
 
@@ -443,5 +488,40 @@ mod tests {
             let (lo, hi) = (settled.iter().min().unwrap(), settled.iter().max().unwrap());
             assert!(*lo + 2 >= k && *hi <= k + 2, "K={k}: {limits:?}");
         }
+    }
+
+    #[test]
+    fn a_congestion_heard_from_the_fleet_lowers_the_window_once_and_the_calls_out_are_old_news() {
+        let mut w = Window::new(5, 256);
+        let r = take(&mut w);
+        w.release(r, served(100));
+        assert_eq!(w.limit(), 8);
+        let out = take(&mut w);
+        w.share(Advice { limit: 3, congested_at_ms: 1000 });
+        assert_eq!(w.limit(), 3);
+        w.share(Advice { limit: 3, congested_at_ms: 1000 });
+        w.release(out, Signal::Congested);
+        assert_eq!(w.limit(), 3, "a call sent before the news: not cut again");
+        w.share(Advice { limit: 2, congested_at_ms: 2000 });
+        assert_eq!(w.limit(), 2, "a newer congestion is heard");
+    }
+
+    #[test]
+    fn a_served_window_starts_from_the_fleets_limit_an_unserved_one_keeps_the_threshold() {
+        let mut w = Window::new(5, 256);
+        w.share(Advice { limit: 40, congested_at_ms: 0 });
+        assert_eq!(w.room(), 5, "before a first success: the threshold, whatever the fleet says");
+        let r = take(&mut w);
+        w.release(r, served(100));
+        w.share(Advice { limit: 40, congested_at_ms: 0 });
+        assert_eq!(w.limit(), 40);
+        let r = take(&mut w);
+        w.release(r, served(100));
+        assert_eq!(w.limit(), 43, "no congestion known: still slow start");
+        let mut w = Window::new(5, 20);
+        let r = take(&mut w);
+        w.release(r, served(100));
+        w.share(Advice { limit: 40, congested_at_ms: 9 });
+        assert_eq!(w.limit(), 20, "never above its ceiling");
     }
 }

@@ -25,12 +25,17 @@ pub struct ProviderState {
     /// The same for streamed calls' time to their first committing chunk.
     pub first_chunk_p50_ms: Option<u64>,
     pub first_chunk_p95_ms: Option<u64>,
+    /// The window Item Concurrency Auto learned for the fleet (a fresh row only), and when it
+    /// last met congestion.
+    pub concurrency: Option<u32>,
+    pub concurrency_congested_at_ms: Option<u64>,
 }
 
 pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
     let b = &view.breaker;
     let latency = estimate(&view.latency, now_ms);
     let first_chunk = estimate(&view.latency.first_chunk(), now_ms);
+    let learned = crate::learned_limit::advice(&view.limit, now_ms);
     let state = match b.phase {
         Phase::Open if now_ms >= b.open_until_ms => Phase::HalfOpen,
         phase => phase,
@@ -49,6 +54,8 @@ pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
         latency_p95_ms: latency.map(|e| e.p95_ms),
         first_chunk_p50_ms: first_chunk.map(|e| e.p50_ms),
         first_chunk_p95_ms: first_chunk.map(|e| e.p95_ms),
+        concurrency: learned.map(|a| a.limit),
+        concurrency_congested_at_ms: learned.map(|a| a.congested_at_ms).filter(|&t| t > 0),
     }
 }
 

@@ -32,6 +32,7 @@ pub mod hint_parse;
 pub mod in_flight;
 pub mod inspect;
 pub mod latency;
+pub mod learned_limit;
 pub mod lease;
 pub mod metrics;
 #[cfg(not(target_arch = "wasm32"))]

@@ -44,6 +44,9 @@ pub const COUNTERS: [(&str, &str, &str); 11] = [
 
 pub const STATE: &str = "resilient_provider_state";
 
+/// Item Concurrency Auto's window as the fleet learned it (0: none fresh).
+pub const CONCURRENCY: &str = "resilient_provider_concurrency";
+
 /// Answers that failed a check, one sample per check (`answer_check::CHECK_NAMES`), read from
 /// the store's `check_failures:<check>` counters.
 pub const CHECK_FAILURES: &str = "resilient_provider_check_failures_total";
@@ -90,6 +93,11 @@ pub fn render(
     let _ = writeln!(out, "# TYPE {STATE} gauge");
     for (view, l) in views.iter().zip(&labels) {
         let _ = writeln!(out, "{STATE}{l} {}", inspect(view, now).state_gauge);
+    }
+    let _ = writeln!(out, "# HELP {CONCURRENCY} Calls at once Item Concurrency Auto learned for the fleet (0: none learned in the last 10 minutes).");
+    let _ = writeln!(out, "# TYPE {CONCURRENCY} gauge");
+    for (view, l) in views.iter().zip(&labels) {
+        let _ = writeln!(out, "{CONCURRENCY}{l} {}", inspect(view, now).concurrency.unwrap_or(0));
     }
     for (key, name, help) in COUNTERS {
         let _ = writeln!(out, "# HELP {name} {help}");
@@ -154,8 +162,8 @@ mod tests {
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
         assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
-        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 2);
-        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 2);
+        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 3);
+        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 3);
         // After the open window the gauge reads half-open, as a call would meet it.
         let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
@@ -173,7 +181,7 @@ mod tests {
             text.contains(r#"{scope="s\"\n\\",provider="x\"} 1\nresilient_provider_state{provider=\"y\\"} 0"#),
             "{text}"
         );
-        let families = COUNTERS.len() + 2;
+        let families = COUNTERS.len() + 3;
         assert_eq!(
             text.lines().count(),
             3 * families + CHECK_NAMES.len() - 1,

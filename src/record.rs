@@ -6,6 +6,7 @@ use crate::chain::{ProviderView, Writes};
 use crate::config::Chain;
 use crate::in_flight;
 use crate::latency;
+use crate::learned_limit;
 use crate::outcome::Health;
 use crate::rate_gate;
 use crate::retry_budget::SAMPLE_EVERY;
@@ -40,6 +41,8 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
                     && b.counting(&view.budget, now, effect.health == Health::Failure)
             })
             .map(|b| b.deposit(&view.budget, now)),
+        // What the call taught its window, when it tells the fleet something new.
+        limit: effect.window.and_then(|news| learned_limit::record(&view.limit, news, now)),
     };
     Recorded { writes: (!writes.is_empty()).then_some(writes), transition: b.transition }
 }

@@ -6,6 +6,7 @@ use crate::breaker::{BreakerRow, Bucket, Phase};
 use crate::error::EngineError;
 use crate::in_flight::InFlightRow;
 use crate::latency::LatencyRow;
+use crate::learned_limit::LimitRow;
 use crate::lease::Lease;
 use crate::rate_gate::GateRow;
 use crate::retry_budget::{BudgetRow, Second};
@@ -137,6 +138,18 @@ pub fn latency(text: &str) -> Result<LatencyRow> {
         w: f.list("w", |v| unsigned(K, "w[]", v))?,
         t: f.list("t", |v| unsigned(K, "t[]", v))?,
         at_ms: f.u64("at_ms")?,
+        version: f.u64("version")?,
+    })
+}
+
+pub fn limit(text: &str) -> Result<LimitRow> {
+    const K: &str = "limit";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    Ok(LimitRow {
+        limit: f.u32("limit")?,
+        congested_at_ms: f.u64("congested_at_ms")?,
+        updated_ms: f.u64("updated_ms")?,
         version: f.u64("version")?,
     })
 }

@@ -6,13 +6,14 @@ use crate::chain::{ProviderView, Writes};
 use crate::error::EngineError;
 use crate::in_flight::InFlightRow;
 use crate::latency::LatencyRow;
+use crate::learned_limit::LimitRow;
 use crate::rate_gate::GateRow;
 use crate::retry_budget::BudgetRow;
 use crate::row_decode;
 use serde::Serialize;
 
 /// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
-pub const ROW_KINDS: [&str; 5] = ["breaker", "gate", "in_flight", "latency", "budget"];
+pub const ROW_KINDS: [&str; 6] = ["breaker", "gate", "in_flight", "latency", "budget", "limit"];
 
 /// Joins the row texts of one call into one string at the boundary (one string crossing instead
 /// of two per row): ASCII record separator, which JSON text never holds raw (it escapes every
@@ -96,6 +97,7 @@ pub fn view(rows: &[impl AsRef<str>]) -> Result<ProviderView, EngineError> {
         })?,
         latency: decode("latency", rows[3].as_ref(), row_decode::latency, |r: &mut LatencyRow, v| r.version = v)?,
         budget: decode("budget", rows[4].as_ref(), row_decode::budget, |r: &mut BudgetRow, v| r.version = v)?,
+        limit: decode("limit", rows[5].as_ref(), row_decode::limit, |r: &mut LimitRow, v| r.version = v)?,
     })
 }
 
@@ -137,7 +139,7 @@ impl RowMemo {
                 Some((texts, view)) if same(texts) => out.push(view.clone()),
                 _ => {
                     let view = view(chunk)?;
-                    let texts = [0, 1, 2, 3, 4].map(|k| chunk[k].as_ref().to_string());
+                    let texts = std::array::from_fn(|k| chunk[k].as_ref().to_string());
                     *seen = Some((texts, view.clone()));
                     out.push(view);
                 }
@@ -172,6 +174,9 @@ pub fn writes(w: &Writes) -> RowWrites {
     if let Some(b) = &w.budget {
         rows.push(row(ROW_KINDS[4], b, b.version));
     }
+    if let Some(l) = &w.limit {
+        rows.push(row(ROW_KINDS[5], l, l.version));
+    }
     RowWrites { provider: w.provider, rows, event: None, counts: None }
 }
 
@@ -191,6 +196,9 @@ pub fn apply(view: &mut ProviderView, w: &Writes) {
     }
     if let Some(b) = &w.budget {
         view.budget = b.clone();
+    }
+    if let Some(l) = &w.limit {
+        view.limit = l.clone();
     }
 }
 

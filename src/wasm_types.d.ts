@@ -47,9 +47,11 @@ export interface ProviderState {
   latency_p50_ms: number | null; latency_p95_ms: number | null;
   /** Streamed calls' time to their first committing chunk, kept apart from answers' latency. */
   first_chunk_p50_ms: number | null; first_chunk_p95_ms: number | null;
+  /** Item Concurrency Auto's window as the fleet learned it (a row of the last 10 minutes). */
+  concurrency: number | null; concurrency_congested_at_ms: number | null;
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
-export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget"; expected: number; version: number; json: string }
+export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget" | "limit"; expected: number; version: number; json: string }
 /** Rows of provider `provider` to write atomically; `event`: the breaker transition they make, as
  * the JSON text a store keeps in the same atomic step (README: "Resilient Provider Trigger");
  * `counts`: what they add to the provider's counters once committed (absent: nothing). */

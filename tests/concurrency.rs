@@ -48,11 +48,16 @@ enum Event {
 }
 
 fn run(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32) -> Tally {
+    run_on(chain, vendor, items, ceiling, &mut Store::new(chain.providers.len()), 0)
+}
+
+/// One execution from `start` on `store` (shared with the fleet's other executions).
+fn run_on(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32, store: &mut Store, start: u64) -> Tally {
     let pool = Rc::new(RefCell::new(Pool::new(chain, ceiling)));
-    let mut store = Store::new(chain.providers.len());
     let mut machines: Vec<ItemMachine> = (0..items)
         .map(|i| {
-            let mut m = ItemMachine::new(chain.clone(), 0, format!("exec:{i}"), vec![], Rng::seeded(i as u64 + 1));
+            let mut m =
+                ItemMachine::new(chain.clone(), start, format!("exec{start}:{i}"), vec![], Rng::seeded(i as u64 + 1));
             m.join(pool.clone());
             m
         })
@@ -64,7 +69,7 @@ fn run(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32) -> T
         events.insert((t, seq), e);
     };
     for i in 0..items {
-        at(&mut events, 0, Event::Poll(i));
+        at(&mut events, start, Event::Poll(i));
     }
     // The node's side of a line: who waits, by their number in the pool; a wake names them.
     let mut waiting: BTreeMap<u32, usize> = BTreeMap::new();
@@ -183,4 +188,50 @@ fn a_dead_vendor_gets_exactly_the_threshold_and_every_other_item_is_deferred() {
         assert_eq!(t.done, 0);
         assert_eq!(t.deferred + t.failed, 50);
     }
+}
+
+#[test]
+fn the_second_execution_starts_from_the_limit_the_first_learned_and_never_overshoots_it() {
+    let chain = in_line();
+    let mut store = Store::new(1);
+    let mut vendor = Vendor::new(Some(4), 250, false);
+    let first = run_on(&chain, &mut vendor, 200, 256, &mut store, 0);
+    let (first_429, learned) = (vendor.rejected_429, store.views[0].limit.clone());
+    assert_eq!(first.done, 200);
+    println!("first execution: {first_429} answered 429; the fleet's row: {learned:?}");
+    assert!((2..=6).contains(&learned.limit), "the row holds about K: {learned:?}");
+    assert!(learned.congested_at_ms > 0, "it met congestion");
+    let mut again = Vendor::new(Some(4), 250, false);
+    let second = run_on(&chain, &mut again, 200, 256, &mut store, first.ended_at + 1000);
+    println!("second execution: {} answered 429, most at once {}", again.rejected_429, again.most_at_once);
+    assert_eq!(second.done, 200);
+    assert!(again.rejected_429 <= first_429, "{} vs {first_429}", again.rejected_429);
+}
+
+#[test]
+fn a_healthy_vendors_learned_limit_lets_the_next_execution_skip_slow_start_after_its_first_answer() {
+    let chain = in_line();
+    let mut store = Store::new(1);
+    let first = run_on(&chain, &mut Vendor::new(None, 250, false), 1000, 256, &mut store, 0);
+    assert!(store.views[0].limit.limit >= 200, "{:?}", store.views[0].limit);
+    let mut vendor = Vendor::new(None, 250, false);
+    let start = first.ended_at + 1000;
+    let second = run_on(&chain, &mut vendor, 1000, 256, &mut store, start);
+    println!("second: {} ms (first {} ms)", second.ended_at - start, first.ended_at);
+    assert!(second.ended_at - start < first.ended_at, "no slow start the second time");
+}
+
+#[test]
+fn a_dead_vendor_still_gets_exactly_the_threshold_whatever_the_fleet_learned_before() {
+    let chain = chain(&["vendor"], |c| {
+        c.wait_in_line = true;
+        c.max_attempts = 1;
+    });
+    let mut store = Store::new(1);
+    let first = run_on(&chain, &mut Vendor::new(None, 250, false), 500, 256, &mut store, 0);
+    assert!(store.views[0].limit.limit > 100);
+    let mut dead = Vendor::new(None, 100, true);
+    let t = run_on(&chain, &mut dead, 50, 256, &mut store, first.ended_at + 1000);
+    assert_eq!(dead.calls, chain.providers[0].breaker.threshold);
+    assert_eq!(t.done, 0);
 }

@@ -17,6 +17,7 @@ use resilient_engine::breaker::{self, Admission, BreakerPolicy, BreakerRow, Buck
 use resilient_engine::chain::ProviderView;
 use resilient_engine::in_flight::{self, Acquire, InFlightRow};
 use resilient_engine::latency::LatencyRow;
+use resilient_engine::learned_limit::LimitRow;
 use resilient_engine::lease::Lease;
 use resilient_engine::outcome::Health;
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
@@ -206,7 +207,13 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
         .map(|_| Ok(Second { s: wide(u)?, calls: wide32(u)?, retries: wide32(u)? }))
         .collect::<arbitrary::Result<_>>()?;
     let budget = BudgetRow { seconds, version: wide(u)? };
-    Ok(ProviderView { breaker, gate, in_flight, latency, budget })
+    let limit = LimitRow {
+        limit: wide32(u)?,
+        congested_at_ms: wide(u)?,
+        updated_ms: wide(u)?,
+        version: wide(u)?,
+    };
+    Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit })
 }
 
 fn check_breaker(row: &BreakerRow, k: &Knobs) {

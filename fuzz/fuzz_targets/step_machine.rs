@@ -339,6 +339,7 @@ impl Store {
                 latency_ms: Some(*now % 1_000),
                 first_chunk: *now % 2 == 0,
                 sample: *now,
+                window: None,
             };
             if let Some(w) = record(chain, &store.views[effect.provider], &effect, *now).writes {
                 store.apply(&w);

@@ -52,7 +52,7 @@ export const CHAT_OVERRIDES = {
 export const CHAT_DEFAULTS = { ...ENGINE_DEFAULTS, ...CHAT_OVERRIDES } as const;
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
-export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget'] as const;
+export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit'] as const;
 
 /** Joins the row texts (and the Idempotency-Keys) of one engine call into one string. */
 export const ROW_SEPARATOR = '\u001e';

@@ -40,6 +40,8 @@ export async function providerState(
 			latency_p95_ms: s.latency_p95_ms,
 			first_chunk_p50_ms: s.first_chunk_p50_ms,
 			first_chunk_p95_ms: s.first_chunk_p95_ms,
+			concurrency: s.concurrency,
+			concurrency_congested_at: iso(s.concurrency_congested_at_ms),
 			counters: Object.fromEntries(COUNTER_NAMES.map((k) => [k, c[k] ?? 0])),
 		};
 		return { json, pairedItem: { item: 0 } };

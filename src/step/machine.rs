@@ -61,6 +61,7 @@ use crate::config::Chain;
 use crate::config::Routing;
 use crate::error::EngineError;
 use crate::hedge::CallTag;
+use crate::learned_limit::{self, WindowNews};
 use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
 use crate::rng::Rng;
@@ -203,9 +204,11 @@ impl ItemMachine {
     }
 
     /// Give a call's window slot back with what its outcome said; the items in line to wake.
-    pub(super) fn release_slot(&mut self, provider: usize, round: Option<u32>, signal: Signal) {
-        if let (Some(round), Some(pool)) = (round, &self.pool) {
-            pool.borrow_mut().release(provider, round, signal, &mut self.woken);
+    /// Returns what it taught the window (none without a slot).
+    pub(super) fn release_slot(&mut self, provider: usize, round: Option<u32>, signal: Signal) -> Option<WindowNews> {
+        match (round, &self.pool) {
+            (Some(round), Some(pool)) => Some(pool.borrow_mut().release(provider, round, signal, &mut self.woken)),
+            _ => None,
         }
     }
 
@@ -347,6 +350,11 @@ impl ItemMachine {
                 views.len(),
                 self.chain.providers.len()
             )));
+        }
+        // The fleet's learned limits: a congestion seen by another execution lowers this one's
+        // windows now; a served window starts from what the fleet learned.
+        if let Some(pool) = &self.pool {
+            pool.borrow_mut().share(views.iter().map(|v| learned_limit::advice(&v.limit, now)));
         }
         // A call handed out by a poll whose write lost its race was never made.
         self.drop_uncommitted();
@@ -626,6 +634,7 @@ impl ItemMachine {
             // A streamed call's sample is its time to the first chunk (or all it waited for one).
             first_chunk: self.streamed,
             sample: call_sample(&self.holder, attempt),
+            window: None,
         };
         let mut log = AttemptLog {
             provider: i,
@@ -707,7 +716,7 @@ impl ItemMachine {
             }
         }
         self.report.attempts.push(log);
-        self.release_slot(i, window_round, signal);
+        effect.window = self.release_slot(i, window_round, signal);
         Ok(effect)
     }
 

@@ -96,6 +96,8 @@ pub struct Effect {
     /// This call among all the fleet's, as a number (its item's holder and attempt, hashed):
     /// which calls deposit into the retry budget, without drawing from the item's randomness.
     pub sample: u64,
+    /// What the call taught its window (Item Concurrency Auto), for the fleet's learned limit.
+    pub window: Option<crate::learned_limit::WindowNews>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -56,6 +56,7 @@ impl Store {
         rising(w.in_flight.as_ref().map(|r| r.version), v.in_flight.version, "in_flight");
         rising(w.latency.as_ref().map(|r| r.version), v.latency.version, "latency");
         rising(w.budget.as_ref().map(|r| r.version), v.budget.version, "budget");
+        rising(w.limit.as_ref().map(|r| r.version), v.limit.version, "limit");
         resilient_engine::row_text::apply(&mut self.views[w.provider], w);
     }
 }

@@ -23,13 +23,26 @@ const chain = (name, path, items, typeVersion = 2.1, extra = {}) => ({
 	},
 });
 
+/** Get Provider State or Get Metrics after a branch, on the branch's provider. */
+const then = (name, operation, of) => ({
+	name,
+	typeVersion: 2.1,
+	parameters: { operation, providers: { provider: [{ name: `${of}-${tag}` }] } },
+});
+
 before(async () => {
 	providers = await startProviders();
 	base = `http://127.0.0.1:${providers.port}`;
 	const n8n = n8nInstance(n8nInstall(major));
 	const wf = branchesWorkflow(`itemconc${tag}`, n8n.nodeType, [
-		chain('capacity 4', `/cap?k=4&id=k4-${tag}`, 120),
-		chain('healthy', `/healthy?id=ok-${tag}`, 60),
+		{
+			...chain('capacity 4', `/cap?k=4&id=k4-${tag}`, 120),
+			then: [then('capacity 4 state', 'getState', 'capacity 4')],
+		},
+		{
+			...chain('healthy', `/healthy?id=ok-${tag}`, 60),
+			then: [then('healthy metrics', 'getMetrics', 'healthy')],
+		},
 		chain('dead', `/dead?id=dead-${tag}`, 30),
 		chain('healthy v2', `/healthy?id=ok2-${tag}`, 6, 2),
 		chain('capacity 4 v2', `/cap?k=4&id=k4v2-${tag}`, 20, 2, { itemConcurrency: 10 }),
@@ -84,4 +97,20 @@ test('version 2 keeps what it had: one item at a time, and a 429 defers the item
 	assert.ok(deferred.length > 0, `${served.length} served, ${deferred.length} deferred`);
 	assert.equal(deferred[0]._resilience.reason, 'rate_limited');
 	assert.equal(served[0]._resilience.concurrency, undefined);
+});
+
+test("the window the fleet learned is on the store: Get Provider State shows it near K with its congestion, Get Metrics' gauge shows the healthy vendor's", () => {
+	const [[state]] = placed('capacity 4 state');
+	console.log(
+		`n8n ${major}: learned ${state.concurrency} at K = 4, congested at ${state.concurrency_congested_at}`,
+	);
+	assert.ok(state.concurrency >= 2 && state.concurrency <= 6, JSON.stringify(state));
+	assert.ok(state.concurrency_congested_at, 'it met congestion');
+	const [[{ metrics }]] = placed('healthy metrics');
+	const line = metrics
+		.split('\n')
+		.find((l) =>
+			l.startsWith(`resilient_provider_concurrency{scope="global",provider="healthy-${tag}"}`),
+		);
+	assert.ok(line && Number(line.split(' ').at(-1)) > 5, line);
 });

@@ -235,7 +235,7 @@ test("a failed store through the shipped engine: fail open with the engine's war
 test('Item Concurrency Auto through the shipped engine: a full window queues the next item, and its call ending wakes it', () => {
 	const engine = new shipped.Engine({ providers: [{ name: 'p', threshold: 1 }] });
 	const pool = engine.pool(256);
-	const rows = Array(5).fill('').join('\u001e');
+	const rows = Array(6).fill('').join('\u001e');
 	const [a, b] = [engine.item(0, 'a', ''), engine.item(0, 'b', '')];
 	const [ma, mb] = [a.join(pool), b.join(pool)];
 	assert.notEqual(ma, mb);

@@ -149,6 +149,7 @@ impl ItemMachine {
             latency_ms: self.chain.tracks_latency().then(|| now.saturating_sub(at_ms)),
             first_chunk: self.streamed,
             sample: call_sample(&self.holder, call),
+            window: None,
         })
     }
 }

@@ -1,0 +1,116 @@
+//! The window a provider's calls learned, shared by the fleet in a row of its own (`limit`): an
+//! execution starts from what the others learned, and one congestion seen anywhere lowers every
+//! execution's window at its next poll. Written only when it says something new (a congestion
+//! below the stored limit, or growth by a quarter), so a steady healthy path writes nothing.
+//! Sans-IO: the window proposes, [`record`] writes from the row as the store has it (re-run on
+//! fresh rows after a lost race), [`advice`] reads it back.
+use serde::{Deserialize, Serialize};
+
+/// The learned limit as the store keeps it. A row older than [`STALE_MS`] is not adopted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct LimitRow {
+    /// Calls at once the provider took without congestion, as last learned (0: never written).
+    pub limit: u32,
+    /// When a window last met congestion there (0: never).
+    pub congested_at_ms: u64,
+    pub updated_ms: u64,
+    pub version: u64,
+}
+
+/// How long a learned limit is trusted: a vendor's capacity an hour ago says little now.
+pub const STALE_MS: u64 = 10 * 60 * 1000;
+/// Growth written back: at least this share of the stored limit, and at least 2 calls.
+const GROWTH_SHARE: f64 = 0.25;
+
+/// What a window's call taught, handed to [`record`] with the call's other effects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowNews {
+    /// The window after the call's outcome.
+    pub limit: u32,
+    /// The outcome cut the window (a 429, a hinted 503, a timeout, a slowing first byte).
+    pub congested: bool,
+    /// The window has served a call in this execution (its limit is measured, not assumed).
+    pub served: bool,
+}
+
+/// What a window takes from the stored row at a poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Advice {
+    /// The fleet's learned limit (fresh rows only).
+    pub limit: u32,
+    /// When congestion was last seen there, for a window to hear it once.
+    pub congested_at_ms: u64,
+}
+
+/// The stored row as a window may use it at `now`, or `None` (never written, or stale).
+pub fn advice(row: &LimitRow, now: u64) -> Option<Advice> {
+    (row.limit > 0 && now.saturating_sub(row.updated_ms) < STALE_MS)
+        .then_some(Advice { limit: row.limit, congested_at_ms: row.congested_at_ms })
+}
+
+/// The row to write for `news` at `now`, or `None` when it says nothing the row does not.
+pub fn record(row: &LimitRow, news: WindowNews, now: u64) -> Option<LimitRow> {
+    let fresh = advice(row, now);
+    let next = |congested_at_ms| LimitRow {
+        limit: news.limit.max(1),
+        congested_at_ms,
+        updated_ms: now,
+        version: row.version.wrapping_add(1),
+    };
+    match fresh {
+        // A congestion below what the fleet believes: every execution hears it.
+        Some(a) if news.congested && news.limit < a.limit => Some(next(now)),
+        None if news.congested => Some(next(now)),
+        // Growth by a quarter (and two calls) over the stored limit, measured by a served window.
+        Some(a) if news.served && f64::from(news.limit) >= grown(a.limit) => Some(next(a.congested_at_ms)),
+        None if news.served => Some(next(0)),
+        _ => None,
+    }
+}
+
+fn grown(limit: u32) -> f64 {
+    (f64::from(limit) * (1.0 + GROWTH_SHARE)).max(f64::from(limit) + 2.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: u64 = 1_000_000;
+
+    fn row(limit: u32, congested_at_ms: u64) -> LimitRow {
+        LimitRow { limit, congested_at_ms, updated_ms: NOW - 1000, version: 3 }
+    }
+
+    fn news(limit: u32, congested: bool) -> WindowNews {
+        WindowNews { limit, congested, served: true }
+    }
+
+    #[test]
+    fn a_congestion_below_the_fleets_limit_is_written_with_its_time() {
+        let w = record(&row(10, 0), news(5, true), NOW).unwrap();
+        assert_eq!((w.limit, w.congested_at_ms, w.updated_ms, w.version), (5, NOW, NOW, 4));
+        assert_eq!(record(&row(4, 0), news(5, true), NOW), None, "the fleet already believes less");
+    }
+
+    #[test]
+    fn growth_is_written_only_by_a_quarter_and_two_calls_so_a_steady_path_writes_nothing() {
+        assert_eq!(record(&row(8, 77), news(9, false), NOW), None);
+        let w = record(&row(8, 77), news(10, false), NOW).unwrap();
+        assert_eq!((w.limit, w.congested_at_ms), (10, 77), "growth keeps the last congestion's time");
+        assert_eq!(record(&row(40, 0), news(49, false), NOW), None);
+        assert!(record(&row(40, 0), news(50, false), NOW).is_some());
+        let unserved = WindowNews { served: false, ..news(50, false) };
+        assert_eq!(record(&row(8, 0), unserved, NOW), None, "an assumed window teaches nothing");
+    }
+
+    #[test]
+    fn a_fresh_row_is_written_by_the_first_served_window_and_a_stale_one_is_not_advice() {
+        assert_eq!(record(&LimitRow::default(), news(5, false), NOW).unwrap().limit, 5);
+        let stale = LimitRow { updated_ms: NOW - STALE_MS, ..row(30, 0) };
+        assert_eq!(advice(&stale, NOW), None);
+        assert_eq!(advice(&row(30, 9), NOW), Some(Advice { limit: 30, congested_at_ms: 9 }));
+        assert_eq!(record(&stale, news(5, false), NOW).unwrap().limit, 5, "stale: rewritten");
+    }
+}
