@@ -413,6 +413,8 @@ fuzz_target!(|input: Input| {
     let mut calls = vec![0u32; n];
     // Providers this item is done with: an answer that neither succeeded nor led to a wait.
     let mut gave_up = vec![false; n];
+    // A repair round: due after a provider's first schema miss (where it repairs), asked once.
+    let (mut repair_due, mut repaired) = (vec![false; n], vec![false; n]);
     let mut steps = 0;
 
     let end = loop {
@@ -424,7 +426,8 @@ fuzz_target!(|input: Input| {
         }
         let poll = m.poll(now, &store.views).expect("poll with one view per provider");
         match poll.step {
-            Step::Call { provider, attempt, deadline_ms, idempotency_key, .. } => {
+            Step::Call { provider, attempt, deadline_ms, idempotency_key, repair, .. } => {
+                assert_eq!(repair, std::mem::take(&mut repair_due[provider]), "a repair round when due, only then");
                 let p = &chain.providers[provider];
                 assert!(now < deadline, "a call at {now} after the budget ended at {deadline}");
                 assert!(
@@ -432,7 +435,9 @@ fuzz_target!(|input: Input| {
                     "deadline {deadline_ms}"
                 );
                 assert_eq!(attempt, calls[provider] + 1, "attempt numbering");
-                assert!(attempt <= p.max_attempts, "attempt {attempt} of {}", p.max_attempts);
+                // A repair round is one call beyond Max Attempts (documented so).
+                let most = p.max_attempts + u32::from(repaired[provider]);
+                assert!(attempt <= most, "attempt {attempt} of {}", p.max_attempts);
                 assert_eq!(idempotency_key, if p.unsafe_method { keys[provider].clone() } else { None });
                 assert!(!gave_up[provider], "a call to provider {provider} after the item gave up on it");
                 let v = &store.views[provider];
@@ -473,7 +478,10 @@ fuzz_target!(|input: Input| {
                 assert_eq!(effect.provider, provider);
                 let log = m.report().attempts.last().expect("the call is logged");
                 assert_eq!((log.provider, log.attempt), (provider, attempt));
-                if m.finished().is_none() && log.wait_cause.is_none() {
+                let p = &chain.providers[provider];
+                if p.repairs && log.check.as_deref() == Some("schema") && !repaired[provider] {
+                    (repaired[provider], repair_due[provider]) = (true, true);
+                } else if m.finished().is_none() && log.wait_cause.is_none() {
                     gave_up[provider] = true;
                 }
                 last_success = (matches!(outcome, Outcome::Status { status: 100..=399, .. })
