@@ -3,7 +3,7 @@
 //! `content_policy_fallbacks`). Matched broadly (BerriAI/litellm#10793: a classifier that misses a
 //! vendor's wording misses the fallback), case-insensitively in the body's first
 //! [`crate::answer_body::BODY_LIMIT`] bytes, as [`crate::context_limit`] reads length.
-use crate::answer_body::{BODY_LIMIT, CONTEXT_LIMIT_STATUS};
+use crate::answer_body::bad_request_says;
 
 /// Each vendor's wording, lower case. Each line names who says it.
 pub const PHRASES: &[&str] = &[
@@ -24,12 +24,7 @@ pub const PHRASES: &[&str] = &[
 
 /// Whether an answer with this status and body says the vendor's content policy refused it.
 pub fn refused_by_policy(status: u16, body: Option<&str>) -> bool {
-    let Some(body) = body else { return false };
-    if status != CONTEXT_LIMIT_STATUS {
-        return false;
-    }
-    let head = &body.as_bytes()[..body.len().min(BODY_LIMIT)];
-    PHRASES.iter().any(|p| head.windows(p.len()).any(|w| w.eq_ignore_ascii_case(p.as_bytes())))
+    bad_request_says(status, body, PHRASES)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! "The input is longer than the model's context": a 400 whose body says so. Not the provider's
 //! fault and not worth repeating on it; another provider (a larger context) may take it.
-//! Matched case-insensitively as a substring of the body's first [`BODY_LIMIT`] bytes.
-use crate::answer_body::{BODY_LIMIT, CONTEXT_LIMIT_STATUS};
+//! Matched case-insensitively as a substring of the body's first
+//! [`crate::answer_body::BODY_LIMIT`] bytes.
+use crate::answer_body::bad_request_says;
 
 /// Each vendor's wording, lower case. Kept small: each line names who says it.
 pub const PHRASES: &[&str] = &[
@@ -24,16 +25,7 @@ pub const PHRASES: &[&str] = &[
 
 /// Whether an answer with this status and body says the input was too long for the model.
 pub fn input_too_long(status: u16, body: Option<&str>) -> bool {
-    let Some(body) = body else { return false };
-    if status != CONTEXT_LIMIT_STATUS {
-        return false;
-    }
-    let head = &body.as_bytes()[..body.len().min(BODY_LIMIT)];
-    PHRASES.iter().any(|p| contains_ignore_case(head, p.as_bytes()))
-}
-
-fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
-    needle.len() <= haystack.len() && haystack.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle))
+    bad_request_says(status, body, PHRASES)
 }
 
 #[cfg(test)]
@@ -65,7 +57,7 @@ mod tests {
 
     #[test]
     fn only_the_first_4_kb_are_read() {
-        let late = format!("{}prompt is too long", " ".repeat(BODY_LIMIT));
+        let late = format!("{}prompt is too long", " ".repeat(crate::answer_body::BODY_LIMIT));
         assert!(!input_too_long(400, Some(&late)));
         let multibyte = format!("{}prompt is too long", "é".repeat(100));
         assert!(input_too_long(400, Some(&multibyte)), "bytes, not char boundaries");
