@@ -20,7 +20,7 @@ export const answerCheck: INodeProperties = {
 			type: 'boolean',
 			default: false,
 			description:
-				"Whether an answer cut at its token limit or off the schema counts toward opening the provider's breaker. Off: they are this workflow's prompt, schema or Max Tokens, and the provider stays healthy for every other workflow (an empty answer always counts; a refusal never does).",
+				"Whether an answer cut at its token limit or off the schema counts toward opening the provider's breaker in this node's State Scope (Workflow keeps it to this workflow's own breaker). Off: they are this workflow's prompt, schema or Max Tokens, and the provider stays healthy for every other workflow (an empty answer always counts; a refusal never does).",
 		},
 		{
 			displayName: 'Fail Over on Cut, Filtered or Refused Answers',
