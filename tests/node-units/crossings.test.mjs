@@ -184,9 +184,10 @@ function losingFirst(n, failOpen = true) {
 }
 
 test('a rate-gate wait costs one more poll: two calls per attempt plus one per wait', async () => {
-	// One request per 40 ms: the second and third items wait for the gate inside their budget.
+	// One request per 400 ms: the second and third items wait for the gate inside their budget
+	// (a period a loaded machine's item cannot outlast: 40 ms let a slow item find the gate open).
 	const { counts, waits, attempts } = await countedRun({
-		config: { providers: [{ name: 'gated', rate_limit: { requests: 1, period_ms: 40 } }] },
+		config: { providers: [{ name: 'gated', rate_limit: { requests: 1, period_ms: 400 } }] },
 		items: 3,
 		store: (scope) => new FailoverStore(new MemoryStore(scope), scope, 1000, true),
 	});
