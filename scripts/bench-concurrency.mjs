@@ -2,7 +2,8 @@
 // Item Concurrency Auto in a real n8n, counted at loopback vendors, beside n8n's HTTP Request node
 // in the same execution (each node warmed by a small branch first):
 //   - a healthy vendor answering in 200-300 ms: 100 and 1000 items, Call Chain 2.1 at its
-//     defaults against the HTTP Request node (goals: <= 3x its wall time at 100, <= 2x at 1000);
+//     defaults against the HTTP Request node (goals: <= 3x its wall time at 100, <= 2x at 1000),
+//     and 1000 again on the same provider (the window the fleet learned, on the store);
 //   - vendors taking K = 4 and K = 16 calls at once, 429 + Retry-After: 1 above that, 250 ms a
 //     call: 400 items each (goals: all served, none deferred, <= 10 % of requests answered 429,
 //     wall time <= 2x the ideal items x latency / K);
@@ -31,11 +32,14 @@ const providers = await startProviders();
 const base = `http://127.0.0.1:${providers.port}`;
 const tag = uid().slice(0, 6);
 
-const rpc = (name, path, items) => ({
+/** Call Chain 2.1 at its defaults; `provider`: its provider's name (its shared state's key). */
+const rpc = (name, path, items, provider = name) => ({
 	name,
 	items,
 	typeVersion: 2.1,
-	parameters: { providers: { provider: [{ name: `${name}-${tag}`, url: `${base}${path}` }] } },
+	parameters: {
+		providers: { provider: [{ name: `${provider}-${tag}`, url: `${base}${path}` }] },
+	},
 });
 const httpNode = (name, path, items) => ({
 	name,
@@ -51,6 +55,9 @@ const SCENARIOS = [
 	rpc('RPC 100', `/healthy?id=r100-${tag}`, 100),
 	httpNode('HTTP 1000', `/healthy?id=h1000-${tag}`, 1000),
 	rpc('RPC 1000', `/healthy?id=r1000-${tag}`, 1000),
+	// The same provider again, as a workflow's next execution meets it: the window the fleet
+	// learned is on the store.
+	rpc('RPC 1000 again', `/healthy?id=r1000b-${tag}`, 1000, 'RPC 1000'),
 	rpc('RPC K4', `/cap?k=4&id=k4-${tag}`, 400),
 	rpc('RPC K16', `/cap?k=16&id=k16-${tag}`, 400),
 	rpc('RPC dead', `/dead?id=dead-${tag}`, 50),
@@ -86,6 +93,16 @@ for (const n of [100, 1000]) {
 		`${r} ms`,
 		`<= ${n === 100 ? 3 : 2}x: ${(r / h).toFixed(2)}x`,
 		r <= (n === 100 ? 3 : 2) * h && ok === n,
+	);
+}
+{
+	const [h, r] = [ms('HTTP 1000'), ms('RPC 1000 again')];
+	const s = providers.capacity('/healthy', `r1000b-${tag}`);
+	row(
+		`the same provider again, 1000 items (at most ${s.most} at once)`,
+		`${r} ms`,
+		`<= 2x: ${(r / h).toFixed(2)}x`,
+		r <= 2 * h && count('RPC 1000 again')[0] === 1000,
 	);
 }
 for (const k of [4, 16]) {
