@@ -347,7 +347,10 @@ impl Pool {
         let lane = &mut self.lanes[provider];
         let before = lane.window.round;
         lane.window.release(round, signal);
-        let news = lane.window.news(lane.window.round > before);
+        // Only the vendor's own word (a 429, a hinted 503, a timeout) is the fleet's news: a first
+        // byte that slowed is as often this process's load as the vendor's queue (measured: one
+        // n8n process answering 256 calls at once cut its window, and the next execution heard it).
+        let news = lane.window.news(lane.window.round > before && signal == Signal::Congested);
         if lane.window.refuses() && lane.granted.is_empty() {
             // Nothing will free a slot before a success: everyone in line moves on.
             woken.append(&mut lane.line);
