@@ -79,7 +79,18 @@ before(async () => {
 	vendors = await startLlmVendors(KEYS);
 	n8n = n8nInstance(n8nInstall(major), { extensions: null });
 	installLikeN8n(packWorktree(), n8n.home);
-	for (const id of ['notJson', 'json', 'empty', 'backup', 'offSchema', 'onSchema', 'mend', 'spare'])
+	for (const id of [
+		'notJson',
+		'json',
+		'empty',
+		'backup',
+		'offSchema',
+		'onSchema',
+		'mend',
+		'spare',
+		'policy',
+		'other',
+	])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	n8n.importCredentials(Object.values(cred));
 	const schema = { answerCheck: { jsonSchema: JSON.stringify(BRIEF) } };
@@ -134,6 +145,16 @@ before(async () => {
 				...repair.nodes,
 			],
 			models: [...repair.models, ['Repair parser', 'Repair chain', 0, 'ai_outputParser']],
+		}),
+	};
+	const policy = chatOver('Policy chain', 'policy', 'other', 700, {});
+	built.policy = {
+		names: policy.names,
+		wf: chatWorkflow(`policy${uid()}`, {
+			items: ITEMS,
+			roots: ['Policy chain'],
+			nodes: [llmChain('Policy chain', [700, 0]), ...policy.nodes],
+			models: policy.models,
 		}),
 	};
 	n8n.importWorkflow(Object.values(built).map((b) => b.wf));
@@ -211,4 +232,31 @@ test('Repair Round: the model that answered off the schema is asked once more wi
 	const [entry] = modelRuns(run, 'Repair chain model');
 	assert.equal(entry.provider, built.repair.names[0]);
 	assert.equal(entry.fallback, false);
+});
+
+test('a content-policy 400 moves the call to the next model, every time, never counted against the model (no breaker opens)', async () => {
+	vendors.script('policy', [
+		{
+			status: 400,
+			body: {
+				error: {
+					message: 'Your request was rejected as a result of our safety system.',
+					type: 'invalid_request_error',
+					code: 'content_policy_violation',
+				},
+			},
+		},
+	]);
+	vendors.script('other', ['ok']);
+	const { run, log } = await n8n.execute(built.policy.wf.id);
+	assert.ok(run, log.slice(-3000));
+	const items = rootItems(run, 'Policy chain');
+	assert.equal(items.length, ITEMS);
+	for (const i of items) assert.equal(i.json.text, 'other says hi');
+	// A 400 the chain would end on (a bad request) moves on as content policy; every item asks the
+	// model again: nothing counted against it, so its breaker (threshold 3) never opens.
+	assert.equal(vendors.accepted('policy'), ITEMS);
+	const [entry] = modelRuns(run, 'Policy chain model');
+	assert.equal(entry.attempts[0].check, 'content_policy');
+	assert.equal(entry.attempts[0].health, 'neutral');
 });
