@@ -8,6 +8,8 @@ import { AttemptAbort, Cancelled } from './attemptAbort';
 export interface CallResult {
 	outcome: Outcome;
 	body?: unknown;
+	/** The answer's JSON the Answer Check's schema parsed (Call Chain), for `success`. */
+	parsed?: unknown;
 	ms: number;
 }
 

@@ -9,6 +9,8 @@ export interface ItemResult {
 	end: FinalStep;
 	/** The serving provider's response body (done only). */
 	body?: unknown;
+	/** Its JSON as the Answer Check's schema parsed it (done only). */
+	parsed?: unknown;
 	attempts: IDataObject[];
 	skipped: IDataObject[];
 	transitions: IDataObject[];

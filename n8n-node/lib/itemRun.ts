@@ -22,6 +22,8 @@ export class ItemRun {
 	/** The last answer's body: when the engine says `done`, the one that served (an aborted call
 	 * hands none over). */
 	private body: unknown;
+	/** That answer's JSON as the Answer Check parsed it. */
+	private parsed: unknown;
 
 	constructor(
 		private readonly c: ItemContext,
@@ -68,6 +70,7 @@ export class ItemRun {
 	/** One call's outcome to the engine, logged, its writes committed. */
 	async outcome(step: CallStep, result: CallResult): Promise<Recorded> {
 		this.body = result.body;
+		this.parsed = result.parsed;
 		const rec = this.item.outcome(await this.c.store.now(), result.outcome, step.hedging?.call);
 		this.c.line?.wake(rec.wake);
 		logAttempt(this.c, step, result.outcome, rec.attempt);
@@ -113,6 +116,7 @@ export class ItemRun {
 		return {
 			end: end.step,
 			body: end.step.kind === 'done' ? this.body : undefined,
+			parsed: end.step.kind === 'done' ? this.parsed : undefined,
 			attempts: end.report.attempts as unknown as IDataObject[],
 			skipped: end.report.skipped.map((s) => skipView(keys, s)),
 			transitions: this.transitions,

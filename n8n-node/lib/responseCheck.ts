@@ -14,6 +14,9 @@ export interface ResponseFacts {
 	answer?: AnswerFacts;
 	/** An LLM preset's answer text (for a repair round, when it missed the schema). */
 	text?: string;
+	/** The answer's JSON when the schema checked it and it parsed: what `success` carries, read
+	 * once here rather than again when the item is placed. */
+	parsed?: unknown;
 }
 
 export function responseFacts(
@@ -32,14 +35,15 @@ export function responseFacts(
 			finish: a.finish_reason,
 			refusal: presetRefused(req.preset, body),
 		};
-		const answer = checkedFacts(check, parts);
-		if (answer) return { answer, text: a.text };
+		const checked = checkedFacts(check, parts);
+		if (checked) return { answer: checked.facts, text: a.text, parsed: checked.parsed };
 		// Version 2 without an Answer Check: the preset's own check, as before (`empty_text`).
 		const failed = presetFailedCheck(a);
 		return failed ? { failed_check: failed } : {};
 	}
 	if (!schema) return {};
-	return { answer: answerFacts(bodyParts(body), schema).facts };
+	const checked = answerFacts(bodyParts(body), schema);
+	return { answer: checked.facts, parsed: checked.parsed };
 }
 
 /** Any other provider's body: its JSON as it came (a text body is parsed, fence and all). */
@@ -52,19 +56,4 @@ function bodyParts(body: unknown) {
 		refusal: false,
 		json: (): Parsed => (typeof body === 'string' ? answerJson(text) : { ok: true, value: body }),
 	};
-}
-
-/** The JSON a served answer's schema checked, for `success` (undefined without a schema). */
-export function parsedAnswer(
-	req: ProviderRequest,
-	body: unknown,
-	check: AnswerCheckPlan | undefined,
-): unknown {
-	if (!check?.schema) return undefined;
-	if (req.preset) {
-		const json = answerJson(presetAnswer(req.preset, body, req.name).text);
-		return json.ok ? json.value : undefined;
-	}
-	const json = bodyParts(body).json();
-	return json.ok ? json.value : undefined;
 }

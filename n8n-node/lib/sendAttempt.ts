@@ -38,6 +38,7 @@ export async function send(
 		const facts = responseFacts(req, result.body, c.plan.answerCheck);
 		if (facts.failed_check) outcome.failed_check = facts.failed_check;
 		if (facts.answer) outcome.answer = facts.answer;
+		if (facts.parsed !== undefined) result.parsed = facts.parsed;
 		const errors = facts.answer?.schema_errors;
 		if (errors?.length && facts.text !== undefined)
 			(c.misses ??= new Map()).set(step.provider, { text: facts.text, errors });

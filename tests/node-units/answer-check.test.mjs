@@ -8,7 +8,7 @@ const require = createRequire(import.meta.url);
 const { readSchema } = require('../../dist/lib/answerCheck/schema.js');
 const { answerJson, finalAnswerArgs } = require('../../dist/lib/answerCheck/answerJson.js');
 const { answerFacts } = require('../../dist/lib/answerCheck/facts.js');
-const { responseFacts, parsedAnswer } = require('../../dist/lib/responseCheck.js');
+const { responseFacts } = require('../../dist/lib/responseCheck.js');
 
 const BRIEF = {
 	type: 'object',
@@ -114,7 +114,7 @@ test('Call Chain: a preset answer is checked only as its version and Answer Chec
 		responseFacts(req, fine, { checkFinish: true, schema }).answer.schema_errors,
 		undefined,
 	);
-	assert.deepEqual(parsedAnswer(req, fine, { checkFinish: true, schema }), {
+	assert.deepEqual(responseFacts(req, fine, { checkFinish: true, schema }).parsed, {
 		title: 'Hello',
 		words: 2,
 	});

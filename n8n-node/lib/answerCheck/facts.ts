@@ -47,8 +47,8 @@ export function answerFacts(p: AnswerParts, schema?: AnswerSchema): CheckedAnswe
 export function checkedFacts(
 	check: AnswerCheckPlan | undefined,
 	p: AnswerParts,
-): AnswerFacts | undefined {
+): CheckedAnswer | undefined {
 	if (!check || (!check.checkFinish && !check.schema)) return undefined;
 	const parts = check.checkFinish ? p : { ...p, finish: null, refusal: false };
-	return answerFacts(parts, check.schema).facts;
+	return answerFacts(parts, check.schema);
 }

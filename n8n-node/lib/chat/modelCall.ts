@@ -80,7 +80,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 		const misses = new Map<number, Miss>();
 		const checked = (provider: number, answer: BaseMessage) => {
 			const parts = chatAnswerParts(answer);
-			const facts = checkedFacts(plan.answerCheck, parts);
+			const facts = checkedFacts(plan.answerCheck, parts)?.facts;
 			if (facts?.schema_errors?.length)
 				misses.set(provider, { text: missText(parts), errors: facts.schema_errors });
 			return facts;

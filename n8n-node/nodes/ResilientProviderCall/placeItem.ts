@@ -5,7 +5,6 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { runData } from '../../lib/resilience';
 import type { ItemPlan } from '../../lib/params';
 import { presetAnswer } from '../../lib/presets';
-import { parsedAnswer } from '../../lib/responseCheck';
 import type { ItemResult } from '../../lib/itemResult';
 
 export const SUCCESS = 0;
@@ -25,7 +24,7 @@ export function placeItem(
 	const meta = runData(r, correlationId, warnings);
 	const pairedItem = { item: i };
 	if (r.end.kind === 'done') {
-		const body = answerOf(plan, r.end.name, r.body);
+		const body = answerOf(plan, r.end.name, r.body, r.parsed);
 		const json =
 			body !== null && typeof body === 'object' && !Array.isArray(body)
 				? { ...(body as IDataObject) }
@@ -63,11 +62,10 @@ export function inInputOrder(out: INodeExecutionData[][]) {
 
 /** What a provider's answer puts on `success`: an LLM preset's answer in the one shape (the
  * vendor's body beside it only under Include Raw Response), any other body as it came. */
-function answerOf(plan: ItemPlan, provider: string, body: unknown): unknown {
+function answerOf(plan: ItemPlan, provider: string, body: unknown, parsed: unknown): unknown {
 	const req = plan.requests.find((q) => q.name === provider);
 	if (!req) return body;
 	// The JSON the Answer Check's schema passed, beside the answer it came from.
-	const parsed = parsedAnswer(req, body, plan.answerCheck);
 	const withParsed = (v: unknown) =>
 		parsed === undefined
 			? v
