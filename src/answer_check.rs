@@ -30,16 +30,15 @@ pub struct SchemaError {
     pub message: String,
 }
 
-/// The name of the Response Must Contain check (a dot path the answer lacked), counted and
-/// logged beside the answer checks.
-pub const REQUIRED_PATH: &str = "required_path";
-
 /// The checks by the names they are counted under, in the order Get Metrics lists them.
-pub const CHECK_NAMES: [&str; 5] = [REQUIRED_PATH, "empty", "content_policy", "cut", "schema"];
+pub const CHECK_NAMES: [&str; 5] = ["required_path", "empty", "content_policy", "cut", "schema"];
 
 /// The check an answer failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AnswerCheck {
+    /// Response Must Contain: the body lacked its dot path. Counted against the provider.
+    RequiredPath,
     /// Nothing came back: the provider's fault, counted against it.
     Empty,
     /// The model refused, or the vendor's filter stopped the answer: content policy, another
@@ -55,6 +54,7 @@ impl AnswerCheck {
     /// The name a failed check is logged, counted and documented by.
     pub fn name(self) -> &'static str {
         match self {
+            AnswerCheck::RequiredPath => "required_path",
             AnswerCheck::Empty => "empty",
             AnswerCheck::ContentPolicy => "content_policy",
             AnswerCheck::Cut => "cut",

@@ -75,16 +75,6 @@ impl Outcome {
             _ => None,
         }
     }
-
-    /// The answer check a success status failed, if any.
-    pub fn failed_answer_check(&self) -> Option<AnswerCheck> {
-        match self {
-            Outcome::Status { status, failed_check: None, answer: Some(a), .. } if (100..400).contains(status) => {
-                a.failed()
-            }
-            _ => None,
-        }
-    }
 }
 
 /// The code of an attempt that ran past the engine's deadline (the node's own timer fired).
@@ -166,6 +156,9 @@ pub struct Classification {
     /// not refused credentials): no use repeating it here; whether another provider may take
     /// it is the chain's choice (`next_provider_on_client_error`).
     pub client_error: bool,
+    /// The check that decided the outcome (a success status whose answer was no use, or a 400
+    /// saying the vendor's content policy refused the input), decided here once.
+    pub check: Option<AnswerCheck>,
 }
 
 pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms: u64) -> Classification {
@@ -175,6 +168,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
         closes_gate: false,
         hint: None,
         client_error: false,
+        check: None,
     };
     match outcome {
         Outcome::Status { status, headers, failed_check, answer, body } => {
@@ -187,7 +181,9 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
                     // The provider answered, but not usefully: it failed, and the chain moves on.
                     c.health = Health::Failure;
                     c.verdict = Verdict::Stop(Reason::CheckFailed);
+                    c.check = Some(AnswerCheck::RequiredPath);
                 } else if let Some(check) = answer.as_ref().and_then(AnswerFacts::failed) {
+                    c.check = Some(check);
                     // The answer is no use: the chain moves on. Whose fault it is decides what it
                     // counts against (seed 001: never cool down on your own bugs).
                     (c.verdict, c.health) = match check {
@@ -203,6 +199,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
                 // The vendor's policy refused this input; another provider may take it.
                 c.health = Health::Neutral;
                 c.verdict = Verdict::Stop(Reason::ContentPolicy);
+                c.check = Some(AnswerCheck::ContentPolicy);
                 return c;
             }
             if input_too_long(status, body.as_deref()) {

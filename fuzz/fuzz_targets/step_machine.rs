@@ -479,7 +479,7 @@ fuzz_target!(|input: Input| {
                 let log = m.report().attempts.last().expect("the call is logged");
                 assert_eq!((log.provider, log.attempt), (provider, attempt));
                 let p = &chain.providers[provider];
-                if p.repairs && log.check.as_deref() == Some("schema") && !repaired[provider] {
+                if p.repairs && log.check.map(|c| c.name()) == Some("schema") && !repaired[provider] {
                     (repaired[provider], repair_due[provider]) = (true, true);
                 } else if m.finished().is_none() && log.wait_cause.is_none() {
                     gave_up[provider] = true;

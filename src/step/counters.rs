@@ -1,6 +1,7 @@
 //! What an item, a check or a report adds to each provider's counters: one rule for every entry
 //! point (Call Chain, the chat model, Check Provider, Report Outcome).
 use super::types::AttemptLog;
+use crate::answer_check::AnswerCheck;
 use crate::outcome::Health;
 use serde::{Deserialize, Serialize};
 
@@ -51,13 +52,13 @@ impl Counters {
         self.hedges += a.hedge as u32;
         // The hedge's answer won: the item was served by it.
         self.hedge_wins += (a.hedge && a.health == Health::Success) as u32;
-        match a.check.as_deref() {
-            Some("required_path") => self.check_required_path += 1,
-            Some("empty") => self.check_empty += 1,
-            Some("content_policy") => self.check_content_policy += 1,
-            Some("cut") => self.check_cut += 1,
-            Some("schema") => self.check_schema += 1,
-            _ => {}
+        match a.check {
+            Some(AnswerCheck::RequiredPath) => self.check_required_path += 1,
+            Some(AnswerCheck::Empty) => self.check_empty += 1,
+            Some(AnswerCheck::ContentPolicy) => self.check_content_policy += 1,
+            Some(AnswerCheck::Cut) => self.check_cut += 1,
+            Some(AnswerCheck::Schema) => self.check_schema += 1,
+            None => {}
         }
     }
 }

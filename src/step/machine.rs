@@ -614,10 +614,7 @@ impl ItemMachine {
             (Outcome::Broken { code }, None) => format!("stream_broken:{code}"),
         };
         // One repair round for an answer off the schema, where the provider can be asked again.
-        let repair_round = c.verdict == Verdict::Stop(Reason::CheckFailed)
-            && p.repairs
-            && !self.progress[i].repaired
-            && outcome.failed_answer_check() == Some(AnswerCheck::Schema);
+        let repair_round = c.check == Some(AnswerCheck::Schema) && p.repairs && !self.progress[i].repaired;
         let progress = &mut self.progress[i];
         progress.attempts += 1;
         let attempt = progress.attempts;
@@ -647,17 +644,9 @@ impl ItemMachine {
             retry_after: c.hint.is_some_and(|h| h.source.is_retry_after()),
             health: c.health,
             hedge,
-            check: match (outcome.decisive_check(), outcome.failed_answer_check()) {
-                (_, Some(check)) => Some(check.name().to_string()),
-                (Some(_), None) => Some(crate::answer_check::REQUIRED_PATH.to_string()),
-                // A 400 saying the vendor's policy refused the input.
-                (None, None) => (c.verdict == Verdict::Stop(Reason::ContentPolicy))
-                    .then(|| AnswerCheck::ContentPolicy.name().to_string()),
-            },
+            check: c.check,
             errors: match outcome {
-                Outcome::Status { answer: Some(a), .. }
-                    if outcome.failed_answer_check() == Some(AnswerCheck::Schema) =>
-                {
+                Outcome::Status { answer: Some(a), .. } if c.check == Some(AnswerCheck::Schema) => {
                     a.schema_errors.clone()
                 }
                 _ => Vec::new(),

@@ -118,7 +118,7 @@ pub struct AttemptLog {
     /// The check the answer failed (`required_path`, `empty`, `content_policy`, `cut`,
     /// `schema`), when a check decided the outcome.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub check: Option<String>,
+    pub check: Option<crate::answer_check::AnswerCheck>,
     /// The schema validator's errors, when the answer missed the schema.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<crate::answer_check::SchemaError>,
