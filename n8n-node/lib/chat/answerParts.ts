@@ -35,11 +35,12 @@ function finishOf(m: BaseMessage): string | null {
 	);
 }
 
-function textOf(m: BaseMessage): string {
-	const c = m.content;
-	if (typeof c === 'string') return c;
-	if (!Array.isArray(c)) return '';
-	return c.map((p) => (typeof p === 'string' ? p : (word(bag(p).text) ?? ''))).join('');
+/** A message's text: its content, or its text parts joined (tool calls and reasoning left out). */
+export function textOf(m: BaseMessage): string {
+	if (typeof m.content === 'string') return m.content;
+	return (m.content ?? [])
+		.map((p) => (typeof p === 'string' ? p : p.type === 'text' ? String(p.text ?? '') : ''))
+		.join('');
 }
 
 export function chatAnswerParts(m: BaseMessage): AnswerParts {

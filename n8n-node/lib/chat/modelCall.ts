@@ -22,7 +22,7 @@ import { attempt } from '../attempt';
 import { DEADLINE_CODE } from '../engineConstants';
 import { answered, errorText, outcomeOfModelError } from './outcome';
 import { ChunkChannel } from './chunkChannel';
-import { chatAnswerParts, missText, repairTurn } from './answerParts';
+import { chatAnswerParts, missText, repairTurn, textOf } from './answerParts';
 import type { Miss } from '../answerCheck/repair';
 import { checkedFacts } from '../answerCheck/facts';
 import { streamAttempt } from './streamAttempt';
@@ -233,11 +233,4 @@ function describe(m: BaseMessage): IDataObject {
 		type: m.getType?.() ?? (m as unknown as { type?: string }).type,
 		content: m.content as never,
 	};
-}
-
-function textOf(m: BaseMessage): string {
-	if (typeof m.content === 'string') return m.content;
-	return (m.content ?? [])
-		.map((p) => (typeof p === 'string' ? p : p.type === 'text' ? String(p.text ?? '') : ''))
-		.join('');
 }
