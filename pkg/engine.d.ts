@@ -4,8 +4,8 @@
 export type Reason =
 | "circuit_open" | "cooldown" | "half_open_busy" | "rate_limited" | "retry_after_exceeds_cap"
 | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "failed_over" | "non_retryable"
-| "check_failed" | "context_too_long" | "store_unavailable" | "stream_broken" | "drained"
-| "retry_budget";
+| "check_failed" | "content_policy" | "context_too_long" | "store_unavailable" | "stream_broken"
+| "drained" | "retry_budget" | "concurrency_limit";
 /** How an item picks among the admissible providers of the best tier. */
 export type Routing = "order" | "weighted" | "least_busy" | "latency";
 export type Phase = "closed" | "half_open" | "open";
@@ -36,6 +36,7 @@ export interface ChainConfig {
     streams?: boolean; first_chunk_deadline_ms?: number; stream_idle_ms?: number;
     fail_over_first?: boolean;
     wait_in_line?: boolean;
+    fleet_limit?: boolean;
     retry_budget_percent?: number; retry_budget_floor_per_s?: number; retry_budget_window_ms?: number;
     hedge?: "off" | "fixed" | "p95"; hedge_delay_ms?: number; hedge_min_ms?: number; hedge_max_ms?: number;
     max_hedges?: number;
@@ -50,7 +51,7 @@ export interface ProviderState {
     /** Streamed calls' time to their first committing chunk, kept apart from answers' latency. */
     first_chunk_p50_ms: number | null; first_chunk_p95_ms: number | null;
     /** Item Concurrency Auto's window as the fleet learned it (a row of the last 10 minutes). */
-    concurrency: number | null; concurrency_congested_at_ms: number | null;
+    concurrency: number | null; concurrency_congested_at_ms: number | null; concurrency_in_flight: number;
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
 export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget" | "limit"; expected: number; version: number; json: string }
@@ -91,6 +92,8 @@ export interface End { step: FinalStep; report: Report; counters: Counters[]; wi
  * chain ("" for a row not written yet), and so do an item's Idempotency-Keys ("" for none). */
 /** `poll`: write `writes` first (on a lost race read again and poll again), then carry out `step`.
  * Absent fields are none. */
+/** The answer to `leave`: rows to write (the process's share given back), if any. */
+export interface Left { writes?: RowWrites }
 export interface Polled {
     step: Step; writes?: RowWrites; transition?: Transition; end?: End;
     /** The rows this poll decided on, or rows read while its call is out, may serve the next
@@ -239,6 +242,11 @@ export class Engine {
      */
     commits(text_chars: number, tool_call_chunks: number, reasoning_chars: number): boolean;
     /**
+     * The providers where this process's seat holds no call now (an execution ended): each is
+     * handed to [`Engine::leave`] with its rows, so its share goes back to the fleet at once.
+     */
+    idleSeats(): Uint32Array;
+    /**
      * What one provider's row texts say now (Get Provider State): the gauge and live leases.
      */
     inspect(rows: string, now_ms: number): ProviderState;
@@ -247,6 +255,11 @@ export class Engine {
      * Idempotency-Key (used only where the provider's method needs one).
      */
     item(started_ms: number, holder: string, keys: string): Item;
+    /**
+     * Give this process's share of provider `provider`'s limit back, on its row texts read at
+     * `now_ms`: `writes` to make, none when it holds none (or a call of it went out since).
+     */
+    leave(now_ms: number, rows: string, provider: number): Left;
     /**
      * Get Metrics: the Prometheus text for this chain in `scope`, from the row texts of every
      * provider (`ROW_KINDS` each) and their counters (a JSON array, one object per provider).

@@ -76,6 +76,17 @@ class Engine {
         return ret !== 0;
     }
     /**
+     * The providers where this process's seat holds no call now (an execution ended): each is
+     * handed to [`Engine::leave`] with its rows, so its share goes back to the fleet at once.
+     * @returns {Uint32Array}
+     */
+    idleSeats() {
+        const ret = wasm.engine_idleSeats(this.__wbg_ptr);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
      * What one provider's row texts say now (Get Provider State): the gauge and live leases.
      * @param {string} rows
      * @param {number} now_ms
@@ -117,6 +128,25 @@ class Engine {
             throw takeFromExternrefTable0(ret[1]);
         }
         return Item.__wrap(ret[0]);
+    }
+    /**
+     * Give this process's share of provider `provider`'s limit back, on its row texts read at
+     * `now_ms`: `writes` to make, none when it holds none (or a call of it went out since).
+     * @param {number} now_ms
+     * @param {string} rows
+     * @param {number} provider
+     * @returns {Left}
+     */
+    leave(now_ms, rows, provider) {
+        const val2 = +now_ms;
+        const val3 = +provider;
+        const ptr0 = passStringToWasm0(rows, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.engine_leave(this.__wbg_ptr, val2, ptr0, len0, val3);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
     }
     /**
      * Get Metrics: the Prometheus text for this chain in `scope`, from the row texts of every

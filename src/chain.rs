@@ -3,6 +3,7 @@
 //! one is admissible again.
 use crate::breaker::{self, Admission, BreakerRow, Transition};
 use crate::config::Chain;
+use crate::fleet_limit::{self, Taker};
 use crate::in_flight::{self, Acquire, InFlightRow};
 use crate::latency::LatencyRow;
 use crate::learned_limit::LimitRow;
@@ -67,17 +68,18 @@ pub enum Choice {
         probe: bool,
         writes: Writes,
         transition: Option<Transition>,
+        /// The call holds a slot of the fleet's limit (`Some`); `Some(true)`: taking it grew the
+        /// limit.
+        seat: Option<bool>,
     },
     /// A gate slot reserved at `at_ms` on this provider: sleep, then call it.
-    Reserve {
-        provider: usize,
-        at_ms: u64,
-        writes: Writes,
-    },
+    Reserve { provider: usize, at_ms: u64, writes: Writes },
     /// Nothing admissible; `earliest` = when and why the soonest provider could be tried again.
     Nothing {
         earliest: Option<(u64, Reason)>,
         all_permanent: bool,
+        /// Where the fleet's limit is spent: the row telling the others this worker waits.
+        register: Option<Writes>,
     },
 }
 
@@ -89,17 +91,20 @@ pub struct Skip {
 }
 
 /// The first admissible provider in `order` (the item's route: every provider once).
+/// `takers[i]`: who takes a slot of provider i's fleet limit (where the chain bounds it).
 #[allow(clippy::too_many_arguments)]
 pub fn choose(
     chain: &Chain,
     order: &[usize],
     views: &[ProviderView],
     local: &[Local],
+    takers: &[Taker],
     now: u64,
     holder: &str,
     max_wait_ms: u64,
     skips: &mut Vec<Skip>,
 ) -> Choice {
+    let mut register = None;
     let mut earliest: Option<(u64, Reason)> = None;
     let mut all_permanent = true;
     let mut note = |skip: Skip, earliest: &mut Option<(u64, Reason)>, skips: &mut Vec<Skip>| {
@@ -179,7 +184,24 @@ pub fn choose(
                 }
             }
         }
-        return Choice::Call { provider: i, probe, writes, transition: admitted.transition };
+        let mut seat = None;
+        if let (Some(rules), Some(taker)) = (chain.fleet_rules(i), takers.get(i)) {
+            match fleet_limit::take(&view.limit, taker, now, rules) {
+                fleet_limit::Take::Local => seat = Some(false),
+                fleet_limit::Take::Write { row, grew } => {
+                    writes.limit = Some(row);
+                    seat = Some(grew);
+                }
+                fleet_limit::Take::Full { until_ms, register: row } => {
+                    note(Skip { provider: i, reason: Reason::ConcurrencyLimit, until_ms }, &mut earliest, skips);
+                    if register.is_none() {
+                        register = row.map(|limit| Writes { provider: i, limit: Some(limit), ..Default::default() });
+                    }
+                    continue;
+                }
+            }
+        }
+        return Choice::Call { provider: i, probe, writes, transition: admitted.transition, seat };
     }
-    Choice::Nothing { earliest, all_permanent }
+    Choice::Nothing { earliest, all_permanent, register }
 }

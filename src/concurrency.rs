@@ -90,9 +90,7 @@ pub struct Window {
     spent_unserved: u32,
     /// Bumped at each decrease: an outcome of a call admitted before it is not congestion again.
     round: u32,
-    baseline_ms: Option<f64>,
-    recent_ms: Option<f64>,
-    samples: u32,
+    trend: FirstByteTrend,
     /// The fleet's last congestion this window heard of (its time on the store's clock).
     heard_ms: u64,
 }
@@ -112,9 +110,7 @@ impl Window {
             served: false,
             spent_unserved: 0,
             round: 0,
-            baseline_ms: None,
-            recent_ms: None,
-            samples: 0,
+            trend: FirstByteTrend::default(),
             heard_ms: 0,
         }
     }
@@ -238,11 +234,29 @@ impl Window {
 
     /// The gradient: is this first byte far above the provider's own recent baseline?
     fn slower_than_baseline(&mut self, ms: f64) -> bool {
+        self.trend.slower(ms, self.limit)
+    }
+}
+
+/// The gradient of a provider's time to first byte: a short-term average against the lowest
+/// recent one (the baseline), which drifts up slowly so a provider that got slower for good sets
+/// a new baseline instead of reading as congested forever.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FirstByteTrend {
+    baseline_ms: Option<f64>,
+    recent_ms: Option<f64>,
+    samples: u32,
+}
+
+impl FirstByteTrend {
+    /// Is this first byte far above the baseline? `calls`: the calls at once it was measured at
+    /// (the drift is per window of answers: per answer it would outrun a wide window's queueing).
+    pub fn slower(&mut self, ms: f64, calls: f64) -> bool {
         let ms = ms.max(1.0);
         self.samples += 1;
         let recent = self.recent_ms.map_or(ms, |r| r + RECENT_WEIGHT * (ms - r));
         self.recent_ms = Some(recent);
-        let drift = BASELINE_DRIFT / self.limit;
+        let drift = BASELINE_DRIFT / calls.max(1.0);
         let baseline = self.baseline_ms.map_or(ms, |b| (b + drift * (recent - b)).min(ms).max(1.0));
         self.baseline_ms = Some(baseline);
         self.samples >= GRADIENT_MIN_SAMPLES && recent > GRADIENT_TOLERANCE * baseline

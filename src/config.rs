@@ -67,6 +67,11 @@ pub struct ChainConfig {
     /// the item waits its turn, paced, instead of being deferred at once. Call Chain 2.1 turns it
     /// on; a chat call never waits on a hint (it fails over, or fails with `retry_at`).
     pub wait_in_line: bool,
+    /// Calls in flight to each provider across the whole fleet stay within the limit the fleet
+    /// learned from the provider (`src/fleet_limit.rs`): it starts at the breaker's threshold,
+    /// grows while served, is cut by any worker's congestion. Call Chain 2.1 and the chat model
+    /// 1.1 turn it on; Max In Flight, where set, stays a hard ceiling above it.
+    pub fleet_limit: bool,
     /// Retries (and fail-overs after a failure) to a provider are allowed while those of the
     /// last `retry_budget_window_ms` stay under this share of its calls (per cent) plus
     /// `retry_budget_floor_per_s` a second; 0 turns the budget off. Finagle's defaults.
@@ -118,6 +123,7 @@ impl Default for ChainConfig {
             stream_idle_ms: 30_000,
             fail_over_first: false,
             wait_in_line: false,
+            fleet_limit: false,
             retry_budget_percent: 20,
             retry_budget_floor_per_s: 10,
             retry_budget_window_ms: 10_000,
@@ -245,6 +251,8 @@ pub struct Chain {
     pub fail_over_first: bool,
     /// See [`ChainConfig::wait_in_line`].
     pub wait_in_line: bool,
+    /// See [`ChainConfig::fleet_limit`].
+    pub fleet_limit: bool,
     pub routing: Routing,
     /// `None`: off.
     pub retry_budget: Option<RetryBudget>,
@@ -272,6 +280,17 @@ impl Chain {
     /// or no cap but a lease each where the routing counts calls in flight.
     pub fn lease_cap(&self, i: usize) -> Option<u32> {
         self.providers[i].max_in_flight.or(self.routing.leases_every_call().then_some(u32::MAX))
+    }
+
+    /// Provider `i`'s part in the fleet's learned limit, when the chain bounds it.
+    pub fn fleet_rules(&self, i: usize) -> Option<crate::fleet_limit::Rules> {
+        let p = &self.providers[i];
+        self.fleet_limit.then(|| crate::fleet_limit::Rules {
+            start: p.breaker.threshold,
+            ceiling: p.max_in_flight.unwrap_or(u32::MAX),
+            lease_ms: p.breaker.probe_lease_ms,
+            renew_below_ms: p.deadline_ms.saturating_add(1_000),
+        })
     }
 
     /// Answered calls' durations are recorded in the providers' latency rows (for the latency
@@ -459,6 +478,7 @@ impl ChainConfig {
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
             wait_in_line: self.wait_in_line,
+            fleet_limit: self.fleet_limit,
         })
     }
 }

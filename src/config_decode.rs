@@ -119,6 +119,7 @@ const CHAIN: &[&str] = &[
     "stream_idle_ms",
     "fail_over_first",
     "wait_in_line",
+    "fleet_limit",
     "retry_budget_percent",
     "retry_budget_floor_per_s",
     "retry_budget_window_ms",
@@ -247,6 +248,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("streams", &mut c.streams),
         ("fail_over_first", &mut c.fail_over_first),
         ("wait_in_line", &mut c.wait_in_line),
+        ("fleet_limit", &mut c.fleet_limit),
     ] {
         f.flag(name, slot)?;
     }

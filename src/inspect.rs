@@ -29,6 +29,9 @@ pub struct ProviderState {
     /// last met congestion.
     pub concurrency: Option<u32>,
     pub concurrency_congested_at_ms: Option<u64>,
+    /// The slots of that limit the workers and guarded calls hold now (the fleet's learned
+    /// limit): the calls in flight across the fleet are at most this.
+    pub concurrency_in_flight: u32,
 }
 
 pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
@@ -56,6 +59,7 @@ pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
         first_chunk_p95_ms: first_chunk.map(|e| e.p95_ms),
         concurrency: learned.map(|a| a.limit),
         concurrency_congested_at_ms: learned.map(|a| a.congested_at_ms).filter(|&t| t > 0),
+        concurrency_in_flight: crate::fleet_limit::held(&view.limit, now_ms),
     }
 }
 

@@ -16,6 +16,11 @@ pub struct LimitRow {
     pub congested_at_ms: u64,
     pub updated_ms: u64,
     pub version: u64,
+    /// The limit when congestion last cut it (0: none yet, the limit is in slow start); growth
+    /// slows just below it (`fleet_limit`).
+    pub plateau: u32,
+    /// The parts of the limit held by workers and guarded calls (`fleet_limit`).
+    pub shares: Vec<crate::fleet_limit::Share>,
 }
 
 /// How long a learned limit is trusted: a vendor's capacity an hour ago says little now.
@@ -57,6 +62,7 @@ pub fn record(row: &LimitRow, news: WindowNews, now: u64) -> Option<LimitRow> {
         congested_at_ms,
         updated_ms: now,
         version: row.version.wrapping_add(1),
+        ..row.clone()
     };
     match fresh {
         // A congestion below what the fleet believes: every execution hears it.
@@ -80,7 +86,7 @@ mod tests {
     const NOW: u64 = 1_000_000;
 
     fn row(limit: u32, congested_at_ms: u64) -> LimitRow {
-        LimitRow { limit, congested_at_ms, updated_ms: NOW - 1000, version: 3 }
+        LimitRow { limit, congested_at_ms, updated_ms: NOW - 1000, version: 3, ..Default::default() }
     }
 
     fn news(limit: u32, congested: bool) -> WindowNews {

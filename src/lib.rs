@@ -27,6 +27,7 @@ pub mod context_limit;
 pub mod error;
 pub mod error_facts;
 pub mod event;
+pub mod fleet_limit;
 pub mod hedge;
 pub mod hint_parse;
 pub mod in_flight;

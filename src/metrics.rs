@@ -44,7 +44,9 @@ pub const COUNTERS: [(&str, &str, &str); 11] = [
 
 pub const STATE: &str = "resilient_provider_state";
 
-/// Item Concurrency Auto's window as the fleet learned it (0: none fresh).
+/// The calls at once the fleet learned the provider takes (0: none learned in 10 minutes).
+pub const CONCURRENCY_LIMIT: &str = "resilient_provider_concurrency_limit";
+/// The calls in flight across the fleet, as the workers' shares of the limit bound them.
 pub const CONCURRENCY: &str = "resilient_provider_concurrency";
 
 /// Answers that failed a check, one sample per check (`answer_check::CHECK_NAMES`), read from
@@ -94,10 +96,16 @@ pub fn render(
     for (view, l) in views.iter().zip(&labels) {
         let _ = writeln!(out, "{STATE}{l} {}", inspect(view, now).state_gauge);
     }
-    let _ = writeln!(out, "# HELP {CONCURRENCY} Calls at once Item Concurrency Auto learned for the fleet (0: none learned in the last 10 minutes).");
+    let states: Vec<_> = views.iter().map(|v| inspect(v, now)).collect();
+    let _ = writeln!(out, "# HELP {CONCURRENCY_LIMIT} Calls at once the fleet learned the provider takes (0: none learned in the last 10 minutes).");
+    let _ = writeln!(out, "# TYPE {CONCURRENCY_LIMIT} gauge");
+    for (s, l) in states.iter().zip(&labels) {
+        let _ = writeln!(out, "{CONCURRENCY_LIMIT}{l} {}", s.concurrency.unwrap_or(0));
+    }
+    let _ = writeln!(out, "# HELP {CONCURRENCY} Calls in flight to the provider across the fleet, at most: the slots of the limit the workers hold.");
     let _ = writeln!(out, "# TYPE {CONCURRENCY} gauge");
-    for (view, l) in views.iter().zip(&labels) {
-        let _ = writeln!(out, "{CONCURRENCY}{l} {}", inspect(view, now).concurrency.unwrap_or(0));
+    for (s, l) in states.iter().zip(&labels) {
+        let _ = writeln!(out, "{CONCURRENCY}{l} {}", s.concurrency_in_flight);
     }
     for (key, name, help) in COUNTERS {
         let _ = writeln!(out, "# HELP {name} {help}");
@@ -162,8 +170,8 @@ mod tests {
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
         assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
-        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 3);
-        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 3);
+        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 4);
+        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 4);
         // After the open window the gauge reads half-open, as a call would meet it.
         let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
@@ -181,7 +189,7 @@ mod tests {
             text.contains(r#"{scope="s\"\n\\",provider="x\"} 1\nresilient_provider_state{provider=\"y\\"} 0"#),
             "{text}"
         );
-        let families = COUNTERS.len() + 3;
+        let families = COUNTERS.len() + 4;
         assert_eq!(
             text.lines().count(),
             3 * families + CHECK_NAMES.len() - 1,

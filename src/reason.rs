@@ -43,10 +43,13 @@ pub enum Reason {
     /// The provider's retry budget is spent: the retries of the window are at their share of its
     /// calls plus the floor. Retryable: `until_ms` is when the window's oldest retry leaves it.
     RetryBudget,
+    /// The calls in flight across the fleet are at the limit it learned from the provider
+    /// (`fleet_limit`): a slot frees when one of them ends.
+    ConcurrencyLimit,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 17] = [
+    pub const ALL: [Reason; 18] = [
         Reason::CircuitOpen,
         Reason::Cooldown,
         Reason::HalfOpenBusy,
@@ -64,6 +67,7 @@ impl Reason {
         Reason::StreamBroken,
         Reason::Drained,
         Reason::RetryBudget,
+        Reason::ConcurrencyLimit,
     ];
 
     pub fn parse(s: &str) -> Option<Reason> {
@@ -89,6 +93,7 @@ impl Reason {
             Reason::StreamBroken => "stream_broken",
             Reason::Drained => "drained",
             Reason::RetryBudget => "retry_budget",
+            Reason::ConcurrencyLimit => "concurrency_limit",
         }
     }
 

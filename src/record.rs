@@ -4,6 +4,7 @@
 use crate::breaker::{self, Transition};
 use crate::chain::{ProviderView, Writes};
 use crate::config::Chain;
+use crate::fleet_limit;
 use crate::in_flight;
 use crate::latency;
 use crate::learned_limit;
@@ -41,8 +42,13 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
                     && b.counting(&view.budget, now, effect.health == Health::Failure)
             })
             .map(|b| b.deposit(&view.budget, now)),
-        // What the call taught its window, when it tells the fleet something new.
-        limit: effect.window.and_then(|news| learned_limit::record(&view.limit, news, now)),
+        // Where the fleet's limit bounds the provider, it alone writes the row (a cut, a share
+        // given back); else what the call taught its window, when it tells the fleet something new.
+        limit: match (chain.fleet_rules(effect.provider), &effect.seat) {
+            (Some(rules), Some(seat)) => fleet_limit::release(&view.limit, seat, now, rules),
+            (Some(_), None) => None,
+            (None, _) => effect.window.and_then(|news| learned_limit::record(&view.limit, news, now)),
+        },
     };
     Recorded { writes: (!writes.is_empty()).then_some(writes), transition: b.transition }
 }

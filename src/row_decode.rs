@@ -4,6 +4,7 @@
 //! and objects, so a small JSON reader (miniserde's) is all the WASM engine needs for them.
 use crate::breaker::{BreakerRow, Bucket, Phase};
 use crate::error::EngineError;
+use crate::fleet_limit::Share;
 use crate::in_flight::InFlightRow;
 use crate::latency::LatencyRow;
 use crate::learned_limit::LimitRow;
@@ -46,6 +47,14 @@ impl<'a> Fields<'a> {
     fn required_u64(&self, name: &str) -> Result<u64> {
         let v = self.get(name).ok_or_else(|| corrupt(self.kind, &format!("missing {name}")))?;
         unsigned(self.kind, name, v)
+    }
+
+    fn flag(&self, name: &str) -> Result<bool> {
+        match self.get(name) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(corrupt(self.kind, &format!("{name} is not true or false"))),
+        }
     }
 
     fn text(&self, name: &str) -> Result<Option<String>> {
@@ -151,6 +160,16 @@ pub fn limit(text: &str) -> Result<LimitRow> {
         congested_at_ms: f.u64("congested_at_ms")?,
         updated_ms: f.u64("updated_ms")?,
         version: f.u64("version")?,
+        plateau: f.u32("plateau")?,
+        shares: f.list("shares", |v| {
+            let s = Fields::of(K, v)?;
+            Ok(Share {
+                holder: s.text("holder")?.ok_or_else(|| corrupt(K, "a share without holder"))?,
+                slots: s.u32("slots")?,
+                until_ms: s.required_u64("until_ms")?,
+                wants: s.flag("wants")?,
+            })
+        })?,
     })
 }
 

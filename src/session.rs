@@ -111,6 +111,11 @@ impl Session {
         })
     }
 
+    /// The fleet's learned limit: this item's calls are made within its worker's seats.
+    pub fn seat(&mut self, seats: std::rc::Rc<std::cell::RefCell<crate::fleet_limit::Seats>>) {
+        self.machine.seat(seats);
+    }
+
     /// Item Concurrency *Auto*: this item's calls go through the execution's windows.
     pub fn join(&mut self, pool: std::rc::Rc<std::cell::RefCell<crate::concurrency::Pool>>) -> u32 {
         self.machine.join(pool);

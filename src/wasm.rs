@@ -5,9 +5,11 @@
 //! TypeScript shapes are declared in `wasm_types.d.ts`. Errors are JS `Error`s with a stable
 //! `code` (and `field` for configuration errors).
 use crate::answer_text;
+use crate::chain::Writes;
 use crate::config::Chain;
 use crate::config_decode;
 use crate::error::EngineError;
+use crate::fleet_limit::{self, Seats};
 use crate::inspect;
 use crate::rng::Rng;
 use crate::row_text;
@@ -19,6 +21,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
+
+/// The answer to `leave`: rows to write, if any.
+#[derive(Serialize)]
+struct Left {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    writes: Option<row_text::RowWrites>,
+}
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = include_str!("wasm_types.d.ts");
@@ -90,6 +99,9 @@ pub struct Engine {
     chain: Arc<Chain>,
     /// Shared by this engine's items: the rows decoded last, by their texts.
     memo: Rc<RefCell<row_text::RowMemo>>,
+    /// This process's seats at the fleet's limits of the chain's providers, shared by its items
+    /// across executions (`fleet_limit`).
+    seats: Rc<RefCell<Seats>>,
 }
 
 #[wasm_bindgen]
@@ -98,7 +110,10 @@ impl Engine {
     pub fn new(#[wasm_bindgen(unchecked_param_type = "ChainConfig")] config: JsValue) -> Result<Engine, JsValue> {
         let text: String = js_sys::JSON::stringify(&config).map(String::from).unwrap_or_default();
         let raw = config_decode::chain_config(&text).map_err(js_error)?;
-        Ok(Engine { chain: Arc::new(raw.validate().map_err(js_error)?), memo: Rc::default() })
+        let chain = Arc::new(raw.validate().map_err(js_error)?);
+        let holder = ["worker-", &draw_rng().next_u64().to_string()].concat();
+        let seats = Rc::new(RefCell::new(Seats::new(holder, chain.providers.len())));
+        Ok(Engine { chain, memo: Rc::default(), seats })
     }
 
     /// Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's
@@ -109,8 +124,35 @@ impl Engine {
             "" => Vec::new(),
             _ => keys.split(row_text::SEPARATOR).map(|k| (!k.is_empty()).then(|| k.to_string())).collect(),
         };
-        let s = Session::new(self.chain.clone(), ms(started_ms), holder, keys, draw_rng());
+        let mut s = Session::new(self.chain.clone(), ms(started_ms), holder, keys, draw_rng());
+        if self.chain.fleet_limit {
+            s.seat(self.seats.clone());
+        }
         Ok(Item { s, memo: self.memo.clone() })
+    }
+
+    /// The providers where this process's seat holds no call now (an execution ended): each is
+    /// handed to [`Engine::leave`] with its rows, so its share goes back to the fleet at once.
+    #[wasm_bindgen(js_name = idleSeats)]
+    pub fn idle_seats(&self) -> Vec<u32> {
+        let seats = self.seats.borrow();
+        (0..self.chain.providers.len())
+            .filter(|&i| self.chain.fleet_rules(i).is_some() && seats.seats[i].in_use == 0)
+            .map(|i| i as u32)
+            .collect()
+    }
+
+    /// Give this process's share of provider `provider`'s limit back, on its row texts read at
+    /// `now_ms`: `writes` to make, none when it holds none (or a call of it went out since).
+    #[wasm_bindgen(unchecked_return_type = "Left")]
+    pub fn leave(&self, now_ms: f64, rows: &str, provider: u32) -> Result<JsValue, JsValue> {
+        let p = provider as usize;
+        let seats = self.seats.borrow();
+        let busy = seats.seats.get(p).is_none_or(|s| s.in_use > 0);
+        let view = row_text::view(&row_text::split(rows)).map_err(js_error)?;
+        let row = if busy { None } else { fleet_limit::leave(&view.limit, &seats.holder, ms(now_ms)) };
+        let writes = row.map(|limit| Writes { provider: p, limit: Some(limit), ..Default::default() });
+        to_js(&Left { writes: writes.as_ref().map(row_text::writes) })
     }
 
     /// A pool of windows for one execution's items (Item Concurrency *Auto*).

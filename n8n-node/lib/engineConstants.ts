@@ -11,6 +11,7 @@ export const ENGINE_DEFAULTS = {
 	"fail_over_first": false,
 	"failure_rate": 0.5,
 	"first_chunk_deadline_ms": 8000,
+	"fleet_limit": false,
 	"half_open_probes": 1,
 	"health_statuses": "408,500-599",
 	"hedge": "off",
@@ -83,7 +84,7 @@ export const DEADLINE_CODE = 'TIMEOUT';
 export const IDLE_TIMEOUT_CODE = 'IDLE_TIMEOUT';
 
 /** Why an item was deferred or failed, or a provider skipped (`reason`). */
-export const REASON_CODES = ['circuit_open', 'cooldown', 'half_open_busy', 'rate_limited', 'retry_after_exceeds_cap', 'in_flight_cap', 'budget_exhausted', 'attempts_exhausted', 'failed_over', 'non_retryable', 'check_failed', 'content_policy', 'context_too_long', 'store_unavailable', 'stream_broken', 'drained', 'retry_budget'] as const;
+export const REASON_CODES = ['circuit_open', 'cooldown', 'half_open_busy', 'rate_limited', 'retry_after_exceeds_cap', 'in_flight_cap', 'budget_exhausted', 'attempts_exhausted', 'failed_over', 'non_retryable', 'check_failed', 'content_policy', 'context_too_long', 'store_unavailable', 'stream_broken', 'drained', 'retry_budget', 'concurrency_limit'] as const;
 
 /** Network error codes worth another try (the deadline's among them). */
 export const TRANSIENT_ERROR_CODES = ['ECONNRESET', 'ETIMEDOUT', 'ECONNREFUSED', 'EAI_AGAIN', 'EPIPE', 'ECONNABORTED', 'TIMEOUT', 'ESOCKETTIMEDOUT', 'FETCH_FAILED'] as const;

@@ -42,6 +42,7 @@ export async function providerState(
 			first_chunk_p95_ms: s.first_chunk_p95_ms,
 			concurrency: s.concurrency,
 			concurrency_congested_at: iso(s.concurrency_congested_at_ms),
+			concurrency_in_flight: s.concurrency_in_flight,
 			counters: Object.fromEntries(COUNTER_NAMES.map((k) => [k, c[k] ?? 0])),
 		};
 		return { json, pairedItem: { item: 0 } };

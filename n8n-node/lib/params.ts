@@ -8,7 +8,7 @@ import type { ChainConfig } from './engine';
 import type { PresetKind } from './presets';
 import { extrasV2, readRowsV2 } from './providerRowsV2';
 import { fieldReader } from './plan/fields';
-import { applyPolicy } from './plan/policyTable';
+import { applyPolicy, fleetLimitDefault } from './plan/policyTable';
 import { idempotencyKeys, type KeyRule } from './plan/idempotencyKeys';
 import { SCOPE_MODES, scopeName, type ScopeMode } from './plan/scope';
 import { readAnswerCheck, type AnswerCheckPlan } from './plan/answerCheck';
@@ -139,6 +139,7 @@ export function readItemPlan(
 	// deferred at once (the engine's `wait_in_line`).
 	if (version >= 2.1) config.wait_in_line = true;
 	applyPolicy(config, { retryPolicy, breaker }, read);
+	fleetLimitDefault(config, version >= 2.1);
 	const answerCheck =
 		version >= 2
 			? readAnswerCheck(

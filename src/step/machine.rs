@@ -60,6 +60,7 @@ use crate::concurrency::{Admit, Pool, Signal};
 use crate::config::Chain;
 use crate::config::Routing;
 use crate::error::EngineError;
+use crate::fleet_limit::{self, Released, Seats, Taker};
 use crate::hedge::CallTag;
 use crate::learned_limit::{self, WindowNews};
 use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
@@ -90,6 +91,16 @@ struct Pending {
     first_chunk_ms: Option<u64>,
     /// Its slot in the provider's window (Item Concurrency *Auto*): the window's round then.
     window_round: Option<u32>,
+    /// It holds a slot of the fleet's limit.
+    seat: bool,
+}
+
+/// The slots a call handed out holds: its window's (Item Concurrency *Auto*: the window's round
+/// then) and the fleet limit's (`Some(true)`: taking it grew the limit).
+#[derive(Debug, Clone, Copy, Default)]
+struct Held {
+    window_round: Option<u32>,
+    seat: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -143,6 +154,9 @@ pub struct ItemMachine {
     came_from: Option<usize>,
     /// Items in the pool to poll again: slots were granted to them (or the window refuses all).
     woken: Vec<u32>,
+    /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
+    /// them each call holds a share of its own (a guard's check).
+    seats: Option<Rc<RefCell<Seats>>>,
 }
 
 impl ItemMachine {
@@ -177,7 +191,43 @@ impl ItemMachine {
             queued_for: None,
             came_from: None,
             woken: Vec::new(),
+            seats: None,
         }
+    }
+
+    /// The fleet's learned limit: this item's calls are made within its worker's `seats`.
+    pub fn seat(&mut self, seats: Rc<RefCell<Seats>>) {
+        self.seats = Some(seats);
+    }
+
+    /// Who takes each provider's next slot of the fleet's limit (none where it is not bounded).
+    fn takers(&self, holder: &str) -> Vec<Taker> {
+        if !self.chain.fleet_limit {
+            return Vec::new();
+        }
+        match &self.seats {
+            Some(seats) => {
+                let seats = seats.borrow();
+                (0..self.chain.providers.len()).map(|i| seats.taker(i)).collect()
+            }
+            None => {
+                let call = Taker { holder: holder.to_string(), keeps: false, in_use: 0, served_full: 0 };
+                vec![call; self.chain.providers.len()]
+            }
+        }
+    }
+
+    /// A call holding a fleet slot ended: the seat counts it, and the row hears what it says.
+    fn leave_seat(&mut self, holder: &str, sent_ms: u64, provider: usize, signal: Signal) -> Released {
+        let (holder, keeps, in_use) = match &self.seats {
+            Some(seats) => {
+                let mut seats = seats.borrow_mut();
+                seats.seats[provider].end(signal);
+                (seats.holder.clone(), true, seats.seats[provider].in_use)
+            }
+            None => (holder.to_string(), false, 0),
+        };
+        Released { holder, keeps, in_use, congested: signal == Signal::Congested, sent_ms }
     }
 
     /// Item Concurrency *Auto*: this item's calls go through the execution's windows (`pool`):
@@ -268,6 +318,8 @@ impl ItemMachine {
             committed: true,
             first_chunk_ms: None,
             window_round: None,
+            // Its check took a share of one call of the fleet's limit: the report gives it back.
+            seat: chain_bounds(&m.chain, provider),
         });
         m
     }
@@ -356,6 +408,16 @@ impl ItemMachine {
         if let Some(pool) = &self.pool {
             pool.borrow_mut().share(views.iter().map(|v| learned_limit::advice(&v.limit, now)));
         }
+        // The worker's shares as the rows say (whether a served call was sent at the full one).
+        if let Some(seats) = &self.seats {
+            let mut seats = seats.borrow_mut();
+            let holder = seats.holder.clone();
+            for (i, seat) in seats.seats.iter_mut().enumerate() {
+                if let Some(rules) = self.chain.fleet_rules(i) {
+                    seat.slots = fleet_limit::allowance(&views[i].limit, &holder, now, rules);
+                }
+            }
+        }
         // A call handed out by a poll whose write lost its race was never made.
         self.drop_uncommitted();
         if !self.pending.is_empty() {
@@ -403,18 +465,20 @@ impl ItemMachine {
         }
         // Skips of a poll that ends in a wait are not the item's: it will decide again.
         let skipped_before = self.report.skipped.len();
+        let takers = self.takers(&self.holder.clone());
         loop {
             match choose(
                 &self.chain,
                 &self.route,
                 views,
                 &self.local,
+                &takers,
                 now,
                 &self.holder,
                 max_wait,
                 &mut self.report.skipped,
             ) {
-                Choice::Call { provider, probe, writes, transition } => {
+                Choice::Call { provider, probe, writes, transition, seat } => {
                     let slot = match self.admit(provider, probe) {
                         Some(Admit::Wait) => {
                             // Nothing of this choice is written: poll again when a call to it ends.
@@ -432,7 +496,7 @@ impl ItemMachine {
                         None => None,
                     };
                     self.local[provider].reserved_at_ms = None;
-                    let step = self.hand_out(provider, probe, false, slot, now, views);
+                    let step = self.hand_out(provider, probe, false, Held { window_round: slot, seat }, now, views);
                     return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
                 }
                 Choice::Reserve { provider, at_ms, writes } => {
@@ -448,13 +512,14 @@ impl ItemMachine {
                     let reason = self.report.skipped.last().map(|s| s.reason).unwrap_or(Reason::NonRetryable);
                     return Ok(self.finish(Step::Fail { reason }));
                 }
-                Choice::Nothing { earliest, .. } => {
+                Choice::Nothing { earliest, register, .. } => {
                     if let Some(ms) = self.in_line_for(now, earliest, max_wait) {
                         self.report.skipped.truncate(skipped_before);
                         self.sleep(now, ms, WaitCause::InLine);
+                        // Waiting for the fleet's limit: the others hear it and give back.
                         return Ok(Poll {
                             step: Step::Sleep { ms, cause: WaitCause::InLine },
-                            writes: None,
+                            writes: register,
                             transition: None,
                         });
                     }
@@ -471,7 +536,7 @@ impl ItemMachine {
     fn in_line_for(&mut self, now: u64, earliest: Option<(u64, Reason)>, max_wait: u64) -> Option<u64> {
         let (at, reason) = earliest?;
         let wait = at.saturating_sub(now);
-        let frees = matches!(reason, Reason::RateLimited | Reason::InFlightCap);
+        let frees = matches!(reason, Reason::RateLimited | Reason::InFlightCap | Reason::ConcurrencyLimit);
         if !self.chain.wait_in_line || !frees || wait > max_wait {
             return None;
         }
@@ -485,20 +550,31 @@ impl ItemMachine {
         self.pending = kept;
         for p in dropped {
             self.release_slot(p.provider, p.window_round, Signal::Neutral);
+            if let (true, Some(seats)) = (p.seat, &self.seats) {
+                seats.borrow_mut().seats[p.provider].end(Signal::Neutral);
+            }
         }
     }
 
     /// The call step for `provider`, now one of the calls out (uncommitted until carried out);
-    /// `window_round`: the window slot it holds (Item Concurrency *Auto*), if any.
+    /// `held`: the slots it holds (its window's, the fleet limit's).
     fn hand_out(
         &mut self,
         provider: usize,
         probe: bool,
         hedge: bool,
-        window_round: Option<u32>,
+        held: Held,
         now: u64,
         views: &[ProviderView],
     ) -> Step {
+        let Held { window_round, seat } = held;
+        if let (Some(grew), Some(seats)) = (seat, &self.seats) {
+            let s = &mut seats.borrow_mut().seats[provider];
+            s.in_use += 1;
+            if grew {
+                s.served_full = 0; // the next growth needs a round at the grown share
+            }
+        }
         let call = self.next_call;
         self.next_call += 1;
         self.pending.push(Pending {
@@ -510,6 +586,7 @@ impl ItemMachine {
             committed: false,
             first_chunk_ms: None,
             window_round,
+            seat: seat.is_some(),
         });
         let remaining = self.remaining(now);
         let p = &self.chain.providers[provider];
@@ -586,8 +663,9 @@ impl ItemMachine {
         views: &[ProviderView],
         call: Option<u32>,
     ) -> Result<Effect, EngineError> {
-        let Some(Pending { provider: i, probe, at_ms, hedge, call: number, first_chunk_ms, window_round, .. }) =
-            self.take_out(call)
+        let Some(Pending {
+            provider: i, probe, at_ms, hedge, call: number, first_chunk_ms, window_round, seat, ..
+        }) = self.take_out(call)
         else {
             return Err(EngineError::InvalidInput("an outcome arrived but no such call was outstanding".into()));
         };
@@ -632,6 +710,7 @@ impl ItemMachine {
             first_chunk: self.streamed,
             sample: call_sample(&self.holder, attempt),
             window: None,
+            seat: None,
         };
         let mut log = AttemptLog {
             provider: i,
@@ -706,6 +785,9 @@ impl ItemMachine {
         }
         self.report.attempts.push(log);
         effect.window = self.release_slot(i, window_round, signal);
+        if seat {
+            effect.seat = Some(self.leave_seat(&effect.holder.clone(), at_ms, i, signal));
+        }
         Ok(effect)
     }
 
@@ -719,7 +801,9 @@ impl ItemMachine {
         let mut local = self.local.clone();
         local[failed].done = Some((Reason::FailedOver, now));
         let max_wait = self.chain.retry_after_cap_ms.min(self.remaining(now));
-        let choice = choose(&self.chain, &self.route, views, &local, now, &self.holder, max_wait, &mut Vec::new());
+        let takers = self.takers(&self.holder);
+        let choice =
+            choose(&self.chain, &self.route, views, &local, &takers, now, &self.holder, max_wait, &mut Vec::new());
         matches!(choice, Choice::Call { .. })
     }
 
@@ -732,6 +816,11 @@ impl ItemMachine {
         self.pending.clear();
         self.defer(now, Some((now, reason))).step
     }
+}
+
+/// Whether provider `i`'s calls hold a slot of the fleet's limit.
+fn chain_bounds(chain: &Chain, i: usize) -> bool {
+    chain.fleet_rules(i).is_some()
 }
 
 /// A call among all the fleet's, as a number: its item's holder (FNV-1a, a stable spread of a

@@ -98,6 +98,8 @@ pub struct Effect {
     pub sample: u64,
     /// What the call taught its window (Item Concurrency Auto), for the fleet's learned limit.
     pub window: Option<crate::learned_limit::WindowNews>,
+    /// The call held a slot of the fleet's limit: what its end tells the limit's row.
+    pub seat: Option<crate::fleet_limit::Released>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -110,7 +110,9 @@ test("the window the fleet learned is on the store: Get Provider State shows it 
 	const line = metrics
 		.split('\n')
 		.find((l) =>
-			l.startsWith(`resilient_provider_concurrency{scope="global",provider="healthy-${tag}"}`),
+			l.startsWith(
+				`resilient_provider_concurrency_limit{scope="global",provider="healthy-${tag}"}`,
+			),
 		);
 	assert.ok(line && Number(line.split(' ').at(-1)) > 5, line);
 });

@@ -142,7 +142,7 @@ export function n8nInstance(
 		 * `n8n execute`; resolves { run, log } with run = the JSON run data. Asynchronous on purpose:
 		 * the loopback providers live in this process and must keep answering meanwhile.
 		 */
-		async execute(id, { timeoutMs = 300_000, env = {}, resolverDown = false } = {}) {
+		async execute(id, { timeoutMs = 300_000, env = {}, resolverDown = false, spawned } = {}) {
 			const ports = await n8nPorts();
 			const command = [install.nodeBin, install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'];
 			return new Promise((resolve, reject) => {
@@ -151,6 +151,7 @@ export function n8nInstance(
 					env: { ...baseEnv, ...ports, ...env },
 					stdio: ['ignore', 'pipe', 'pipe'],
 				});
+				spawned?.(child); // a test that kills the process mid-run
 				let out = '';
 				child.stdout.on('data', (d) => (out += d));
 				child.stderr.on('data', (d) => (out += d));

@@ -19,7 +19,9 @@
 //   /healthy            200 after a random 200-300 ms
 //   /cap?k=K            at most K calls at once, each 200 after 250 ms; above, 429 + Retry-After: 1
 //   /dead               500 after a random 0-300 ms
-//   (the three count the most calls held at once: `capacity(route, id)`)
+//   (the three count the most calls held at once: `capacity(route, id)`; /cap also the most in
+//   flight at the vendor counting the one arriving, whatever it is answered: `peak`)
+//   /cap?...&hold=<ms>  the same, each 200 after that many ms
 //   /ra?v=<value>&n=1   first n answers 503 (or ?status=) with Retry-After: <value> (any text), then 200;
 //                       ?big=<bytes> sends a Retry-After of that many '9's instead
 //   /not-json?ct=<type> 200 whose body is not JSON (<html>…), Content-Type <type> (text/html)
@@ -110,11 +112,15 @@ export function startProviders(port = 0, logFile = null) {
 			if (route === '/healthy') return hold(200 + Math.random() * 100, 200);
 			if (route === '/dead') return hold(Math.random() * 300, 500);
 			if (route === '/cap') {
-				if ((atOnce.get(key)?.now ?? 0) >= Number(url.searchParams.get('k'))) {
+				const c = atOnce.get(key) ?? { now: 0, most: 0 };
+				atOnce.set(key, c);
+				// In flight at the vendor as this one arrives, a 429 included (answered at once).
+				c.peak = Math.max(c.peak ?? 0, c.now + 1);
+				if (c.now >= Number(url.searchParams.get('k'))) {
 					arrival.status = 429;
 					return send(res, 429, { error: 'busy' }, { 'Retry-After': '1' });
 				}
-				return hold(250, 200);
+				return hold(Number(url.searchParams.get('hold') ?? 250), 200);
 			}
 			if (route === '/ok') {
 				const reply = () =>
@@ -299,6 +305,7 @@ export function startProviders(port = 0, logFile = null) {
 						calls: seen.length,
 						r429: seen.filter((a) => a.status === 429).length,
 						most: atOnce.get(`${route}?${id}`)?.most ?? 0,
+						peak: atOnce.get(`${route}?${id}`)?.peak ?? 0,
 					};
 				},
 				/** The auth each /need-auth/<scheme> route accepts: { header: { name, value },

@@ -15,6 +15,7 @@ import {
 	type ISupplyDataFunctions,
 } from 'n8n-workflow';
 import { readAnswerCheck } from '../plan/answerCheck';
+import { fleetLimitDefault } from '../plan/policyTable';
 import { CHAT_OVERRIDES } from '../engineConstants';
 import { readItemPlan, type ItemPlan } from '../params';
 import type { Connected } from './connected';
@@ -46,6 +47,7 @@ export function readChatPlan(
 	const plan = readItemPlan(view as unknown as IExecuteFunctions, 0);
 	const config = { ...CHAT_OVERRIDES, ...plan.config };
 	config.providers = config.providers.map((p) => ({ ...p, idempotent: true }));
+	fleetLimitDefault(config, ctx.getNode().typeVersion >= 1.1);
 	// Answer Check: on by default from version 1.1 (empty, cut, filtered, refused answers move on).
 	const answerCheck = readAnswerCheck(
 		ctx.getNodeParameter('answerCheck', 0, {}) as IDataObject,

@@ -32,6 +32,7 @@ const ROWS: Row[] = [
 	['first_chunk_deadline_ms', 'retryPolicy', 'firstChunkDeadlineMs', 'whole'],
 	['stream_idle_ms', 'retryPolicy', 'streamIdleMs', 'whole'],
 	['fail_over_first', 'retryPolicy', 'failOverFirst', 'switch'],
+	['fleet_limit', 'retryPolicy', 'fleetLimit', 'switch'],
 	['retry_budget_percent', 'retryPolicy', 'retryBudgetPercent', 'whole'],
 	['retry_budget_floor_per_s', 'retryPolicy', 'retryBudgetFloorPerS', 'whole'],
 	['retry_budget_window_ms', 'retryPolicy', 'retryBudgetWindowMs', 'whole'],
@@ -77,3 +78,9 @@ export function applyPolicy(
 export const POLICY_PARAMETERS: ReadonlyArray<readonly [string, string, string]> = ROWS.map(
 	([setting, collection, param]) => [setting, collection, param] as const,
 );
+
+/** Where the user left the fleet's learned limit unset, the node version's default: on from Call
+ * Chain 2.1 and the chat model 1.1 (a saved workflow keeps what it did). */
+export function fleetLimitDefault(config: ChainConfig, on: boolean): void {
+	if (config.fleet_limit === undefined && on) config.fleet_limit = true;
+}

@@ -22,6 +22,7 @@ import type { LoadedCredentials } from '../../lib/auth';
 import { assertRequestSecrets } from '../../lib/requestSecrets';
 import { eachInPool } from '../../lib/itemPool';
 import { linesFor, type Line } from '../../lib/line';
+import { leaveSeats } from '../../lib/fleetSeats';
 import { FAILED, inInputOrder, placeItem } from './placeItem';
 
 export interface CallChainContext {
@@ -54,6 +55,8 @@ export async function callChain(
 	const shared = c.shared && readAheadScopes(c.shared);
 	let begun = 0;
 	const more = () => begun < items.length;
+	// The chains this execution called, each with a scope and its row keys (its shares given back).
+	const seated = new Map<Engine, ItemPlan>();
 	const one = async (i: number) => {
 		begun++;
 		const correlationId = correlationOf(this, i);
@@ -70,6 +73,7 @@ export async function callChain(
 				if (isStatic) firstPlan = { plan, engine };
 			}
 			assertRequestSecrets(node, i, plan, c.secrets, c.credentials);
+			if (!seated.has(engine)) seated.set(engine, plan);
 			const result = await runItem({
 				call: (req, headers, deadline, signal) =>
 					callProvider(this, req, headers, deadline, signal, c.credentials),
@@ -92,6 +96,11 @@ export async function callChain(
 		}
 	};
 	await eachInPool(items.length, lanes, one);
+	for (const [engine, plan] of seated) {
+		const store = itemStore(c.shared, plan.scope, c.storeCfg, this.logger);
+		const keys = plan.requests.map((r) => r.name);
+		await leaveSeats(engine, store, keys, this.logger);
+	}
 	// Counters: one write per scope per execution, never on the per-call path. Checked: a write
 	// that failed, or went to this process's memory (fail-open), is a warning on every item.
 	warnAll(

@@ -1,6 +1,6 @@
 //! A hedging item's extra calls: the hedge itself (one more call while none has answered), the
 //! first streamed call to commit, and the calls closed because another's answer won.
-use super::{call_sample, ItemMachine, Pending};
+use super::{call_sample, Held, ItemMachine, Pending};
 use crate::chain::{choose, Choice, ProviderView};
 use crate::concurrency::Signal;
 use crate::error::EngineError;
@@ -48,6 +48,7 @@ impl ItemMachine {
         let out: Vec<usize> = self.pending.iter().map(|p| p.provider).collect();
         let holder = self.call_holder(true, self.next_call);
         // A hedge is one more call: it spends from the retry budget as a retry does.
+        let takers = self.takers(&holder);
         let mut local = self.local.clone();
         local.iter_mut().for_each(|l| (l.retry, l.reserved_at_ms) = (true, None));
         let others: Vec<usize> = self.route.iter().copied().filter(|i| !out.contains(i)).collect();
@@ -55,9 +56,9 @@ impl ItemMachine {
         for mut order in [others, same] {
             order.retain(|&i| self.repeatable(i));
             while !order.is_empty() {
-                match choose(&self.chain, &order, views, &local, now, &holder, 0, &mut Vec::new()) {
-                    Choice::Call { provider, probe: false, writes, transition } => {
-                        let step = self.hand_out(provider, false, true, None, now, views);
+                match choose(&self.chain, &order, views, &local, &takers, now, &holder, 0, &mut Vec::new()) {
+                    Choice::Call { provider, probe: false, writes, transition, seat } => {
+                        let step = self.hand_out(provider, false, true, Held { window_round: None, seat }, now, views);
                         return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
                     }
                     // Never a half-open probe, never a wait for a gate slot: skip that provider.
@@ -119,10 +120,12 @@ impl ItemMachine {
     /// freed and its time so far is a latency sample (at least that slow), but it says nothing
     /// about its provider's health. It was a call: it is counted as one.
     pub fn abandon(&mut self, now: u64, call: u32) -> Result<Effect, EngineError> {
-        let Some(Pending { provider, probe, at_ms, hedge, window_round, .. }) = self.take_out(Some(call)) else {
+        let Some(Pending { provider, probe, at_ms, hedge, window_round, seat, .. }) = self.take_out(Some(call)) else {
             return Err(EngineError::InvalidInput(format!("no call {call} out to abandon")));
         };
         self.release_slot(provider, window_round, Signal::Neutral);
+        let holder = self.call_holder(hedge, call);
+        let seat = seat.then(|| self.leave_seat(&holder, at_ms, provider, Signal::Neutral));
         let progress = &mut self.progress[provider];
         progress.attempts += 1;
         self.report.attempts.push(AttemptLog {
@@ -142,7 +145,7 @@ impl ItemMachine {
         Ok(Effect {
             provider,
             health: Health::Neutral,
-            holder: self.call_holder(hedge, call),
+            holder,
             label: "abandoned".into(),
             gate_close_until_ms: None,
             release_in_flight: self.chain.lease_cap(provider).is_some(),
@@ -150,6 +153,7 @@ impl ItemMachine {
             first_chunk: self.streamed,
             sample: call_sample(&self.holder, call),
             window: None,
+            seat,
         })
     }
 }

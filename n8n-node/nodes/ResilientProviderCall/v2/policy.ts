@@ -63,6 +63,14 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 			// A chain's choice: Check Provider admits one call and has nothing to move on to.
 			displayOptions: { show: { '/operation': ['callChain'] } },
 		},
+		{
+			displayName: 'Fleet Concurrency Limit',
+			name: 'fleetLimit',
+			type: 'boolean',
+			default: true,
+			description:
+				"Whether the calls in flight to each provider across every execution and worker stay within the limit learned from the provider: it starts at the breaker's threshold, grows while calls are served and is cut by any worker's 429, overload 503 or timeout. Calls over it wait their turn (a chat model moves on to the next model; Check Provider defers). Max In Flight stays a hard ceiling above it. Not added: on from version 2.1 (the chat model's 1.1), off before.",
+		},
 		numberField(
 			'Hedge Delay (ms)',
 			'hedgeDelayMs',
