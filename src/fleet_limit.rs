@@ -86,17 +86,19 @@ fn live(row: &LimitRow, now: u64) -> impl Iterator<Item = &Share> {
     row.shares.iter().filter(move |s| s.until_ms > now)
 }
 
-/// The slots `holder` may use now: its share, or, while the shares exceed a limit just cut, at
-/// most its fair part (every holder computes the same from the same row: together within it).
+/// The slots `holder` may use now: its share, or, while the shares exceed a limit just cut, what
+/// is left of the limit after the shares listed before it (every holder computes the same from
+/// the same row: together within the limit, and the first ones keep calling).
 pub fn allowance(row: &LimitRow, holder: &str, now: u64, rules: Rules) -> u32 {
     let limit = limit(row, now, rules);
-    let mine = live(row, now).find(|s| s.holder == holder).map_or(0, |s| s.slots);
-    let held: u32 = live(row, now).map(|s| s.slots).sum();
-    if held <= limit {
-        mine
-    } else {
-        mine.min(fair(row, holder, now, limit))
+    let mut before = 0u32;
+    for s in live(row, now) {
+        if s.holder == holder {
+            return s.slots.min(limit.saturating_sub(before));
+        }
+        before = before.saturating_add(s.slots);
     }
+    0
 }
 
 /// The calls held by live shares (Get Provider State: the calls in flight are at most this).
@@ -104,10 +106,11 @@ pub fn held(row: &LimitRow, now: u64) -> u32 {
     live(row, now).map(|s| s.slots).sum()
 }
 
-/// An equal part of the limit among the live holders (and `holder`, if not yet among them).
+/// An equal part of the limit among the live holders (and `holder`, if not yet among them);
+/// 0 when they outnumber the limit (a waiting holder then gets a slot as one frees).
 fn fair(row: &LimitRow, holder: &str, now: u64, limit: u32) -> u32 {
     let others = live(row, now).filter(|s| s.holder != holder).count() as u32;
-    (limit / (others + 1)).max(1)
+    limit / (others + 1)
 }
 
 /// The row with `holder`'s share set (expired shares dropped), the limit as `limit`.
@@ -146,7 +149,7 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
         let more = if taker.keeps { free.min(slots.max(1)) } else { 1 };
         return Take::Write { row: with_share(row, now, limit, Some(share(slots + more, false))), grew: false };
     }
-    if taker.keeps && limit < rules.ceiling && others + slots <= limit && grows(row, taker, slots, limit) {
+    if taker.keeps && limit < rules.ceiling && allowed == slots && grows(row, taker, slots, limit) {
         let step = if row.plateau == 0 { SLOW_START_GROWTH * slots.max(1) } else { 1 };
         let grown = limit.saturating_add(step).min(rules.ceiling);
         let mut next = with_share(row, now, grown, Some(share(slots + 1, false)));
@@ -154,16 +157,22 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
         return Take::Write { row: next, grew: true };
     }
     let until_ms = now + RECHECK_MS;
-    let registered = mine.is_some_and(|m| m.wants || m.slots >= fair(row, &taker.holder, now, limit));
+    let registered = mine.is_some_and(|m| m.wants || m.slots >= fair(row, &taker.holder, now, limit).max(1));
     let register = (taker.keeps && !registered).then(|| with_share(row, now, limit, Some(share(slots, true))));
     Take::Full { until_ms, register }
 }
 
-/// A round of served calls at the seat's full share: one per slot, or [`PLATEAU_ROUNDS`] just
-/// below where the limit last met congestion.
+/// Served calls enough to grow the limit: in slow start a round of its own share; after a
+/// congestion a round of the whole limit served by this holder alone (so a fleet of many small
+/// shares grows no faster than one worker would), [`PLATEAU_ROUNDS`] of them just below where
+/// the limit last met congestion.
 fn grows(row: &LimitRow, taker: &Taker, slots: u32, limit: u32) -> bool {
-    let rounds = if row.plateau > 0 && limit + 1 >= row.plateau { PLATEAU_ROUNDS } else { 1 };
-    slots > 0 && taker.served_full >= slots * rounds
+    let need = match row.plateau {
+        0 => slots,
+        p if limit + 1 >= p => limit * PLATEAU_ROUNDS,
+        _ => limit,
+    };
+    slots > 0 && taker.served_full >= need
 }
 
 /// What a call's end tells the fleet's row.
@@ -251,9 +260,21 @@ pub struct Seat {
     /// Its share as last read (whether a served call was sent at the full share).
     pub slots: u32,
     trend: FirstByteTrend,
+    /// The last cut of the limit it heard of: served calls before it do not count to growth.
+    heard_ms: u64,
 }
 
 impl Seat {
+    /// The row as read now: its share there, and any cut since the last one it heard of (a cut
+    /// anywhere starts its count of served calls again, so the fleet does not grow back at once).
+    pub fn read(&mut self, row: &LimitRow, holder: &str, now: u64, rules: Rules) {
+        self.slots = allowance(row, holder, now, rules);
+        if row.congested_at_ms > self.heard_ms {
+            self.heard_ms = row.congested_at_ms;
+            self.served_full = 0;
+        }
+    }
+
     /// A call of this seat ended with `signal`.
     pub fn end(&mut self, signal: Signal) {
         let full = self.in_use >= self.slots;

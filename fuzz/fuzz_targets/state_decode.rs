@@ -17,6 +17,7 @@ use resilient_engine::breaker::{self, Admission, BreakerPolicy, BreakerRow, Buck
 use resilient_engine::chain::ProviderView;
 use resilient_engine::in_flight::{self, Acquire, InFlightRow};
 use resilient_engine::latency::LatencyRow;
+use resilient_engine::fleet_limit::Share;
 use resilient_engine::learned_limit::LimitRow;
 use resilient_engine::lease::Lease;
 use resilient_engine::outcome::Health;
@@ -212,6 +213,12 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
         congested_at_ms: wide(u)?,
         updated_ms: wide(u)?,
         version: wide(u)?,
+        plateau: wide32(u)?,
+        shares: (0..u8::arbitrary(u)? % 6)
+            .map(|k| {
+                Ok(Share { holder: format!("w{k}\"é"), slots: wide32(u)?, until_ms: wide(u)?, wants: bool::arbitrary(u)? })
+            })
+            .collect::<arbitrary::Result<_>>()?,
     };
     Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit })
 }

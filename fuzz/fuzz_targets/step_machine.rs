@@ -70,6 +70,7 @@ struct ConfigIn {
     next_provider_on_client_error: bool,
     fail_over_first: bool,
     wait_in_line: bool,
+    fleet_limit: bool,
     failure_rate: Option<(u8, u8)>,
     threshold: u8,
     window_ms: u32,
@@ -206,6 +207,7 @@ impl ConfigIn {
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
             wait_in_line: self.wait_in_line,
+            fleet_limit: self.fleet_limit,
             routing: pick(&["order", "weighted", "least_busy", "latency"], self.strategy / 4).to_string(),
             retry_budget_percent: (self.threshold % 3) as i64 * 10,
             retry_budget_floor_per_s: (self.successes_to_close % 3) as i64,
@@ -340,6 +342,7 @@ impl Store {
                 first_chunk: *now % 2 == 0,
                 sample: *now,
                 window: None,
+                seat: None,
             };
             if let Some(w) = record(chain, &store.views[effect.provider], &effect, *now).writes {
                 store.apply(&w);

@@ -60,7 +60,7 @@ use crate::concurrency::{Admit, Pool, Signal};
 use crate::config::Chain;
 use crate::config::Routing;
 use crate::error::EngineError;
-use crate::fleet_limit::{self, Released, Seats, Taker};
+use crate::fleet_limit::{Released, Seats, Taker};
 use crate::hedge::CallTag;
 use crate::learned_limit::{self, WindowNews};
 use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
@@ -414,7 +414,7 @@ impl ItemMachine {
             let holder = seats.holder.clone();
             for (i, seat) in seats.seats.iter_mut().enumerate() {
                 if let Some(rules) = self.chain.fleet_rules(i) {
-                    seat.slots = fleet_limit::allowance(&views[i].limit, &holder, now, rules);
+                    seat.read(&views[i].limit, &holder, now, rules);
                 }
             }
         }
