@@ -185,7 +185,7 @@ pub fn choose(
             }
         }
         let mut seat = None;
-        if let (Some(rules), Some(taker)) = (chain.fleet_rules(i), takers.get(i)) {
+        if let (Some(rules), Some(taker)) = (crate::fleet_limit::rules(chain, i), takers.get(i)) {
             match fleet_limit::take(&view.limit, taker, now, rules) {
                 fleet_limit::Take::Local => seat = Some(false),
                 fleet_limit::Take::Write { row, grew } => {

@@ -282,17 +282,6 @@ impl Chain {
         self.providers[i].max_in_flight.or(self.routing.leases_every_call().then_some(u32::MAX))
     }
 
-    /// Provider `i`'s part in the fleet's learned limit, when the chain bounds it.
-    pub fn fleet_rules(&self, i: usize) -> Option<crate::fleet_limit::Rules> {
-        let p = &self.providers[i];
-        self.fleet_limit.then(|| crate::fleet_limit::Rules {
-            start: p.breaker.threshold,
-            ceiling: p.max_in_flight.unwrap_or(u32::MAX),
-            lease_ms: p.breaker.probe_lease_ms,
-            renew_below_ms: p.deadline_ms.saturating_add(1_000),
-        })
-    }
-
     /// Answered calls' durations are recorded in the providers' latency rows (for the latency
     /// routing, or a hedge delay read from them).
     pub fn tracks_latency(&self) -> bool {

@@ -14,19 +14,9 @@
 //!
 //! Sans-IO: [`take`] and [`release`] read the row and propose the next; the seat counts calls.
 use crate::concurrency::{FirstByteTrend, Signal};
-use crate::learned_limit::{LimitRow, STALE_MS};
+use crate::config::Chain;
+use crate::learned_limit::{LimitRow, Share, STALE_MS};
 use serde::{Deserialize, Serialize};
-
-/// One holder's part of the limit: a worker's seat, or one guarded call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(default)]
-pub struct Share {
-    pub holder: String,
-    pub slots: u32,
-    pub until_ms: u64,
-    /// It found the limit spent: holders above their fair part give back as their calls end.
-    pub wants: bool,
-}
 
 /// Growth per round in slow start: three more slots per slot held (a round quadruples it).
 const SLOW_START_GROWTH: u32 = 3;
@@ -49,6 +39,17 @@ pub struct Rules {
     /// A share is renewed once less than this is left (the deadline and a second), so a call
     /// sent within it ends before the share does.
     pub renew_below_ms: u64,
+}
+
+/// Provider `i`'s part in the fleet's learned limit, when the chain bounds it.
+pub fn rules(chain: &Chain, i: usize) -> Option<Rules> {
+    let p = &chain.providers[i];
+    chain.fleet_limit.then(|| Rules {
+        start: p.breaker.threshold,
+        ceiling: p.max_in_flight.unwrap_or(u32::MAX),
+        lease_ms: p.breaker.probe_lease_ms,
+        renew_below_ms: p.deadline_ms.saturating_add(1_000),
+    })
 }
 
 /// Who takes a slot: a worker's seat (it keeps its share between calls) or one call (a guard's
@@ -162,6 +163,16 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     Take::Full { until_ms, register }
 }
 
+/// The limit after a congestion at `limit`: half in slow start (it overshot by up to four times);
+/// later 0.7 of it, but never more than one call below it while that is gentler (a small limit
+/// cut by a third sits well below the vendor's capacity for many rounds).
+fn cut(limit: u32, slow_start: bool) -> u32 {
+    let tenths = if slow_start { 5 } else { DECREASE_TENTHS };
+    let cut = limit.saturating_mul(tenths) / 10;
+    let cut = if slow_start { cut } else { cut.max(limit.saturating_sub(1)) };
+    cut.max(1)
+}
+
 /// Served calls enough to grow the limit: in slow start a round of its own share; after a
 /// congestion a round of the whole limit served by this holder alone (so a fleet of many small
 /// shares grows no faster than one worker would), [`PLATEAU_ROUNDS`] of them just below where
@@ -195,9 +206,10 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
     // A seat keeps its share (resized); a call's share ends with it.
     let resized = |slots: u32| mine.clone().filter(|_| news.keeps).map(|m| Share { slots, wants: false, ..m });
     if news.congested && news.sent_ms >= row.congested_at_ms {
-        let tenths = if row.plateau == 0 { 5 } else { DECREASE_TENTHS };
-        let cut = (limit.saturating_mul(tenths) / 10).max(1);
-        let slots = mine.as_ref().map_or(0, |m| m.slots.min(fair(row, &news.holder, now, cut)));
+        let cut = cut(limit, row.plateau == 0);
+        // Its share keeps covering its calls still out: trimmed below them, the limit would count
+        // calls the vendor still holds as free.
+        let slots = mine.as_ref().map_or(0, |m| m.slots.min(fair(row, &news.holder, now, cut).max(news.in_use)));
         let mut next = without(with_share(row, now, cut, resized(slots)), &news.holder, news.keeps);
         next.plateau = limit;
         next.congested_at_ms = now;
@@ -342,7 +354,7 @@ mod tests {
     }
 
     #[test]
-    fn a_congestion_cuts_the_limit_once_per_round_and_every_holder_keeps_within_it() {
+    fn a_congestion_cuts_the_limit_once_per_round_and_the_calls_out_stay_counted() {
         let mut row = LimitRow::default();
         for (h, in_use) in [("a", 0), ("a", 1), ("a", 2), ("b", 0)] {
             row = written(take(&row, &seat(h, in_use, 0), 0, RULES));
@@ -351,6 +363,9 @@ mod tests {
             |h: &str, sent_ms| Released { holder: h.into(), keeps: true, in_use: 3, congested: true, sent_ms };
         let cut = release(&row, &congested("a", 1), 10, RULES).unwrap();
         assert_eq!((cut.limit, cut.plateau, cut.congested_at_ms), (2, 5, 10), "slow start: halved");
+        let a = cut.shares.iter().find(|s| s.holder == "a").unwrap();
+        assert_eq!(a.slots, 3, "its share still covers its 3 calls out: nobody takes them as free");
+        assert!(matches!(take(&cut, &seat("c", 0, 0), 11, RULES), Take::Full { .. }));
         assert_eq!(release(&cut, &congested("b", 5), 11, RULES), None, "sent before the cut: old news");
         let uses: u32 = ["a", "b"].iter().map(|h| allowance(&cut, h, 11, RULES)).sum();
         assert!(uses <= cut.limit, "together within the cut limit: {uses}");

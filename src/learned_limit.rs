@@ -20,7 +20,18 @@ pub struct LimitRow {
     /// slows just below it (`fleet_limit`).
     pub plateau: u32,
     /// The parts of the limit held by workers and guarded calls (`fleet_limit`).
-    pub shares: Vec<crate::fleet_limit::Share>,
+    pub shares: Vec<Share>,
+}
+
+/// One holder's part of the limit: a worker's seat, or one guarded call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Share {
+    pub holder: String,
+    pub slots: u32,
+    pub until_ms: u64,
+    /// It found the limit spent: holders above their fair part give back as their calls end.
+    pub wants: bool,
 }
 
 /// How long a learned limit is trusted: a vendor's capacity an hour ago says little now.

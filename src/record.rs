@@ -44,7 +44,7 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
             .map(|b| b.deposit(&view.budget, now)),
         // Where the fleet's limit bounds the provider, it alone writes the row (a cut, a share
         // given back); else what the call taught its window, when it tells the fleet something new.
-        limit: match (chain.fleet_rules(effect.provider), &effect.seat) {
+        limit: match (crate::fleet_limit::rules(chain, effect.provider), &effect.seat) {
             (Some(rules), Some(seat)) => fleet_limit::release(&view.limit, seat, now, rules),
             (Some(_), None) => None,
             (None, _) => effect.window.and_then(|news| learned_limit::record(&view.limit, news, now)),

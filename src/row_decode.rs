@@ -4,10 +4,9 @@
 //! and objects, so a small JSON reader (miniserde's) is all the WASM engine needs for them.
 use crate::breaker::{BreakerRow, Bucket, Phase};
 use crate::error::EngineError;
-use crate::fleet_limit::Share;
 use crate::in_flight::InFlightRow;
 use crate::latency::LatencyRow;
-use crate::learned_limit::LimitRow;
+use crate::learned_limit::{LimitRow, Share};
 use crate::lease::Lease;
 use crate::rate_gate::GateRow;
 use crate::retry_budget::{BudgetRow, Second};

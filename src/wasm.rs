@@ -137,7 +137,7 @@ impl Engine {
     pub fn idle_seats(&self) -> Vec<u32> {
         let seats = self.seats.borrow();
         (0..self.chain.providers.len())
-            .filter(|&i| self.chain.fleet_rules(i).is_some() && seats.seats[i].in_use == 0)
+            .filter(|&i| crate::fleet_limit::rules(&self.chain, i).is_some() && seats.seats[i].in_use == 0)
             .map(|i| i as u32)
             .collect()
     }

@@ -17,8 +17,7 @@ use resilient_engine::breaker::{self, Admission, BreakerPolicy, BreakerRow, Buck
 use resilient_engine::chain::ProviderView;
 use resilient_engine::in_flight::{self, Acquire, InFlightRow};
 use resilient_engine::latency::LatencyRow;
-use resilient_engine::fleet_limit::Share;
-use resilient_engine::learned_limit::LimitRow;
+use resilient_engine::learned_limit::{LimitRow, Share};
 use resilient_engine::lease::Lease;
 use resilient_engine::outcome::Health;
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};

@@ -413,7 +413,7 @@ impl ItemMachine {
             let mut seats = seats.borrow_mut();
             let holder = seats.holder.clone();
             for (i, seat) in seats.seats.iter_mut().enumerate() {
-                if let Some(rules) = self.chain.fleet_rules(i) {
+                if let Some(rules) = crate::fleet_limit::rules(&self.chain, i) {
                     seat.read(&views[i].limit, &holder, now, rules);
                 }
             }
@@ -820,7 +820,7 @@ impl ItemMachine {
 
 /// Whether provider `i`'s calls hold a slot of the fleet's limit.
 fn chain_bounds(chain: &Chain, i: usize) -> bool {
-    chain.fleet_rules(i).is_some()
+    crate::fleet_limit::rules(chain, i).is_some()
 }
 
 /// A call among all the fleet's, as a number: its item's holder (FNV-1a, a stable spread of a
