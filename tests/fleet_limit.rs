@@ -1,0 +1,137 @@
+//! The fleet's learned limit through the item machine, as each entry point meets it: Call Chain's
+//! items wait in line, the chat model's call goes to the next model, Check Provider's check is
+//! "not now" with its `retry_at` and its report gives the slot back; two workers together stay
+//! within the limit. Every item is a real `ItemMachine`; the store is the in-memory stand-in.
+mod common;
+
+use common::{chain, status, Store};
+use resilient_engine::config::Chain;
+use resilient_engine::fleet_limit::Seats;
+use resilient_engine::reason::Reason;
+use resilient_engine::record::record;
+use resilient_engine::rng::Rng;
+use resilient_engine::step::{ItemMachine, Poll, Step, WaitCause};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+fn bounded(names: &[&str], wait_in_line: bool) -> Arc<Chain> {
+    chain(names, |c| {
+        c.fleet_limit = true;
+        c.threshold = 2; // the limit starts at 2
+        c.wait_in_line = wait_in_line;
+    })
+}
+
+fn item(chain: &Arc<Chain>, seats: Option<&Rc<RefCell<Seats>>>, n: u64) -> ItemMachine {
+    let mut m = ItemMachine::new(chain.clone(), 0, format!("item-{n}"), Vec::new(), Rng::seeded(n));
+    if let Some(s) = seats {
+        m.seat(s.clone());
+    }
+    m
+}
+
+/// Poll at `now`, writing what the poll says.
+fn poll(m: &mut ItemMachine, store: &mut Store, now: u64) -> Poll {
+    let p = m.poll(now, &store.views).expect("views match the chain");
+    if let Some(w) = &p.writes {
+        store.apply(w);
+    }
+    p
+}
+
+fn worker(chain: &Arc<Chain>, name: &str) -> Rc<RefCell<Seats>> {
+    Rc::new(RefCell::new(Seats::new(name.into(), chain.providers.len())))
+}
+
+#[test]
+fn call_chain_items_over_the_limit_wait_in_line_and_say_they_wait() {
+    let c = bounded(&["a"], true);
+    let mut store = Store::new(1);
+    let seats = worker(&c, "w1");
+    let mut items: Vec<ItemMachine> = (0..3).map(|n| item(&c, Some(&seats), n)).collect();
+    for m in &mut items[..2] {
+        assert!(matches!(poll(m, &mut store, 10).step, Step::Call { provider: 0, .. }));
+    }
+    let third = poll(&mut items[2], &mut store, 10);
+    assert!(matches!(third.step, Step::Sleep { cause: WaitCause::InLine, .. }), "{:?}", third.step);
+    let row = &store.views[0].limit;
+    assert_eq!((row.limit, row.shares.len()), (2, 1), "two slots, one worker's");
+    assert!(row.shares[0].wants || row.shares[0].slots == 2, "{row:?}");
+}
+
+#[test]
+fn the_chat_models_call_goes_to_the_next_model_when_the_first_models_limit_is_spent() {
+    let c = bounded(&["first", "second"], false);
+    let mut store = Store::new(2);
+    let seats = worker(&c, "w1");
+    let mut items: Vec<ItemMachine> = (0..3).map(|n| item(&c, Some(&seats), n)).collect();
+    for m in &mut items[..2] {
+        assert!(matches!(poll(m, &mut store, 10).step, Step::Call { provider: 0, .. }));
+    }
+    assert!(matches!(poll(&mut items[2], &mut store, 10).step, Step::Call { provider: 1, .. }));
+    let skip = items[2].report().skipped.iter().find(|s| s.provider == 0).expect("first skipped");
+    assert_eq!(skip.reason, Reason::ConcurrencyLimit);
+}
+
+#[test]
+fn check_provider_is_not_now_with_retry_at_and_its_report_gives_the_slot_back() {
+    let c = bounded(&["a"], false);
+    let mut store = Store::new(1);
+    // Two checks hold the two slots (a share of one call each: no worker's seat).
+    let mut checks: Vec<ItemMachine> = (0..2).map(|n| item(&c, None, n)).collect();
+    for m in &mut checks {
+        assert!(matches!(poll(m, &mut store, 10).step, Step::Call { provider: 0, .. }));
+    }
+    let mut third = item(&c, None, 2);
+    match poll(&mut third, &mut store, 10).step {
+        Step::Defer { reason, retry_at_ms } => {
+            assert_eq!(reason, Reason::ConcurrencyLimit);
+            assert!(retry_at_ms >= 10, "{retry_at_ms}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A report: the ticket's call, admitted elsewhere, answered 200; its share is given back.
+    let mut report = ItemMachine::admitted(c.clone(), 20, 10, "item-0".into(), 0, false, Rng::seeded(9));
+    let effect = report.on_outcome(20, &status(200), &[], None).unwrap();
+    let rec = record(&c, &store.views[0], &effect, 20);
+    store.apply(rec.writes.as_ref().expect("the share is given back"));
+    assert_eq!(store.views[0].limit.shares.len(), 1, "one check's share left");
+    let mut again = item(&c, None, 3);
+    assert!(matches!(poll(&mut again, &mut store, 21).step, Step::Call { provider: 0, .. }));
+}
+
+#[test]
+fn two_workers_together_stay_within_the_limit() {
+    let c = bounded(&["a"], true);
+    let mut store = Store::new(1);
+    let (w1, w2) = (worker(&c, "w1"), worker(&c, "w2"));
+    let mut items: Vec<ItemMachine> = (0..10).map(|n| item(&c, Some(if n % 2 == 0 { &w1 } else { &w2 }), n)).collect();
+    // The calls out: (item, when sent). Each answers 200 after 30 ms.
+    let mut out: Vec<(usize, u64)> = Vec::new();
+    let mut most = 0;
+    for now in (10..2_000).step_by(10) {
+        let due: Vec<usize> = out.iter().filter(|&&(_, at)| now >= at + 30).map(|&(k, _)| k).collect();
+        for k in due {
+            let eff = items[k].on_outcome(now, &status(200), &store.views, None).unwrap();
+            let rec = record(&c, &store.views[0], &eff, now);
+            if let Some(w) = &rec.writes {
+                store.apply(w);
+            }
+            out.retain(|&(x, _)| x != k);
+        }
+        for (k, m) in items.iter_mut().enumerate() {
+            if out.iter().any(|&(x, _)| x == k) || m.finished().is_some() {
+                continue;
+            }
+            if let Step::Call { .. } = poll(m, &mut store, now).step {
+                out.push((k, now));
+            }
+        }
+        most = most.max(out.len() as u32);
+        let limit = store.views[0].limit.limit;
+        assert!(out.len() as u32 <= limit, "{} out, limit {limit}", out.len());
+    }
+    assert!(items.iter().all(|m| m.served()), "every item served");
+    assert!(most >= 2, "the limit was used: {most}");
+}
