@@ -55,6 +55,7 @@ pub mod step;
 pub mod store_failure;
 pub mod stream;
 pub mod ticket;
+pub mod token_budget;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -1,0 +1,172 @@
+//! A provider's tokens per minute, shared by the fleet: every call reserves an estimate of its
+//! tokens before it goes (its input, counted or approximated, plus the output it may write), and
+//! settles at the usage its answer reports; a vendor's remaining-token count corrects the window
+//! on every answer. A call that finds no room waits for the window to free it (or moves on).
+//!
+//! The window is a minute of 5-second buckets: a bucket counts whole while any of it is within
+//! the last minute, so the sum never undercounts what the vendor's sliding minute holds (it
+//! overcounts by at most one bucket: the price of an exact bound without a log of every call).
+//! Sans-IO: [`reserve`], [`settle`] and [`correct`] read the row and propose the next.
+use serde::{Deserialize, Serialize};
+
+/// Width of a bucket.
+pub const BUCKET_MS: u64 = 5_000;
+/// The window the limit is per.
+pub const MINUTE_MS: u64 = 60_000;
+
+/// The tokens counted in each recent bucket, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct TokenRow {
+    /// (bucket start, tokens) for the buckets still within a minute.
+    pub buckets: Vec<(u64, u64)>,
+    pub version: u64,
+}
+
+/// What a call may spend: its input (as estimated) and the most output it may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Estimate {
+    pub input: u64,
+    pub max_output: u64,
+}
+
+/// The input's tokens as reserved: the count given (the model's own tokenizer), or from its
+/// characters: four Latin characters a token, one per CJK character (their scripts take about a
+/// token each), and a quarter more for the approximation's error.
+pub fn input_tokens(counted: Option<u64>, latin_chars: u64, cjk_chars: u64) -> u64 {
+    counted.unwrap_or_else(|| {
+        let approx = latin_chars.div_ceil(4) + cjk_chars;
+        approx + approx.div_ceil(4)
+    })
+}
+
+impl Estimate {
+    pub fn tokens(&self) -> u64 {
+        self.input + self.max_output
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reserve {
+    /// Room now: write `row` (the estimate counted in the current bucket).
+    Granted { row: TokenRow },
+    /// No room: the window frees enough by `until_ms` (a call larger than the whole limit never
+    /// fits: `until_ms` is then `u64::MAX`).
+    Wait { until_ms: u64 },
+}
+
+fn bucket_of(now: u64) -> u64 {
+    now - now % BUCKET_MS
+}
+
+/// The buckets still within the minute before `now`.
+fn live(row: &TokenRow, now: u64) -> impl Iterator<Item = &(u64, u64)> {
+    row.buckets.iter().filter(move |(start, _)| start + BUCKET_MS + MINUTE_MS > now)
+}
+
+/// Tokens counted in the last minute (whole buckets: any of a bucket within it counts it all).
+pub fn used(row: &TokenRow, now: u64) -> u64 {
+    live(row, now).map(|(_, t)| t).sum()
+}
+
+/// The row with `tokens` added to (or taken from) the bucket of `at`, expired buckets dropped.
+fn add(row: &TokenRow, now: u64, at: u64, tokens: i64) -> TokenRow {
+    let mut buckets: Vec<(u64, u64)> = live(row, now).copied().collect();
+    let b = bucket_of(at);
+    match buckets.iter_mut().find(|(s, _)| *s == b) {
+        Some((_, t)) => *t = t.saturating_add_signed(tokens),
+        None if tokens > 0 && b + BUCKET_MS + MINUTE_MS > now => {
+            buckets.push((b, tokens as u64));
+            buckets.sort_unstable();
+        }
+        None => {}
+    }
+    TokenRow { buckets, version: row.version.wrapping_add(1) }
+}
+
+/// Reserve `estimate` against `per_minute` at `now`.
+pub fn reserve(row: &TokenRow, per_minute: u64, estimate: Estimate, now: u64) -> Reserve {
+    let need = estimate.tokens();
+    if need > per_minute {
+        return Reserve::Wait { until_ms: u64::MAX };
+    }
+    let in_use = used(row, now);
+    if in_use + need <= per_minute {
+        return Reserve::Granted { row: add(row, now, now, need as i64) };
+    }
+    // The oldest buckets leave first: when enough of them have left, it fits.
+    let mut left = in_use;
+    for (start, tokens) in live(row, now) {
+        left -= tokens;
+        if left + need <= per_minute {
+            return Reserve::Wait { until_ms: start + BUCKET_MS + MINUTE_MS };
+        }
+    }
+    Reserve::Wait { until_ms: now + MINUTE_MS }
+}
+
+/// A call reserved at `reserved_at` ended: its bucket holds `used` tokens instead of `reserved`
+/// (the usage its answer reported; without one, the reservation stands).
+pub fn settle(row: &TokenRow, reserved_at: u64, reserved: u64, used: u64, now: u64) -> Option<TokenRow> {
+    (used != reserved).then(|| add(row, now, reserved_at, used as i64 - reserved as i64))
+}
+
+/// The vendor said `remaining` tokens are left in its minute: where it counts more than the
+/// window does, the current bucket takes the difference (never less: our reservations of calls
+/// not yet at the vendor are ours to keep).
+pub fn correct(row: &TokenRow, per_minute: u64, remaining: u64, now: u64) -> Option<TokenRow> {
+    let vendor_used = per_minute.saturating_sub(remaining);
+    let ours = used(row, now);
+    (vendor_used > ours).then(|| add(row, now, now, (vendor_used - ours) as i64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn granted(r: Reserve) -> TokenRow {
+        match r {
+            Reserve::Granted { row } => row,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    const E: Estimate = Estimate { input: 3_000, max_output: 1_000 };
+
+    #[test]
+    fn calls_reserve_until_the_minute_is_full_then_wait_for_the_oldest_bucket_to_leave() {
+        let mut row = TokenRow::default();
+        for k in 0..5 {
+            row = granted(reserve(&row, 20_000, E, k * 6_000));
+        }
+        assert_eq!(used(&row, 24_000), 20_000);
+        assert_eq!(reserve(&row, 20_000, E, 25_000), Reserve::Wait { until_ms: 65_000 });
+        assert!(matches!(reserve(&row, 20_000, E, 64_999), Reserve::Wait { .. }), "its last ms is in the minute");
+        assert!(matches!(reserve(&row, 20_000, E, 65_000), Reserve::Granted { .. }), "the first bucket left");
+        let big = Estimate { input: 30_000, max_output: 0 };
+        assert_eq!(reserve(&TokenRow::default(), 20_000, big, 0), Reserve::Wait { until_ms: u64::MAX });
+    }
+
+    #[test]
+    fn a_call_settles_at_its_usage_in_the_bucket_it_reserved_in() {
+        let row = granted(reserve(&TokenRow::default(), 20_000, E, 1_000));
+        let row = settle(&row, 1_000, 4_000, 2_500, 7_000).unwrap();
+        assert_eq!(used(&row, 7_000), 2_500);
+        assert_eq!(settle(&row, 1_000, 4_000, 4_000, 8_000), None, "no usage reported: nothing to write");
+    }
+
+    #[test]
+    fn the_vendors_remaining_count_raises_the_window_never_lowers_it() {
+        let row = granted(reserve(&TokenRow::default(), 20_000, E, 0));
+        let row = correct(&row, 20_000, 10_000, 1_000).unwrap();
+        assert_eq!(used(&row, 1_000), 10_000);
+        assert_eq!(correct(&row, 20_000, 15_000, 2_000), None);
+    }
+
+    #[test]
+    fn the_input_is_counted_when_a_tokenizer_counted_it_else_approximated_with_a_margin() {
+        assert_eq!(input_tokens(Some(123), 4_000, 0), 123);
+        assert_eq!(input_tokens(None, 4_000, 0), 1_250, "1000 tokens and a quarter");
+        assert_eq!(input_tokens(None, 0, 800), 1_000, "a token per CJK character, and a quarter");
+    }
+}
