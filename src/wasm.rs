@@ -111,7 +111,8 @@ impl Engine {
         let text: String = js_sys::JSON::stringify(&config).map(String::from).unwrap_or_default();
         let raw = config_decode::chain_config(&text).map_err(js_error)?;
         let chain = Arc::new(raw.validate().map_err(js_error)?);
-        let holder = ["worker-", &draw_rng().next_u64().to_string()].concat();
+        // Its own draw of entropy: the items' seeded stream (replayed by the vectors) is untouched.
+        let holder = ["worker-", &Rng::from_entropy().next_u64().to_string()].concat();
         let seats = Rc::new(RefCell::new(Seats::new(holder, chain.providers.len())));
         Ok(Engine { chain, memo: Rc::default(), seats })
     }
