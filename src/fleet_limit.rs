@@ -151,8 +151,7 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
         return Take::Write { row: with_share(row, now, limit, Some(share(slots + more, false))), grew: false };
     }
     if taker.keeps && limit < rules.ceiling && allowed == slots && grows(row, taker, slots, limit) {
-        let step = if row.plateau == 0 { SLOW_START_GROWTH * slots.max(1) } else { 1 };
-        let grown = limit.saturating_add(step).min(rules.ceiling);
+        let grown = limit.saturating_add(step(row, slots, limit)).min(rules.ceiling);
         let mut next = with_share(row, now, grown, Some(share(slots + 1, false)));
         next.limit = grown;
         return Take::Write { row: next, grew: true };
@@ -173,17 +172,25 @@ fn cut(limit: u32, slow_start: bool) -> u32 {
     cut.max(1)
 }
 
-/// Served calls enough to grow the limit: in slow start a round of its own share; after a
-/// congestion a round of the whole limit served by this holder alone (so a fleet of many small
-/// shares grows no faster than one worker would), [`PLATEAU_ROUNDS`] of them just below where
-/// the limit last met congestion.
+/// Served calls enough to grow the limit: in slow start, or far below where the limit last met
+/// congestion, a round of its own share; just below there, [`PLATEAU_ROUNDS`] rounds of the whole
+/// limit served by this holder alone (so a fleet of many small shares grows there no faster than
+/// one worker would).
 fn grows(row: &LimitRow, taker: &Taker, slots: u32, limit: u32) -> bool {
     let need = match row.plateau {
-        0 => slots,
-        p if limit + 1 >= p => limit * PLATEAU_ROUNDS,
-        _ => limit,
+        p if p > 0 && limit + 1 >= p => limit * PLATEAU_ROUNDS,
+        _ => slots,
     };
     slots > 0 && taker.served_full >= need
+}
+
+/// The step of a growth: in slow start three more per slot held (a round quadruples it); below
+/// the plateau half the way back to it (a binary search, as BIC's); at it, one call.
+fn step(row: &LimitRow, slots: u32, limit: u32) -> u32 {
+    match row.plateau {
+        0 => SLOW_START_GROWTH * slots.max(1),
+        p => (p.saturating_sub(limit) / 2).max(1),
+    }
 }
 
 /// What a call's end tells the fleet's row.
@@ -205,7 +212,10 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
     let mine = live(row, now).find(|s| s.holder == news.holder).cloned();
     // A seat keeps its share (resized); a call's share ends with it.
     let resized = |slots: u32| mine.clone().filter(|_| news.keeps).map(|m| Share { slots, wants: false, ..m });
-    if news.congested && news.sent_ms >= row.congested_at_ms {
+    // One cut per round: a call sent before the last cut, or while the shares still hold more
+    // than the limit (the calls of the old size are still out at the vendor), brings old news.
+    let fresh = news.sent_ms >= row.congested_at_ms && held(row, now) <= limit;
+    if news.congested && fresh {
         let cut = cut(limit, row.plateau == 0);
         // Its share keeps covering its calls still out: trimmed below them, the limit would count
         // calls the vendor still holds as free.
@@ -366,6 +376,8 @@ mod tests {
         let a = cut.shares.iter().find(|s| s.holder == "a").unwrap();
         assert_eq!(a.slots, 3, "its share still covers its 3 calls out: nobody takes them as free");
         assert!(matches!(take(&cut, &seat("c", 0, 0), 11, RULES), Take::Full { .. }));
+        let late = Released { sent_ms: 11, ..congested("b", 11) };
+        assert_eq!(release(&cut, &late, 12, RULES), None, "the calls of the old size are still out: old news");
         assert_eq!(release(&cut, &congested("b", 5), 11, RULES), None, "sent before the cut: old news");
         let uses: u32 = ["a", "b"].iter().map(|h| allowance(&cut, h, 11, RULES)).sum();
         assert!(uses <= cut.limit, "together within the cut limit: {uses}");
@@ -383,6 +395,10 @@ mod tests {
         let after = LimitRow { plateau: 8, limit: 5, ..row.clone() };
         let Take::Write { row: one, grew: true } = take(&after, &seat("a", 5, 5), 1, RULES) else { panic!() };
         assert_eq!(one.limit, 6, "after a congestion: one per round");
+        let full = vec![Share { holder: "a".into(), slots: 20, until_ms: 20_000, wants: false }];
+        let far = LimitRow { plateau: 40, limit: 20, shares: full, ..row.clone() };
+        let Take::Write { row: half, grew: true } = take(&far, &seat("a", 20, 20), 1, RULES) else { panic!() };
+        assert_eq!(half.limit, 30, "far below the plateau: half the way back to it");
         let near = LimitRow { plateau: 6, ..after };
         assert!(matches!(take(&near, &seat("a", 5, 5), 1, RULES), Take::Full { .. }), "below the plateau: 8 rounds");
         assert!(matches!(take(&near, &seat("a", 5, 40), 1, RULES), Take::Write { grew: true, .. }));
