@@ -197,6 +197,15 @@ pub fn choose(
                     if register.is_none() {
                         register = row.map(|limit| Writes { provider: i, limit: Some(limit), ..Default::default() });
                     }
+                    // A chain that waits in line (Call Chain 2.1) waits for its slot here rather
+                    // than moving on to the next provider; a chat model's call moves on.
+                    if chain.wait_in_line {
+                        return Choice::Nothing {
+                            earliest: Some((until_ms, Reason::ConcurrencyLimit)),
+                            all_permanent: false,
+                            register,
+                        };
+                    }
                     continue;
                 }
             }

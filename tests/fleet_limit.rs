@@ -45,15 +45,16 @@ fn worker(chain: &Arc<Chain>, name: &str) -> Rc<RefCell<Seats>> {
 }
 
 #[test]
-fn call_chain_items_over_the_limit_wait_in_line_and_say_they_wait() {
-    let c = bounded(&["a"], true);
-    let mut store = Store::new(1);
+fn call_chain_items_over_the_limit_wait_in_line_for_their_provider_and_say_they_wait() {
+    let c = bounded(&["a", "b"], true);
+    let mut store = Store::new(2);
     let seats = worker(&c, "w1");
     let mut items: Vec<ItemMachine> = (0..3).map(|n| item(&c, Some(&seats), n)).collect();
     for m in &mut items[..2] {
         assert!(matches!(poll(m, &mut store, 10).step, Step::Call { provider: 0, .. }));
     }
     let third = poll(&mut items[2], &mut store, 10);
+    // Not moved on to "b": it waits its turn at "a", as a full window's item does.
     assert!(matches!(third.step, Step::Sleep { cause: WaitCause::InLine, .. }), "{:?}", third.step);
     let row = &store.views[0].limit;
     assert_eq!((row.limit, row.shares.len()), (2, 1), "two slots, one worker's");
