@@ -205,6 +205,18 @@ export async function outputBranches(page) {
 	return branches;
 }
 
+/** Click what `selector` finds once it is shown; found again if the page replaced it meanwhile. */
+async function clickWhenShown(page, selector) {
+	for (let tries = 1; ; tries++) {
+		const el = await page.waitForSelector(selector, { visible: true });
+		try {
+			return await el.click();
+		} catch (error) {
+			if (tries >= 5) throw error;
+		}
+	}
+}
+
 /**
  * From a blank workflow, the node added as a user does: the canvas's add button, the node
  * creator's search, the node, then its action `action`; resolves once its panel shows (n8n adds a
@@ -220,12 +232,13 @@ export async function addNodeToBlankWorkflow(page, n8n, search, action) {
 	).click();
 	const bar = await page.waitForSelector('[data-test-id=node-creator-search-bar]');
 	await bar.type(search);
-	const item = await page.waitForSelector(
+	// The creator re-renders its list while the search settles: an item found a moment before may
+	// be replaced by then (puppeteer: "not clickable"). Found again, visible, it is the one shown.
+	await clickWhenShown(
+		page,
 		`xpath/.//*[@data-test-id="node-creator-item-name"][contains(., "${search}")]`,
 	);
-	await item.click();
-	const choice = await page.waitForSelector(`xpath/.//*[text()="${action}"]`);
-	await choice.click();
+	await clickWhenShown(page, `xpath/.//*[text()="${action}"]`);
 	await page.waitForSelector('[data-test-id=ndv] [data-test-id=node-parameters]');
 	await pause(1000);
 }
