@@ -410,11 +410,11 @@ impl ItemMachine {
         }
         // The worker's shares as the rows say (whether a served call was sent at the full one).
         if let Some(seats) = &self.seats {
-            let mut seats = seats.borrow_mut();
-            let holder = seats.holder.clone();
-            for (i, seat) in seats.seats.iter_mut().enumerate() {
+            // Split borrows: no copy of the holder's name on every poll.
+            let Seats { holder, seats } = &mut *seats.borrow_mut();
+            for (i, seat) in seats.iter_mut().enumerate() {
                 if let Some(rules) = crate::fleet_limit::rules(&self.chain, i) {
-                    seat.read(&views[i].limit, &holder, now, rules);
+                    seat.read(&views[i].limit, holder, now, rules);
                 }
             }
         }
@@ -465,7 +465,7 @@ impl ItemMachine {
         }
         // Skips of a poll that ends in a wait are not the item's: it will decide again.
         let skipped_before = self.report.skipped.len();
-        let takers = self.takers(&self.holder.clone());
+        let takers = self.takers(&self.holder);
         loop {
             match choose(
                 &self.chain,
