@@ -100,8 +100,7 @@ const row = (name, path, tag, options = {}) => ({
 
 const WORKFLOWS = {
 	weighted: () =>
-		// 500 items an execution: n8n 1's run data of 1000 items can outgrow the pipe it is read
-		// through (the JSON cut short).
+		// 500 items an execution, four executions (two at a time).
 		chainWorkflow(`routeweighted${id}`, 500, {
 			providers: {
 				provider: [row('w-a', '/ok', 'w-a', { weight: 3 }), row('w-b', '/ok', 'w-b')],

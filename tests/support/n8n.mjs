@@ -7,6 +7,8 @@ import {
 	readFileSync,
 	existsSync,
 	mkdtempSync,
+	openSync,
+	closeSync,
 	renameSync,
 	rmSync,
 } from 'node:fs';
@@ -145,22 +147,28 @@ export function n8nInstance(
 		async execute(id, { timeoutMs = 300_000, env = {}, resolverDown = false, spawned } = {}) {
 			const ports = await n8nPorts();
 			const command = [install.nodeBin, install.n8nBin, 'execute', `--id=${id}`, '--rawOutput'];
+			// The output goes to a file, not a pipe: n8n 1 ends with process.exit() right after
+			// printing the run, and what a pipe had not taken yet was lost (a run of 500 items cut
+			// short in a clean-clone run); a file takes every write before it returns.
+			const outFile = path.join(mkdtempSync(path.join(home, 'execute-')), 'out.log');
+			const fd = openSync(outFile, 'w');
 			return new Promise((resolve, reject) => {
 				const [file, ...args] = resolverDown ? withResolverDown(home, command) : command;
 				const child = spawn(file, args, {
 					env: { ...baseEnv, ...ports, ...env },
-					stdio: ['ignore', 'pipe', 'pipe'],
+					stdio: ['ignore', fd, fd],
 				});
+				closeSync(fd);
 				spawned?.(child); // a test that kills the process mid-run
-				let out = '';
-				child.stdout.on('data', (d) => (out += d));
-				child.stderr.on('data', (d) => (out += d));
+				const output = () => readFileSync(outFile, 'utf8');
 				const timer = setTimeout(() => {
 					child.kill('SIGKILL');
-					reject(new Error(`n8n execute timed out: ${out.slice(-3000)}`));
+					reject(new Error(`n8n execute timed out: ${output().slice(-3000)}`));
 				}, timeoutMs);
 				child.on('exit', () => {
 					clearTimeout(timer);
+					const out = output();
+					rmSync(path.dirname(outFile), { recursive: true, force: true });
 					// The run is the JSON block between log lines; it may also open the output.
 					const m = /(^|\n)\{\n/.exec(out);
 					const end = out.lastIndexOf('\n}');
