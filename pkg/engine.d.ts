@@ -5,7 +5,7 @@ export type Reason =
 | "circuit_open" | "cooldown" | "half_open_busy" | "rate_limited" | "retry_after_exceeds_cap"
 | "in_flight_cap" | "budget_exhausted" | "attempts_exhausted" | "failed_over" | "non_retryable"
 | "check_failed" | "content_policy" | "context_too_long" | "store_unavailable" | "stream_broken"
-| "drained" | "retry_budget" | "concurrency_limit";
+| "drained" | "retry_budget" | "concurrency_limit" | "token_limited" | "spend_cap";
 /** How an item picks among the admissible providers of the best tier. */
 export type Routing = "order" | "weighted" | "least_busy" | "latency";
 export type Phase = "closed" | "half_open" | "open";
@@ -23,6 +23,13 @@ export interface ProviderConfig {
     max_in_flight?: number | null;
     /** 1 (the default) first; `weight` 1 by default, 0 drains the provider. */
     tier?: number | null; weight?: number | null;
+    /** Tokens per minute across the fleet and a spend cap per UTC day or month; prices per
+     * million tokens in the user's currency unit. 0 or absent: none (README: "Token limits"). */
+    token_limit?: TokenLimitConfig | null;
+}
+export interface TokenLimitConfig {
+    tokens_per_minute?: number; output_reserve?: number; spend_cap?: number; spend_period?: "day" | "month";
+    price_input?: number; price_output?: number; price_cached_input?: number; price_reasoning?: number;
 }
 /** Every field but `providers` is optional and takes README's default. */
 export interface ChainConfig {
@@ -52,9 +59,14 @@ export interface ProviderState {
     first_chunk_p50_ms: number | null; first_chunk_p95_ms: number | null;
     /** Item Concurrency Auto's window as the fleet learned it (a row of the last 10 minutes). */
     concurrency: number | null; concurrency_congested_at_ms: number | null; concurrency_in_flight: number;
+    /** Tokens counted in the last minute; what is left of the tokens per minute and of the spend
+     * cap (millionths of the prices' unit) this period, null where none is set (`inspect`'s
+     * `provider` given). */
+    tokens_last_minute: number; tokens_left_minute: number | null;
+    spent_period_micros: number; spend_left_period_micros: number | null; period_ends_ms: number | null;
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
-export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget" | "limit"; expected: number; version: number; json: string }
+export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget" | "limit" | "tokens"; expected: number; version: number; json: string }
 /** Rows of provider `provider` to write atomically; `event`: the breaker transition they make, as
  * the JSON text a store keeps in the same atomic step (README: "Resilient Provider Trigger");
  * `counts`: what they add to the provider's counters once committed (absent: nothing). */
@@ -163,6 +175,7 @@ export type Outcome =
     kind: "status"; status: number; headers?: HintHeaders; failed_check?: string | null; answer?: AnswerFacts;
     /** The body's first 4 KB as text; read by the engine only for the statuses a rule needs. */
     body?: string | null;
+    usage?: UsageFacts;
 }
 | { kind: "error"; code: string }
 /** A streamed answer that failed after its first committing chunk reached the caller: by its
@@ -184,7 +197,11 @@ export interface OutcomeFacts {
     headers?: HintHeaders; failed_check?: string | null; answer?: AnswerFacts;
     /** Read by the engine only for the statuses a rule needs. */
     body?: string | null;
+    usage?: UsageFacts;
 }
+/** The tokens an answer reported, as the vendor counted them: `output` with its reasoning tokens
+ * (Gemini's thoughts added), `cached_input` part of `input`. */
+export interface UsageFacts { input: number; output: number; cached_input?: number; reasoning?: number }
 /** What the node saw of a success answer, as the vendor and the validator said it; which check it
  * fails and what that counts against is the engine's. */
 export interface AnswerFacts {
@@ -206,12 +223,18 @@ export interface AttemptLog {
     check?: string;
     /** The schema validator's errors, when the answer missed the schema. */
     errors?: { path: string; message: string }[];
+    /** What the call used where its provider has token limits or prices: as reported, or its
+     * estimate (`estimated`) when it ended without usage; `cost_micros` in millionths of the unit. */
+    tokens?: { input: number; output: number; estimated?: boolean; cost_micros?: number };
 }
 export interface Counters {
     calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;
     deferrals: number; retry_budget_exhausted: number; hedges: number; hedge_wins: number;
     /** Answers that failed each check (present when not 0). */
     [check: `check_failures:${string}`]: number;
+    /** Token limits (present when not 0): tokens reported, settled at estimates, cost, turned away. */
+    "tokens:input"?: number; "tokens:output"?: number; "tokens:estimated"?: number; spend_micros?: number;
+    token_limited?: number;
 }
 export interface Skip { provider: number; reason: Reason; until_ms: number }
 /** `route`: the item's visit order (provider indexes) and the routing that chose it; absent
@@ -248,8 +271,9 @@ export class Engine {
     idleSeats(): Uint32Array;
     /**
      * What one provider's row texts say now (Get Provider State): the gauge and live leases.
+     * `provider`: its index in the chain, for what is left of its token limits.
      */
-    inspect(rows: string, now_ms: number): ProviderState;
+    inspect(rows: string, now_ms: number, provider?: number | null): ProviderState;
     /**
      * Start one item. `holder` names its calls fleet-wide; `keys[i]` is provider i's
      * Idempotency-Key (used only where the provider's method needs one).
@@ -342,6 +366,13 @@ export class Item {
      * chain not configured with `streams`.
      */
     stream(): void;
+    /**
+     * What this item's request is: its input's size (`chars`, `cjk_chars` of them in CJK
+     * scripts; `counted` by the model's tokenizer where it has one) and the most output it asks
+     * for; what its calls reserve of a provider's tokens per minute. Crossed once per item, on
+     * a chain with token limits.
+     */
+    tokens(chars: number, cjk_chars: number, counted?: number | null, max_output?: number | null): void;
 }
 
 /**

@@ -88,15 +88,18 @@ class Engine {
     }
     /**
      * What one provider's row texts say now (Get Provider State): the gauge and live leases.
+     * `provider`: its index in the chain, for what is left of its token limits.
      * @param {string} rows
      * @param {number} now_ms
+     * @param {number | null} [provider]
      * @returns {ProviderState}
      */
-    inspect(rows, now_ms) {
+    inspect(rows, now_ms, provider) {
         const val2 = +now_ms;
+        const val3 = +(isLikeNone(provider) ? Number.MAX_SAFE_INTEGER : (provider) >>> 0);
         const ptr0 = passStringToWasm0(rows, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.engine_inspect(this.__wbg_ptr, ptr0, len0, val2);
+        const ret = wasm.engine_inspect(this.__wbg_ptr, ptr0, len0, val2, val3);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
@@ -422,6 +425,19 @@ class Item {
         if (ret[1]) {
             throw takeFromExternrefTable0(ret[0]);
         }
+    }
+    /**
+     * What this item's request is: its input's size (`chars`, `cjk_chars` of them in CJK
+     * scripts; `counted` by the model's tokenizer where it has one) and the most output it asks
+     * for; what its calls reserve of a provider's tokens per minute. Crossed once per item, on
+     * a chain with token limits.
+     * @param {number} chars
+     * @param {number} cjk_chars
+     * @param {number | null} [counted]
+     * @param {number | null} [max_output]
+     */
+    tokens(chars, cjk_chars, counted, max_output) {
+        wasm.item_tokens(this.__wbg_ptr, chars, cjk_chars, !isLikeNone(counted), isLikeNone(counted) ? 0 : counted, !isLikeNone(max_output), isLikeNone(max_output) ? 0 : max_output);
     }
 }
 if (Symbol.dispose) Item.prototype[Symbol.dispose] = Item.prototype.free;

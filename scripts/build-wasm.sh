@@ -12,7 +12,7 @@ rm -f pkg/.gitignore
 cargo run --quiet --locked --bin engine-constants
 node scripts/check-pkg-fresh.mjs --write   # pkg/SOURCE_HASH: what this build was made from
 size=$(stat -c %s pkg/engine_bg.wasm)
-log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (target <= 232 KB)"
+log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (target <= 248 KB)"
 # The ceiling (issue 10; raised from 150 KB by issue 25: n8n's error texts and the reading of raw
 # error facts moved from the node into the engine, ~6 KB; to 156 KB by issue 27: the compare-and-set
 # verdict and the provider defaults moved from the node, ~0.5 KB; to 160 KB by issue 28: the LLM
@@ -30,9 +30,13 @@ log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (targe
 # learned for the fleet, its row of its own, Get Provider State's and Get Metrics' view of it,
 # ~4 KB; to 232 KB by issue 41: the fleet's learned limit split into workers' shares, the seats
 # that spend them across executions, their leases, the cut and growth rules, the leave crossing,
-# the fleet_limit reason and the calls-in-flight gauge, ~16 KB):
+# the fleet_limit reason and the calls-in-flight gauge, ~16 KB; to 248 KB by issue 42: token and
+# spend limits, their row of its own (a minute of buckets and the period's spend), the estimate,
+# reservation and settlement at usage, the vendors' remaining-token headers, prices and UTC
+# periods, the tokens crossing and the outcome's usage, four metric families, ~16.5 KB after
+# dropping a std sort and a string slice that cost 11 KB more):
 # docs/benchmarks.md "Engine decisions" says where the bytes went.
-[ "$size" -le $((232 * 1024)) ] || die "engine_bg.wasm is $size bytes: over the 232 KB ceiling ($((232 * 1024)) bytes)"
+[ "$size" -le $((248 * 1024)) ] || die "engine_bg.wasm is $size bytes: over the 248 KB ceiling ($((248 * 1024)) bytes)"
 if [ "${1:-}" = "--replay" ]; then
   log "wasm-pack build --features replay -> target/pkg-replay/ (tests only)"
   wasm-pack build --release --target nodejs --out-dir target/pkg-replay --out-name engine --no-pack -- --features replay >&2

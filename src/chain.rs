@@ -10,6 +10,8 @@ use crate::learned_limit::LimitRow;
 use crate::rate_gate::{self, GateRow, Take};
 use crate::reason::Reason;
 use crate::retry_budget::{BudgetRow, Spend};
+use crate::token_budget::{Estimate, TokenRow};
+use crate::token_limit::{self, Reservation};
 use serde::{Deserialize, Serialize};
 
 /// A provider's shared state as read from the store in one round trip. Missing rows are fresh.
@@ -23,6 +25,8 @@ pub struct ProviderView {
     pub budget: BudgetRow,
     /// The window the fleet learned (Item Concurrency Auto).
     pub limit: LimitRow,
+    /// Tokens of the last minute and spend of the period (`token_limit`).
+    pub tokens: TokenRow,
 }
 
 /// New rows to write back atomically (each with `version` = stored version + 1).
@@ -36,6 +40,8 @@ pub struct Writes {
     pub budget: Option<BudgetRow>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<LimitRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenRow>,
 }
 
 impl Writes {
@@ -46,6 +52,7 @@ impl Writes {
             && self.latency.is_none()
             && self.budget.is_none()
             && self.limit.is_none()
+            && self.tokens.is_none()
     }
 }
 
@@ -59,6 +66,8 @@ pub struct Local {
     /// A call to it now would be a retry (this item already made a call): it spends from the
     /// provider's retry budget.
     pub retry: bool,
+    /// What a call to it would reserve of its tokens per minute (`token_limit`).
+    pub estimate: Estimate,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +80,8 @@ pub enum Choice {
         /// The call holds a slot of the fleet's limit (`Some`); `Some(true)`: taking it grew the
         /// limit.
         seat: Option<bool>,
+        /// The tokens it reserved (where the provider has token limits), settled at its end.
+        tokens: Option<Reservation>,
     },
     /// A gate slot reserved at `at_ms` on this provider: sleep, then call it.
     Reserve { provider: usize, at_ms: u64, writes: Writes },
@@ -175,6 +186,19 @@ pub fn choose(
                 }
             }
         }
+        let mut tokens = None;
+        if let Some(rules) = &p.tokens {
+            match token_limit::take(&view.tokens, rules, local[i].estimate, now) {
+                token_limit::Take::Granted { row, reservation } => {
+                    writes.tokens = row;
+                    tokens = Some(reservation);
+                }
+                token_limit::Take::Full { until_ms, reason } => {
+                    note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
+                    continue;
+                }
+            }
+        }
         if let Some(cap) = chain.lease_cap(i) {
             match in_flight::acquire(&view.in_flight, cap, holder, now, p.breaker.probe_lease_ms) {
                 Acquire::Granted { row } => writes.in_flight = Some(row),
@@ -210,7 +234,7 @@ pub fn choose(
                 }
             }
         }
-        return Choice::Call { provider: i, probe, writes, transition: admitted.transition, seat };
+        return Choice::Call { provider: i, probe, writes, transition: admitted.transition, seat, tokens };
     }
     Choice::Nothing { earliest, all_permanent, register }
 }

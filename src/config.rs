@@ -9,6 +9,7 @@ use crate::rate_gate::RateLimit;
 use crate::retry_budget::RetryBudget;
 use crate::status_set::StatusSet;
 use crate::stream::StreamLimits;
+use crate::token_limit::{Period, Prices, TokenRules, DEFAULT_OUTPUT_RESERVE};
 use serde::{Deserialize, Serialize};
 
 /// Node-level settings. `ChainConfig::default()` is the product's one defaults table: the
@@ -204,6 +205,24 @@ pub struct ProviderConfig {
     /// Its share of new calls within its tier under `weighted` routing (default 1); 0 drains it
     /// under every routing: no new calls, only a half-open probe.
     pub weight: Option<f64>,
+    /// Its limits in tokens and money (`token_limit`); absent: none.
+    pub token_limit: Option<TokenLimitConfig>,
+}
+
+/// A provider's tokens per minute and spend cap (the node's reading reads 0 as none). Prices are
+/// per million tokens in the user's currency unit; 0 leaves that kind unpriced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenLimitConfig {
+    pub tokens_per_minute: i64,
+    /// Output tokens reserved for a call whose request sets no maximum (0: the default, 1000).
+    pub output_reserve: i64,
+    pub spend_cap: f64,
+    pub spend_period: Period,
+    pub price_input: f64,
+    pub price_output: f64,
+    pub price_cached_input: f64,
+    pub price_reasoning: f64,
 }
 
 /// A provider's shared rate limit (the node's reading, `config_decode`, reads one of 0 requests
@@ -273,6 +292,8 @@ pub struct Provider {
     pub max_in_flight: Option<u32>,
     pub tier: u32,
     pub weight: f64,
+    /// Its token and spend limits; `None`: neither.
+    pub tokens: Option<TokenRules>,
 }
 
 impl Chain {
@@ -510,6 +531,52 @@ impl ChainConfig {
     }
 }
 
+impl TokenLimitConfig {
+    /// The rules, or `None` when it limits nothing and prices nothing.
+    fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<Option<TokenRules>, EngineError> {
+        let money = |name: &str, v: f64| {
+            if v.is_finite() && (0.0..=1e9).contains(&v) {
+                Ok(v)
+            } else {
+                Err(EngineError::config(
+                    f(&format!("token_limit.{name}")),
+                    format!("must be between 0 and 1000000000, got {}", decimal(v)),
+                ))
+            }
+        };
+        let per_minute = match self.tokens_per_minute {
+            0 => None,
+            v => Some(u64::from(count(&f("token_limit.tokens_per_minute"), v, 1, 1_000_000_000)?)),
+        };
+        let output_reserve = match self.output_reserve {
+            0 => DEFAULT_OUTPUT_RESERVE,
+            v => u64::from(count(&f("token_limit.output_reserve"), v, 1, 10_000_000)?),
+        };
+        let cap = money("spend_cap", self.spend_cap)?;
+        let prices = Prices {
+            input: money("price_input", self.price_input)?,
+            output: money("price_output", self.price_output)?,
+            cached_input: money("price_cached_input", self.price_cached_input)?,
+            reasoning: money("price_reasoning", self.price_reasoning)?,
+        };
+        let priced = prices.input > 0.0 || prices.output > 0.0;
+        if cap > 0.0 && !priced {
+            return Err(EngineError::config(
+                f("token_limit.spend_cap"),
+                "needs the prices of input or output tokens: without them nothing is spent",
+            ));
+        }
+        let rules = TokenRules {
+            per_minute,
+            output_reserve,
+            spend_cap_micros: (cap > 0.0).then(|| (cap * 1e6).round() as u64),
+            period: self.spend_period,
+            prices,
+        };
+        Ok((per_minute.is_some() || priced).then_some(rules))
+    }
+}
+
 impl ProviderConfig {
     fn validate(
         &self,
@@ -577,6 +644,7 @@ impl ProviderConfig {
                     ))
                 }
             },
+            tokens: self.token_limit.as_ref().map(|t| t.validate(&f)).transpose()?.flatten(),
         })
     }
 }

@@ -2,8 +2,9 @@
 //! (`default`, `deny_unknown_fields`), so the WASM engine needs no serde deserializer at all.
 //! A value of the wrong type or an unknown field is `invalid_config` naming the field; ranges are
 //! `ChainConfig::validate`'s. tests check that both readings agree.
-use crate::config::{ChainConfig, ProviderConfig, RateLimitConfig};
+use crate::config::{ChainConfig, ProviderConfig, RateLimitConfig, TokenLimitConfig};
 use crate::error::EngineError;
+use crate::token_limit::Period;
 use miniserde::json::{self, Number, Object, Value};
 
 type Result<T> = std::result::Result<T, EngineError>;
@@ -152,6 +153,17 @@ const PROVIDER: &[&str] = &[
     "max_in_flight",
     "tier",
     "weight",
+    "token_limit",
+];
+const TOKEN_LIMIT: &[&str] = &[
+    "tokens_per_minute",
+    "output_reserve",
+    "spend_cap",
+    "spend_period",
+    "price_input",
+    "price_output",
+    "price_cached_input",
+    "price_reasoning",
 ];
 
 fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
@@ -186,6 +198,34 @@ fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
         r.int("burst", &mut limit.burst)?;
         // 0 requests (or none given) is the panel's "no rate limit", as 0 is "node default" above.
         p.rate_limit = (limit.requests != 0).then_some(limit);
+    }
+    if let Some(t) = f.get("token_limit") {
+        let t = Fields::of(f.field("token_limit"), t, TOKEN_LIMIT)?;
+        let mut limit = TokenLimitConfig::default();
+        t.int("tokens_per_minute", &mut limit.tokens_per_minute)?;
+        t.int("output_reserve", &mut limit.output_reserve)?;
+        t.float("spend_cap", &mut limit.spend_cap)?;
+        for (name, slot) in [
+            ("price_input", &mut limit.price_input),
+            ("price_output", &mut limit.price_output),
+            ("price_cached_input", &mut limit.price_cached_input),
+            ("price_reasoning", &mut limit.price_reasoning),
+        ] {
+            t.float(name, slot)?;
+        }
+        let mut period = String::new();
+        t.text("spend_period", &mut period)?;
+        limit.spend_period = match period.as_str() {
+            "" | "day" => Period::Day,
+            "month" => Period::Month,
+            other => {
+                return Err(EngineError::config(
+                    t.field("spend_period"),
+                    format!("must be day or month, got '{other}'"),
+                ))
+            }
+        };
+        p.token_limit = Some(limit);
     }
     Ok(p)
 }

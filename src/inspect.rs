@@ -5,6 +5,7 @@ use crate::breaker::Phase;
 use crate::chain::ProviderView;
 use crate::latency::estimate;
 use crate::lease::live;
+use crate::token_limit::{self, TokenRules};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +33,28 @@ pub struct ProviderState {
     /// The slots of that limit the workers and guarded calls hold now (the fleet's learned
     /// limit): the calls in flight across the fleet are at most this.
     pub concurrency_in_flight: u32,
+    /// Tokens counted in the last minute (`token_limit`: reserved, then settled at usage), and
+    /// what is left of the provider's tokens per minute (none when it sets none).
+    pub tokens_last_minute: u64,
+    pub tokens_left_minute: Option<u64>,
+    /// Spent in the current period (a UTC day or month), in millionths of the prices' unit; what
+    /// is left of the cap (none when it sets none) and when the period ends.
+    pub spent_period_micros: u64,
+    pub spend_left_period_micros: Option<u64>,
+    pub period_ends_ms: Option<u64>,
+}
+
+/// [`inspect`] with the provider's token rules: what is left of its limits.
+pub fn inspect_with(view: &ProviderView, now_ms: u64, rules: Option<&TokenRules>) -> ProviderState {
+    let mut s = inspect(view, now_ms);
+    if let Some(r) = rules {
+        let (tokens, spend) = token_limit::left(&view.tokens, r, now_ms);
+        s.tokens_left_minute = tokens;
+        s.spent_period_micros = r.spent(&view.tokens, now_ms);
+        s.spend_left_period_micros = spend;
+        s.period_ends_ms = Some(r.period(now_ms).1);
+    }
+    s
 }
 
 pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
@@ -60,6 +83,11 @@ pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
         concurrency: learned.map(|a| a.limit),
         concurrency_congested_at_ms: learned.map(|a| a.congested_at_ms).filter(|&t| t > 0),
         concurrency_in_flight: crate::fleet_limit::held(&view.limit, now_ms),
+        tokens_last_minute: crate::token_budget::used(&view.tokens, now_ms),
+        tokens_left_minute: None,
+        spent_period_micros: 0,
+        spend_left_period_micros: None,
+        period_ends_ms: None,
     }
 }
 

@@ -56,6 +56,7 @@ pub mod store_failure;
 pub mod stream;
 pub mod ticket;
 pub mod token_budget;
+pub mod token_limit;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -53,6 +53,25 @@ pub const CONCURRENCY: &str = "resilient_provider_concurrency";
 /// the store's `check_failures:<check>` counters.
 pub const CHECK_FAILURES: &str = "resilient_provider_check_failures_total";
 
+/// Tokens the answers reported, one sample per direction (input, output), from the store's
+/// `tokens:<direction>` counters; calls that ended without usage count apart, at their estimate.
+pub const TOKENS: &str = "resilient_provider_tokens_total";
+pub const TOKENS_ESTIMATED: &str = "resilient_provider_tokens_estimated_total";
+/// What the calls cost, in the user's currency unit (the store counts millionths).
+pub const SPEND: &str = "resilient_provider_spend_total";
+/// Calls a token limit or spend cap turned away from the provider.
+pub const TOKEN_LIMITED: &str = "resilient_provider_token_limited_total";
+
+/// Millionths as a decimal number of units ("1.5" for 1500000): integer digits only, so the
+/// WASM engine carries no float formatting.
+pub fn units(micros: u64) -> String {
+    let (whole, frac) = (micros / 1_000_000, micros % 1_000_000);
+    match frac {
+        0 => whole.to_string(),
+        f => format!("{whole}.{}", format!("{f:06}").trim_end_matches('0')),
+    }
+}
+
 /// A label value as the exposition format needs it.
 pub fn escape(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
@@ -129,6 +148,42 @@ pub fn render(
             );
         }
     }
+    let _ = writeln!(out, "# HELP {TOKENS} Tokens the provider's answers reported, by direction (input, output).");
+    let _ = writeln!(out, "# TYPE {TOKENS} counter");
+    for (c, l) in counters.iter().zip(&labels) {
+        for direction in ["input", "output"] {
+            let value = c.get(&format!("tokens:{direction}")).copied().unwrap_or(0);
+            let open = l.strip_suffix('}').unwrap_or(l);
+            let l = format!("{open},direction=\"{direction}\"}}");
+            let _ = writeln!(out, "{TOKENS}{l} {value}");
+        }
+    }
+    let families: [(&str, &str, &str, bool); 3] = [
+        (
+            TOKENS_ESTIMATED,
+            "tokens:estimated",
+            "Tokens of calls that ended without usage (aborted, broken), counted at their estimate.",
+            false,
+        ),
+        (SPEND, "spend_micros", "What the provider's calls cost, in the currency unit of its prices.", true),
+        (
+            TOKEN_LIMITED,
+            "token_limited",
+            "Calls the provider's tokens per minute or spend cap turned away (moved on or deferred).",
+            false,
+        ),
+    ];
+    for (name, key, help, micros) in families {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} counter");
+        for (c, l) in counters.iter().zip(&labels) {
+            let v = c.get(key).copied().unwrap_or(0);
+            let _ = match micros {
+                true => writeln!(out, "{name}{l} {}", units(v)),
+                false => writeln!(out, "{name}{l} {v}"),
+            };
+        }
+    }
     debug_assert_eq!(rows.len(), n * ROW_KINDS.len());
     Ok(out)
 }
@@ -157,7 +212,8 @@ mod tests {
     #[test]
     fn every_family_has_help_and_type_and_one_sample_per_provider() {
         let open = r#"{"phase":"open","open_until_ms":5000,"trips":1,"version":2}"#;
-        let counters = r#"[{"calls":7,"failures":5,"check_failures:schema":3},{}]"#;
+        let counters =
+            r#"[{"calls":7,"failures":5,"check_failures:schema":3,"tokens:output":40,"spend_micros":1500000},{}]"#;
         let text = render(&chain(&["a", "b"]), "wf", 1000, &blank(2, open), counters).unwrap();
         assert!(
             text.contains("resilient_provider_check_failures_total{scope=\"wf\",provider=\"a\",check=\"schema\"} 3\n"),
@@ -167,11 +223,14 @@ mod tests {
             text.contains("resilient_provider_check_failures_total{scope=\"wf\",provider=\"b\",check=\"empty\"} 0\n")
         );
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 2\n"), "{text}");
+        assert!(text.contains("resilient_provider_tokens_total{scope=\"wf\",provider=\"a\",direction=\"output\"} 40\n"));
+        assert!(text.contains("resilient_provider_spend_total{scope=\"wf\",provider=\"a\"} 1.5\n"), "{text}");
+        assert!(text.contains("resilient_provider_spend_total{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
         assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
-        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 4);
-        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 4);
+        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 8);
+        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 8);
         // After the open window the gauge reads half-open, as a call would meet it.
         let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
@@ -189,11 +248,19 @@ mod tests {
             text.contains(r#"{scope="s\"\n\\",provider="x\"} 1\nresilient_provider_state{provider=\"y\\"} 0"#),
             "{text}"
         );
-        let families = COUNTERS.len() + 4;
+        let families = COUNTERS.len() + 8;
         assert_eq!(
             text.lines().count(),
-            3 * families + CHECK_NAMES.len() - 1,
+            3 * families + CHECK_NAMES.len() - 1 + 1,
             "HELP, TYPE and one sample per family (per check for the checks')"
+        );
+    }
+
+    #[test]
+    fn spend_reads_in_units() {
+        assert_eq!(
+            (units(0), units(1_500_000), units(12), units(3_000_000)),
+            ("0".into(), "1.5".into(), "0.000012".into(), "3".into())
         );
     }
 

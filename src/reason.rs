@@ -46,10 +46,16 @@ pub enum Reason {
     /// The calls in flight across the fleet are at the limit it learned from the provider
     /// (`fleet_limit`): a slot frees when one of them ends.
     ConcurrencyLimit,
+    /// The provider's tokens per minute, shared by the fleet, have no room for the call's
+    /// estimate now (`token_limit`): the window frees it by `until_ms`.
+    TokenLimited,
+    /// The provider's spend cap for its period (a UTC day or month) is reached: no call until
+    /// the period ends (`until_ms`).
+    SpendCap,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 18] = [
+    pub const ALL: [Reason; 20] = [
         Reason::CircuitOpen,
         Reason::Cooldown,
         Reason::HalfOpenBusy,
@@ -68,6 +74,8 @@ impl Reason {
         Reason::Drained,
         Reason::RetryBudget,
         Reason::ConcurrencyLimit,
+        Reason::TokenLimited,
+        Reason::SpendCap,
     ];
 
     pub fn parse(s: &str) -> Option<Reason> {
@@ -94,6 +102,8 @@ impl Reason {
             Reason::Drained => "drained",
             Reason::RetryBudget => "retry_budget",
             Reason::ConcurrencyLimit => "concurrency_limit",
+            Reason::TokenLimited => "token_limited",
+            Reason::SpendCap => "spend_cap",
         }
     }
 

@@ -12,6 +12,7 @@ use crate::outcome::Health;
 use crate::rate_gate;
 use crate::retry_budget::SAMPLE_EVERY;
 use crate::step::Effect;
+use crate::token_limit;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,6 +49,11 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
             (Some(rules), Some(seat)) => fleet_limit::release(&view.limit, seat, now, rules),
             (Some(_), None) => None,
             (None, _) => effect.window.and_then(|news| learned_limit::record(&view.limit, news, now)),
+        },
+        // The call's reservation settled at what it used; its cost added to the period's spend.
+        tokens: match (&p.tokens, &effect.tokens) {
+            (Some(rules), Some(settle)) => token_limit::settle(&view.tokens, rules, settle, now),
+            _ => None,
         },
     };
     Recorded { writes: (!writes.is_empty()).then_some(writes), transition: b.transition }

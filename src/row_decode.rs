@@ -10,6 +10,7 @@ use crate::learned_limit::{LimitRow, Share};
 use crate::lease::Lease;
 use crate::rate_gate::GateRow;
 use crate::retry_budget::{BudgetRow, Second};
+use crate::token_budget::TokenRow;
 use miniserde::json::{self, Number, Object, Value};
 
 type Result<T> = std::result::Result<T, EngineError>;
@@ -183,6 +184,23 @@ pub fn budget(text: &str) -> Result<BudgetRow> {
     Ok(BudgetRow { seconds, version: f.u64("version")? })
 }
 
+pub fn tokens(text: &str) -> Result<TokenRow> {
+    const K: &str = "tokens";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    Ok(TokenRow {
+        buckets: f.list("buckets", |v| match v {
+            Value::Array(pair) if pair.len() == 2 => {
+                Ok((unsigned(K, "buckets[][0]", &pair[0])?, unsigned(K, "buckets[][1]", &pair[1])?))
+            }
+            _ => Err(corrupt(K, "a bucket is not a [start, tokens] pair")),
+        })?,
+        period_start_ms: f.u64("period_start_ms")?,
+        spent_micros: f.u64("spent_micros")?,
+        version: f.u64("version")?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +241,8 @@ mod tests {
         assert_eq!(gate(&serde_json::to_string(&g).unwrap()).unwrap(), g);
         let i = InFlightRow { leases: vec![Lease { holder: "h".into(), until_ms: 4 }], version: 5 };
         assert_eq!(in_flight(&serde_json::to_string(&i).unwrap()).unwrap(), i);
+        let t = TokenRow { buckets: vec![(5_000, 12), (10_000, 7)], period_start_ms: 3, spent_micros: 9, version: 4 };
+        assert_eq!(tokens(&serde_json::to_string(&t).unwrap()).unwrap(), t);
+        assert!(tokens(r#"{"buckets":[[1]]}"#).is_err());
     }
 }

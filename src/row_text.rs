@@ -10,10 +10,11 @@ use crate::learned_limit::LimitRow;
 use crate::rate_gate::GateRow;
 use crate::retry_budget::BudgetRow;
 use crate::row_decode;
+use crate::token_budget::TokenRow;
 use serde::Serialize;
 
 /// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
-pub const ROW_KINDS: [&str; 6] = ["breaker", "gate", "in_flight", "latency", "budget", "limit"];
+pub const ROW_KINDS: [&str; 7] = ["breaker", "gate", "in_flight", "latency", "budget", "limit", "tokens"];
 
 /// Joins the row texts of one call into one string at the boundary (one string crossing instead
 /// of two per row): ASCII record separator, which JSON text never holds raw (it escapes every
@@ -98,6 +99,7 @@ pub fn view(rows: &[impl AsRef<str>]) -> Result<ProviderView, EngineError> {
         latency: decode("latency", rows[3].as_ref(), row_decode::latency, |r: &mut LatencyRow, v| r.version = v)?,
         budget: decode("budget", rows[4].as_ref(), row_decode::budget, |r: &mut BudgetRow, v| r.version = v)?,
         limit: decode("limit", rows[5].as_ref(), row_decode::limit, |r: &mut LimitRow, v| r.version = v)?,
+        tokens: decode("tokens", rows[6].as_ref(), row_decode::tokens, |r: &mut TokenRow, v| r.version = v)?,
     })
 }
 
@@ -177,6 +179,9 @@ pub fn writes(w: &Writes) -> RowWrites {
     if let Some(l) = &w.limit {
         rows.push(row(ROW_KINDS[5], l, l.version));
     }
+    if let Some(t) = &w.tokens {
+        rows.push(row(ROW_KINDS[6], t, t.version));
+    }
     RowWrites { provider: w.provider, rows, event: None, counts: None }
 }
 
@@ -199,6 +204,9 @@ pub fn apply(view: &mut ProviderView, w: &Writes) {
     }
     if let Some(l) = &w.limit {
         view.limit = l.clone();
+    }
+    if let Some(t) = &w.tokens {
+        view.tokens = t.clone();
     }
 }
 

@@ -164,8 +164,24 @@ impl Session {
     /// The outcome of a call out: `call` names it (its step's `hedging.call`), or `None` for the
     /// one call the last poll returned.
     pub fn outcome(&mut self, now: u64, outcome: &Outcome, call: Option<u32>) -> Result<Recorded, EngineError> {
-        let effect = self.machine.on_outcome(now, outcome, &self.views, call)?;
+        self.outcome_with_usage(now, outcome, call, None)
+    }
+
+    /// [`Session::outcome`] with the token usage the answer reported (`token_limit`).
+    pub fn outcome_with_usage(
+        &mut self,
+        now: u64,
+        outcome: &Outcome,
+        call: Option<u32>,
+        usage: Option<crate::token_limit::Usage>,
+    ) -> Result<Recorded, EngineError> {
+        let effect = self.machine.on_outcome_with_usage(now, outcome, &self.views, call, usage)?;
         Ok(self.logged(effect, now))
+    }
+
+    /// What the item's request is, for its calls' token estimates.
+    pub fn tokens(&mut self, facts: crate::token_limit::TokenFacts) {
+        self.machine.tokens(facts);
     }
 
     /// A streamed call's first committing chunk (see [`ItemMachine::commit`]): the calls to abort.

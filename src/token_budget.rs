@@ -20,11 +20,15 @@ pub const MINUTE_MS: u64 = 60_000;
 pub struct TokenRow {
     /// (bucket start, tokens) for the buckets still within a minute.
     pub buckets: Vec<(u64, u64)>,
+    /// The spend cap's period this row's `spent_micros` is of (its start, the store's clock).
+    pub period_start_ms: u64,
+    /// Spent in that period, in millionths of the user's currency unit.
+    pub spent_micros: u64,
     pub version: u64,
 }
 
 /// What a call may spend: its input (as estimated) and the most output it may write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Estimate {
     pub input: u64,
     pub max_output: u64,
@@ -61,12 +65,12 @@ fn bucket_of(now: u64) -> u64 {
 
 /// The buckets still within the minute before `now`.
 fn live(row: &TokenRow, now: u64) -> impl Iterator<Item = &(u64, u64)> {
-    row.buckets.iter().filter(move |(start, _)| start + BUCKET_MS + MINUTE_MS > now)
+    row.buckets.iter().filter(move |(start, _)| start.saturating_add(BUCKET_MS + MINUTE_MS) > now)
 }
 
 /// Tokens counted in the last minute (whole buckets: any of a bucket within it counts it all).
 pub fn used(row: &TokenRow, now: u64) -> u64 {
-    live(row, now).map(|(_, t)| t).sum()
+    live(row, now).fold(0u64, |sum, (_, t)| sum.saturating_add(*t))
 }
 
 /// The row with `tokens` added to (or taken from) the bucket of `at`, expired buckets dropped.
@@ -75,13 +79,19 @@ fn add(row: &TokenRow, now: u64, at: u64, tokens: i64) -> TokenRow {
     let b = bucket_of(at);
     match buckets.iter_mut().find(|(s, _)| *s == b) {
         Some((_, t)) => *t = t.saturating_add_signed(tokens),
-        None if tokens > 0 && b + BUCKET_MS + MINUTE_MS > now => {
-            buckets.push((b, tokens as u64));
-            buckets.sort_unstable();
+        None if tokens > 0 && b.saturating_add(BUCKET_MS + MINUTE_MS) > now => {
+            // Kept in order by inserting in place (no sort: the WASM engine carries none).
+            let at = buckets.partition_point(|(s, _)| *s < b);
+            buckets.insert(at, (b, tokens as u64));
         }
         None => {}
     }
-    TokenRow { buckets, version: row.version.wrapping_add(1) }
+    TokenRow {
+        buckets,
+        period_start_ms: row.period_start_ms,
+        spent_micros: row.spent_micros,
+        version: row.version.wrapping_add(1),
+    }
 }
 
 /// Reserve `estimate` against `per_minute` at `now`.
@@ -91,18 +101,18 @@ pub fn reserve(row: &TokenRow, per_minute: u64, estimate: Estimate, now: u64) ->
         return Reserve::Wait { until_ms: u64::MAX };
     }
     let in_use = used(row, now);
-    if in_use + need <= per_minute {
+    if in_use.saturating_add(need) <= per_minute {
         return Reserve::Granted { row: add(row, now, now, need as i64) };
     }
     // The oldest buckets leave first: when enough of them have left, it fits.
     let mut left = in_use;
     for (start, tokens) in live(row, now) {
-        left -= tokens;
-        if left + need <= per_minute {
-            return Reserve::Wait { until_ms: start + BUCKET_MS + MINUTE_MS };
+        left = left.saturating_sub(*tokens);
+        if left.saturating_add(need) <= per_minute {
+            return Reserve::Wait { until_ms: start.saturating_add(BUCKET_MS + MINUTE_MS) };
         }
     }
-    Reserve::Wait { until_ms: now + MINUTE_MS }
+    Reserve::Wait { until_ms: now.saturating_add(MINUTE_MS) }
 }
 
 /// A call reserved at `reserved_at` ended: its bucket holds `used` tokens instead of `reserved`

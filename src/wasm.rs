@@ -183,9 +183,11 @@ impl Engine {
     }
 
     /// What one provider's row texts say now (Get Provider State): the gauge and live leases.
+    /// `provider`: its index in the chain, for what is left of its token limits.
     #[wasm_bindgen(unchecked_return_type = "ProviderState")]
-    pub fn inspect(&self, rows: &str, now_ms: f64) -> Result<JsValue, JsValue> {
-        done(row_text::view(&row_text::split(rows)).map(|v| inspect::inspect(&v, ms(now_ms))))
+    pub fn inspect(&self, rows: &str, now_ms: f64, provider: Option<u32>) -> Result<JsValue, JsValue> {
+        let rules = provider.and_then(|i| self.chain.providers.get(i as usize)).and_then(|p| p.tokens.as_ref());
+        done(row_text::view(&row_text::split(rows)).map(|v| inspect::inspect_with(&v, ms(now_ms), rules)))
     }
 
     /// Get Metrics: the Prometheus text for this chain in `scope`, from the row texts of every
@@ -255,8 +257,23 @@ impl Item {
         #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
         call: Option<u32>,
     ) -> Result<JsValue, JsValue> {
+        let usage = wasm_input::usage(&outcome).map_err(js_error)?;
         let outcome = wasm_input::outcome(&outcome).map_err(js_error)?;
-        done(self.s.outcome(ms(now_ms), &outcome, call))
+        done(self.s.outcome_with_usage(ms(now_ms), &outcome, call, usage))
+    }
+
+    /// What this item's request is: its input's size (`chars`, `cjk_chars` of them in CJK
+    /// scripts; `counted` by the model's tokenizer where it has one) and the most output it asks
+    /// for; what its calls reserve of a provider's tokens per minute. Crossed once per item, on
+    /// a chain with token limits.
+    pub fn tokens(&mut self, chars: f64, cjk_chars: f64, counted: Option<f64>, max_output: Option<f64>) {
+        let whole = |v: f64| ms(v);
+        self.s.tokens(crate::token_limit::TokenFacts {
+            counted: counted.map(whole),
+            chars: whole(chars),
+            cjk_chars: whole(cjk_chars),
+            max_output: max_output.map(whole).filter(|&m| m > 0),
+        });
     }
 
     /// A hedging item's calls are all unanswered after its step's `hedge_after_ms`: a hedge

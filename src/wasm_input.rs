@@ -115,6 +115,31 @@ pub fn answer_facts(a: &JsValue) -> Result<Option<AnswerFacts>, EngineError> {
     Ok(Some(facts))
 }
 
+/// An outcome's `usage?: { input, output, cached_input?, reasoning? }`: the tokens its answer
+/// reported, as the vendor counted them (`token_limit`).
+pub fn usage(v: &JsValue) -> Result<Option<crate::token_limit::Usage>, EngineError> {
+    let u = field(v, "usage");
+    if u.is_undefined() || u.is_null() {
+        return Ok(None);
+    }
+    let count = |name: &str| -> Result<u64, EngineError> {
+        let n = field(&u, name);
+        if n.is_undefined() || n.is_null() {
+            return Ok(0);
+        }
+        n.as_f64()
+            .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0)
+            .map(|n| n as u64)
+            .ok_or_else(|| bad(format!("outcome.usage.{name} must be a whole number >= 0")))
+    };
+    Ok(Some(crate::token_limit::Usage {
+        input: count("input")?,
+        output: count("output")?,
+        cached_input: count("cached_input")?,
+        reasoning: count("reasoning")?,
+    }))
+}
+
 fn hint_headers(v: &JsValue) -> Result<HintHeaders, EngineError> {
     let h = field(v, "headers");
     Ok(if h.is_object() {

@@ -17,7 +17,7 @@ use libfuzzer_sys::fuzz_target;
 use resilient_engine::answer_check::{AnswerFacts, SchemaError};
 use resilient_engine::breaker::{self, Phase};
 use resilient_engine::chain::{ProviderView, Writes};
-use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig};
+use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig, TokenLimitConfig};
 use resilient_engine::in_flight::{self, Acquire};
 use resilient_engine::outcome::{Health, Outcome, TRANSIENT_ERRORS};
 use resilient_engine::rate_gate::{self, Take};
@@ -188,6 +188,16 @@ impl ConfigIn {
                     // Routing's settings from bytes already drawn (the corpus keeps its shape).
                     tier: p.open_ms.map(|v| 1 + v as i64 % 3),
                     weight: p.deadline_ms.map(|v| (v % 4) as f64),
+                    // Token limits from bytes already drawn: a minute of 1 to 100000 tokens, and
+                    // a spend cap priced per million where the provider has a key.
+                    token_limit: p.rate_limit.map(|(r, per, b)| TokenLimitConfig {
+                        tokens_per_minute: 1 + per as i64 % 100_000,
+                        output_reserve: b as i64,
+                        spend_cap: if p.key { 0.001 * (1.0 + r as f64) } else { 0.0 },
+                        price_input: if p.key { 1.0 } else { 0.0 },
+                        price_output: r as f64,
+                        ..Default::default()
+                    }),
                 })
                 .collect(),
             strategy: pick(STRATEGIES, self.strategy).to_string(),
@@ -343,6 +353,7 @@ impl Store {
                 sample: *now,
                 window: None,
                 seat: None,
+                tokens: None,
             };
             if let Some(w) = record(chain, &store.views[effect.provider], &effect, *now).writes {
                 store.apply(&w);

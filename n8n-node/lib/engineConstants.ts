@@ -53,7 +53,7 @@ export const CHAT_OVERRIDES = {
 export const CHAT_DEFAULTS = { ...ENGINE_DEFAULTS, ...CHAT_OVERRIDES } as const;
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
-export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit'] as const;
+export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit', 'tokens'] as const;
 
 /** Joins the row texts (and the Idempotency-Keys) of one engine call into one string. */
 export const ROW_SEPARATOR = '\u001e';
@@ -84,7 +84,7 @@ export const DEADLINE_CODE = 'TIMEOUT';
 export const IDLE_TIMEOUT_CODE = 'IDLE_TIMEOUT';
 
 /** Why an item was deferred or failed, or a provider skipped (`reason`). */
-export const REASON_CODES = ['circuit_open', 'cooldown', 'half_open_busy', 'rate_limited', 'retry_after_exceeds_cap', 'in_flight_cap', 'budget_exhausted', 'attempts_exhausted', 'failed_over', 'non_retryable', 'check_failed', 'content_policy', 'context_too_long', 'store_unavailable', 'stream_broken', 'drained', 'retry_budget', 'concurrency_limit'] as const;
+export const REASON_CODES = ['circuit_open', 'cooldown', 'half_open_busy', 'rate_limited', 'retry_after_exceeds_cap', 'in_flight_cap', 'budget_exhausted', 'attempts_exhausted', 'failed_over', 'non_retryable', 'check_failed', 'content_policy', 'context_too_long', 'store_unavailable', 'stream_broken', 'drained', 'retry_budget', 'concurrency_limit', 'token_limited', 'spend_cap'] as const;
 
 /** Network error codes worth another try (the deadline's among them). */
 export const TRANSIENT_ERROR_CODES = ['ECONNRESET', 'ETIMEDOUT', 'ECONNREFUSED', 'EAI_AGAIN', 'EPIPE', 'ECONNABORTED', 'TIMEOUT', 'ESOCKETTIMEDOUT', 'FETCH_FAILED'] as const;

@@ -35,9 +35,27 @@ pub struct Counters {
     pub check_cut: u32,
     #[serde(rename = "check_failures:schema", default, skip_serializing_if = "is_zero")]
     pub check_schema: u32,
+    /// Tokens as the answers reported them (`token_limit`), input and output.
+    #[serde(rename = "tokens:input", default, skip_serializing_if = "is_nil")]
+    pub tokens_input: u64,
+    #[serde(rename = "tokens:output", default, skip_serializing_if = "is_nil")]
+    pub tokens_output: u64,
+    /// Tokens settled at their estimate: calls that ended without usage (aborted, broken).
+    #[serde(rename = "tokens:estimated", default, skip_serializing_if = "is_nil")]
+    pub tokens_estimated: u64,
+    /// What the calls cost, in millionths of the user's currency unit.
+    #[serde(default, skip_serializing_if = "is_nil")]
+    pub spend_micros: u64,
+    /// Calls the provider's tokens per minute or spend cap turned away (moved on or deferred).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub token_limited: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_nil(n: &u64) -> bool {
     *n == 0
 }
 
@@ -59,6 +77,16 @@ impl Counters {
             Some(AnswerCheck::Cut) => self.check_cut += 1,
             Some(AnswerCheck::Schema) => self.check_schema += 1,
             None => {}
+        }
+        if let Some(t) = &a.tokens {
+            match t.estimated {
+                true => self.tokens_estimated += t.input + t.output,
+                false => {
+                    (self.tokens_input, self.tokens_output) =
+                        (self.tokens_input + t.input, self.tokens_output + t.output)
+                }
+            }
+            self.spend_micros += t.cost_micros;
         }
     }
 }

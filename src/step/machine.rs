@@ -67,6 +67,7 @@ use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
 use crate::rng::Rng;
 use crate::routing::{route, Route};
+use crate::token_limit::{self, Reservation, Settle, TokenFacts, Usage};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -93,6 +94,8 @@ struct Pending {
     window_round: Option<u32>,
     /// It holds a slot of the fleet's limit.
     seat: bool,
+    /// The tokens it reserved (`token_limit`).
+    tokens: Option<Reservation>,
 }
 
 /// The slots a call handed out holds: its window's (Item Concurrency *Auto*: the window's round
@@ -101,6 +104,7 @@ struct Pending {
 struct Held {
     window_round: Option<u32>,
     seat: Option<bool>,
+    tokens: Option<Reservation>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -157,6 +161,8 @@ pub struct ItemMachine {
     /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
     /// them each call holds a share of its own (a guard's check).
     seats: Option<Rc<RefCell<Seats>>>,
+    /// What its request is, for the token limits' estimate (none given: the output reserve).
+    token_facts: Option<TokenFacts>,
 }
 
 impl ItemMachine {
@@ -192,7 +198,31 @@ impl ItemMachine {
             came_from: None,
             woken: Vec::new(),
             seats: None,
+            token_facts: None,
         }
+    }
+
+    /// What this item's request is (its input's size, the output it asks for at most): what its
+    /// calls reserve of a provider's tokens per minute.
+    pub fn tokens(&mut self, facts: TokenFacts) {
+        self.token_facts = Some(facts);
+    }
+
+    /// A call's reservation settled with what it used: `usage` as its answer reported, or none
+    /// (`refused`: the vendor answered with a status and processed nothing); `remaining`: the
+    /// vendor's count. `None` where the call reserved nothing.
+    pub(super) fn settle_tokens(
+        &self,
+        provider: usize,
+        reservation: Option<Reservation>,
+        usage: Option<&Usage>,
+        refused: bool,
+        remaining: Option<u64>,
+    ) -> Option<Settle> {
+        let rules = self.chain.providers[provider].tokens.as_ref()?;
+        let reservation = reservation?;
+        let used = token_limit::used(rules, &reservation, usage, refused);
+        Some(Settle { reservation, used, remaining: remaining.filter(|_| rules.per_minute.is_some()) })
     }
 
     /// The fleet's learned limit: this item's calls are made within its worker's `seats`.
@@ -320,6 +350,7 @@ impl ItemMachine {
             window_round: None,
             // Its check took a share of one call of the fleet's limit: the report gives it back.
             seat: chain_bounds(&m.chain, provider),
+            tokens: None,
         });
         m
     }
@@ -345,6 +376,7 @@ impl ItemMachine {
             c[s.provider].rejections +=
                 matches!(s.reason, Reason::CircuitOpen | Reason::Cooldown | Reason::HalfOpenBusy) as u32;
             c[s.provider].retry_budget_exhausted += (s.reason == Reason::RetryBudget) as u32;
+            c[s.provider].token_limited += matches!(s.reason, Reason::TokenLimited | Reason::SpendCap) as u32;
         }
         if matches!(self.finished, Some(Step::Defer { .. } | Step::Fail { .. })) {
             c[0].give_ups += 1;
@@ -446,8 +478,11 @@ impl ItemMachine {
         // Every call after this item's first is a retry somewhere (the same provider again, or
         // a fail-over after a failure): it spends from that provider's retry budget.
         let retry = !self.report.attempts.is_empty();
-        for l in &mut self.local {
+        for (l, p) in self.local.iter_mut().zip(&self.chain.providers) {
             l.retry = retry;
+            if let Some(rules) = &p.tokens {
+                l.estimate = rules.estimate(self.token_facts.as_ref());
+            }
         }
         if self.route.is_empty() {
             self.route = route(&self.chain, views, now, &mut self.rng, self.streamed);
@@ -478,7 +513,7 @@ impl ItemMachine {
                 max_wait,
                 &mut self.report.skipped,
             ) {
-                Choice::Call { provider, probe, writes, transition, seat } => {
+                Choice::Call { provider, probe, writes, transition, seat, tokens } => {
                     let slot = match self.admit(provider, probe) {
                         Some(Admit::Wait) => {
                             // Nothing of this choice is written: poll again when a call to it ends.
@@ -496,7 +531,8 @@ impl ItemMachine {
                         None => None,
                     };
                     self.local[provider].reserved_at_ms = None;
-                    let step = self.hand_out(provider, probe, false, Held { window_round: slot, seat }, now, views);
+                    let held = Held { window_round: slot, seat, tokens };
+                    let step = self.hand_out(provider, probe, false, held, now, views);
                     return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
                 }
                 Choice::Reserve { provider, at_ms, writes } => {
@@ -536,7 +572,10 @@ impl ItemMachine {
     fn in_line_for(&mut self, now: u64, earliest: Option<(u64, Reason)>, max_wait: u64) -> Option<u64> {
         let (at, reason) = earliest?;
         let wait = at.saturating_sub(now);
-        let frees = matches!(reason, Reason::RateLimited | Reason::InFlightCap | Reason::ConcurrencyLimit);
+        let frees = matches!(
+            reason,
+            Reason::RateLimited | Reason::InFlightCap | Reason::ConcurrencyLimit | Reason::TokenLimited
+        );
         if !self.chain.wait_in_line || !frees || wait > max_wait {
             return None;
         }
@@ -567,7 +606,7 @@ impl ItemMachine {
         now: u64,
         views: &[ProviderView],
     ) -> Step {
-        let Held { window_round, seat } = held;
+        let Held { window_round, seat, tokens } = held;
         if let (Some(grew), Some(seats)) = (seat, &self.seats) {
             let s = &mut seats.borrow_mut().seats[provider];
             s.in_use += 1;
@@ -587,6 +626,7 @@ impl ItemMachine {
             first_chunk_ms: None,
             window_round,
             seat: seat.is_some(),
+            tokens,
         });
         let remaining = self.remaining(now);
         let p = &self.chain.providers[provider];
@@ -663,8 +703,29 @@ impl ItemMachine {
         views: &[ProviderView],
         call: Option<u32>,
     ) -> Result<Effect, EngineError> {
+        self.on_outcome_with_usage(now, outcome, views, call, None)
+    }
+
+    /// [`ItemMachine::on_outcome`], with the token usage the answer reported (`token_limit`).
+    pub fn on_outcome_with_usage(
+        &mut self,
+        now: u64,
+        outcome: &Outcome,
+        views: &[ProviderView],
+        call: Option<u32>,
+        usage: Option<Usage>,
+    ) -> Result<Effect, EngineError> {
         let Some(Pending {
-            provider: i, probe, at_ms, hedge, call: number, first_chunk_ms, window_round, seat, ..
+            provider: i,
+            probe,
+            at_ms,
+            hedge,
+            call: number,
+            first_chunk_ms,
+            window_round,
+            seat,
+            tokens,
+            ..
         }) = self.take_out(call)
         else {
             return Err(EngineError::InvalidInput("an outcome arrived but no such call was outstanding".into()));
@@ -693,6 +754,14 @@ impl ItemMachine {
         };
         // One repair round for an answer off the schema, where the provider can be asked again.
         let repair_round = c.check == Some(AnswerCheck::Schema) && p.repairs && !self.progress[i].repaired;
+        // A status other than success with no usage: the vendor refused the call, processed nothing.
+        let refused = matches!(outcome, Outcome::Status { status, .. } if !(200..300).contains(status));
+        let vendor_left = match outcome {
+            Outcome::Status { headers, .. } => token_limit::remaining(headers),
+            _ => None,
+        };
+        let tokens = self.settle_tokens(i, tokens, usage.as_ref(), refused, vendor_left);
+        let p = &self.chain.providers[i];
         let progress = &mut self.progress[i];
         progress.attempts += 1;
         let attempt = progress.attempts;
@@ -711,6 +780,7 @@ impl ItemMachine {
             sample: call_sample(&self.holder, attempt),
             window: None,
             seat: None,
+            tokens,
         };
         let mut log = AttemptLog {
             provider: i,
@@ -730,6 +800,7 @@ impl ItemMachine {
                 }
                 _ => Vec::new(),
             },
+            tokens: tokens.map(|s| s.used),
         };
         match c.verdict {
             Verdict::Success => {

@@ -100,6 +100,8 @@ pub struct Effect {
     pub window: Option<crate::learned_limit::WindowNews>,
     /// The call held a slot of the fleet's limit: what its end tells the limit's row.
     pub seat: Option<crate::fleet_limit::Released>,
+    /// The call reserved tokens (`token_limit`): what it used, to settle its provider's row.
+    pub tokens: Option<crate::token_limit::Settle>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,6 +126,9 @@ pub struct AttemptLog {
     /// The schema validator's errors, when the answer missed the schema.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<crate::answer_check::SchemaError>,
+    /// The tokens the call used and their cost, where its provider has token limits or prices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::token_limit::Used>,
 }
 
 /// What the item went through, for its metadata.

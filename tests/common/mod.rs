@@ -57,6 +57,7 @@ impl Store {
         rising(w.latency.as_ref().map(|r| r.version), v.latency.version, "latency");
         rising(w.budget.as_ref().map(|r| r.version), v.budget.version, "budget");
         rising(w.limit.as_ref().map(|r| r.version), v.limit.version, "limit");
+        rising(w.tokens.as_ref().map(|r| r.version), v.tokens.version, "tokens");
         resilient_engine::row_text::apply(&mut self.views[w.provider], w);
     }
 }

@@ -49,6 +49,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'prefer',
 		'rerecord',
 		'stream',
+		'tokens',
 	]);
 });
 
@@ -237,7 +238,7 @@ test("a failed store through the shipped engine: fail open with the engine's war
 test('Item Concurrency Auto through the shipped engine: a full window queues the next item, and its call ending wakes it', () => {
 	const engine = new shipped.Engine({ providers: [{ name: 'p', threshold: 1 }] });
 	const pool = engine.pool(256);
-	const rows = Array(6).fill('').join('\u001e');
+	const rows = Array(KINDS.length).fill('').join('\u001e');
 	const [a, b] = [engine.item(0, 'a', ''), engine.item(0, 'b', '')];
 	const [ma, mb] = [a.join(pool), b.join(pool)];
 	assert.notEqual(ma, mb);

@@ -57,8 +57,9 @@ impl ItemMachine {
             order.retain(|&i| self.repeatable(i));
             while !order.is_empty() {
                 match choose(&self.chain, &order, views, &local, &takers, now, &holder, 0, &mut Vec::new()) {
-                    Choice::Call { provider, probe: false, writes, transition, seat } => {
-                        let step = self.hand_out(provider, false, true, Held { window_round: None, seat }, now, views);
+                    Choice::Call { provider, probe: false, writes, transition, seat, tokens } => {
+                        let held = Held { window_round: None, seat, tokens };
+                        let step = self.hand_out(provider, false, true, held, now, views);
                         return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
                     }
                     // Never a half-open probe, never a wait for a gate slot: skip that provider.
@@ -120,12 +121,15 @@ impl ItemMachine {
     /// freed and its time so far is a latency sample (at least that slow), but it says nothing
     /// about its provider's health. It was a call: it is counted as one.
     pub fn abandon(&mut self, now: u64, call: u32) -> Result<Effect, EngineError> {
-        let Some(Pending { provider, probe, at_ms, hedge, window_round, seat, .. }) = self.take_out(Some(call)) else {
+        let Some(Pending { provider, probe, at_ms, hedge, window_round, seat, tokens, .. }) = self.take_out(Some(call))
+        else {
             return Err(EngineError::InvalidInput(format!("no call {call} out to abandon")));
         };
         self.release_slot(provider, window_round, Signal::Neutral);
         let holder = self.call_holder(hedge, call);
         let seat = seat.then(|| self.leave_seat(&holder, at_ms, provider, Signal::Neutral));
+        // Aborted: whatever the vendor did of it, its estimate stands.
+        let tokens = self.settle_tokens(provider, tokens, None, false, None);
         let progress = &mut self.progress[provider];
         progress.attempts += 1;
         self.report.attempts.push(AttemptLog {
@@ -141,6 +145,7 @@ impl ItemMachine {
             hedge,
             check: None,
             errors: Vec::new(),
+            tokens: tokens.map(|s| s.used),
         });
         Ok(Effect {
             provider,
@@ -154,6 +159,7 @@ impl ItemMachine {
             sample: call_sample(&self.holder, call),
             window: None,
             seat,
+            tokens,
         })
     }
 }

@@ -1,0 +1,366 @@
+//! A provider's limits in tokens and money (`token_limit`), shared by the fleet in a row of its
+//! own (`tokens`): before a call, a spend cap reached for the period (a UTC day or month) skips
+//! the provider until the period ends, and the call's estimate is reserved against the tokens
+//! per minute ([`crate::token_budget`]); at its end the call settles at the usage its answer
+//! reported (at its estimate when none came), its cost is added to the period's spend, and the
+//! vendor's remaining-token count corrects the window.
+//!
+//! A spend cap bounds what calls *start*: the calls already out when it is reached still add
+//! their cost, so the overshoot is at most the cost of the calls in flight then.
+use crate::reason::Reason;
+use crate::retry_after::HintHeaders;
+use crate::token_budget::{self, Estimate, Reserve, TokenRow};
+use serde::{Deserialize, Serialize};
+
+pub const DAY_MS: u64 = 86_400_000;
+
+/// The output tokens reserved for a call whose request sets no maximum.
+pub const DEFAULT_OUTPUT_RESERVE: u64 = 1_000;
+
+/// The headers a vendor says its remaining tokens in (OpenAI and Groq; Anthropic's total and
+/// input counts): the lowest one present corrects the window.
+const REMAINING_TOKENS: [&str; 3] = [
+    "x-ratelimit-remaining-tokens",
+    "anthropic-ratelimit-tokens-remaining",
+    "anthropic-ratelimit-input-tokens-remaining",
+];
+
+/// The period a spend cap is per, in UTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Period {
+    #[default]
+    Day,
+    Month,
+}
+
+/// Prices per million tokens, in the user's currency unit; 0 is unpriced (cached input at the
+/// input price, reasoning at the output price).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Prices {
+    pub input: f64,
+    pub output: f64,
+    pub cached_input: f64,
+    pub reasoning: f64,
+}
+
+/// A provider's validated token and spend limits.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TokenRules {
+    /// Tokens (input and output) per minute across the fleet; `None`: not limited.
+    pub per_minute: Option<u64>,
+    /// Output tokens reserved for a call whose request sets no maximum.
+    pub output_reserve: u64,
+    /// The most spent in a period, in millionths of the unit; `None`: no cap.
+    pub spend_cap_micros: Option<u64>,
+    pub period: Period,
+    pub prices: Prices,
+}
+
+/// What an item's request is, for its estimate: counted by the model's tokenizer (`counted`), or
+/// its characters (`cjk_chars` of them in CJK scripts); the output maximum it asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct TokenFacts {
+    pub counted: Option<u64>,
+    pub chars: u64,
+    pub cjk_chars: u64,
+    pub max_output: Option<u64>,
+}
+
+/// The usage an answer reported. `output` includes the reasoning tokens (the node adds Gemini's
+/// `thoughtsTokenCount`, which it reports apart); `cached_input` is part of `input`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    #[serde(default)]
+    pub cached_input: u64,
+    #[serde(default)]
+    pub reasoning: u64,
+}
+
+/// A call's reservation: when (its bucket) and how many tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reservation {
+    pub at_ms: u64,
+    pub tokens: u64,
+    pub estimate: (u64, u64),
+}
+
+/// What a call used, as settled: the run data's `tokens` and the counters'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Used {
+    pub input: u64,
+    pub output: u64,
+    /// No usage came with the call's end: its estimate stands.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+    /// Its cost in millionths of the user's currency unit (0 unpriced).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cost_micros: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// How a call ended, for its settlement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settle {
+    pub reservation: Reservation,
+    pub used: Used,
+    /// The vendor's remaining tokens in its minute, where its headers said so.
+    pub remaining: Option<u64>,
+}
+
+impl TokenRules {
+    /// The estimate of a call with `facts` (none given: no input counted, the output reserve).
+    pub fn estimate(&self, facts: Option<&TokenFacts>) -> Estimate {
+        let f = facts.copied().unwrap_or_default();
+        Estimate {
+            input: token_budget::input_tokens(f.counted, f.chars - f.cjk_chars.min(f.chars), f.cjk_chars),
+            max_output: f.max_output.unwrap_or(self.output_reserve),
+        }
+    }
+
+    /// What `usage` costs, in millionths of the unit (price per million x tokens).
+    pub fn cost_micros(&self, u: &Usage) -> u64 {
+        let p = &self.prices;
+        let or = |price: f64, fallback: f64| if price > 0.0 { price } else { fallback };
+        let cached = u.cached_input.min(u.input);
+        let reasoning = u.reasoning.min(u.output);
+        let micros = (u.input - cached) as f64 * p.input
+            + cached as f64 * or(p.cached_input, p.input)
+            + (u.output - reasoning) as f64 * p.output
+            + reasoning as f64 * or(p.reasoning, p.output);
+        micros.round() as u64
+    }
+
+    /// The start and end of the period `now` is in (UTC).
+    pub fn period(&self, now: u64) -> (u64, u64) {
+        match self.period {
+            Period::Day => {
+                let start = now - now % DAY_MS;
+                (start, start.saturating_add(DAY_MS))
+            }
+            Period::Month => {
+                let (y, m, _) = civil_from_days((now / DAY_MS) as i64);
+                let next = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+                let ms = |(y, m)| (days_from_civil(y, m, 1) as u64).saturating_mul(DAY_MS);
+                (ms((y, m)), ms(next))
+            }
+        }
+    }
+
+    /// Spent in the period `now` is in.
+    pub fn spent(&self, row: &TokenRow, now: u64) -> u64 {
+        if row.period_start_ms == self.period(now).0 {
+            row.spent_micros
+        } else {
+            0
+        }
+    }
+}
+
+/// Whether a call may start now, and the row to write if so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Take {
+    /// Go: write `row` (none when the provider has no tokens per minute: nothing to reserve).
+    Granted { row: Option<TokenRow>, reservation: Reservation },
+    /// No room until `until_ms`: `TokenLimited` (the minute's window) or `SpendCap` (the period).
+    Full { until_ms: u64, reason: Reason },
+}
+
+/// A call with `estimate` to a provider with `rules`, on its row at `now`. A call larger than the
+/// whole minute reserves the whole minute: it goes alone, once the window is empty.
+pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, now: u64) -> Take {
+    if let Some(cap) = rules.spend_cap_micros {
+        if rules.spent(row, now) >= cap {
+            return Take::Full { until_ms: rules.period(now).1, reason: Reason::SpendCap };
+        }
+    }
+    let pair = (estimate.input, estimate.max_output);
+    let Some(per_minute) = rules.per_minute else {
+        return Take::Granted { row: None, reservation: Reservation { at_ms: now, tokens: 0, estimate: pair } };
+    };
+    let tokens = estimate.tokens().min(per_minute);
+    let whole = Estimate { input: tokens, max_output: 0 };
+    match token_budget::reserve(row, per_minute, whole, now) {
+        Reserve::Granted { row } => {
+            Take::Granted { row: Some(row), reservation: Reservation { at_ms: now, tokens, estimate: pair } }
+        }
+        Reserve::Wait { until_ms } => Take::Full { until_ms, reason: Reason::TokenLimited },
+    }
+}
+
+/// What a call used: its `usage` as reported; a call the vendor refused with a status (it
+/// answered, and processed nothing) used none; any other end without usage (an abort, a lost
+/// hedge, a broken stream, a network error) used its estimate, flagged.
+pub fn used(rules: &TokenRules, r: &Reservation, usage: Option<&Usage>, refused: bool) -> Used {
+    let (usage, estimated) = match (usage, refused) {
+        (Some(u), _) => (*u, false),
+        (None, true) => (Usage::default(), false),
+        (None, false) => (Usage { input: r.estimate.0, output: r.estimate.1, ..Default::default() }, true),
+    };
+    Used { input: usage.input, output: usage.output, estimated, cost_micros: rules.cost_micros(&usage) }
+}
+
+/// The vendor's remaining tokens, where its headers say so (the lowest count given).
+pub fn remaining(headers: &HintHeaders) -> Option<u64> {
+    REMAINING_TOKENS.iter().filter_map(|name| headers.get(name)?.trim().parse::<u64>().ok()).min()
+}
+
+/// The row once the call settled: its bucket at what it used, its cost added to the period's
+/// spend, the window corrected by the vendor's count. `None`: nothing changed.
+pub fn settle(row: &TokenRow, rules: &TokenRules, s: &Settle, now: u64) -> Option<TokenRow> {
+    let mut next = row.clone();
+    let mut changed = false;
+    if let Some(per_minute) = rules.per_minute {
+        let used = (s.used.input + s.used.output).min(per_minute);
+        if let Some(r) = token_budget::settle(&next, s.reservation.at_ms, s.reservation.tokens, used, now) {
+            next = r;
+            changed = true;
+        }
+        if let Some(r) = s.remaining.and_then(|left| token_budget::correct(&next, per_minute, left, now)) {
+            next = r;
+            changed = true;
+        }
+    }
+    if s.used.cost_micros > 0 {
+        let (start, _) = rules.period(now);
+        if next.period_start_ms != start {
+            next.period_start_ms = start;
+            next.spent_micros = 0;
+        }
+        next.spent_micros = next.spent_micros.saturating_add(s.used.cost_micros);
+        changed = true;
+    }
+    changed.then(|| TokenRow { version: row.version.wrapping_add(1), ..next })
+}
+
+/// Tokens left in the minute and spend left in the period (Get Provider State), where limited.
+pub fn left(row: &TokenRow, rules: &TokenRules, now: u64) -> (Option<u64>, Option<u64>) {
+    (
+        rules.per_minute.map(|l| l.saturating_sub(token_budget::used(row, now))),
+        rules.spend_cap_micros.map(|cap| cap.saturating_sub(rules.spent(row, now))),
+    )
+}
+
+/// (year, month, day) of the day `z` days after 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + (m <= 2) as i64, m, d)
+}
+
+/// Days from 1970-01-01 to (year, month, day).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RULES: TokenRules = TokenRules {
+        per_minute: Some(10_000),
+        output_reserve: DEFAULT_OUTPUT_RESERVE,
+        spend_cap_micros: None,
+        period: Period::Day,
+        prices: Prices { input: 2.0, output: 8.0, cached_input: 0.5, reasoning: 0.0 },
+    };
+
+    fn granted(t: Take) -> (Option<TokenRow>, Reservation) {
+        match t {
+            Take::Granted { row, reservation } => (row, reservation),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_call_reserves_its_estimate_and_settles_at_its_reported_usage() {
+        let facts = TokenFacts { chars: 8_000, max_output: Some(500), ..Default::default() };
+        let e = RULES.estimate(Some(&facts));
+        assert_eq!((e.input, e.max_output), (2_500, 500), "2000 tokens and a quarter; the asked maximum");
+        let (row, r) = granted(take(&TokenRow::default(), &RULES, e, 1_000));
+        let row = row.unwrap();
+        assert_eq!(token_budget::used(&row, 1_000), 3_000);
+        let usage = Usage { input: 2_100, output: 300, cached_input: 100, reasoning: 0 };
+        let u = used(&RULES, &r, Some(&usage), false);
+        assert_eq!(u.cost_micros, 2_000 * 2 + 100 / 2 + 300 * 8, "uncached, cached and output at their prices");
+        let s = Settle { reservation: r, used: u, remaining: None };
+        let row = settle(&row, &RULES, &s, 2_000).unwrap();
+        assert_eq!(token_budget::used(&row, 2_000), 2_400);
+        assert_eq!(row.spent_micros, 6_450);
+    }
+
+    #[test]
+    fn a_call_without_usage_settles_at_its_estimate_and_a_refused_one_at_nothing() {
+        let r = Reservation { at_ms: 0, tokens: 1_500, estimate: (1_000, 500) };
+        let u = used(&RULES, &r, None, false);
+        assert_eq!((u.input, u.output, u.estimated), (1_000, 500, true));
+        let u = used(&RULES, &r, None, true);
+        assert_eq!((u.input, u.output, u.estimated, u.cost_micros), (0, 0, false, 0));
+    }
+
+    #[test]
+    fn a_full_minute_waits_for_its_oldest_bucket_and_a_call_bigger_than_the_minute_goes_alone() {
+        let big = Estimate { input: 9_000, max_output: 0 };
+        let (row, _) = granted(take(&TokenRow::default(), &RULES, big, 0));
+        let row = row.unwrap();
+        let small = Estimate { input: 2_000, max_output: 0 };
+        assert_eq!(take(&row, &RULES, small, 1_000), Take::Full { until_ms: 65_000, reason: Reason::TokenLimited });
+        let huge = Estimate { input: 50_000, max_output: 0 };
+        let (row, r) = granted(take(&TokenRow::default(), &RULES, huge, 0));
+        assert_eq!((token_budget::used(&row.unwrap(), 0), r.tokens), (10_000, 10_000));
+    }
+
+    #[test]
+    fn a_reached_spend_cap_skips_the_provider_until_the_period_ends() {
+        let rules = TokenRules { spend_cap_micros: Some(5_000), per_minute: None, ..RULES };
+        let e = Estimate { input: 100, max_output: 100 };
+        let (row, r) = granted(take(&TokenRow::default(), &rules, e, 1_000));
+        assert_eq!(row, None, "no tokens per minute: nothing reserved");
+        let u = used(&rules, &r, Some(&Usage { input: 1_000, output: 500, ..Default::default() }), false);
+        let row = settle(&TokenRow::default(), &rules, &Settle { reservation: r, used: u, remaining: None }, 1_000);
+        let row = row.unwrap();
+        assert_eq!(row.spent_micros, 6_000);
+        assert_eq!(take(&row, &rules, e, 2_000), Take::Full { until_ms: DAY_MS, reason: Reason::SpendCap });
+        assert!(matches!(take(&row, &rules, e, DAY_MS), Take::Granted { .. }), "a new day, a new budget");
+    }
+
+    #[test]
+    fn a_monthly_period_runs_from_the_first_of_the_month_utc() {
+        let rules = TokenRules { period: Period::Month, ..RULES };
+        // 2026-12-04T23:00:00Z: December 2026, up to 2027-01-01.
+        let now = 1_796_425_200_000;
+        assert_eq!(rules.period(now), (1_796_083_200_000, 1_798_761_600_000));
+        // 2024-02-29 (a leap day) is in February, which ends on March 1st.
+        assert_eq!(rules.period(1_709_208_000_000), (1_706_745_600_000, 1_709_251_200_000));
+    }
+
+    #[test]
+    fn the_vendors_lowest_remaining_count_corrects_the_window() {
+        let h = HintHeaders::default()
+            .with("x-ratelimit-remaining-tokens", "4000")
+            .with("anthropic-ratelimit-input-tokens-remaining", "3000");
+        assert_eq!(remaining(&h), Some(3_000));
+        let r = Reservation { at_ms: 0, tokens: 1_000, estimate: (500, 500) };
+        let u = Used { input: 500, output: 500, estimated: false, cost_micros: 0 };
+        let row = TokenRow::default();
+        let row = settle(&row, &RULES, &Settle { reservation: r, used: u, remaining: Some(3_000) }, 0).unwrap();
+        assert_eq!(token_budget::used(&row, 0), 7_000, "the vendor counts 7000 in its minute");
+    }
+}

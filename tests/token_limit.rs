@@ -1,0 +1,193 @@
+//! Limits in tokens and money through the item machine, as the entry points meet them: an item
+//! reserves its estimate of a provider's tokens per minute before its call and settles at the
+//! usage its answer reports; with no room, Call Chain's item waits in line for the window and
+//! the chat model's call goes to the next model; a spend cap reached skips the provider for every
+//! worker until its period ends, and with nowhere else to go the item is deferred to then. The
+//! store is the in-memory stand-in; every item is a real `ItemMachine`.
+mod common;
+
+use common::{answer, chain, status, Store};
+use resilient_engine::config::{Chain, TokenLimitConfig};
+use resilient_engine::reason::Reason;
+use resilient_engine::record::record;
+use resilient_engine::rng::Rng;
+use resilient_engine::step::{ItemMachine, Poll, Step, WaitCause};
+use resilient_engine::token_budget;
+use resilient_engine::token_limit::{TokenFacts, Usage, DAY_MS};
+use std::sync::Arc;
+
+/// A chain whose first provider has `limit`; `wait_in_line` as Call Chain 2.1 (true) or the
+/// chat model (false).
+fn limited(names: &[&str], limit: TokenLimitConfig, wait_in_line: bool) -> Arc<Chain> {
+    chain(names, |c| {
+        c.providers[0].token_limit = Some(limit);
+        c.wait_in_line = wait_in_line;
+    })
+}
+
+/// An item whose request is `chars` Latin characters asking for at most `max_output` tokens.
+fn item(chain: &Arc<Chain>, n: u64, chars: u64, max_output: u64) -> ItemMachine {
+    let mut m = ItemMachine::new(chain.clone(), 0, format!("item-{n}"), Vec::new(), Rng::seeded(n));
+    m.tokens(TokenFacts { chars, max_output: Some(max_output), ..Default::default() });
+    m
+}
+
+fn poll(m: &mut ItemMachine, store: &mut Store, now: u64) -> Poll {
+    let p = m.poll(now, &store.views).expect("views match the chain");
+    if let Some(w) = &p.writes {
+        store.apply(w);
+    }
+    p
+}
+
+/// The call out answers 200 with `usage` at `now`; its effect recorded.
+fn served(c: &Chain, m: &mut ItemMachine, store: &mut Store, now: u64, usage: Usage) {
+    let e = m.on_outcome_with_usage(now, &status(200), &store.views, None, Some(usage)).unwrap();
+    if let Some(w) = record(c, &store.views[e.provider], &e, now).writes {
+        store.apply(&w);
+    }
+}
+
+const TPM: TokenLimitConfig = TokenLimitConfig {
+    tokens_per_minute: 10_000,
+    output_reserve: 0,
+    spend_cap: 0.0,
+    spend_period: resilient_engine::token_limit::Period::Day,
+    price_input: 0.0,
+    price_output: 0.0,
+    price_cached_input: 0.0,
+    price_reasoning: 0.0,
+};
+
+#[test]
+fn an_item_reserves_its_estimate_and_its_answer_settles_the_minute_at_the_reported_usage() {
+    let c = limited(&["a"], TPM, true);
+    let mut store = Store::new(1);
+    // 16000 characters: 4000 tokens and a quarter; at most 1000 out: 6000 reserved.
+    let mut m = item(&c, 1, 16_000, 1_000);
+    assert!(matches!(poll(&mut m, &mut store, 1_000).step, Step::Call { provider: 0, .. }));
+    assert_eq!(token_budget::used(&store.views[0].tokens, 1_000), 6_000);
+    served(&c, &mut m, &mut store, 2_000, Usage { input: 3_900, output: 350, ..Default::default() });
+    assert_eq!(token_budget::used(&store.views[0].tokens, 2_000), 4_250, "the usage, not the estimate");
+    let tokens = m.report().attempts[0].tokens.expect("the attempt says what it used");
+    assert_eq!((tokens.input, tokens.output, tokens.estimated), (3_900, 350, false));
+    let counters = &m.counters()[0];
+    assert_eq!((counters.tokens_input, counters.tokens_output), (3_900, 350));
+}
+
+#[test]
+fn with_no_room_the_call_goes_to_the_next_provider_on_both_entry_points() {
+    for (wait_in_line, names) in [(true, &["a", "b"][..]), (false, &["first", "second"][..])] {
+        let c = limited(names, TPM, wait_in_line);
+        let mut store = Store::new(2);
+        let mut first = item(&c, 1, 16_000, 1_000);
+        assert!(matches!(poll(&mut first, &mut store, 1_000).step, Step::Call { provider: 0, .. }));
+        let mut second = item(&c, 2, 16_000, 1_000);
+        let p = poll(&mut second, &mut store, 1_100);
+        assert!(matches!(p.step, Step::Call { provider: 1, .. }), "{:?}", p.step);
+        let skip = second.report().skipped.iter().find(|s| s.provider == 0).unwrap();
+        assert_eq!(skip.reason, Reason::TokenLimited);
+    }
+}
+
+#[test]
+fn alone_a_call_chain_item_waits_in_line_for_the_window_within_its_budget() {
+    let c = limited(&["a"], TPM, true);
+    let mut store = Store::new(1);
+    let mut first = item(&c, 1, 16_000, 1_000);
+    poll(&mut first, &mut store, 1_000);
+    // The first bucket leaves the minute at 65 s: 5 s from 60 s, within the second item's budget.
+    let mut second = ItemMachine::new(c.clone(), 60_000, "item-2".into(), Vec::new(), Rng::seeded(2));
+    second.tokens(TokenFacts { chars: 16_000, max_output: Some(1_000), ..Default::default() });
+    match poll(&mut second, &mut store, 60_000).step {
+        Step::Sleep { ms, cause: WaitCause::InLine } => assert!((5_000..=6_000).contains(&ms), "{ms}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(poll(&mut second, &mut store, 66_000).step, Step::Call { provider: 0, .. }));
+}
+
+#[test]
+fn with_no_room_before_the_items_budget_ends_the_item_is_deferred_to_when_the_window_frees() {
+    let c = limited(&["a"], TPM, true);
+    let mut store = Store::new(1);
+    let mut first = item(&c, 1, 16_000, 1_000);
+    poll(&mut first, &mut store, 1_000);
+    let mut second = item(&c, 2, 16_000, 1_000);
+    // The window frees at 65 s; the item's budget (60 s) ends before: deferred, retry_at after it.
+    match poll(&mut second, &mut store, 1_100).step {
+        Step::Defer { retry_at_ms, reason: Reason::TokenLimited } => assert!(retry_at_ms >= 65_000, "{retry_at_ms}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(second.counters()[0].token_limited, 1);
+}
+
+#[test]
+fn a_spend_cap_reached_sends_the_next_item_to_the_next_provider_and_alone_defers_it_to_the_next_day() {
+    let priced = TokenLimitConfig { tokens_per_minute: 0, spend_cap: 0.01, price_input: 2.0, price_output: 8.0, ..TPM };
+    let c = limited(&["a", "b"], priced.clone(), true);
+    let mut store = Store::new(2);
+    let mut m = item(&c, 1, 400, 100);
+    assert!(matches!(poll(&mut m, &mut store, 1_000).step, Step::Call { provider: 0, .. }));
+    // 3000 in at 2 and 1000 out at 8 per million: 0.006 + 0.008 = 0.014, over the cap of 0.01.
+    served(&c, &mut m, &mut store, 2_000, Usage { input: 3_000, output: 1_000, ..Default::default() });
+    assert_eq!(m.report().attempts[0].tokens.unwrap().cost_micros, 14_000);
+    assert_eq!(m.counters()[0].spend_micros, 14_000);
+    let mut next = item(&c, 2, 400, 100);
+    assert!(matches!(poll(&mut next, &mut store, 3_000).step, Step::Call { provider: 1, .. }));
+    let skip = next.report().skipped.iter().find(|s| s.provider == 0).unwrap();
+    assert_eq!((skip.reason, skip.until_ms), (Reason::SpendCap, DAY_MS));
+
+    let alone = limited(&["a"], priced, true);
+    let mut store = Store::new(1);
+    let mut m = item(&alone, 3, 400, 100);
+    poll(&mut m, &mut store, 1_000);
+    served(&c, &mut m, &mut store, 2_000, Usage { input: 3_000, output: 1_000, ..Default::default() });
+    let mut next = item(&alone, 4, 400, 100);
+    match poll(&mut next, &mut store, 3_000).step {
+        Step::Defer { retry_at_ms, reason: Reason::SpendCap } => assert!(retry_at_ms >= DAY_MS, "{retry_at_ms}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_call_that_ends_without_usage_settles_at_its_estimate_flagged_and_a_429_at_nothing() {
+    let c = limited(&["a"], TPM, true);
+    let mut store = Store::new(1);
+    let mut m = item(&c, 1, 16_000, 1_000);
+    poll(&mut m, &mut store, 1_000);
+    // The vendor refused it (429, its remaining tokens 0): nothing used, the window raised to its count.
+    let limited = answer(429, &[("retry-after", "1"), ("x-ratelimit-remaining-tokens", "0")], None);
+    let e = m.on_outcome(1_500, &limited, &store.views, None).unwrap();
+    store.apply(&record(&c, &store.views[0], &e, 1_500).writes.unwrap());
+    let t = m.report().attempts[0].tokens.unwrap();
+    assert_eq!((t.input, t.output, t.estimated), (0, 0, false));
+    assert_eq!(token_budget::used(&store.views[0].tokens, 1_500), 10_000, "the vendor says its minute is full");
+
+    let mut store = Store::new(1);
+    let mut m = item(&c, 2, 16_000, 1_000);
+    poll(&mut m, &mut store, 1_000);
+    let e = m.on_outcome(
+        1_500,
+        &resilient_engine::outcome::Outcome::Error { code: "ECONNRESET".into() },
+        &store.views,
+        None,
+    );
+    let e = e.unwrap();
+    let writes = record(&c, &store.views[0], &e, 1_500).writes;
+    assert!(writes.is_none_or(|w| w.tokens.is_none()), "the estimate stands: no tokens row to write");
+    let t = m.report().attempts[0].tokens.unwrap();
+    assert_eq!((t.input, t.output, t.estimated), (5_000, 1_000, true));
+    assert_eq!(m.counters()[0].tokens_estimated, 6_000);
+}
+
+#[test]
+fn a_provider_without_token_limits_reserves_nothing_and_writes_no_tokens_row() {
+    let c = chain(&["a"], |_| {});
+    let mut store = Store::new(1);
+    let mut m = item(&c, 1, 16_000, 1_000);
+    let p = poll(&mut m, &mut store, 1_000);
+    assert!(p.writes.as_ref().is_none_or(|w| w.tokens.is_none()));
+    served(&c, &mut m, &mut store, 2_000, Usage { input: 3_900, output: 350, ..Default::default() });
+    assert_eq!(store.views[0].tokens.version, 0);
+    assert!(m.report().attempts[0].tokens.is_none());
+}
