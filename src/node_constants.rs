@@ -12,6 +12,7 @@ use crate::outcome::{DEADLINE_CODE, IDLE_TIMEOUT_CODE, TRANSIENT_ERRORS};
 use crate::reason::Reason;
 use crate::retry_after::HINT_HEADER_NAMES;
 use crate::row_text::{ROW_KINDS, SEPARATOR};
+use crate::token_limit::DEFAULT_OUTPUT_RESERVE;
 
 pub const FILE: &str = "n8n-node/lib/engineConstants.ts";
 
@@ -70,6 +71,8 @@ pub fn typescript() -> String {
          }} as const;\n\n\
          /** A provider's tier and weight when it sets none (`routing`). */\n\
          export const PROVIDER_DEFAULTS = {{ tier: {DEFAULT_TIER}, weight: {DEFAULT_WEIGHT} }} as const;\n\n\
+         /** Output tokens a call reserves when its request sets no maximum (`token_limit`). */\n\
+         export const OUTPUT_RESERVE = {DEFAULT_OUTPUT_RESERVE};\n\n\
          /** Lost compare-and-set races in a row before the shared store is given up (`Engine.raceLost`). */\n\
          export const MAX_CAS_RACES = {MAX_CAS_RACES};\n\n\
          /** The most hedges an item may send beside its call (*Max Hedges*). */\n\

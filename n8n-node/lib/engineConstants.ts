@@ -73,6 +73,9 @@ export const PROVIDER_SUGGESTED = {
 /** A provider's tier and weight when it sets none (`routing`). */
 export const PROVIDER_DEFAULTS = { tier: 1, weight: 1 } as const;
 
+/** Output tokens a call reserves when its request sets no maximum (`token_limit`). */
+export const OUTPUT_RESERVE = 1000;
+
 /** Lost compare-and-set races in a row before the shared store is given up (`Engine.raceLost`). */
 export const MAX_CAS_RACES = 32;
 

@@ -8,6 +8,7 @@ import type { FailoverStore } from './store/failover';
 import type { CallResult } from './attempt';
 import type { Line } from './line';
 import type { Miss } from './answerCheck/repair';
+import type { TokenFacts } from './tokens/requestFacts';
 
 export interface ItemContext {
 	/** One HTTP attempt (n8n's helper in the node; any real HTTP client in store tests). */
@@ -40,4 +41,6 @@ export interface ItemContext {
 	more?: () => boolean;
 	/** Each provider's last answer off the schema, for its repair round (Call Chain's presets). */
 	misses?: Map<number, Miss>;
+	/** What the item's request is, where a provider has token limits: its calls' estimate. */
+	tokens?: TokenFacts;
 }

@@ -7,6 +7,9 @@ import { COUNTER_NAMES, ROW_SEPARATOR } from './engineConstants';
 import { KINDS } from './store/rowCodec';
 import type { StateStore } from './store/types';
 
+/** Millionths of the prices' unit (as the engine and the store count spend) in units. */
+const units = (micros: number) => micros / 1e6;
+
 export async function providerState(
 	engine: Engine,
 	store: StateStore,
@@ -21,6 +24,7 @@ export async function providerState(
 		const s = engine.inspect(
 			snap.rows.slice(i * KINDS.length, (i + 1) * KINDS.length).join(ROW_SEPARATOR),
 			snap.now,
+			i,
 		);
 		const c = counters[name] ?? {};
 		const json: IDataObject = {
@@ -43,7 +47,20 @@ export async function providerState(
 			concurrency: s.concurrency,
 			concurrency_congested_at: iso(s.concurrency_congested_at_ms),
 			concurrency_in_flight: s.concurrency_in_flight,
-			counters: Object.fromEntries(COUNTER_NAMES.map((k) => [k, c[k] ?? 0])),
+			tokens_last_minute: s.tokens_last_minute,
+			tokens_left_minute: s.tokens_left_minute,
+			spent_period: units(s.spent_period_micros),
+			spend_left_period:
+				s.spend_left_period_micros === null ? null : units(s.spend_left_period_micros),
+			period_ends: iso(s.period_ends_ms),
+			counters: {
+				...Object.fromEntries(COUNTER_NAMES.map((k) => [k, c[k] ?? 0])),
+				tokens_input: c['tokens:input'] ?? 0,
+				tokens_output: c['tokens:output'] ?? 0,
+				tokens_estimated: c['tokens:estimated'] ?? 0,
+				spend: units(c.spend_micros ?? 0),
+				token_limited: c.token_limited ?? 0,
+			},
 		};
 		return { json, pairedItem: { item: 0 } };
 	});

@@ -8,6 +8,7 @@ import type { ChainConfig } from './engine';
 import type { PresetKind } from './presets';
 import { extrasV2, readRowsV2 } from './providerRowsV2';
 import { fieldReader } from './plan/fields';
+import { readTokenLimit } from './plan/tokenLimit';
 import { applyPolicy, fleetLimitDefault } from './plan/policyTable';
 import { idempotencyKeys, type KeyRule } from './plan/idempotencyKeys';
 import { SCOPE_MODES, scopeName, type ScopeMode } from './plan/scope';
@@ -35,6 +36,9 @@ export interface ProviderRequest {
 	includeRawResponse?: boolean;
 	/** This attempt is the engine's repair round (set per attempt, never on the plan). */
 	repair?: boolean;
+	/** Version 2, a custom provider: the dot path to the usage its answer reports (empty: the
+	 * answer's root, read as the LLM vendors' usage shapes). */
+	usagePath?: string;
 }
 
 /** The node's version: how its parameters are laid out (2.1: version 2's panel with this round's
@@ -109,6 +113,7 @@ export function readItemPlan(
 			secretHeader: String(p.secretHeader ?? 'Authorization').trim() || 'Authorization',
 			requiredPath: String(p.requiredPath ?? '').trim(),
 			...(version >= 2 ? extrasV2(p) : {}),
+			usagePath: String(p.usagePath ?? '').trim(),
 		};
 	});
 
@@ -132,6 +137,7 @@ export function readItemPlan(
 				max_in_flight: field('maxInFlight'),
 				tier: field('tier'),
 				weight: read.num(p.weight, 'weight', where, false),
+				token_limit: readTokenLimit(p, read, where),
 			};
 		}),
 	};

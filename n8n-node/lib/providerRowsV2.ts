@@ -4,6 +4,7 @@
 // collection holding only what the user added.
 import { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { credentialType } from './auth';
+import { TOKEN_PARAMETERS } from './plan/tokenLimit';
 import { isPresetKind, presetRequest, PresetInputError, type PresetKind } from './presets';
 
 type Fail = (message: string, description?: string) => never;
@@ -81,7 +82,9 @@ export function readRowsV2(
 			);
 		const options = (p[OPTIONS_OF[kind as keyof typeof OPTIONS_OF]] ?? {}) as IDataObject;
 		const row: IDataObject = { name: p.name };
-		for (const o of OVERRIDES) if (options[o] !== undefined) row[o] = options[o];
+		// Token limits are Call Chain's: its calls settle them at the usage their answers report.
+		for (const o of [...OVERRIDES, ...TOKEN_PARAMETERS])
+			if (options[o] !== undefined) row[o] = options[o];
 		const auth = String(p.authentication ?? 'none');
 		if (auth === 'secret') {
 			row.secretName = p.secretName;
@@ -107,6 +110,7 @@ export function readRowsV2(
 				queryJson: options.queryJson,
 				requiredPath: options.requiredPath,
 				secretHeader: options.secretHeader,
+				usagePath: options.usagePath,
 			};
 		}
 		const preset = kind as PresetKind;

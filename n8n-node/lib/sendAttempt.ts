@@ -7,7 +7,8 @@ import type { CallStep } from './hedgedCalls';
 import type { ItemContext } from './itemContext';
 import { responseFacts } from './responseCheck';
 import { repairBody } from './answerCheck/repair';
-import { offerBody } from './transport';
+import { offerBody, valueAt } from './transport';
+import { usageOf } from './tokens/usage';
 
 /** One call as the step says, its outcome as the engine reads it: the Idempotency-Key and the
  * secret header added, the response check run (it reads the body; whether it matters is the
@@ -42,6 +43,12 @@ export async function send(
 		const errors = facts.answer?.schema_errors;
 		if (errors?.length && facts.text !== undefined)
 			(c.misses ??= new Map()).set(step.provider, { text: facts.text, errors });
+	}
+	// The tokens the answer reports, where it reports them (the engine settles them; a provider
+	// without token limits or prices reads nothing of them).
+	if (outcome.kind === 'status') {
+		const usage = usageOf(req.usagePath ? valueAt(result.body, req.usagePath) : result.body);
+		if (usage) outcome.usage = usage;
 	}
 	offerBody(outcome, result.body);
 	return result;

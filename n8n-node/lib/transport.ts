@@ -99,12 +99,18 @@ export function offerBody(outcome: Outcome, body: unknown): void {
 	});
 }
 
-/** `a.b.0.c` must hold a non-empty value. */
-export function missingPath(body: unknown, path: string): boolean {
+/** The value at dot path `a.b.0.c` (undefined where the path leads nowhere). */
+export function valueAt(body: unknown, path: string): unknown {
 	let v: unknown = body;
 	for (const part of path.split('.')) {
-		if (v === null || typeof v !== 'object') return true;
+		if (v === null || typeof v !== 'object') return undefined;
 		v = (v as Record<string, unknown>)[part];
 	}
+	return v;
+}
+
+/** `a.b.0.c` must hold a non-empty value. */
+export function missingPath(body: unknown, path: string): boolean {
+	const v = valueAt(body, path);
 	return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 }

@@ -10,7 +10,7 @@ import { readAs } from './engine-reading.mjs';
 
 const require = createRequire(import.meta.url);
 const { factsOfError, CLIENT_ERROR } = require('../../dist/lib/errorFacts.js');
-const { outcomeOfModelError, ANSWERED } = require('../../dist/lib/chat/outcome.js');
+const { outcomeOfModelError, answered } = require('../../dist/lib/chat/outcome.js');
 
 function dnsFailure(code) {
 	const socket = Object.assign(new Error(`getaddrinfo ${code} vendor.example`), {
@@ -70,7 +70,7 @@ test('missing status, a status of n8n class text, an answer', () => {
 	});
 	assert.equal(readAs(factsOfError(classOnly)).outcome, '5XX');
 	assert.equal(readAs(factsOfError(new Error('no status, no code'))).outcome, 'EUNKNOWN');
-	assert.deepEqual(readAs(ANSWERED), {
+	assert.deepEqual(readAs(answered(undefined)), {
 		outcome: '200',
 		health: 'success',
 		retried: false,

@@ -8,7 +8,8 @@ export interface Connected {
 	models: ChatModel[];
 	names: string[];
 	/** Each input's Tier and Weight, as set (the engine reads them, and their defaults). */
-	routing: Array<{ tier?: unknown; weight?: unknown }>;
+	/** Each model's row settings: its tier and weight, and its Token Limits' fields. */
+	routing: Array<Record<string, unknown>>;
 	presented: Presented;
 }
 
@@ -35,6 +36,7 @@ export async function connectedModels(ctx: ISupplyDataFunctions): Promise<Connec
 			name?: unknown;
 			tier?: unknown;
 			weight?: unknown;
+			tokenLimits?: Record<string, unknown>;
 		}>) ?? [];
 	const names = Array.from({ length: count }, (_, k) => String(list[k]?.name ?? '').trim());
 	names.forEach((n, k) => {
@@ -92,7 +94,11 @@ export async function connectedModels(ctx: ISupplyDataFunctions): Promise<Connec
 	return {
 		models,
 		names,
-		routing: names.map((_, k) => ({ tier: list[k]?.tier, weight: list[k]?.weight })),
+		routing: names.map((_, k) => ({
+			tier: list[k]?.tier,
+			weight: list[k]?.weight,
+			...(list[k]?.tokenLimits ?? {}),
+		})),
 		presented: {
 			modelKwargs: insp[0].modelKwargs,
 			format: insp[0].format,

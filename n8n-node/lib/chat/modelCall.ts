@@ -12,6 +12,8 @@ import type { ChatResult } from '@langchain/core/outputs';
 import type { Engine, Outcome } from '../engine';
 import type { ItemPlan } from '../params';
 import { runItem } from '../runItem';
+import { usageOf } from '../tokens/usage';
+import { chatTokenFacts } from '../tokens/chatFacts';
 import type { ItemResult } from '../itemResult';
 import { CounterDeltas } from '../counters';
 import { runData } from '../resilience';
@@ -98,8 +100,8 @@ export function chatCall(chain: ChatChain): ChatCall {
 						...passed,
 						signal: abort.signal,
 					});
-					// The answer as it came, for the engine's answer checks.
-					return { outcome: answered(checked(provider, answer)), body: answer };
+					// The answer as it came, for the engine's answer checks and its token usage.
+					return { outcome: answered(checked(provider, answer), usageOf(answer)), body: answer };
 				},
 				(error, fired) => {
 					errors.set(provider, error);
@@ -146,6 +148,9 @@ export function chatCall(chain: ChatChain): ChatCall {
 				cancel,
 				streamed: streamed !== undefined,
 				prefer: chain.conversations.servedBy(messages),
+				tokens: plan.config.providers.some((p) => p.token_limit)
+					? chatTokenFacts(messages, models)
+					: undefined,
 			});
 		} catch (error) {
 			const e =

@@ -2,7 +2,7 @@
 // (errorFacts.ts); the engine decides what they mean. Errors arrive wrapped by n8n
 // (NodeApiError: `httpCode` a string, the client's error under a non-enumerable `cause`), or raw
 // from a plain LangChain client.
-import type { AnswerFacts, Outcome, OutcomeFacts } from '../engine';
+import type { AnswerFacts, Outcome, OutcomeFacts, UsageFacts } from '../engine';
 import { BODY_LIMIT } from '../engineConstants';
 import { CLIENT_ERROR, errorChain, factsOfError } from '../errorFacts';
 import { bodyExcerpt } from '../transport';
@@ -26,9 +26,11 @@ export function errorText(error: unknown): string {
 	return parts.join('\n').slice(0, BODY_LIMIT);
 }
 
-/** A model call that answered: the engine reads an answer without a status as a success. */
-export const ANSWERED: Outcome = { kind: 'facts', answered: true };
-
-/** An answer with what the Answer Check read of it (none: it checks nothing). */
-export const answered = (answer: AnswerFacts | undefined): Outcome =>
-	answer ? { kind: 'facts', answered: true, answer } : ANSWERED;
+/** A model call that answered (the engine reads an answer without a status as a success), with
+ * what the Answer Check read of it (none: it checks nothing) and the usage it reported. */
+export const answered = (answer: AnswerFacts | undefined, usage?: UsageFacts): Outcome => {
+	const outcome: OutcomeFacts = { kind: 'facts', answered: true };
+	if (answer) outcome.answer = answer;
+	if (usage) outcome.usage = usage;
+	return outcome;
+};

@@ -6,13 +6,14 @@
 // goes to the caller as it arrives, and the stream's end is the attempt's one outcome: answered,
 // or broken (dropped, idle past the limit, past the item's budget).
 import type { AIMessageChunk, BaseMessageLike } from '@langchain/core/messages';
-import type { AnswerFacts, Outcome, StreamStep } from '../engine';
+import type { AnswerFacts, Outcome, StreamStep, UsageFacts } from '../engine';
 import { Cancelled } from '../attemptAbort';
 import { attempt, type CallResult } from '../attempt';
 import { DEADLINE_CODE, IDLE_TIMEOUT_CODE } from '../engineConstants';
 import type { Watch } from '../timers';
 import { chunkFacts, type ChunkFacts } from './chunkFacts';
 import { answered, errorText, outcomeOfModelError } from './outcome';
+import { addUsage, usageOf } from '../tokens/usage';
 import type { ChatModel } from './wrapper';
 
 export interface StreamedAttempt {
@@ -55,6 +56,8 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 	let committed = false;
 	// Held chunks (`hold`): delivered only once the whole answer passed its check.
 	let held: AIMessageChunk[] | undefined;
+	// The usage the chunks reported (in parts: Anthropic's input first, its output last).
+	let usage: UsageFacts | undefined;
 	return attempt<keyof typeof TIMER_CODE>(
 		a.cancel,
 		async (abort, started) => {
@@ -64,6 +67,7 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 			let pending: AIMessageChunk | undefined;
 			const stream = await a.model.stream(a.messages, { ...a.options, signal: abort.signal });
 			for await (const chunk of stream as AsyncIterable<AIMessageChunk>) {
+				usage = addUsage(usage, usageOf(chunk));
 				if (held) {
 					held.push(chunk);
 				} else if (committed) {
@@ -87,7 +91,7 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 			const unsent = held ?? (!committed && pending ? [pending] : undefined);
 			const whole = unsent?.reduce((m, c) => m.concat(c) as AIMessageChunk);
 			const facts = whole ? a.check?.(whole) : undefined;
-			const outcome = answered(facts);
+			const outcome = answered(facts, usage);
 			if (facts && a.fails?.(facts)) return { outcome, body: undefined };
 			for (const chunk of unsent ?? []) a.deliver(chunk);
 			return { outcome, body: undefined };

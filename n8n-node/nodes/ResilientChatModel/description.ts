@@ -9,6 +9,7 @@ import { breaker, retryPolicyWith } from '../ResilientProviderCall/v2/policy';
 import { answerCheck } from '../ResilientProviderCall/v2/answerCheck';
 import { store } from '../ResilientProviderCall/v2/store';
 import { numberField } from '../ResilientProviderCall/v2/numberField';
+import { tokenFields } from '../ResilientProviderCall/v2/tokenFields';
 
 const HTTP_ONLY = ['addIdempotencyKey', 'idempotencyKey', 'retryUnsafeMethods'];
 
@@ -125,6 +126,16 @@ export const properties: INodeProperties[] = [
 						PROVIDER_DEFAULTS.weight,
 						"This model's share of calls in its tier under Weighted routing (Retry Policy > Routing); 0 drains it",
 					),
+					{
+						displayName: 'Token Limits',
+						name: 'tokenLimits',
+						type: 'collection',
+						default: {},
+						placeholder: 'Add Limit',
+						description:
+							"This model's tokens per minute and spend cap, shared by every execution and worker, and its prices",
+						options: tokenFields(),
+					},
 				],
 			},
 		],

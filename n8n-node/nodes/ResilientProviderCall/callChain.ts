@@ -17,6 +17,7 @@ import { readAheadScopes } from '../../lib/store/readAhead';
 import { callProvider } from '../../lib/transport';
 import { redactDeep } from '../../lib/secrets';
 import { correlationId as correlationOf, itemFailed } from '../../lib/errorItem';
+import { planTokenFacts } from '../../lib/tokens/requestFacts';
 import { CounterDeltas, warnAll } from '../../lib/counters';
 import type { LoadedCredentials } from '../../lib/auth';
 import { assertRequestSecrets } from '../../lib/requestSecrets';
@@ -86,6 +87,7 @@ export async function callChain(
 				cancel,
 				more,
 				line: lineFor?.(engine),
+				tokens: planTokenFacts(plan),
 			});
 			const shown = { ...result, body: redactDeep(result.body, c.hidden) };
 			placeItem(out, items[i], i, plan, shown, warnings, correlationId);

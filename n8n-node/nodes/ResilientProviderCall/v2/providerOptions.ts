@@ -8,6 +8,7 @@ import {
 	PROVIDER_SUGGESTED as S,
 } from '../../../lib/engineConstants';
 import { numberField } from './numberField';
+import { tokenFields } from './tokenFields';
 import { OPTIONS_OF } from '../../../lib/providerRowsV2';
 import {
 	ANTHROPIC_DEFAULT_BASE_URL,
@@ -75,6 +76,9 @@ const overrides: INodeProperties[] = [
 	),
 ];
 
+/** Shown under Call Chain only (the custom row's options are Check Provider's too). */
+const callOnly: IDisplayOptions = { show: { '/operation': ['callChain'] } };
+
 const sorted = (list: INodeProperties[]) =>
 	[...list].sort((a, b) => a.displayName.localeCompare(b.displayName));
 
@@ -88,6 +92,7 @@ export function customOptions(displayOptions: IDisplayOptions): INodeProperties 
 		displayOptions,
 		options: sorted([
 			...overrides,
+			...tokenFields(callOnly),
 			{ displayName: 'Query (JSON)', name: 'queryJson', type: 'json', default: '{}' },
 			{
 				displayName: 'Response Must Contain',
@@ -97,6 +102,16 @@ export function customOptions(displayOptions: IDisplayOptions): INodeProperties 
 				placeholder: 'e.g. choices.0.message.content',
 				description:
 					'Dot path that must hold a non-empty value in the JSON response; otherwise the answer counts as a failure of this provider and the chain moves on',
+			},
+			{
+				displayName: 'Usage Path',
+				name: 'usagePath',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. usage',
+				displayOptions: callOnly,
+				description:
+					"Dot path to the token usage the answer reports (OpenAI's, Anthropic's, Gemini's or Ollama's shape), for Tokens per Minute and Spend Cap; empty: the answer's root",
 			},
 			{
 				displayName: 'Secret Header',
@@ -128,6 +143,7 @@ export function presetOptions(
 		displayOptions: onCall({ kind: [kind] }),
 		options: sorted([
 			...overrides,
+			...tokenFields(),
 			{
 				displayName: 'Base URL',
 				name: 'baseUrl',
