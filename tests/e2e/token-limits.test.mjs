@@ -1,0 +1,234 @@
+// Token and spend limits (issue 42) in real n8n, on one Redis store, counted at a loopback
+// OpenAI-compatible vendor that counts tokens its own way and enforces its tokens per minute
+// (tests/support/tpm-vendor.mjs):
+// - Call Chain 2.1 (its OpenAI preset) in one `n8n execute` process and the Resilient Chat Model
+//   (under a Basic LLM Chain, n8n's OpenAI Chat Model) in another, at once, both on the same
+//   provider with Tokens per Minute set: every item served, at most 1 % of the vendor's requests
+//   answered 429, and Get Metrics' resilient_provider_tokens_total equals the tokens the vendor
+//   charged for the calls it served (input and output); no call settled at an estimate;
+// - a Spend Cap reached mid-run: the rest of the items go to the next provider; on a chain with
+//   no other, they leave on `deferred` with `spend_cap` and a `retry_at` at the next UTC day;
+//   every item accounted for, the metrics' spend equal to the vendor's usage at the prices.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
+import { REDIS_PORT } from '../support/services.mjs';
+import { redisCredential } from '../support/store-credentials.mjs';
+import { startTpmVendor } from '../support/tpm-vendor.mjs';
+import { installLikeN8n } from './clean-checkout.mjs';
+import { packWorktree } from '../chat/support.mjs';
+import {
+	chatWorkflow,
+	llmChain,
+	openAiCredential,
+	openAiModel,
+	resilientOver,
+} from '../support/chat-workflows.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const tag = uid().slice(0, 8);
+const REDIS = { id: `rpcTok${tag}`.slice(0, 16), name: 'token limits redis' };
+const TPM = 20_000;
+const PRICES = { priceInput: 2, priceOutput: 8 };
+let vendor, a, b;
+
+/** Item n's question: 600 to 3000 characters, every fifth with CJK text. */
+const question = (n) =>
+	`Question ${n}: ${'lorem ipsum '.repeat(50 + ((n * 37) % 200))}${n % 5 === 0 ? '東京と大阪'.repeat(60) : ''}`;
+
+/** Call Chain 2.1 over OpenAI preset rows, 4 items at once, on Redis. */
+function callChain(id, rows, items) {
+	const providers = { provider: rows };
+	const wf = branchesWorkflow(id, a.nodeType, [
+		{
+			name: 'chain',
+			items,
+			typeVersion: 2.1,
+			parameters: {
+				providers,
+				stateStore: 'redis',
+				stateScope: 'provider',
+				itemConcurrencyMode: 'fixed',
+				itemConcurrency: 4,
+				// Room to wait for the minute to free: items wait in line rather than defer.
+				retryPolicy: { budgetMs: 150_000, retryAfterCapMs: 120_000 },
+			},
+		},
+	]);
+	// Each item's question from its number (the Set node makes { n }).
+	const chain = wf.nodes.find((n) => n.name === 'chain');
+	for (const r of chain.parameters.providers.provider)
+		r.userMessage = `={{ 'Question ' + $json.n + ': ' + 'lorem ipsum '.repeat(50 + ($json.n * 37) % 200) + ($json.n % 5 === 0 ? '東京と大阪'.repeat(60) : '') }}`;
+	wf.nodes.find((n) => n.name === 'chain').credentials = { redis: REDIS };
+	return wf;
+}
+
+/** An OpenAI preset row named `name` at vendor instance `instance`, with `options`. */
+const row = (name, instance, options = {}) => ({
+	name,
+	kind: 'openAiChat',
+	model: 'gpt-test',
+	userMessage: '',
+	authentication: 'none',
+	openAiChatOptions: { baseUrl: `${vendor.url(instance)}/v1`, maxTokens: 200, ...options },
+});
+
+/** A Get Metrics sample's value (NaN when absent). */
+function sample(text, name, labels) {
+	const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+	return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : NaN;
+}
+
+before(async () => {
+	vendor = await startTpmVendor({ tpm: TPM, delayMs: 150 });
+	// Installed as n8n's community installer does (the chat model sub-node needs the package's
+	// own install, as in a user's n8n).
+	a = n8nInstance(n8nInstall(major), { extensions: null });
+	installLikeN8n(packWorktree(), a.home);
+	a.importCredentials([redisCredential(REDIS.id, REDIS.name, REDIS_PORT)]);
+	b = n8nInstance(n8nInstall(major), { copyOf: a });
+});
+after(async () => {
+	await vendor?.close();
+});
+
+test(`n8n ${major}: Call Chain and the chat model on one provider's Tokens per Minute, two processes at once: every item served, <= 1 % 429s, tokens_total equal to the vendor's count`, async () => {
+	const provider = `tpm-${tag}`;
+	const limits = { tokensPerMinute: TPM, ...PRICES };
+	const wfA = callChain(`tokA${tag}`, [row(provider, 'tpm', limits)], 30);
+	// The chat model: its first model on the same provider (and limit), its second elsewhere.
+	const creds = ['tpm', 'overflow'].map((v) => openAiCredential(vendor, v, 'sk-test'));
+	const model = (name, cred, position) => {
+		const m = openAiModel(name, cred, position);
+		m.parameters.options = { maxTokens: 150 };
+		return m;
+	};
+	const sub = resilientOver(
+		'Resilient Chat Model',
+		{
+			numberInputs: 2,
+			providers: {
+				provider: [{ name: provider, tokenLimits: limits }, { name: `overflow-${tag}` }],
+			},
+			stateStore: 'redis',
+			stateScope: 'provider',
+		},
+		[600, 200],
+		'Chain',
+		[model('Model 1', creds[0], [500, 400]), model('Model 2', creds[1], [700, 400])],
+	);
+	const wfB = chatWorkflow(`tokB${tag}`, {
+		items: Array.from({ length: 20 }, (_, k) => ({ n: k + 1, q: question(k + 1) })),
+		nodes: [llmChain('Chain', [600, 0]), ...sub.nodes],
+		roots: ['Chain'],
+		models: sub.models,
+	});
+	wfB.nodes.find((n) => n.name === 'Resilient Chat Model').credentials = { redis: REDIS };
+	wfB.nodes.find((n) => n.name === 'Resilient Chat Model').typeVersion = 1.1;
+	a.importCredentials(creds);
+	b.importCredentials(creds);
+	a.importWorkflow(wfA);
+	b.importWorkflow(wfB);
+	const started = Date.now();
+	const [ra, rb] = await Promise.all([
+		a.execute(wfA.id, { timeoutMs: 300_000 }),
+		b.execute(wfB.id, { timeoutMs: 300_000 }),
+	]);
+	assert.ok(ra.run && rb.run, `${ra.log.slice(-3000)}\n${rb.log.slice(-3000)}`);
+	const [served, deferred, failed] = outputs(ra.run, 'chain');
+	const chat = outputs(rb.run, 'Chain')[0];
+	const s = vendor.stats('tpm');
+	const overflow = vendor.stats('overflow');
+	const attempts = served.flatMap((i) => i.json._resilience.attempts);
+	// The metrics once both processes ended: the store holds both entry points' counters.
+	const metrics = await metricsText(`tokM${tag}`, [row(provider, 'tpm', limits)]);
+	const labels = `scope="global",provider="${provider}"`;
+	const counted = ['input', 'output'].map((d) =>
+		sample(metrics, 'resilient_provider_tokens_total', `${labels},direction="${d}"`),
+	);
+	const spend = sample(metrics, 'resilient_provider_spend_total', labels);
+	console.log(
+		`n8n ${major}: ${served.length} Call Chain items and ${chat.length} chat calls in ${((Date.now() - started) / 1000).toFixed(1)} s; the vendor: ${s.requests} requests, ${s.r429} answered 429, ${s.input} + ${s.output} tokens charged for the calls it served, at most ${s.peakMinute} in a minute (${((100 * s.peakMinute) / TPM).toFixed(1)} % of ${TPM}); Get Metrics: tokens ${counted[0]} + ${counted[1]}, spend ${spend}; ${overflow.requests} chat calls moved on to the second model`,
+	);
+	assert.equal(served.length, 30, JSON.stringify((deferred[0] ?? failed[0])?.json ?? {}).slice(0, 800));
+	assert.equal(chat.length, 20);
+	assert.ok(chat.every((i) => !i.json.error), JSON.stringify(chat.find((i) => i.json.error)?.json));
+	assert.ok(s.r429 <= 0.01 * s.requests, `${s.r429} of ${s.requests} answered 429`);
+	assert.ok(
+		attempts.every((t) => t.tokens && !t.tokens.estimated),
+		'each call settled at its usage',
+	);
+	assert.deepEqual(counted, [s.input, s.output], "tokens_total is the vendor's count");
+	assert.ok(Math.abs(spend - (2 * s.input + 8 * s.output) / 1e6) < 1e-9, `spend ${spend}`);
+	assert.equal(sample(metrics, 'resilient_provider_tokens_estimated_total', labels), 0);
+});
+
+test(`n8n ${major}: a Spend Cap reached mid-run sends the rest to the next provider, or to deferred with spend_cap until the next UTC day`, async () => {
+	// About 1900 millionths a call (about 450 tokens in at 2, 120 out at 8 per million): a cap of
+	// 0.01 is reached after 5 or 6 calls.
+	const capped = { spendCap: 0.01, ...PRICES };
+	const wf = callChain(
+		`tokS${tag}`,
+		[row(`capped-${tag}`, 'capped', capped), row(`spare-${tag}`, 'spare')],
+		20,
+	);
+	wf.nodes.find((n) => n.name === 'chain').parameters.itemConcurrency = 1;
+	const alone = callChain(`tokD${tag}`, [row(`alone-${tag}`, 'alone', capped)], 12);
+	alone.nodes.find((n) => n.name === 'chain').parameters.itemConcurrency = 1;
+	a.importWorkflow([wf, alone]);
+	const r = await a.execute(wf.id, { timeoutMs: 300_000 });
+	assert.ok(r.run, r.log.slice(-3000));
+	const [served, deferred, failed] = outputs(r.run, 'chain');
+	const [capStats, spare] = [vendor.stats('capped'), vendor.stats('spare')];
+	const byCapped = served.filter((i) => i.json._resilience.provider === `capped-${tag}`).length;
+	const skipped = served.filter((i) =>
+		(i.json._resilience.skipped ?? []).some((k) => k.reason === 'spend_cap'),
+	).length;
+	const d = await a.execute(alone.id, { timeoutMs: 300_000 });
+	assert.ok(d.run, d.log.slice(-3000));
+	const [servedAlone, deferredAlone, failedAlone] = outputs(d.run, 'chain');
+	const nextDay = new Date();
+	nextDay.setUTCHours(24, 0, 0, 0);
+	const retryAt = deferredAlone.map((i) => Date.parse(i.json._resilience.retry_at));
+	const spent = (v) => (2 * v.input + 8 * v.output) / 1e6;
+	console.log(
+		`n8n ${major}: cap 0.01: ${byCapped} items by the capped provider (spent ${spent(capStats).toFixed(6)}: over the cap by the call that crossed it), ${served.length - byCapped} by the next one (${skipped} said spend_cap); alone: ${servedAlone.length} served, ${deferredAlone.length} deferred (spend_cap) to ${new Date(Math.min(...retryAt)).toISOString()} or later`,
+	);
+	assert.equal(served.length + deferred.length + failed.length, 20, 'every item accounted for');
+	assert.equal(served.length, 20);
+	assert.ok(byCapped >= 1 && byCapped < 20, `${byCapped} by the capped provider`);
+	assert.equal(capStats.requests, byCapped, 'no call to the capped provider once its cap was reached');
+	assert.equal(spare.requests, 20 - byCapped);
+	assert.equal(skipped, 20 - byCapped);
+	// Its spend stops within one call of the cap: the calls out when it is reached still count.
+	assert.ok(spent(capStats) >= 0.01 && spent(capStats) < 0.01 + 0.0035, `${spent(capStats)}`);
+	assert.equal(servedAlone.length + deferredAlone.length + failedAlone.length, 12);
+	assert.equal(servedAlone.length, byCapped, 'the same cap, the same calls');
+	assert.ok(deferredAlone.length > 0);
+	for (const i of deferredAlone) {
+		assert.equal(i.json._resilience.reason, 'spend_cap', JSON.stringify(i.json._resilience));
+	}
+	assert.ok(Math.min(...retryAt) >= nextDay.getTime(), `retry_at ${Math.min(...retryAt)}`);
+});
+
+/** Get Metrics of `rows` (a workflow of that one node), as its Prometheus text. */
+async function metricsText(id, rows) {
+	const wf = branchesWorkflow(id, a.nodeType, [
+		{
+			name: 'metrics',
+			items: 1,
+			typeVersion: 2.1,
+			parameters: {
+				operation: 'getMetrics',
+				stateStore: 'redis',
+				stateScope: 'provider',
+				providers: { provider: rows },
+			},
+			nodeSettings: { credentials: { redis: REDIS }, executeOnce: true },
+		},
+	]);
+	a.importWorkflow(wf);
+	const r = await a.execute(wf.id, { timeoutMs: 120_000 });
+	assert.ok(r.run, r.log.slice(-3000));
+	return outputs(r.run, 'metrics')[0][0].json.metrics;
+}

@@ -1,0 +1,150 @@
+// A loopback OpenAI-compatible vendor with a token limit per minute, as OpenAI enforces one: it
+// counts every request's tokens its own way (not as the node estimates them: a prompt's tokens
+// are its characters / 4 times 0.8 to 1.2, by a hash of the prompt; CJK characters a token
+// each), refuses a request whose input and requested maximum do not fit in the last 60 s
+// (429, Retry-After and the x-ratelimit-*-tokens headers), charges what a served call used, and
+// answers with OpenAI's `usage` and rate-limit headers. Every request is counted here.
+//   POST /<id>/v1/chat/completions   (any Authorization, or none); `stream: true` answers
+//   server-sent events, the usage in a last chunk when `stream_options.include_usage` is set
+// `startTpmVendor({ tpm, delayMs })`: `url(id)`, `stats(id)` → { requests, served, r429, input,
+// output, peakMinute }, `close()`.
+import http from 'node:http';
+
+const MINUTE = 60_000;
+const DEFAULT_MAX = 256;
+
+/** A prompt's tokens as this vendor counts them. */
+export function vendorTokens(text) {
+	let hash = 2166136261;
+	for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
+	const factor = 0.8 + ((hash >>> 0) % 401) / 1000; // 0.8 to 1.2
+	const cjk = text.match(/[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]/gu)?.length ?? 0;
+	return Math.max(1, Math.round(((text.length - cjk) / 4) * factor) + cjk);
+}
+
+export async function startTpmVendor({ tpm, delayMs = 100 } = {}) {
+	const instances = new Map();
+	const of = (id) => {
+		if (!instances.has(id))
+			instances.set(id, { charges: [], requests: 0, served: 0, r429: 0, input: 0, output: 0 });
+		return instances.get(id);
+	};
+	/** Tokens charged within the minute before `now` (reservations of calls still out included). */
+	const used = (v, now) =>
+		v.charges.filter((c) => c.at > now - MINUTE).reduce((n, c) => n + c.tokens, 0);
+	const headers = (v, now) => {
+		const left = Math.max(0, tpm - used(v, now));
+		const oldest = v.charges.find((c) => c.at > now - MINUTE);
+		const resetS = oldest ? Math.max(0.001, (oldest.at + MINUTE - now) / 1000) : 0.001;
+		return {
+			'x-ratelimit-limit-tokens': String(tpm),
+			'x-ratelimit-remaining-tokens': String(left),
+			'x-ratelimit-reset-tokens': `${resetS.toFixed(3)}s`,
+		};
+	};
+	const server = http.createServer((req, res) => {
+		const m = /^\/([^/]+)\/v1\/chat\/completions$/.exec(req.url ?? '');
+		let raw = '';
+		req.on('data', (d) => (raw += d));
+		req.on('end', () => {
+			if (!m || req.method !== 'POST') {
+				res.writeHead(404).end();
+				return;
+			}
+			const v = of(m[1]);
+			v.requests++;
+			let body;
+			try {
+				body = JSON.parse(raw);
+			} catch {
+				res.writeHead(400, { 'content-type': 'application/json' });
+				res.end(JSON.stringify({ error: { message: 'bad JSON', type: 'invalid_request_error' } }));
+				return;
+			}
+			const prompt = (body.messages ?? [])
+				.map((x) => (typeof x.content === 'string' ? x.content : JSON.stringify(x.content)))
+				.join('\n');
+			const input = vendorTokens(prompt);
+			const max = body.max_tokens ?? body.max_completion_tokens ?? DEFAULT_MAX;
+			const now = Date.now();
+			if (used(v, now) + input + max > tpm) {
+				v.r429++;
+				res.writeHead(429, {
+					'content-type': 'application/json',
+					'retry-after': '1',
+					...headers(v, now),
+				});
+				res.end(
+					JSON.stringify({
+						error: {
+							message: `Rate limit reached for tokens per min (TPM): Limit ${tpm}, Used ${used(v, now)}, Requested ${input + max}.`,
+							type: 'tokens',
+							code: 'rate_limit_exceeded',
+						},
+					}),
+				);
+				return;
+			}
+			// Reserved at the request (input and the maximum), charged at what it used once served.
+			const charge = { at: now, tokens: input + max };
+			v.charges.push(charge);
+			const output = Math.max(1, Math.round(max * (0.3 + (input % 61) / 100)));
+			setTimeout(() => {
+				charge.tokens = input + output;
+				v.served++;
+				v.input += input;
+				v.output += output;
+				const usage = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+				const text = `${m[1]} says ${'word '.repeat(Math.min(output, 40)).trim()}`;
+				const h = headers(v, Date.now());
+				if (body.stream) {
+					res.writeHead(200, { 'content-type': 'text/event-stream', ...h });
+					const chunk = (delta, finish, extra = {}) =>
+						`data: ${JSON.stringify({
+							id: 'c1',
+							object: 'chat.completion.chunk',
+							created: 1,
+							model: body.model,
+							choices: delta ? [{ index: 0, delta, finish_reason: finish }] : [],
+							...extra,
+						})}\n\n`;
+					res.write(chunk({ role: 'assistant', content: text }, null));
+					res.write(chunk({}, 'stop'));
+					if (body.stream_options?.include_usage) res.write(chunk(null, null, { usage }));
+					res.end('data: [DONE]\n\n');
+					return;
+				}
+				res.writeHead(200, { 'content-type': 'application/json', ...h });
+				res.end(
+					JSON.stringify({
+						id: 'c1',
+						object: 'chat.completion',
+						created: 1,
+						model: body.model,
+						choices: [
+							{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' },
+						],
+						usage,
+					}),
+				);
+			}, delayMs);
+		});
+	});
+	await new Promise((r) => server.listen(0, '127.0.0.1', r));
+	const port = server.address().port;
+	return {
+		url: (id) => `http://127.0.0.1:${port}/${id}`,
+		stats(id) {
+			const v = of(id);
+			// The most tokens charged in any 60 s (each charge's minute from its time).
+			const peakMinute = Math.max(
+				0,
+				...v.charges.map((c) =>
+					v.charges.filter((d) => d.at >= c.at && d.at < c.at + MINUTE).reduce((n, d) => n + d.tokens, 0),
+				),
+			);
+			return { requests: v.requests, served: v.served, r429: v.r429, input: v.input, output: v.output, peakMinute };
+		},
+		close: () => new Promise((r) => server.close(r)),
+	};
+}
