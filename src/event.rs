@@ -6,6 +6,7 @@
 use crate::breaker::{BreakerRow, Transition};
 use crate::chain::Writes;
 use crate::config::Chain;
+use crate::record::SpendCapReached;
 use crate::row_text::{self, RowWrites, WriteCounts};
 use serde::Serialize;
 
@@ -20,21 +21,60 @@ pub struct Event<'a> {
     pub last_failure: Option<&'a str>,
     /// How many times this breaker tripped, ever (the opening included).
     pub trips: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spend_cap: Option<SpendCap>,
+}
+
+/// A provider's spend cap reached (`token_limit`): the trigger's *Spend Cap Reached*. It rides
+/// alone, or on the breaker transition the same write makes (one event per write).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpendCap {
+    /// What was spent in the period and the cap, in the currency unit of the provider's prices.
+    pub spent: String,
+    pub cap: String,
+    /// When the period ends and the provider takes calls again (RFC 3339, UTC).
+    pub until: String,
+}
+
+impl SpendCap {
+    fn of(r: &SpendCapReached) -> Self {
+        SpendCap {
+            spent: crate::metrics::units(r.spent_micros),
+            cap: crate::metrics::units(r.cap_micros),
+            until: rfc3339(r.period_ends_ms),
+        }
+    }
 }
 
 /// The texts to write for a set of new rows, with the event of `transition` when it is one and
-/// the one `transitions` count it adds once the rows commit.
-pub fn writes(chain: &Chain, w: &Writes, transition: Option<&Transition>) -> RowWrites {
+/// the one `transitions` count it adds once the rows commit, and the spend cap they reach.
+pub fn writes(
+    chain: &Chain,
+    w: &Writes,
+    transition: Option<&Transition>,
+    spend_cap: Option<&SpendCapReached>,
+) -> RowWrites {
     let mut out = row_text::writes(w);
+    let provider = &chain.providers[w.provider].name;
     if let (Some(t), Some(b)) = (transition, &w.breaker) {
-        out.event = Some(text(&chain.providers[w.provider].name, t, b));
+        out.event = Some(text(provider, t, b, spend_cap));
         out.counts = Some(WriteCounts { transitions: 1 });
+    } else if let Some(r) = spend_cap {
+        #[derive(Serialize)]
+        struct Alone<'a> {
+            provider: &'a str,
+            at: String,
+            at_ms: u64,
+            spend_cap: SpendCap,
+        }
+        let e = Alone { provider, at: rfc3339(r.at_ms), at_ms: r.at_ms, spend_cap: SpendCap::of(r) };
+        out.event = Some(serde_json::to_string(&e).unwrap_or_else(|_| unreachable!()));
     }
     out
 }
 
-/// The event of `t`, as of the breaker row it wrote.
-pub fn text(provider: &str, t: &Transition, row: &BreakerRow) -> String {
+/// The event of `t`, as of the breaker row it wrote (with the spend cap the same write reaches).
+pub fn text(provider: &str, t: &Transition, row: &BreakerRow, spend_cap: Option<&SpendCapReached>) -> String {
     let e = Event {
         provider,
         from: t.from,
@@ -43,6 +83,7 @@ pub fn text(provider: &str, t: &Transition, row: &BreakerRow) -> String {
         at_ms: t.at_ms,
         last_failure: row.last_failure.as_deref(),
         trips: row.trips,
+        spend_cap: spend_cap.map(SpendCap::of),
     };
     // Strings, integers and unit enums: serialising cannot fail.
     serde_json::to_string(&e).unwrap_or_else(|_| unreachable!())
@@ -88,7 +129,7 @@ mod tests {
     fn the_event_carries_the_row_it_was_written_with_and_escapes_names() {
         let t = Transition { from: Phase::Closed, to: Phase::Open, at_ms: 1_000 };
         let row = BreakerRow { trips: 3, last_failure: Some("503".into()), ..Default::default() };
-        let v: serde_json::Value = serde_json::from_str(&text("a\"b\n", &t, &row)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text("a\"b\n", &t, &row, None)).unwrap();
         assert_eq!(v["provider"], "a\"b\n");
         assert_eq!((v["from"].as_str(), v["to"].as_str()), (Some("closed"), Some("open")));
         assert_eq!((v["trips"].as_u64(), v["last_failure"].as_str()), (Some(3), Some("503")));
@@ -109,11 +150,11 @@ mod tests {
         .unwrap();
         let w = Writes { provider: 0, breaker: Some(BreakerRow::default()), ..Default::default() };
         let t = Transition { from: Phase::Closed, to: Phase::Open, at_ms: 1 };
-        let with = writes(&chain, &w, Some(&t));
+        let with = writes(&chain, &w, Some(&t), None);
         assert_eq!(with.counts, Some(WriteCounts { transitions: 1 }));
         let json = serde_json::to_value(&with).unwrap();
         assert_eq!(json["counts"]["transitions"], 1);
-        let without = writes(&chain, &w, None);
+        let without = writes(&chain, &w, None, None);
         assert_eq!(without.counts, None);
         assert!(serde_json::to_value(&without).unwrap().get("counts").is_none(), "left out of the text");
     }

@@ -20,6 +20,18 @@ pub struct Recorded {
     /// `None` when nothing changed: write nothing.
     pub writes: Option<Writes>,
     pub transition: Option<Transition>,
+    /// These rows reach the provider's spend cap for its period (`token_limit`): the trigger's
+    /// event, once, with the write that crosses it.
+    pub spend_cap: Option<SpendCapReached>,
+}
+
+/// A provider's spend cap reached by a call's cost: what was spent, the cap, the period's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpendCapReached {
+    pub spent_micros: u64,
+    pub cap_micros: u64,
+    pub period_ends_ms: u64,
+    pub at_ms: u64,
 }
 
 pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> Recorded {
@@ -56,5 +68,17 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
             _ => None,
         },
     };
-    Recorded { writes: (!writes.is_empty()).then_some(writes), transition: b.transition }
+    let spend_cap = match (&p.tokens, &writes.tokens) {
+        (Some(rules), Some(row)) => rules.spend_cap_micros.and_then(|cap| {
+            let (before, after) = (rules.spent(&view.tokens, now), rules.spent(row, now));
+            (before < cap && after >= cap).then(|| SpendCapReached {
+                spent_micros: after,
+                cap_micros: cap,
+                period_ends_ms: rules.period(now).1,
+                at_ms: now,
+            })
+        }),
+        _ => None,
+    };
+    Recorded { writes: (!writes.is_empty()).then_some(writes), transition: b.transition, spend_cap }
 }

@@ -153,7 +153,7 @@ impl Session {
         }
         Ok(Polled {
             read_ahead: read_ahead::read_ahead(&poll.step, poll.writes.as_ref()),
-            writes: poll.writes.as_ref().map(|w| event::writes(&self.chain, w, poll.transition.as_ref())),
+            writes: poll.writes.as_ref().map(|w| event::writes(&self.chain, w, poll.transition.as_ref(), None)),
             transition: poll.transition,
             end: self.end(),
             step: poll.step,
@@ -218,7 +218,10 @@ impl Session {
         self.effect = Some(effect);
         self.effect_at = now;
         Recorded {
-            writes: rec.writes.as_ref().map(|w| event::writes(&self.chain, w, rec.transition.as_ref())),
+            writes: rec
+                .writes
+                .as_ref()
+                .map(|w| event::writes(&self.chain, w, rec.transition.as_ref(), rec.spend_cap.as_ref())),
             transition: rec.transition,
             attempt: None,
             sleep_ms: self.machine.wake_at().saturating_sub(now),

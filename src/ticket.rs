@@ -112,7 +112,7 @@ pub fn check(
     };
     Ok(Checked {
         decision,
-        writes: writes.as_ref().map(|w| event::writes(chain, w, poll.transition.as_ref())),
+        writes: writes.as_ref().map(|w| event::writes(chain, w, poll.transition.as_ref(), None)),
         transition: poll.transition,
         skipped,
         counters,
@@ -159,7 +159,7 @@ pub fn report(
     counters.count(&attempt);
     Ok(Reported {
         served: m.served(),
-        writes: rec.writes.as_ref().map(|w| event::writes(chain, w, rec.transition.as_ref())),
+        writes: rec.writes.as_ref().map(|w| event::writes(chain, w, rec.transition.as_ref(), rec.spend_cap.as_ref())),
         transition: rec.transition,
         attempt,
         counters,

@@ -191,3 +191,31 @@ fn a_provider_without_token_limits_reserves_nothing_and_writes_no_tokens_row() {
     assert_eq!(store.views[0].tokens.version, 0);
     assert!(m.report().attempts[0].tokens.is_none());
 }
+
+#[test]
+fn the_write_that_reaches_the_spend_cap_carries_the_triggers_event_once() {
+    let priced = TokenLimitConfig { tokens_per_minute: 0, spend_cap: 0.01, price_input: 2.0, price_output: 8.0, ..TPM };
+    let c = limited(&["a"], priced, true);
+    let mut store = Store::new(1);
+    let mut events = Vec::new();
+    for n in 0..4 {
+        let mut m = item(&c, n, 400, 100);
+        let now = 1_000 + n * 1_000;
+        if !matches!(poll(&mut m, &mut store, now).step, Step::Call { .. }) {
+            continue; // the cap reached: no call
+        }
+        // 0.004 a call: the third reaches the cap of 0.01.
+        let usage = Some(Usage { input: 1_000, output: 250, ..Default::default() });
+        let e = m.on_outcome_with_usage(now + 10, &status(200), &store.views, None, usage).unwrap();
+        let rec = record(&c, &store.views[0], &e, now + 10);
+        let w = rec.writes.clone().unwrap();
+        let text = resilient_engine::event::writes(&c, &w, rec.transition.as_ref(), rec.spend_cap.as_ref());
+        events.extend(text.event);
+        store.apply(&w);
+    }
+    assert_eq!(events.len(), 1, "{events:?}");
+    let e: serde_json::Value = serde_json::from_str(&events[0]).unwrap();
+    assert_eq!(e["provider"], "a");
+    assert_eq!((e["spend_cap"]["spent"].as_str(), e["spend_cap"]["cap"].as_str()), (Some("0.012"), Some("0.01")));
+    assert_eq!(e["spend_cap"]["until"], "1970-01-02T00:00:00.000Z");
+}

@@ -27,7 +27,8 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		const member = c.line ? item.join(c.line.pool) : 0;
 		if (c.streamed) item.stream();
 		if (c.prefer !== undefined) item.prefer(c.prefer);
-		if (c.tokens) item.tokens(c.tokens.chars, c.tokens.cjkChars, c.tokens.counted, c.tokens.maxOutput);
+		if (c.tokens)
+			item.tokens(c.tokens.chars, c.tokens.cjkChars, c.tokens.counted, c.tokens.maxOutput);
 		for (;;) {
 			const poll = await run.poll();
 			if (poll.end) return run.finish(poll.end);

@@ -11,6 +11,7 @@
 //   every item accounted for, the metrics' spend equal to the vendor's usage at the prices.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
 import { redisCredential } from '../support/store-credentials.mjs';
@@ -25,12 +26,15 @@ import {
 	resilientOver,
 } from '../support/chat-workflows.mjs';
 
+const require = createRequire(import.meta.url);
+const Redis = require('ioredis');
+
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const tag = uid().slice(0, 8);
 const REDIS = { id: `rpcTok${tag}`.slice(0, 16), name: 'token limits redis' };
 const TPM = 20_000;
 const PRICES = { priceInput: 2, priceOutput: 8 };
-let vendor, a, b;
+let vendor, a, b, redis;
 
 /** Item n's question: 600 to 3000 characters, every fifth with CJK text. */
 const question = (n) =>
@@ -81,6 +85,7 @@ function sample(text, name, labels) {
 
 before(async () => {
 	vendor = await startTpmVendor({ tpm: TPM, delayMs: 150 });
+	redis = new Redis({ host: '127.0.0.1', port: REDIS_PORT, lazyConnect: false });
 	// Installed as n8n's community installer does (the chat model sub-node needs the package's
 	// own install, as in a user's n8n).
 	a = n8nInstance(n8nInstall(major), { extensions: null });
@@ -89,6 +94,7 @@ before(async () => {
 	b = n8nInstance(n8nInstall(major), { copyOf: a });
 });
 after(async () => {
+	await redis?.quit().catch(() => {});
 	await vendor?.close();
 });
 
@@ -150,9 +156,16 @@ test(`n8n ${major}: Call Chain and the chat model on one provider's Tokens per M
 	console.log(
 		`n8n ${major}: ${served.length} Call Chain items and ${chat.length} chat calls in ${((Date.now() - started) / 1000).toFixed(1)} s; the vendor: ${s.requests} requests, ${s.r429} answered 429, ${s.input} + ${s.output} tokens charged for the calls it served, at most ${s.peakMinute} in a minute (${((100 * s.peakMinute) / TPM).toFixed(1)} % of ${TPM}); Get Metrics: tokens ${counted[0]} + ${counted[1]}, spend ${spend}; ${overflow.requests} chat calls moved on to the second model`,
 	);
-	assert.equal(served.length, 30, JSON.stringify((deferred[0] ?? failed[0])?.json ?? {}).slice(0, 800));
+	assert.equal(
+		served.length,
+		30,
+		JSON.stringify((deferred[0] ?? failed[0])?.json ?? {}).slice(0, 800),
+	);
 	assert.equal(chat.length, 20);
-	assert.ok(chat.every((i) => !i.json.error), JSON.stringify(chat.find((i) => i.json.error)?.json));
+	assert.ok(
+		chat.every((i) => !i.json.error),
+		JSON.stringify(chat.find((i) => i.json.error)?.json),
+	);
 	assert.ok(s.r429 <= 0.01 * s.requests, `${s.r429} of ${s.requests} answered 429`);
 	assert.ok(
 		attempts.every((t) => t.tokens && !t.tokens.estimated),
@@ -197,7 +210,11 @@ test(`n8n ${major}: a Spend Cap reached mid-run sends the rest to the next provi
 	assert.equal(served.length + deferred.length + failed.length, 20, 'every item accounted for');
 	assert.equal(served.length, 20);
 	assert.ok(byCapped >= 1 && byCapped < 20, `${byCapped} by the capped provider`);
-	assert.equal(capStats.requests, byCapped, 'no call to the capped provider once its cap was reached');
+	assert.equal(
+		capStats.requests,
+		byCapped,
+		'no call to the capped provider once its cap was reached',
+	);
 	assert.equal(spare.requests, 20 - byCapped);
 	assert.equal(skipped, 20 - byCapped);
 	// Its spend stops within one call of the cap: the calls out when it is reached still count.
@@ -209,6 +226,13 @@ test(`n8n ${major}: a Spend Cap reached mid-run sends the rest to the next provi
 		assert.equal(i.json._resilience.reason, 'spend_cap', JSON.stringify(i.json._resilience));
 	}
 	assert.ok(Math.min(...retryAt) >= nextDay.getTime(), `retry_at ${Math.min(...retryAt)}`);
+	// The trigger's event, once per provider and period, in the scope's stream beside the rows.
+	const stream = await redis.xrange('rpc:{global}:events', '-', '+');
+	const caps = stream
+		.map(([, fields]) => JSON.parse(fields[1]))
+		.filter((e) => e.spend_cap && [`capped-${tag}`, `alone-${tag}`].includes(e.provider));
+	assert.deepEqual(caps.map((e) => e.provider).sort(), [`alone-${tag}`, `capped-${tag}`]);
+	assert.equal(caps[0].spend_cap.cap, '0.01');
 });
 
 /** Get Metrics of `rows` (a workflow of that one node), as its Prometheus text. */

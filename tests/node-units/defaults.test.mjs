@@ -162,7 +162,9 @@ test('docs/call-chain.md names every field of a Get Provider State item', async 
 	const doc = callChainDoc();
 	const paragraph = doc.slice(doc.indexOf('*Get Provider State* ('), doc.indexOf('*Get Metrics*'));
 	const fields = [...Object.keys(item.json), ...Object.keys(item.json.counters)];
-	assert.deepEqual(Object.keys(item.json.counters).slice(0, COUNTER_NAMES.length), [...COUNTER_NAMES]);
+	assert.deepEqual(Object.keys(item.json.counters).slice(0, COUNTER_NAMES.length), [
+		...COUNTER_NAMES,
+	]);
 	for (const f of fields) assert.ok(paragraph.includes(`\`${f}\``), `Get Provider State's ${f}`);
 });
 

@@ -20,7 +20,12 @@ test("each vendor's usage in one shape: output with its reasoning, cached input 
 	};
 	assert.deepEqual(usageOf(openAi), { input: 120, output: 30, cached_input: 100, reasoning: 10 });
 	const anthropic = {
-		usage: { input_tokens: 20, output_tokens: 7, cache_read_input_tokens: 100, cache_creation_input_tokens: 5 },
+		usage: {
+			input_tokens: 20,
+			output_tokens: 7,
+			cache_read_input_tokens: 100,
+			cache_creation_input_tokens: 5,
+		},
 	};
 	assert.deepEqual(usageOf(anthropic), { input: 125, output: 7, cached_input: 100 });
 	const gemini = {

@@ -94,7 +94,11 @@ export async function startTpmVendor({ tpm, delayMs = 100 } = {}) {
 				v.served++;
 				v.input += input;
 				v.output += output;
-				const usage = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+				const usage = {
+					prompt_tokens: input,
+					completion_tokens: output,
+					total_tokens: input + output,
+				};
 				const text = `${m[1]} says ${'word '.repeat(Math.min(output, 40)).trim()}`;
 				const h = headers(v, Date.now());
 				if (body.stream) {
@@ -140,10 +144,19 @@ export async function startTpmVendor({ tpm, delayMs = 100 } = {}) {
 			const peakMinute = Math.max(
 				0,
 				...v.charges.map((c) =>
-					v.charges.filter((d) => d.at >= c.at && d.at < c.at + MINUTE).reduce((n, d) => n + d.tokens, 0),
+					v.charges
+						.filter((d) => d.at >= c.at && d.at < c.at + MINUTE)
+						.reduce((n, d) => n + d.tokens, 0),
 				),
 			);
-			return { requests: v.requests, served: v.served, r429: v.r429, input: v.input, output: v.output, peakMinute };
+			return {
+				requests: v.requests,
+				served: v.served,
+				r429: v.r429,
+				input: v.input,
+				output: v.output,
+				peakMinute,
+			};
 		},
 		close: () => new Promise((r) => server.close(r)),
 	};

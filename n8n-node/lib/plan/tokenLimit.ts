@@ -28,7 +28,9 @@ export function readTokenLimit(
 	const money = (name: string) => read.num(p[name], name, where, false);
 	const period = read.text(p.spendPeriod);
 	if (period !== undefined && period !== 'day' && period !== 'month')
-		read.fail(`${where}: "Spend Period" must be day or month, got ${JSON.stringify(period.slice(0, 50))}`);
+		read.fail(
+			`${where}: "Spend Period" must be day or month, got ${JSON.stringify(period.slice(0, 50))}`,
+		);
 	const limit: TokenLimitConfig = {
 		tokens_per_minute: whole('tokensPerMinute'),
 		output_reserve: whole('outputReserve'),

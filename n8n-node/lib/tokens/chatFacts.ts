@@ -12,7 +12,9 @@ export function chatTokenFacts(messages: BaseMessage[], models: object[]): Token
 		.join('\n');
 	// OpenAI's and Anthropic's clients call it maxTokens, Gemini's maxOutputTokens.
 	const maxima = models
-		.map((m) => m as { maxTokens?: unknown; maxOutputTokens?: unknown; maxCompletionTokens?: unknown })
+		.map(
+			(m) => m as { maxTokens?: unknown; maxOutputTokens?: unknown; maxCompletionTokens?: unknown },
+		)
 		.map((m) => whole(m.maxTokens) ?? whole(m.maxCompletionTokens) ?? whole(m.maxOutputTokens))
 		.filter((n): n is number => n !== undefined);
 	return { ...textFacts(text), maxOutput: maxima.length ? Math.max(...maxima) : undefined };

@@ -59,7 +59,11 @@ function anthropic(u: Obj): UsageFacts | undefined {
 	const output = count(u.output_tokens);
 	if (plain === undefined || output === undefined) return undefined;
 	const read = count(u.cache_read_input_tokens) ?? 0;
-	return { input: plain + read + (count(u.cache_creation_input_tokens) ?? 0), output, cached_input: read };
+	return {
+		input: plain + read + (count(u.cache_creation_input_tokens) ?? 0),
+		output,
+		cached_input: read,
+	};
 }
 
 /** Gemini: the thoughts are counted apart from the candidates; both are output. */

@@ -1,5 +1,7 @@
 // One trigger item from an event text as the engine wrote it (src/event.rs): the event's fields,
-// with the scope the trigger watches. Transitions the trigger was not asked for give none.
+// with the scope the trigger watches. Events the trigger was not asked for give none: a breaker
+// transition by the phase it entered, a spend cap reached (`spend_cap`, alone or on the
+// transition the same write made) as `spend_cap`.
 import type { IDataObject } from 'n8n-workflow';
 
 export function triggerPayload(
@@ -8,6 +10,9 @@ export function triggerPayload(
 	wanted: string[],
 ): IDataObject | undefined {
 	const e = JSON.parse(event) as IDataObject;
-	if (!wanted.includes(String(e.to))) return undefined;
+	const asked =
+		(e.to !== undefined && wanted.includes(String(e.to))) ||
+		(e.spend_cap !== undefined && wanted.includes('spend_cap'));
+	if (!asked) return undefined;
 	return { provider: e.provider, scope, ...e };
 }

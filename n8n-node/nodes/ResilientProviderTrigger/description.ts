@@ -36,11 +36,17 @@ export const properties: INodeProperties[] = [
 		type: 'multiOptions',
 		default: ['open', 'closed'],
 		description:
-			'Which breaker transitions start an execution. Half-open is entered at the first call after the open window, so with no traffic there is none.',
+			'Which breaker transitions (and spend caps reached) start an execution. Half-open is entered at the first call after the open window, so with no traffic there is none.',
 		options: [
 			{ name: 'Opened (Provider Considered Down)', value: 'open' },
 			{ name: 'Closed (Provider Recovered)', value: 'closed' },
 			{ name: 'Half-Open (Probing Began)', value: 'half_open' },
+			{
+				name: 'Spend Cap Reached',
+				value: 'spend_cap',
+				description:
+					"A provider's Spend Cap was reached for its UTC day or month: no worker calls it until the period ends",
+			},
 		],
 	},
 ];
