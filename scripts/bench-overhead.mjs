@@ -8,7 +8,9 @@
 // frees an in-flight lease: the cost of Least Busy beside the plain Redis branch, and its round
 // trips counted apart). A fifth runs version 2 with the fleet's learned limit on (Retry Policy →
 // Fleet Concurrency Limit, Call Chain 2.1's default) on a redis-server of its own: its shares are
-// taken and renewed, not leased per call. Every node first gets a warm-up branch (same vendor, same store), as in a
+// taken and renewed, not leased per call. A sixth sets Tokens per Minute (and prices) on its
+// provider, on a redis-server of its own: each call reserves its estimate in the provider's
+// tokens row and settles at the usage its answer reports (the vendor adds OpenAI's usage). Every node first gets a warm-up branch (same vendor, same store), as in a
 // long-running n8n. Best and median of --runs executions, and the median of each run's own
 // overhead (this node's time minus the HTTP Request node's in the same execution: "in-run"); a
 // target is met when the best and the in-run median both are. The branch order rotates from run
@@ -94,7 +96,7 @@ const SETTLE = whole('--settle', 3, 0);
 const CONCURRENCY = whole('--concurrency', 1, 1);
 const profileDir = opt('--profile') ? path.resolve(opt('--profile')) : null;
 const jsonOut = opt('--json');
-const TARGETS = { memory: 0.3, redis: 0.5, fleet: 0.5 };
+const TARGETS = { memory: 0.3, redis: 0.5, fleet: 0.5, tokens: 0.5 };
 const log = (l) => console.error(`[bench-overhead] ${l}`);
 
 // The three measured nodes (and their warm-up twins): name, what, how.
@@ -104,6 +106,7 @@ const NODES = [
 	{ key: 'redis', name: 'RPC Redis', label: 'this node, Redis store' },
 	{ key: 'leastBusy', name: 'RPC Redis least busy', label: 'Redis, Routing: Least Busy' },
 	{ key: 'fleet', name: 'RPC Redis fleet limit', label: 'Redis, fleet limit (2.1)' },
+	{ key: 'tokens', name: 'RPC Redis token limit', label: 'Redis, Tokens per Minute' },
 	// Answer Check's cost: version 2 on a vendor answering a 20-field JSON body, without and with
 	// a JSON Schema of 20 fields (tests/support/brief20.mjs) the body is validated against.
 	{ key: 'v2', name: 'RPC v2 brief', label: 'v2, memory, 20-field body' },
@@ -205,6 +208,25 @@ function workflow(id, nodeType, vendor, order) {
 		},
 		credentials: { redis: { id: 'benchRedisCred3', name: 'bench redis fleet limit' } },
 	});
+	const tokens = (tag) => ({
+		type: nodeType,
+		typeVersion: 2,
+		parameters: {
+			providers: {
+				provider: [
+					{
+						name: 'bench-vendor-tokens',
+						url: `${vendor}/ok?usage=1&id=${tag}`,
+						// A limit never reached: the cost measured is the reservation and the settlement.
+						options: { tokensPerMinute: 1_000_000_000, priceInput: 2, priceOutput: 8 },
+					},
+				],
+			},
+			stateStore: 'redis',
+			...(CONCURRENCY !== 1 ? { itemConcurrency: CONCURRENCY } : {}),
+		},
+		credentials: { redis: { id: 'benchRedisCred4', name: 'bench redis token limit' } },
+	});
 	const brief = (tag, answerCheck) => ({
 		type: nodeType,
 		typeVersion: 2,
@@ -221,13 +243,15 @@ function workflow(id, nodeType, vendor, order) {
 				? leastBusy(tag)
 				: key === 'fleet'
 					? fleet(tag)
-					: key === 'http'
-						? {
-								type: 'n8n-nodes-base.httpRequest',
-								typeVersion: 4.2,
-								parameters: { url: `${vendor}/ok?id=${tag}`, options: {} },
-							}
-						: rpc(key, tag);
+					: key === 'tokens'
+						? tokens(tag)
+						: key === 'http'
+							? {
+									type: 'n8n-nodes-base.httpRequest',
+									typeVersion: 4.2,
+									parameters: { url: `${vendor}/ok?id=${tag}`, options: {} },
+								}
+							: rpc(key, tag);
 	const groups = [
 		...(WARMUP > 0 ? [{ prefix: 'warm-up ', tag: 'w-', count: WARMUP, y: 0 }] : []),
 		{ prefix: '', tag: '', count: ITEMS, y: 1000 },
@@ -295,6 +319,7 @@ async function measure(n8n, wfId, vendor, nodeArgs = []) {
 	const commandsBefore = redisCommands(redis.port);
 	const leastBefore = redisCommands(redis2.port);
 	const fleetBefore = redisCommands(redis3.port);
+	const tokensBefore = redisCommands(redis4.port);
 	const t0 = Date.now();
 	// n8n 2 opens its task broker even with runners off: a free port, not 5679 (other n8n may run).
 	const env = { N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
@@ -311,6 +336,7 @@ async function measure(n8n, wfId, vendor, nodeArgs = []) {
 		redisCommands: commands,
 		leastBusyCommands: minus(redisCommands(redis2.port), leastBefore),
 		fleetCommands: minus(redisCommands(redis3.port), fleetBefore),
+		tokensCommands: minus(redisCommands(redis4.port), tokensBefore),
 		redisItems: ITEMS + WARMUP,
 	};
 	for (const n of NODES) {
@@ -378,6 +404,7 @@ const fmt = (v, d = 3) => v.toFixed(d);
 let redis;
 let redis2;
 let redis3;
+let redis4;
 let vendor;
 let home;
 try {
@@ -387,8 +414,9 @@ try {
 	redis = await startRedis();
 	redis2 = await startRedis();
 	redis3 = await startRedis();
+	redis4 = await startRedis();
 	log(
-		`vendor on 127.0.0.1:${vendor.port}, redis-server on 127.0.0.1:${redis.port} (and ${redis2.port} for Least Busy, ${redis3.port} for the fleet limit)`,
+		`vendor on 127.0.0.1:${vendor.port}, redis-server on 127.0.0.1:${redis.port} (and ${redis2.port} for Least Busy, ${redis3.port} for the fleet limit, ${redis4.port} for the token limit)`,
 	);
 	const n8n = { ...n8nInstance(install), install };
 	home = n8n.home;
@@ -410,6 +438,12 @@ try {
 			name: 'bench redis fleet limit',
 			type: 'redis',
 			data: { host: '127.0.0.1', port: redis3.port, database: 0, password: '' },
+		},
+		{
+			id: 'benchRedisCred4',
+			name: 'bench redis token limit',
+			type: 'redis',
+			data: { host: '127.0.0.1', port: redis4.port, database: 0, password: '' },
 		},
 	]);
 	const keys = NODES.map((n) => n.key);
@@ -496,6 +530,10 @@ try {
 	const fleetTrips = Object.entries(last.fleetCommands).filter(([k]) => ROUND_TRIPS.includes(k));
 	lines.push(
 		`  The fleet's learned limit: ${fmt(best.fleet - best.redis)} ms/item beside the plain Redis branch (best; median ${fmt(median.fleet - median.redis)}), ${perItem(fleetTrips.reduce((a, [, v]) => a + v, 0))} round trips per item on its own redis-server (${fleetTrips.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')})`,
+	);
+	const tokenTrips = Object.entries(last.tokensCommands).filter(([k]) => ROUND_TRIPS.includes(k));
+	lines.push(
+		`  Tokens per Minute: ${fmt(best.tokens - best.redis)} ms/item beside the plain Redis branch (best; median ${fmt(median.tokens - median.redis)}), ${perItem(tokenTrips.reduce((a, [, v]) => a + v, 0))} round trips per item on its own redis-server (${tokenTrips.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')}): the reservation and the settlement, each a compare-and-set (a provider without token limits writes neither: the plain Redis branch)`,
 	);
 	lines.push(
 		`  Answer Check, a 20-field JSON Schema: ${fmt(best.answerCheck - best.v2)} ms/item beside the same version 2 node without it (best; median ${fmt(median.answerCheck - median.v2)}; in-run ${fmt(runMedian.answerCheck - runMedian.v2)})`,
@@ -606,6 +644,7 @@ fs.writeFileSync(${JSON.stringify(profileDir)} + '/anchor.' + process.pid + '.js
 	redis?.stop();
 	redis2?.stop();
 	redis3?.stop();
+	redis4?.stop();
 	await vendor?.close();
 	if (home) rmSync(home, { recursive: true, force: true });
 }

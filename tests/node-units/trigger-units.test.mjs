@@ -59,14 +59,14 @@ test('a spend cap reached fires only a trigger asked for it, alone or on a trans
 	const capped = { spent: '0.012', cap: '0.01', until: '2026-12-05T00:00:00.000Z' };
 	const alone = JSON.stringify({ provider: 'p', at: 'x', at_ms: 1, spend_cap: capped });
 	assert.equal(triggerPayload(alone, 'global', ['open', 'closed']), undefined);
-	assert.deepEqual(triggerPayload(alone, 'global', ['spend_cap']).spend_cap, capped);
+	assert.deepEqual(triggerPayload(alone, 'global', ['spendCapReached']).spend_cap, capped);
 	const onClose = JSON.stringify({
 		provider: 'p',
 		from: 'half_open',
 		to: 'closed',
 		spend_cap: capped,
 	});
-	assert.equal(triggerPayload(onClose, 'global', ['spend_cap']).to, 'closed');
+	assert.equal(triggerPayload(onClose, 'global', ['spendCapReached']).to, 'closed');
 	assert.equal(triggerPayload(onClose, 'global', ['closed']).spend_cap.cap, '0.01');
 	assert.equal(triggerPayload(onClose, 'global', ['open']), undefined);
 });

@@ -2,7 +2,8 @@
 // matters is taken here, at the provider, never from n8n.
 //   node providers.mjs <port> <log.jsonl>     (or import { startProviders })
 // Routes (per route counters; ?id= separates counters of separate scenarios):
-//   /ok?delay=ms        200 {"ok":true,"served_by":...} (after delay ms)
+//   /ok?delay=ms        200 {"ok":true,"served_by":...} (after delay ms); &usage=1 adds OpenAI's
+//                       usage (12 prompt tokens, 5 completion tokens)
 //   /always500          500
 //   /storm?pct=30       pct of every 100 arrivals answer 503 (spread: arrival n fails when
 //                       37n mod 100 < pct), the rest 200
@@ -128,6 +129,9 @@ export function startProviders(port = 0, logFile = null) {
 						ok: true,
 						served_by: url.searchParams.get('name') ?? 'ok',
 						echo: body ? JSON.parse(body) : null,
+						...(url.searchParams.get('usage')
+							? { usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } }
+							: {}),
 					});
 				const delay = Number(url.searchParams.get('delay') ?? 0);
 				return delay ? setTimeout(reply, delay) : reply();

@@ -134,7 +134,7 @@ export const properties: INodeProperties[] = [
 						placeholder: 'Add Limit',
 						description:
 							"This model's tokens per minute and spend cap, shared by every execution and worker, and its prices",
-						options: tokenFields(),
+						options: tokenFields().sort((x, y) => x.displayName.localeCompare(y.displayName)),
 					},
 				],
 			},

@@ -1,5 +1,6 @@
 // The trigger's panel: which store and scope to watch, and which transitions fire it.
 import type { INodeProperties } from 'n8n-workflow';
+import { SPEND_CAP_REACHED } from '../../lib/trigger/payload';
 import {
 	keyPrefix,
 	memoryNotice,
@@ -43,7 +44,7 @@ export const properties: INodeProperties[] = [
 			{ name: 'Half-Open (Probing Began)', value: 'half_open' },
 			{
 				name: 'Spend Cap Reached',
-				value: 'spend_cap',
+				value: SPEND_CAP_REACHED,
 				description:
 					"A provider's Spend Cap was reached for its UTC day or month: no worker calls it until the period ends",
 			},

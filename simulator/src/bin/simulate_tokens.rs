@@ -6,13 +6,14 @@
 //! character-based approximation by up to 25 % either way; outputs below their 1000-token maximum.
 //! Two policies, each the engine's own code: requests-only limiting (today's Rate Limit, set to the
 //! vendor's limit over the mean call, and a 429's reset closing the gate for every worker) and
-//! token-aware limiting (`token_budget`: reserve the estimate, settle at the usage, correct by the
-//! remaining count). Deterministic for a seed.
+//! token-aware limiting (`token_limit`, as the node runs it: reserve the estimate, settle at the
+//! usage, correct by the remaining count). Deterministic for a seed.
 //!
 //! `simulate_tokens [--calls 2000] [--seed 7]`
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
 use resilient_engine::rng::Rng;
-use resilient_engine::token_budget::{self, Estimate, Reserve, TokenRow, MINUTE_MS};
+use resilient_engine::token_budget::{self, Estimate, TokenRow, MINUTE_MS};
+use resilient_engine::token_limit::{self, Period, Prices, Reservation, Settle, TokenRules, Used};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -20,6 +21,14 @@ const WORKERS: usize = 40;
 const SLOTS: usize = 10;
 const TPM: u64 = 100_000;
 const MAX_OUTPUT: u64 = 1_000;
+/// The provider's Tokens per Minute as the node hands it to the engine.
+const RULES: TokenRules = TokenRules {
+    per_minute: Some(TPM),
+    output_reserve: MAX_OUTPUT,
+    spend_cap_micros: None,
+    period: Period::Day,
+    prices: Prices { input: 0.0, output: 0.0, cached_input: 0.0, reasoning: 0.0 },
+};
 
 #[derive(Clone, Copy, Debug)]
 struct Job {
@@ -45,6 +54,7 @@ enum Ev {
         job: usize,
         reserved_at: u64,
         reserved: u64,
+        estimate: (u64, u64),
     },
 }
 
@@ -108,7 +118,7 @@ impl Sim {
     fn try_call(&mut self, job: usize, slot_held: bool) {
         let j = self.jobs[job];
         let est = Self::estimate(&j);
-        let mut reserved = 0;
+        let mut reservation = Reservation { at_ms: self.now, tokens: 0, estimate: (est.input, est.max_output) };
         match self.policy {
             Policy::RequestsOnly if slot_held && self.now >= self.gate.closed_until_ms => {}
             Policy::RequestsOnly => {
@@ -127,12 +137,12 @@ impl Sim {
                     }
                 }
             }
-            Policy::TokenAware => match token_budget::reserve(&self.tokens, TPM, est, self.now) {
-                Reserve::Granted { row } => {
-                    self.tokens = row;
-                    reserved = est.tokens();
+            Policy::TokenAware => match token_limit::take(&self.tokens, &RULES, est, self.now) {
+                token_limit::Take::Granted { row, reservation: r } => {
+                    self.tokens = row.unwrap_or_else(|| self.tokens.clone());
+                    reservation = r;
                 }
-                Reserve::Wait { until_ms } => {
+                token_limit::Take::Full { until_ms, .. } => {
                     let jitter = self.rng.between(0, 1_000);
                     return self.at(until_ms + jitter, Ev::Try(job));
                 }
@@ -152,11 +162,11 @@ impl Sim {
                     }
                 }
                 Policy::TokenAware => {
+                    // Refused: nothing used; the vendor's remaining count corrects the minute.
                     let remaining = TPM.saturating_sub(self.vendor.used(self.now));
-                    if let Some(row) = token_budget::settle(&self.tokens, self.now, reserved, 0, self.now) {
-                        self.tokens = row;
-                    }
-                    if let Some(row) = token_budget::correct(&self.tokens, TPM, remaining, self.now) {
+                    let used = token_limit::used(&RULES, &reservation, None, true);
+                    let s = Settle { reservation, used, remaining: Some(remaining) };
+                    if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {
                         self.tokens = row;
                     }
                 }
@@ -167,10 +177,11 @@ impl Sim {
         // Admitted: charged its input and maximum output now, billed its usage at the end.
         self.vendor.log.push_back((self.now, need));
         let ms = 1_000 + j.output * 20; // 50 tokens a second
-        self.at(self.now + ms, Ev::Done { job, reserved_at: self.now, reserved });
+        let (reserved_at, reserved, estimate) = (reservation.at_ms, reservation.tokens, reservation.estimate);
+        self.at(self.now + ms, Ev::Done { job, reserved_at, reserved, estimate });
     }
 
-    fn done(&mut self, job: usize, reserved_at: u64, reserved: u64) {
+    fn done(&mut self, job: usize, reserved_at: u64, reserved: u64, estimate: (u64, u64)) {
         let j = self.jobs[job];
         let usage = j.true_input + j.output;
         // The vendor's charge becomes the usage (its log entry of this call).
@@ -180,11 +191,11 @@ impl Sim {
         }
         self.billed += usage;
         if self.policy == Policy::TokenAware {
-            if let Some(row) = token_budget::settle(&self.tokens, reserved_at, reserved, usage, self.now) {
-                self.tokens = row;
-            }
             let remaining = TPM.saturating_sub(self.vendor.used(self.now));
-            if let Some(row) = token_budget::correct(&self.tokens, TPM, remaining, self.now) {
+            let reservation = Reservation { at_ms: reserved_at, tokens: reserved, estimate };
+            let used = Used { input: j.true_input, output: j.output, estimated: false, cost_micros: 0 };
+            let s = Settle { reservation, used, remaining: Some(remaining) };
+            if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {
                 self.tokens = row;
             }
         }
@@ -205,7 +216,7 @@ impl Sim {
             match ev {
                 Ev::Try(job) => self.try_call(job, false),
                 Ev::Reserved(job) => self.try_call(job, true),
-                Ev::Done { job, reserved_at, reserved } => self.done(job, reserved_at, reserved),
+                Ev::Done { job, reserved_at, reserved, estimate } => self.done(job, reserved_at, reserved, estimate),
             }
         }
         assert_eq!(self.done, self.jobs.len(), "every call served");
