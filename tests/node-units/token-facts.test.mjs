@@ -61,3 +61,39 @@ test("a request's size counts CJK characters apart, and its output maximum by ea
 	const body = { messages: [{ role: 'user', content: 'x'.repeat(4000) }] };
 	assert.equal(bodyFacts(body).chars, JSON.stringify(body).length);
 });
+
+test("a streamed answer's outcome carries the usage its chunks reported, summed", async () => {
+	const { AIMessageChunk } = require('@langchain/core/messages');
+	const { streamAttempt } = require('../../dist/lib/chat/streamAttempt.js');
+	// Anthropic's way: the input in the first chunk, the output in the last.
+	const chunks = [
+		new AIMessageChunk({
+			content: 'Hel',
+			usage_metadata: { input_tokens: 40, output_tokens: 0, total_tokens: 40 },
+		}),
+		new AIMessageChunk({ content: 'lo' }),
+		new AIMessageChunk({
+			content: '',
+			usage_metadata: { input_tokens: 0, output_tokens: 25, total_tokens: 25 },
+		}),
+	];
+	const model = {
+		async stream() {
+			return (async function* () {
+				yield* chunks;
+			})();
+		},
+	};
+	const delivered = [];
+	const result = await streamAttempt({
+		model,
+		messages: [],
+		options: {},
+		limits: { first_chunk_ms: 1_000, idle_ms: 1_000, total_ms: 5_000 },
+		commits: (f) => f.text_chars > 0,
+		deliver: (c) => delivered.push(c),
+		failed: () => {},
+	});
+	assert.deepEqual(result.outcome.usage, { input: 40, output: 25, cached_input: 0, reasoning: 0 });
+	assert.equal(delivered.length, 3);
+});
