@@ -44,6 +44,8 @@ export interface ChainConfig {
     fail_over_first?: boolean;
     wait_in_line?: boolean;
     fleet_limit?: boolean;
+    /** A streamed answer broken after part of it reached the caller is continued by the next model. */
+    continue_broken_streams?: boolean;
     retry_budget_percent?: number; retry_budget_floor_per_s?: number; retry_budget_window_ms?: number;
     hedge?: "off" | "fixed" | "p95"; hedge_delay_ms?: number; hedge_min_ms?: number; hedge_max_ms?: number;
     max_hedges?: number;
@@ -80,6 +82,9 @@ export type Step =
     kind: "call"; provider: number; name: string; attempt: number; deadline_ms: number; probe: boolean;
     /** A repair round: ask the provider again with its last answer's validation errors. */
     repair?: boolean;
+    /** Continue the answer a broken stream left: the conversation and the partial answer, its
+     * chunks on the same stream. */
+    continuation?: boolean;
     idempotency_key?: string; stream?: StreamStep; hedging?: CallTag;
 }
 /** No new call: wait for the calls out; ask `hedge` again after `hedge_after_ms` if set. */
@@ -180,8 +185,8 @@ export type Outcome =
 | { kind: "error"; code: string }
 /** A streamed answer that failed after its first committing chunk reached the caller: by its
  * code, or by the facts of the error that broke it (`OutcomeFacts` but for `kind`). */
-| { kind: "broken"; code: string }
-| (Omit<OutcomeFacts, "kind"> & { kind: "broken"; code?: undefined })
+| { kind: "broken"; code: string; delivered_chars?: number }
+| (Omit<OutcomeFacts, "kind"> & { kind: "broken"; code?: undefined; delivered_chars?: number })
 /** What a call left behind, unread: the engine decides which fact decides (README: "Outcomes"). */
 | OutcomeFacts;
 export interface OutcomeFacts {
@@ -226,6 +231,8 @@ export interface AttemptLog {
     /** What the call used where its provider has token limits or prices: as reported, or its
      * estimate (`estimated`) when it ended without usage; `cost_micros` in millionths of the unit. */
     tokens?: { input: number; output: number; estimated?: boolean; cost_micros?: number };
+    /** A continuation of a broken stream: the characters of the answer the caller had then. */
+    continued_after_chars?: number;
 }
 export interface Counters {
     calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;

@@ -22,6 +22,7 @@ pub fn bare_call(p: &Polled) -> Option<String> {
         stream: None,
         hedging: None,
         repair: false,
+        continuation: false,
     } = step
     else {
         return None;
@@ -97,6 +98,7 @@ mod tests {
             stream: None,
             hedging: None,
             repair: false,
+            continuation: false,
         }
     }
 
@@ -112,6 +114,7 @@ mod tests {
             stream: None,
             hedging: None,
             repair: false,
+            continuation: false,
         };
         for step in [first, call("a", None), call("é \"q\" \\ \n\u{1}", Some("k\u{1e}\"")), call("", Some(""))] {
             for read_ahead in [None, Some(ReadAhead { serves_ms: 100, read_again_ms: 50 })] {

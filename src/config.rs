@@ -73,6 +73,12 @@ pub struct ChainConfig {
     /// grows while served, is cut by any worker's congestion. Call Chain 2.1 and the chat model
     /// 1.1 turn it on; Max In Flight, where set, stays a hard ceiling above it.
     pub fleet_limit: bool,
+    /// A streamed answer that breaks after part of it reached the caller is finished by another
+    /// call: the next admissible model of the chain other than the broken one (or, with none,
+    /// the same one if its breaker admits it) is asked to continue it, on the same stream. Off:
+    /// the item ends with the broken model's error (`stream_broken`). The chat model 1.1 turns it
+    /// on (*On a Broken Stream: Continue*).
+    pub continue_broken_streams: bool,
     /// Retries (and fail-overs after a failure) to a provider are allowed while those of the
     /// last `retry_budget_window_ms` stay under this share of its calls (per cent) plus
     /// `retry_budget_floor_per_s` a second; 0 turns the budget off. Finagle's defaults.
@@ -125,6 +131,7 @@ impl Default for ChainConfig {
             fail_over_first: false,
             wait_in_line: false,
             fleet_limit: false,
+            continue_broken_streams: false,
             retry_budget_percent: 20,
             retry_budget_floor_per_s: 10,
             retry_budget_window_ms: 10_000,
@@ -272,6 +279,8 @@ pub struct Chain {
     pub wait_in_line: bool,
     /// See [`ChainConfig::fleet_limit`].
     pub fleet_limit: bool,
+    /// See [`ChainConfig::continue_broken_streams`].
+    pub continue_broken_streams: bool,
     pub routing: Routing,
     /// `None`: off.
     pub retry_budget: Option<RetryBudget>,
@@ -489,6 +498,7 @@ impl ChainConfig {
             fail_over_first: self.fail_over_first,
             wait_in_line: self.wait_in_line,
             fleet_limit: self.fleet_limit,
+            continue_broken_streams: self.continue_broken_streams,
         })
     }
 }

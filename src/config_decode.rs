@@ -121,6 +121,7 @@ const CHAIN: &[&str] = &[
     "fail_over_first",
     "wait_in_line",
     "fleet_limit",
+    "continue_broken_streams",
     "retry_budget_percent",
     "retry_budget_floor_per_s",
     "retry_budget_window_ms",
@@ -289,6 +290,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("fail_over_first", &mut c.fail_over_first),
         ("wait_in_line", &mut c.wait_in_line),
         ("fleet_limit", &mut c.fleet_limit),
+        ("continue_broken_streams", &mut c.continue_broken_streams),
     ] {
         f.flag(name, slot)?;
     }

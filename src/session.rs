@@ -175,7 +175,19 @@ impl Session {
         call: Option<u32>,
         usage: Option<crate::token_limit::Usage>,
     ) -> Result<Recorded, EngineError> {
-        let effect = self.machine.on_outcome_with_usage(now, outcome, &self.views, call, usage)?;
+        self.outcome_with(now, outcome, call, crate::step::CallEnd { usage, delivered_chars: None })
+    }
+
+    /// [`Session::outcome`] with what the caller saw of the call's end (its usage; the characters
+    /// of a broken stream's answer the caller had).
+    pub fn outcome_with(
+        &mut self,
+        now: u64,
+        outcome: &Outcome,
+        call: Option<u32>,
+        end: crate::step::CallEnd,
+    ) -> Result<Recorded, EngineError> {
+        let effect = self.machine.on_outcome_with(now, outcome, &self.views, call, end)?;
         Ok(self.logged(effect, now))
     }
 

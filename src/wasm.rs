@@ -257,9 +257,12 @@ impl Item {
         #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
         call: Option<u32>,
     ) -> Result<JsValue, JsValue> {
-        let usage = wasm_input::usage(&outcome).map_err(js_error)?;
+        let end = crate::step::CallEnd {
+            usage: wasm_input::usage(&outcome).map_err(js_error)?,
+            delivered_chars: wasm_input::delivered_chars(&outcome),
+        };
         let outcome = wasm_input::outcome(&outcome).map_err(js_error)?;
-        done(self.s.outcome_with_usage(ms(now_ms), &outcome, call, usage))
+        done(self.s.outcome_with(ms(now_ms), &outcome, call, end))
     }
 
     /// What this item's request is: its input's size (`chars`, `cjk_chars` of them in CJK

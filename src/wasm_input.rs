@@ -140,6 +140,11 @@ pub fn usage(v: &JsValue) -> Result<Option<crate::token_limit::Usage>, EngineErr
     }))
 }
 
+/// A broken stream's `delivered_chars`: the characters of the answer the caller had.
+pub fn delivered_chars(v: &JsValue) -> Option<u64> {
+    field(v, "delivered_chars").as_f64().filter(|n| n.is_finite() && *n >= 0.0).map(|n| n as u64)
+}
+
 fn hint_headers(v: &JsValue) -> Result<HintHeaders, EngineError> {
     let h = field(v, "headers");
     Ok(if h.is_object() {

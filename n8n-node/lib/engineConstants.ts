@@ -4,6 +4,7 @@ export const ENGINE_DEFAULTS = {
 	"base_ms": 400,
 	"budget_ms": 60000,
 	"cap_ms": 20000,
+	"continue_broken_streams": false,
 	"count_429": false,
 	"count_answer_misses": false,
 	"deadline_ms": 10000,

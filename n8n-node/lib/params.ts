@@ -36,6 +36,8 @@ export interface ProviderRequest {
 	includeRawResponse?: boolean;
 	/** This attempt is the engine's repair round (set per attempt, never on the plan). */
 	repair?: boolean;
+	/** This attempt continues a broken stream (set per attempt, never on the plan). */
+	continuation?: boolean;
 	/** Version 2, a custom provider: the dot path to the usage its answer reports (empty: the
 	 * answer's root, read as the LLM vendors' usage shapes). */
 	usagePath?: string;

@@ -96,6 +96,13 @@ export function runData(
 		if (missed) data.validation_errors = missed.errors;
 	}
 	if (r.route) data.route = r.route;
+	// A streamed answer broken mid-way and continued: by which model, after how many characters.
+	const continued = r.attempts.filter((a) => typeof a.continued_after_chars === 'number');
+	if (continued.length)
+		data.continued = continued.map((a) => ({
+			model: a.name,
+			after_chars: a.continued_after_chars,
+		}));
 	if (r.windows) data.concurrency = r.windows;
 	if (end.kind === 'defer') data.retry_at = iso(end.retry_at_ms);
 	if (end.kind !== 'done') data.reason = end.reason;

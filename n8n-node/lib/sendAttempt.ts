@@ -23,12 +23,14 @@ export async function send(
 	const planned = c.plan.requests[step.provider];
 	// The engine's repair round: the preset's request with its last answer and the errors.
 	const miss = step.repair ? c.misses?.get(step.provider) : undefined;
-	const req =
+	const asked =
 		miss && planned.preset
 			? { ...planned, repair: true, body: repairBody(planned.preset, planned.body as object, miss) }
 			: step.repair
 				? { ...planned, repair: true }
 				: planned;
+	// The engine's continuation of a broken stream (the chat model's): the caller asks to go on.
+	const req = step.continuation ? { ...asked, continuation: true } : asked;
 	const headers: IDataObject = {};
 	if (step.idempotency_key) headers['Idempotency-Key'] = step.idempotency_key;
 	if (req.secretName)

@@ -96,6 +96,8 @@ struct Pending {
     seat: bool,
     /// The tokens it reserved (`token_limit`).
     tokens: Option<Reservation>,
+    /// It continues a broken stream: the characters the caller had when it was asked for.
+    continues: Option<u64>,
 }
 
 /// The slots a call handed out holds: its window's (Item Concurrency *Auto*: the window's round
@@ -163,6 +165,35 @@ pub struct ItemMachine {
     seats: Option<Rc<RefCell<Seats>>>,
     /// What its request is, for the token limits' estimate (none given: the output reserve).
     token_facts: Option<TokenFacts>,
+    /// Part of its streamed answer reached the caller and the stream broke: it is finished by
+    /// continuation calls (`continue_broken_streams`).
+    mid_stream: Option<MidStream>,
+    /// The next call handed out continues the stream after this many characters.
+    continuation_due: Option<u64>,
+}
+
+/// A streamed answer broken after part of it reached the caller, being finished.
+#[derive(Debug, Clone, Copy)]
+struct MidStream {
+    /// The characters of the answer the caller has.
+    delivered_chars: u64,
+    /// The model whose stream broke last: the one asked again when no other can take it.
+    last_broken: usize,
+    /// Continuation calls made.
+    calls: u32,
+}
+
+/// What the caller saw of a call's end beyond its outcome: the tokens its answer reported, and,
+/// for a streamed answer that broke, the characters of the answer the caller had by then.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallEnd {
+    pub usage: Option<Usage>,
+    pub delivered_chars: Option<u64>,
+}
+
+/// Continuation calls one broken answer may take (every model of the chain once, and one more).
+fn max_continuations(chain: &Chain) -> u32 {
+    chain.providers.len() as u32 + 1
 }
 
 impl ItemMachine {
@@ -199,6 +230,8 @@ impl ItemMachine {
             woken: Vec::new(),
             seats: None,
             token_facts: None,
+            mid_stream: None,
+            continuation_due: None,
         }
     }
 
@@ -351,6 +384,7 @@ impl ItemMachine {
             // Its check took a share of one call of the fleet's limit: the report gives it back.
             seat: chain_bounds(&m.chain, provider),
             tokens: None,
+            continues: None,
         });
         m
     }
@@ -483,6 +517,9 @@ impl ItemMachine {
             if let Some(rules) = &p.tokens {
                 l.estimate = rules.estimate(self.token_facts.as_ref());
             }
+        }
+        if let Some(mid) = self.mid_stream {
+            return Ok(self.continue_stream(now, views, mid));
         }
         if self.route.is_empty() {
             self.route = route(&self.chain, views, now, &mut self.rng, self.streamed);
@@ -627,6 +664,7 @@ impl ItemMachine {
             window_round,
             seat: seat.is_some(),
             tokens,
+            continues: self.continuation_due,
         });
         let remaining = self.remaining(now);
         let p = &self.chain.providers[provider];
@@ -646,6 +684,7 @@ impl ItemMachine {
         // Two calls out to one provider are its attempts n and n+1.
         let out_there = self.pending.iter().filter(|q| q.provider == provider && q.call != call).count() as u32;
         let repair = std::mem::take(&mut self.progress[provider].repair_due);
+        let continuation = self.continuation_due.take().is_some();
         Step::Call {
             provider,
             name: p.name.clone(),
@@ -653,9 +692,11 @@ impl ItemMachine {
             deadline_ms,
             probe,
             repair,
+            continuation,
             idempotency_key: if p.unsafe_method { self.keys[provider].clone() } else { None },
             stream,
-            hedging,
+            // A continuation is not hedged: part of the answer is out, one model finishes it.
+            hedging: hedging.map(|h| CallTag { hedge_after_ms: h.hedge_after_ms.filter(|_| !continuation), ..h }),
         }
     }
 
@@ -715,6 +756,19 @@ impl ItemMachine {
         call: Option<u32>,
         usage: Option<Usage>,
     ) -> Result<Effect, EngineError> {
+        self.on_outcome_with(now, outcome, views, call, CallEnd { usage, delivered_chars: None })
+    }
+
+    /// [`ItemMachine::on_outcome`], with what the caller saw of the call's end ([`CallEnd`]).
+    pub fn on_outcome_with(
+        &mut self,
+        now: u64,
+        outcome: &Outcome,
+        views: &[ProviderView],
+        call: Option<u32>,
+        end: CallEnd,
+    ) -> Result<Effect, EngineError> {
+        let usage = end.usage;
         let Some(Pending {
             provider: i,
             probe,
@@ -725,6 +779,7 @@ impl ItemMachine {
             window_round,
             seat,
             tokens,
+            continues,
             ..
         }) = self.take_out(call)
         else {
@@ -735,9 +790,14 @@ impl ItemMachine {
             return Err(EngineError::InvalidInput("an outcome after the item ended: abandon the call".into()));
         }
         let now = self.tick(now);
-        let p = &self.chain.providers[i];
+        let chain = self.chain.clone(); // an Arc: the provider read while the item changes
+        let p = &chain.providers[i];
         let facts = CallFacts { unsafe_method: p.unsafe_method, has_idempotency_key: self.keys[i].is_some() };
         let c = classify(outcome, facts, &self.chain.rules, now);
+        // Part of a streamed answer is out and it broke (or its continuation failed): finished by
+        // another call, at once.
+        let broke = c.verdict == Verdict::Stop(Reason::StreamBroken);
+        let continued = c.verdict != Verdict::Success && self.continue_mid_stream(i, broke, end.delivered_chars, now);
         // The window learns from it: the first byte (a streamed call's first chunk; else the whole
         // answer, the node's HTTP helper gives no earlier time), congestion, a failure.
         let timed_out = matches!(outcome, Outcome::Error { code } if code == crate::outcome::DEADLINE_CODE);
@@ -801,8 +861,10 @@ impl ItemMachine {
                 _ => Vec::new(),
             },
             tokens: tokens.map(|s| s.used),
+            continued_after_chars: continues,
         };
         match c.verdict {
+            _ if continued => {}
             Verdict::Success => {
                 if let Some(h) = c.hint {
                     // The quota is spent: every worker waits for its reset, not just the next call.
@@ -860,6 +922,53 @@ impl ItemMachine {
             effect.seat = Some(self.leave_seat(&effect.holder.clone(), at_ms, i, signal));
         }
         Ok(effect)
+    }
+
+    /// A streamed answer broke after part of it reached the caller (`broke`), or a call asked to
+    /// continue it failed: with `continue_broken_streams`, the provider is done for the item and
+    /// the next poll hands out a continuation call at once. Returns whether it took the outcome.
+    fn continue_mid_stream(&mut self, i: usize, broke: bool, delivered: Option<u64>, now: u64) -> bool {
+        if !(self.chain.continue_broken_streams && self.streamed && (broke || self.mid_stream.is_some())) {
+            return false;
+        }
+        let m = self.mid_stream.get_or_insert(MidStream { delivered_chars: 0, last_broken: i, calls: 0 });
+        if broke {
+            m.last_broken = i;
+            m.delivered_chars = m.delivered_chars.max(delivered.unwrap_or_default());
+        }
+        self.local[i].done = Some((Reason::StreamBroken, now));
+        // The continuation's first chunk is the one that commits it (hedging's first-to-commit).
+        self.committed_to = None;
+        true
+    }
+
+    /// The continuation call of a broken stream: the next admissible model of the route other
+    /// than those done for the item, or else the one that broke last if its breaker admits it,
+    /// now (nothing waits: part of the answer is out); none: the item ends `stream_broken`.
+    fn continue_stream(&mut self, now: u64, views: &[ProviderView], mut mid: MidStream) -> Poll {
+        if mid.calls >= max_continuations(&self.chain) {
+            return self.finish(Step::Fail { reason: Reason::StreamBroken });
+        }
+        let takers = self.takers(&self.holder);
+        let mut skips = Vec::new();
+        let mut choice =
+            choose(&self.chain, &self.route, views, &self.local, &takers, now, &self.holder, 0, &mut skips);
+        if !matches!(choice, Choice::Call { .. }) {
+            let mut local = self.local.clone();
+            local[mid.last_broken].done = None;
+            let again = [mid.last_broken];
+            choice = choose(&self.chain, &again, views, &local, &takers, now, &self.holder, 0, &mut skips);
+        }
+        self.report.skipped.extend(skips);
+        let Choice::Call { provider, probe, writes, transition, seat, tokens } = choice else {
+            return self.finish(Step::Fail { reason: Reason::StreamBroken });
+        };
+        mid.calls += 1;
+        self.mid_stream = Some(mid);
+        self.continuation_due = Some(mid.delivered_chars);
+        let held = Held { window_round: None, seat, tokens };
+        let step = self.hand_out(provider, probe, false, held, now, views);
+        Poll { step, writes: (!writes.is_empty()).then_some(writes), transition }
     }
 
     /// Fail over first: whether the next poll would call another provider now, were `failed`

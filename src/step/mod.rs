@@ -10,5 +10,5 @@ mod retry;
 mod types;
 
 pub use counters::Counters;
-pub use machine::ItemMachine;
+pub use machine::{CallEnd, ItemMachine};
 pub use types::{AttemptLog, Effect, Poll, Report, Step, WaitCause, WAKE_SLACK_MS};

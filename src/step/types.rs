@@ -22,6 +22,10 @@ pub enum Step {
         /// A repair round: ask the provider again with its last answer's validation errors.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         repair: bool,
+        /// A streamed answer broke after part of it reached the caller: ask this provider to
+        /// continue it (the conversation and the partial answer), on the same stream.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        continuation: bool,
         /// Absent when none (answers stay short: every byte is written and parsed per poll).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         idempotency_key: Option<String>,
@@ -129,6 +133,10 @@ pub struct AttemptLog {
     /// The tokens the call used and their cost, where its provider has token limits or prices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<crate::token_limit::Used>,
+    /// A continuation of a broken stream: the characters of the answer the caller had when it
+    /// was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continued_after_chars: Option<u64>,
 }
 
 /// What the item went through, for its metadata.

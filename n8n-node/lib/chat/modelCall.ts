@@ -12,6 +12,8 @@ import type { ChatResult } from '@langchain/core/outputs';
 import type { Engine, Outcome } from '../engine';
 import type { ItemPlan } from '../params';
 import { runItem } from '../runItem';
+import { continuationMessages } from './continuation';
+import { Seam } from './seam';
 import { usageOf } from '../tokens/usage';
 import { chatTokenFacts } from '../tokens/chatFacts';
 import type { ItemResult } from '../itemResult';
@@ -78,6 +80,8 @@ export function chatCall(chain: ChatChain): ChatCall {
 		const cancel = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 		const errors = new Map<number, unknown>();
 		const passed = forwarded(options);
+		// The streamed answer the caller has so far, across this call's attempts.
+		const answer = { text: '' };
 		// Each model's last answer off the schema, and the messages of its repair round.
 		const misses = new Map<number, Miss>();
 		const checked = (provider: number, answer: BaseMessage) => {
@@ -122,9 +126,16 @@ export function chatCall(chain: ChatChain): ChatCall {
 				call: (req, _headers, deadlineMs, signal, limits, claim) => {
 					const provider = index.get(req.name) as number;
 					if (!streamed || !limits) return invoke(provider, deadlineMs, signal, req.repair);
+					// A continuation: the conversation and the answer so far, its chunks meeting the
+					// answer at a seam that cuts what it repeats.
+					const continuing = req.continuation === true;
 					return streamAttempt({
 						model: models[provider],
-						messages: asked(provider, req.repair),
+						messages: continuing
+							? continuationMessages(asked(provider, req.repair), answer.text, models[provider])
+							: asked(provider, req.repair),
+						answer,
+						seam: continuing ? new Seam(answer.text) : undefined,
 						options: passed,
 						limits,
 						cancel: signal,

@@ -48,6 +48,16 @@ export function readChatPlan(
 	const config = { ...CHAT_OVERRIDES, ...plan.config };
 	config.providers = config.providers.map((p) => ({ ...p, idempotent: true }));
 	fleetLimitDefault(config, ctx.getNode().typeVersion >= 1.1);
+	// On a Broken Stream (1.1): Continue, the default, or End With an Error, version 1's promise.
+	if (ctx.getNode().typeVersion >= 1.1) {
+		const onBroken = ctx.getNodeParameter('onBrokenStream', 0, 'continue');
+		if (onBroken !== 'continue' && onBroken !== 'error')
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`"On a Broken Stream" must be continue or error, got ${JSON.stringify(String(onBroken).slice(0, 50))}`,
+			);
+		if (onBroken === 'continue') config.continue_broken_streams = true;
+	}
 	// Answer Check: on by default from version 1.1 (empty, cut, filtered, refused answers move on).
 	const answerCheck = readAnswerCheck(
 		ctx.getNodeParameter('answerCheck', 0, {}) as IDataObject,

@@ -12,6 +12,7 @@ import { attempt, type CallResult } from '../attempt';
 import { DEADLINE_CODE, IDLE_TIMEOUT_CODE } from '../engineConstants';
 import type { Watch } from '../timers';
 import { chunkFacts, type ChunkFacts } from './chunkFacts';
+import { chunkText, type Seam } from './seam';
 import { answered, errorText, outcomeOfModelError } from './outcome';
 import { addUsage, usageOf } from '../tokens/usage';
 import type { ChatModel } from './wrapper';
@@ -42,6 +43,11 @@ export interface StreamedAttempt {
 	 * held answer still commits at its first chunk for the timers (the idle limit runs, the
 	 * first-chunk deadline is cleared) and for hedging. */
 	hold?: boolean;
+	/** The answer the caller has so far (across this item's calls): what a break leaves, and what
+	 * a continuation continues. Delivered text is appended to it. */
+	answer?: { text: string };
+	/** This call continues a broken stream: its chunks meet the answer at this seam. */
+	seam?: Seam;
 }
 
 /** The engine's code for each of the stream's timers: before the commit a timeout like any
@@ -56,6 +62,22 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 	let committed = false;
 	// Held chunks (`hold`): delivered only once the whole answer passed its check.
 	let held: AIMessageChunk[] | undefined;
+	// Tool-call deltas, held until the stream ends whole: LangChain merges tool-call chunks by
+	// index, so half a call from a broken stream and a whole one from the next model would make
+	// one corrupt call. Text streams on meanwhile.
+	const tools: AIMessageChunk[] = [];
+	// Whether any of this call's chunks reached the caller (a break then leaves part of an answer).
+	let delivered = false;
+	const answer = a.answer ?? { text: '' };
+	const hand = (chunk: AIMessageChunk) => {
+		a.deliver(chunk);
+		answer.text += chunkText(chunk);
+		delivered = true;
+	};
+	const send = (chunk: AIMessageChunk) => {
+		if (chunk.tool_call_chunks?.length) tools.push(chunk);
+		else for (const c of a.seam ? a.seam.push(chunk) : [chunk]) hand(c);
+	};
 	// The usage the chunks reported (in parts: Anthropic's input first, its output last).
 	let usage: UsageFacts | undefined;
 	return attempt<keyof typeof TIMER_CODE>(
@@ -71,7 +93,7 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 				if (held) {
 					held.push(chunk);
 				} else if (committed) {
-					a.deliver(chunk);
+					send(chunk);
 				} else {
 					pending = pending ? (pending.concat(chunk) as AIMessageChunk) : chunk;
 					if (!a.commits(chunkFacts(chunk))) continue;
@@ -80,7 +102,7 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 					committed = true;
 					abort.clear(first);
 					if (a.hold) held = [pending];
-					else a.deliver(pending);
+					else send(pending);
 					pending = undefined;
 				}
 				if (idle) idle.restart();
@@ -93,13 +115,17 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 			const facts = whole ? a.check?.(whole) : undefined;
 			const outcome = answered(facts, usage);
 			if (facts && a.fails?.(facts)) return { outcome, body: undefined };
-			for (const chunk of unsent ?? []) a.deliver(chunk);
+			for (const chunk of unsent ?? []) send(chunk);
+			// The stream ended whole: what the seam still reads, then the whole tool calls.
+			for (const chunk of a.seam?.end() ?? []) hand(chunk);
+			for (const chunk of tools) hand(chunk);
 			return { outcome, body: undefined };
 		},
 		(error, fired) => {
 			a.failed(error);
-			// Held, nothing of it reached the caller: an ordinary failure another model may mend.
-			if (!committed || held) {
+			// Held, or nothing of it reached the caller (a tool call held whole, a seam still read):
+			// an ordinary failure another model may mend as a whole.
+			if (!committed || held || !delivered) {
 				const seen: Outcome = fired
 					? { kind: 'error', code: TIMER_CODE[fired] }
 					: outcomeOfModelError(error);
@@ -107,9 +133,15 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 			}
 			// Once committed, whatever ended the stream is one fact: our timer's code, or the
 			// error's facts, whose code the engine reads.
+			// With the characters of the answer the caller has: what a continuation goes on from.
 			const broken: Outcome = fired
-				? { kind: 'broken', code: TIMER_CODE[fired] }
-				: { ...outcomeOfModelError(error), kind: 'broken', code: undefined };
+				? { kind: 'broken', code: TIMER_CODE[fired], delivered_chars: answer.text.length }
+				: {
+						...outcomeOfModelError(error),
+						kind: 'broken',
+						code: undefined,
+						delivered_chars: answer.text.length,
+					};
 			return { outcome: broken, body: errorText(error) };
 		},
 	);

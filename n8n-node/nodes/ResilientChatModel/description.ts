@@ -34,7 +34,7 @@ const STREAM_ONLY: INodeProperties[] = [
 		'Stream Idle Limit (ms)',
 		'streamIdleMs',
 		D.stream_idle_ms,
-		'When the root node streams: once a model has begun its answer, the longest pause between two chunks; a longer one ends the call with an error (the answer is never continued by another model)',
+		'When the root node streams: once a model has begun its answer, the longest pause between two chunks; a longer one breaks the stream (see On a Broken Stream)',
 	),
 ];
 
@@ -53,6 +53,29 @@ const shared: INodeProperties[] = [
 	},
 	always(breaker),
 	chatAnswerCheck(),
+	{
+		displayName: 'On a Broken Stream',
+		name: 'onBrokenStream',
+		type: 'options',
+		default: 'continue',
+		// Version 1 keeps what its docs promise: the broken model's error.
+		displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
+		options: [
+			{
+				name: 'Continue With the Next Model',
+				value: 'continue',
+				description:
+					'The next model that can take the call (or, with none, the same one) is asked to continue the answer where it broke; its text goes on in the same stream, what it repeats cut at the seam',
+			},
+			{
+				name: 'End With an Error',
+				value: 'error',
+				description: "The caller keeps what it received and gets the broken model's error",
+			},
+		],
+		description:
+			"When the root node streams and a model's answer breaks after part of it reached the caller (a dropped connection, the idle limit, the vendor's error event mid-stream)",
+	},
 	...store,
 ];
 

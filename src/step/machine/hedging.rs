@@ -121,7 +121,8 @@ impl ItemMachine {
     /// freed and its time so far is a latency sample (at least that slow), but it says nothing
     /// about its provider's health. It was a call: it is counted as one.
     pub fn abandon(&mut self, now: u64, call: u32) -> Result<Effect, EngineError> {
-        let Some(Pending { provider, probe, at_ms, hedge, window_round, seat, tokens, .. }) = self.take_out(Some(call))
+        let Some(Pending { provider, probe, at_ms, hedge, window_round, seat, tokens, continues, .. }) =
+            self.take_out(Some(call))
         else {
             return Err(EngineError::InvalidInput(format!("no call {call} out to abandon")));
         };
@@ -146,6 +147,7 @@ impl ItemMachine {
             check: None,
             errors: Vec::new(),
             tokens: tokens.map(|s| s.used),
+            continued_after_chars: continues,
         });
         Ok(Effect {
             provider,
