@@ -1,6 +1,7 @@
 // The Resilient Chat Model streams: a root node that streams (LangChain's stream events, as n8n's
 // AI Agent reads them) gets the serving model's chunks as they arrive; a failure before the
-// first committing chunk moves the call on; one after it ends the call with that model's error.
+// first committing chunk moves the call on; one after it ends the call with that model's error
+// (version 1), or (1.1, On a Broken Stream: Continue) is finished by the next model: one answer.
 // Outside n8n, the package installed as n8n installs it, real LangChain clients, loopback vendors.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,7 +43,7 @@ const models = {
 
 let chains = 0;
 /** A Resilient Chat Model over `list` ([dialect, vendor id] pairs), memory store, own scope. */
-async function resilient(list, retryPolicy = {}) {
+async function resilient(list, retryPolicy = {}, typeVersion = 1, extra = {}) {
 	const ctx = supplyContext(
 		{
 			numberInputs: list.length,
@@ -50,8 +51,10 @@ async function resilient(list, retryPolicy = {}) {
 			retryPolicy: { baseMs: 10, capMs: 20, ...retryPolicy },
 			stateStore: 'memory',
 			stateScope: 'workflow',
+			...extra,
 		},
 		list.map(([dialect, id]) => models[dialect](id)),
+		typeVersion,
 	);
 	const { response } = await new loaded.ResilientChatModel().supplyData.call(ctx, 0);
 	return { model: response, runData: ctx.runData };
@@ -202,4 +205,60 @@ test('a caller that does not stream is answered as before, and the models are no
 		vendors.arrivals.filter((a) => a.id.startsWith('plain-')).some((a) => a.streamed),
 		false,
 	);
+});
+
+for (const [from, to, how] of [
+	['openai', 'anthropic', { repeatWords: 2 }],
+	['openai', 'openai', { restart: true }],
+	['anthropic', 'openai', {}],
+]) {
+	test(`1.1: ${from} drops after two chunks, ${to} continues (${JSON.stringify(how)}): one answer, no error, no repeat at the seam`, async () => {
+		const [m1, m2] = [`cont-${from}-${to}-1`, `cont-${from}-${to}-2`];
+		vendors.script(m1, [{ stream: { text: ['The quick ', 'brown fox '], dropAfter: 2 } }]);
+		vendors.script(m2, [
+			{ stream: { continues: true, text: ['jumps over ', 'the lazy dog.'], ...how } },
+		]);
+		const { model, runData } = await resilient(
+			[
+				[from, m1],
+				[to, m2],
+			],
+			{},
+			1.1,
+		);
+		const { texts, ends, error } = await streamEvents(model);
+		assert.equal(error, undefined, String(error?.stack));
+		assert.equal(texts.join(''), 'The quick brown fox jumps over the lazy dog.');
+		assert.equal(ends.length, 1);
+		const asked = vendors.arrivals.find((a) => a.id === m2);
+		// Anthropic continues its prefix (no trailing space); any other reads the instruction.
+		assert.equal(
+			asked.partial,
+			to === 'anthropic' ? 'The quick brown fox' : 'The quick brown fox ',
+		);
+		const entry = runData.at(-1).output;
+		assert.equal(entry.outcome, 'success');
+		assert.deepEqual(entry.continued, [{ model: entry.provider, after_chars: 20 }]);
+		assert.match(entry.attempts[0].outcome, /^stream_broken:/);
+		assert.equal(vendors.accepted(m1), 1);
+		assert.equal(vendors.accepted(m2), 1);
+	});
+}
+
+test("1.1, End With an Error: the broken model's error, as version 1", async () => {
+	vendors.script('end-1', [{ stream: { text: ['one ', 'two ', 'three'], dropAfter: 2 } }]);
+	vendors.script('end-2', ['ok']);
+	const { model } = await resilient(
+		[
+			['openai', 'end-1'],
+			['openai', 'end-2'],
+		],
+		{},
+		1.1,
+		{ onBrokenStream: 'error' },
+	);
+	const { texts, error } = await streamEvents(model);
+	assert.deepEqual(texts, ['one ', 'two ']);
+	assert.ok(error);
+	assert.equal(vendors.accepted('end-2'), 0);
 });

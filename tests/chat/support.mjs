@@ -62,7 +62,7 @@ export function loadInstalledChatModel(install) {
  * Just enough of n8n's supply-data context: the node's parameters, the connected models (given
  * Model 1 first, handed over last first as n8n does), and the run data the node writes.
  */
-export function supplyContext(parameters, models) {
+export function supplyContext(parameters, models, typeVersion = 1) {
 	const runData = [];
 	const get = (name) =>
 		name.split('.').reduce((o, k) => (o == null ? undefined : o[k]), parameters);
@@ -73,7 +73,7 @@ export function supplyContext(parameters, models) {
 			id: 'chat',
 			name: 'Resilient Chat Model',
 			type: 'n8n-nodes-resilient-provider-call.resilientChatModel',
-			typeVersion: 1,
+			typeVersion,
 			position: [0, 0],
 			parameters,
 		}),

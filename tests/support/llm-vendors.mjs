@@ -52,6 +52,10 @@
 //                  vendor destroys the socket: no terminating event, no [DONE]
 //                holdLast: true  everything but the last delta (and the terminating events), then a
 //                  wait for vendors.release(id), then the rest
+//                continues: true  a continuation: the text the request carries as the answer so far
+//                  (OpenAI: its last assistant message; Anthropic: its assistant prefix) is streamed
+//                  again first, its last `repeatWords` words, or all of it with `restart: true`,
+//                  then `text`; every arrival has `partial`, that text (null for other requests)
 //                To a request that is not streamed it answers as 'ok' with the deltas' text joined
 //                (or as { tool, args }).
 // A streamed request (`stream: true` in the body of a chat completions, Responses or Messages
@@ -156,6 +160,12 @@ const DIALECTS = {
 				.filter((m) => m.role === 'tool')
 				.map((m) => String(m.content))
 				.pop(),
+		// The answer a request asks to continue: its last assistant message's text.
+		partial: (body) =>
+			(body?.messages ?? [])
+				.filter((m) => m.role === 'assistant' && !m.tool_calls?.length)
+				.map((m) => (typeof m.content === 'string' ? m.content : textParts(m.content)))
+				.pop() ?? null,
 		tooLong: {
 			error: {
 				message:
@@ -362,6 +372,13 @@ const DIALECTS = {
 			stop_sequence: null,
 			usage: { input_tokens: 11, output_tokens: 7 },
 		}),
+		// The answer a request asks to continue: its assistant prefix (the last message, the
+		// assistant's), as Anthropic's Messages API continues it.
+		partial: (body) => {
+			const last = (body?.messages ?? []).at(-1);
+			if (last?.role !== 'assistant') return null;
+			return typeof last.content === 'string' ? last.content : textParts(last.content);
+		},
 		toolResult: (body) =>
 			(body?.messages ?? [])
 				.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
@@ -824,6 +841,8 @@ export async function startLlmVendors(keys) {
 				streamed:
 					Boolean(d.stream) && (d.streamed ? d.streamed(body, rest) : body?.stream === true),
 			};
+			// The answer a continuation request carries (none for any other request).
+			arrival.partial = d.partial?.(body) ?? null;
 			arrivals.push(arrival);
 			if (!accepted)
 				return send(res, (arrival.status = 401), d.unauthorized, d.errorHeaders?.(403));
@@ -943,6 +962,20 @@ export async function startLlmVendors(keys) {
  * What a success answer says, or null for an error answer: `text` (its deltas) or `tool`
  * ({ name, args, fragments }), and `options` (the { stream } answer's, else none).
  */
+/** The text parts of a content list, joined. */
+function textParts(content) {
+	return (Array.isArray(content) ? content : [])
+		.map((b) => (typeof b === 'string' ? b : b?.type === 'text' ? String(b.text ?? '') : ''))
+		.join('');
+}
+
+/** The last `n` words of `text`, with the whitespace that follows them. */
+function lastWords(text, n) {
+	if (!n) return '';
+	const words = text.match(/\S+\s*/g) ?? [];
+	return words.slice(-n).join('');
+}
+
 function contentOf(answer, id, d, body) {
 	const said = (text, options = {}) => ({ text: split(text, 3), options });
 	if (answer === 'ok') return said(`${id} says hi`);
@@ -960,6 +993,18 @@ function contentOf(answer, id, d, body) {
 	if (!answer?.stream) return null;
 	const options = answer.stream;
 	if (options.tool) return tool(options.tool.name, options.tool.args, options);
+	// A continuation: the answer the request carries, its last words repeated (`repeatWords`) or
+	// all of it (`restart`), then `text`.
+	if (options.continues) {
+		const had = d.partial?.(body) ?? '';
+		const again = options.restart ? had : lastWords(had, options.repeatWords ?? 0);
+		const text = [...(options.text ?? [' and so on.'])];
+		// As a model goes on from text that ends mid-line (Anthropic's prefix has no trailing
+		// space): with a space first.
+		const tail = again || had;
+		if (tail && !/\s$/.test(tail) && text.length && !/^\s/.test(text[0])) text[0] = ` ${text[0]}`;
+		return { text: again ? [again, ...text] : text, options };
+	}
 	return options.text ? { text: options.text, options } : said(`${id} says hi`, options);
 }
 
