@@ -127,3 +127,8 @@ test("a continuation's chunks meet the answer at the seam and add to it", async 
 		'The quick brown fox jumps over the lazy dog while the sun sets slowly behind the hills.',
 	);
 });
+
+test('a model with tools bound is read through its binding', () => {
+	const bound = { bound: { _llmType: () => 'anthropic' } };
+	assert.equal(continuationMessages([], 'Hi ', bound).length, 1);
+});

@@ -48,6 +48,10 @@
 //                  the first delta
 //                stallAfterHeaders: true  the status and headers, then nothing, never ending, until the
 //                  client closes the socket; 'preamble': the same after the preamble
+//                stallAfter: N  after N deltas, nothing more (the connection open) until the client
+//                  closes it; errorAfter: N  after N deltas, the dialect's error event mid-stream
+//                  (OpenAI's `data: {"error":…}`, Anthropic's `event: error` overloaded_error), then
+//                  the end of the response
 //                dropAfter: N  after N deltas (and the gap that would precede the next one) the
 //                  vendor destroys the socket: no terminating event, no [DONE]
 //                holdLast: true  everything but the last delta (and the terminating events), then a
@@ -233,6 +237,13 @@ const DIALECTS = {
 						: []),
 					'data: [DONE]\n\n',
 				],
+				// OpenAI's error mid-stream: a data line with `error` (the SDK throws an APIError).
+				errorEvent: sse(null, {
+					error: {
+						message: 'The server had an error while processing your request.',
+						type: 'server_error',
+					},
+				}),
 			};
 		},
 	},
@@ -443,6 +454,10 @@ const DIALECTS = {
 					}),
 					ev('message_stop'),
 				],
+				// Anthropic's error event mid-stream (an overloaded model).
+				errorEvent: ev('error', {
+					error: { type: 'overloaded_error', message: 'Overloaded' },
+				}),
 			};
 		},
 	},
@@ -1073,6 +1088,13 @@ async function streamAnswer(res, arrival, events, o, hold) {
 		if (i > 0) await pause(o.gapMs);
 		if (over) return;
 		if (i === o.dropAfter) return drop();
+		// A stall mid-answer: nothing more, the connection open, until the client closes it.
+		if (i === o.stallAfter) return wait();
+		// The vendor's error event mid-answer (an overloaded model), then the end of the stream.
+		if (i === o.errorAfter && events.errorEvent) {
+			await put(events.errorEvent);
+			return over ? undefined : res.end();
+		}
 		if (o.holdLast && i === n - 1) await hold(wait);
 		await put(delta);
 		if (!over) arrival.sent++;
@@ -1080,6 +1102,11 @@ async function streamAnswer(res, arrival, events, o, hold) {
 	if (n > 0) await pause(o.gapMs);
 	if (over) return;
 	if (o.dropAfter >= n) return drop();
+	if (o.stallAfter >= n) return wait();
+	if (o.errorAfter >= n && events.errorEvent) {
+		await put(events.errorEvent);
+		return over ? undefined : res.end();
+	}
 	if (o.holdLast && n === 0) await hold(wait);
 	for (const event of events.end) await put(event);
 	if (!over) res.end();

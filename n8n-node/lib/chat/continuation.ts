@@ -7,6 +7,8 @@ export const CONTINUE_INSTRUCTION =
 	'Your previous answer was cut off. Continue it exactly where it stopped: do not repeat anything already written and do not start over.';
 
 interface ModelLike {
+	/** A model with tools bound is a binding around it. */
+	bound?: unknown;
 	_llmType?: () => string;
 	thinking?: { type?: string };
 	lc_kwargs?: { invocationKwargs?: { thinking?: { type?: string } } };
@@ -14,7 +16,8 @@ interface ModelLike {
 
 /** Whether `model` continues an assistant prefix (Anthropic's Messages API, thinking off). */
 export function takesPrefix(model: unknown): boolean {
-	const m = model as ModelLike;
+	let m = model as ModelLike;
+	for (let depth = 0; m?.bound && depth < 5; depth++) m = m.bound as ModelLike;
 	let type = '';
 	try {
 		type = m._llmType?.() ?? '';

@@ -1,0 +1,251 @@
+// A stream that breaks mid-answer, finished by the next model (issue 43), in real n8n
+// (N8N_MAJOR=2: 2.41.1; 1: 1.123.81) on `n8n start`, the package installed as n8n's community
+// installer does: a Webhook in Streaming mode -> n8n's AI Agent with Simple Memory -> the
+// Resilient Chat Model 1.1 (On a Broken Stream: Continue, its default) over n8n's own chat model
+// nodes on loopback vendors that stream as the real APIs do and count every request. The tests
+// POST to the workflow's URL and read its NDJSON stream as it arrives.
+// - OpenAI -> Anthropic, Model 1 drops after two chunks on every call: ten turns each stream one
+//   answer with no error line, Anthropic's request carries the partial answer as its prefix, what
+//   it repeats (its last words, the answer started over) is not streamed twice; Model 1's breaker
+//   opens after its threshold and the turns after it stream Model 2 alone; the memory holds the
+//   whole answers; the break to the first continued chunk is within 100 ms of Model 2's own time
+//   to its first chunk;
+// - a stall after the first chunks (the idle limit) and Anthropic's error event mid-stream: the
+//   same, continued by OpenAI (its request carries the partial answer and the instruction);
+// - Gemini -> OpenAI: the same;
+// - Model 1 drops inside a tool call's argument deltas: nothing of it reaches the agent, Model 2
+//   makes the call whole, the Calculator runs once.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
+import { startLlmVendors } from '../support/llm-vendors.mjs';
+import {
+	anthropicCredential,
+	anthropicModel,
+	openAiCredential,
+	openAiModel,
+	resilientChatModel,
+} from '../support/chat-workflows.mjs';
+import { matrixModels } from '../support/chat-matrix-models.mjs';
+import { node } from '../support/workflow-parts.mjs';
+import { items, postStreaming, streamingAgent } from '../support/chat-stream.mjs';
+import { activate, ownerSession } from '../support/trigger/publish.mjs';
+import { installLikeN8n } from './clean-checkout.mjs';
+import { packWorktree } from '../chat/support.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const KEYS = {
+	openai: `sk-cont-${uid()}`,
+	anthropic: `sk-ant-cont-${uid()}`,
+	gemini: `g-${uid()}`,
+};
+const LC = '@n8n/n8n-nodes-langchain';
+const HALF = ['The answer ', 'begins here '];
+const REST = ['and it ', 'ends well.'];
+const WHOLE = 'The answer begins here and it ends well.';
+let vendors, server, base;
+const cred = {};
+const flows = {};
+
+/** Webhook (Streaming) -> AI Agent + Simple Memory -> the Resilient Chat Model 1.1 over `inputs`. */
+function chatFlow(key, inputs, { chat = {}, tool = false } = {}) {
+	const id = `c${key.slice(0, 5)}${uid()}`;
+	const path = `c-${key}-${uid()}`;
+	const { start, agent } = streamingAgent(path, major);
+	const memory = node('Memory', `${LC}.memoryBufferWindow`, 1.3, 300, {
+		sessionIdType: 'customKey',
+		sessionKey: '={{ $json.body.session }}',
+	});
+	const names = inputs.map((m) => `${m.name}-${uid()}`);
+	const model = resilientChatModel(
+		'Resilient Chat Model',
+		{
+			numberInputs: inputs.length,
+			providers: { provider: names.map((name) => ({ name })) },
+			breaker: { threshold: 3, openMs: 600_000 },
+			retryPolicy: { baseMs: 50, capMs: 200, ...chat },
+		},
+		[300, 200],
+	);
+	model.typeVersion = 1.1;
+	const nodes = [start, agent, memory, model, ...inputs];
+	const connections = {
+		[start.name]: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+		Memory: { ai_memory: [[{ node: 'Agent', type: 'ai_memory', index: 0 }]] },
+		'Resilient Chat Model': {
+			ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]],
+		},
+	};
+	inputs.forEach((m, i) => {
+		connections[m.name] = {
+			ai_languageModel: [[{ node: 'Resilient Chat Model', type: 'ai_languageModel', index: i }]],
+		};
+	});
+	if (tool) {
+		nodes.push(node('Calculator', `${LC}.toolCalculator`, 1, 600, {}));
+		connections.Calculator = { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] };
+	}
+	const wf = {
+		id,
+		name: id,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes,
+		connections,
+	};
+	return { wf, path };
+}
+
+const openai = (id) => openAiModel(`OpenAI ${id}`, cred[id], [0, 0]);
+const claude = (id) => anthropicModel(`Anthropic ${id}`, cred[id], [0, 0]);
+function gemini(id) {
+	const g = matrixModels(KEYS, '').gemini;
+	return {
+		id: `gem${id}`,
+		name: `Gemini ${id}`,
+		type: g.type,
+		typeVersion: g.version[major],
+		position: [0, 0],
+		parameters: g.parameters(),
+		credentials: { googlePalmApi: { id: cred[id].id, name: cred[id].name } },
+	};
+}
+
+before(async () => {
+	vendors = await startLlmVendors(KEYS);
+	const n8n = n8nInstance(n8nInstall(major), { extensions: null });
+	installLikeN8n(packWorktree(), n8n.home);
+	for (const id of ['drop', 'stall', 'after2', 'afterErr', 'afterGem', 'toolDrop'])
+		cred[id] = openAiCredential(vendors, id, KEYS.openai);
+	for (const id of ['cont', 'err', 'toolWhole'])
+		cred[id] = anthropicCredential(vendors, id, KEYS.anthropic);
+	cred.gem = {
+		id: `gm${uid()}`.replace(/[^A-Za-z0-9]/g, '').slice(0, 16),
+		name: 'gemini gem',
+		type: 'googlePalmApi',
+		data: { apiKey: KEYS.gemini, host: vendors.url('gem') },
+	};
+	n8n.importCredentials(Object.values(cred));
+	flows.pair = chatFlow('pair', [openai('drop'), claude('cont')]);
+	flows.stall = chatFlow('stall', [openai('stall'), openai('after2')], {
+		chat: { streamIdleMs: 1000 },
+	});
+	flows.err = chatFlow('err', [claude('err'), openai('afterErr')]);
+	flows.gem = chatFlow('gem', [gemini('gem'), openai('afterGem')]);
+	flows.tool = chatFlow('tool', [openai('toolDrop'), claude('toolWhole')], { tool: true });
+	n8n.importWorkflow(Object.values(flows).map((f) => f.wf));
+	if (major === 1) n8n.cli(['update:workflow', '--all', '--active=true']);
+	server = await n8n.start();
+	base = `http://127.0.0.1:${server.port}`;
+	if (major === 2) {
+		const rest = await ownerSession(server.port);
+		for (const f of Object.values(flows)) await activate(rest, f.wf.id);
+	}
+	for (const f of Object.values(flows)) {
+		for (let tries = 0; ; tries++) {
+			const r = await fetch(url(f), { signal: AbortSignal.timeout(2000) }).catch(() => null);
+			const text = r ? await r.text().catch(() => '') : '';
+			if (!r || r.status !== 404 || /did you mean/i.test(text)) break;
+			if (tries > 120) throw new Error(`${url(f)} never registered: ${text.slice(0, 300)}`);
+			await new Promise((res) => setTimeout(res, 250));
+		}
+	}
+});
+after(async () => {
+	await server?.stop();
+	await vendors?.close();
+});
+
+const url = (f) => `${base}/webhook/${f.path}`;
+const ask = (f, q, session) => postStreaming(url(f), { q, session });
+const at = (id) => vendors.accepted(id);
+const requestsTo = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
+const show = (r) => JSON.stringify(r.lines.map(({ at, ...l }) => l)).slice(0, 1500);
+const text = (r) => items(r.lines).join('');
+const errors = (r) => r.lines.filter((l) => l.type === 'error');
+
+test(`n8n ${major}: OpenAI drops after two chunks on every call, Anthropic continues: ten turns of one answer each, nothing repeated at the seam, Model 1's breaker open after 3`, async () => {
+	vendors.script('drop', [{ stream: { text: HALF, dropAfter: 2 } }]);
+	vendors.script('cont', [
+		{ stream: { continues: true, repeatWords: 2, text: REST } },
+		{ stream: { continues: true, restart: true, text: REST } },
+		{ stream: { continues: true, text: REST } },
+		{ stream: { text: ['Model two ', 'alone.'] } },
+	]);
+	const session = `p${uid()}`;
+	const turns = [];
+	for (let k = 1; k <= 10; k++) {
+		const sent = Date.now();
+		const r = await ask(flows.pair, `Question ${k}?`, session);
+		turns.push({ r, sent });
+		assert.deepEqual(errors(r), [], `turn ${k}: ${show(r)}`);
+		assert.equal(text(r), k <= 3 ? WHOLE : 'Model two alone.', `turn ${k}: ${show(r)}`);
+	}
+	// The partial answer is Anthropic's prefix, without its trailing space.
+	const continued = requestsTo('cont').slice(0, 3);
+	for (const a of continued) assert.equal(a.partial, 'The answer begins here');
+	assert.equal(at('drop'), 3, "Model 1's breaker opened after its threshold of 3");
+	assert.equal(at('cont'), 10);
+	// The memory holds whole answers: turn 2's request carries turn 1's.
+	const history = JSON.stringify(requestsTo('drop')[1].body.messages);
+	assert.match(history, new RegExp(WHOLE.replace('.', '\\.')));
+	// From the break to the first continued chunk, beside Model 2's own time to its first chunk.
+	const breakAt = requestsTo('drop')[0].closedAt;
+	const firstAfter = turns[0].r.lines.filter((l) => l.type === 'item')[2];
+	const gap = turns[0].sent + firstAfter.at - breakAt;
+	const own = (k) => {
+		const first = turns[k].r.lines.find((l) => l.type === 'item');
+		return turns[k].sent + first.at - requestsTo('cont')[k].t;
+	};
+	const alone = Math.min(...[3, 4, 5].map(own));
+	console.log(
+		`n8n ${major}: ten turns streamed whole; break -> first continued chunk ${gap} ms; Model 2's own request -> first chunk ${alone} ms (best of 3 turns alone); Model 1 called ${at('drop')} times`,
+	);
+	assert.ok(gap <= alone + 100, `${gap} ms after the break, Model 2 alone ${alone} ms`);
+});
+
+test(`n8n ${major}: a stall after two chunks (idle limit 1 s) and Anthropic's error event mid-stream are continued by OpenAI; Gemini's drop too`, async () => {
+	vendors.script('stall', [{ stream: { text: HALF, stallAfter: 2 } }]);
+	vendors.script('after2', [{ stream: { continues: true, text: REST } }]);
+	const s = await ask(flows.stall, 'Stall?', `s${uid()}`);
+	assert.deepEqual(errors(s), [], show(s));
+	assert.equal(text(s), WHOLE, show(s));
+	assert.equal(requestsTo('stall')[0].clientClosed, true, 'the stalled stream was closed');
+	assert.equal(requestsTo('after2')[0].partial, 'The answer begins here ');
+	const asked = JSON.stringify(requestsTo('after2')[0].body.messages.at(-1));
+	assert.match(asked, /Continue it exactly where it stopped/);
+
+	vendors.script('err', [{ stream: { text: HALF, errorAfter: 2 } }]);
+	vendors.script('afterErr', [{ stream: { continues: true, repeatWords: 1, text: REST } }]);
+	const e = await ask(flows.err, 'Error event?', `e${uid()}`);
+	assert.deepEqual(errors(e), [], show(e));
+	assert.equal(text(e), WHOLE, show(e));
+	assert.equal(requestsTo('afterErr')[0].partial, 'The answer begins here ');
+
+	vendors.script('gem', [{ stream: { text: HALF, dropAfter: 2 } }]);
+	vendors.script('afterGem', [{ stream: { continues: true, text: REST } }]);
+	const g = await ask(flows.gem, 'Gemini?', `g${uid()}`);
+	assert.deepEqual(errors(g), [], show(g));
+	assert.equal(text(g), WHOLE, show(g));
+	assert.equal(requestsTo('afterGem')[0].partial, 'The answer begins here ');
+	console.log(`n8n ${major}: stall, error event and Gemini's drop each streamed one whole answer`);
+});
+
+test(`n8n ${major}: Model 1 drops inside a tool call's arguments: nothing of it reaches the agent, Model 2 makes the call whole, the Calculator runs once`, async () => {
+	vendors.script('toolDrop', [
+		{ stream: { tool: { name: 'Calculator', args: { input: '6*7' } }, dropAfter: 1 } },
+	]);
+	vendors.script('toolWhole', [
+		{ stream: { tool: { name: 'Calculator', args: { input: '6*7' } } } },
+		{ stream: { text: ['It is ', '42.'] } },
+	]);
+	const r = await ask(flows.tool, 'What is 6 times 7? Use the calculator.', `t${uid()}`);
+	assert.deepEqual(errors(r), [], show(r));
+	assert.equal(text(r), 'It is 42.', show(r));
+	// Each of the agent's two rounds asks Model 1 first (a configured order), and it fails whole.
+	assert.equal(at('toolDrop'), 2);
+	assert.equal(at('toolWhole'), 2, 'the tool call, then the answer');
+	const second = JSON.stringify(requestsTo('toolWhole')[1].body.messages);
+	assert.equal((second.match(/"tool_result"/g) ?? []).length, 1, 'the tool ran once');
+	assert.match(second, /42/);
+});
