@@ -18,12 +18,18 @@
 // opened as a visitor does: a question typed and sent, OpenAI answering 503, Anthropic streaming
 // the answer in deltas 150 ms apart:
 //   docs/chat-streaming.png  n8n's hosted chat page: the question and the streamed answer
+// and the same chat on the Resilient Chat Model 1.1 (On a Broken Stream: Continue, its default),
+// OpenAI streaming the first half of the answer, then dropping its connection, Anthropic
+// continuing it (its request carrying the first half as its prefix; it repeats the last two
+// words, which the node cuts):
+//   docs/chat-continued.png  the hosted chat: one whole answer, no error
 // The page loads normalize.css and @n8n/chat's widget from cdn.jsdelivr.net, which this machine
 // cannot reach: those requests are answered from the npm registry's copy of the same packages
 // (npm pack into $RPC_CACHE/chat-widget, once), every other request goes through. Its title
 // and greeting carry an emoji: Debian's fonts-noto-color-emoji is installed first when no font on
 // the machine has one (as scripts/lib/browser-install.sh installs Chromium).
-// Usage: node scripts/screenshots.mjs [chain] [ai-agent] [streaming-chat]   (default all; needs
+// Usage: node scripts/screenshots.mjs [chain] [ai-agent] [streaming-chat] [continued-chat]
+// (default all; needs
 // dist/: bash scripts/build-node.sh)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -143,16 +149,18 @@ async function serveWidget(page) {
  * provider names of its own, created and published over REST; resolves with its chat page's URL
  * once n8n serves it (n8n 2 registers the webhook a moment after publishing).
  */
-async function publishStreamingChat(n8n, vendors) {
-	const openAi = { name: 'OpenAI (chat)' };
+/** README's streaming example published on vendor instances `<prefix>-openai` and
+ * `<prefix>-anthropic`; `version`: the Resilient Chat Model's. Returns its chat page's URL. */
+async function publishStreamingChat(n8n, vendors, prefix = 'chat', version) {
+	const openAi = { name: `OpenAI (${prefix})` };
 	openAi.id = await n8n.credential(openAi.name, 'openAiApi', {
 		apiKey: KEYS.openai,
-		url: `${vendors.url('chat-openai')}/v1`,
+		url: `${vendors.url(`${prefix}-openai`)}/v1`,
 	});
-	const anthropic = { name: 'Anthropic (chat)' };
+	const anthropic = { name: `Anthropic (${prefix})` };
 	anthropic.id = await n8n.credential(anthropic.name, 'anthropicApi', {
 		apiKey: KEYS.anthropic,
-		url: vendors.url('chat-anthropic'),
+		url: vendors.url(`${prefix}-anthropic`),
 	});
 	const wf = JSON.parse(
 		readFileSync(path.join(ROOT, 'n8n-node/examples/resilient-chat-model-streaming.json'), 'utf8'),
@@ -160,6 +168,7 @@ async function publishStreamingChat(n8n, vendors) {
 	const node = (name) => wf.nodes.find((n) => n.name === name);
 	node('OpenAI Chat Model').credentials.openAiApi = openAi;
 	node('Anthropic Chat Model').credentials.anthropicApi = anthropic;
+	if (version) node('Resilient Chat Model').typeVersion = version;
 	node('Resilient Chat Model').parameters.providers.provider = [
 		{ name: `openai-${uid()}` },
 		{ name: `anthropic-${uid()}` },
@@ -167,7 +176,7 @@ async function publishStreamingChat(n8n, vendors) {
 	const webhookId = `chat-${uid()}`;
 	node('When chat message received').webhookId = webhookId;
 	const { id } = await n8n.rest('POST', '/workflows', {
-		name: wf.name,
+		name: `${wf.name} (${prefix})`,
 		nodes: wf.nodes,
 		connections: wf.connections,
 		settings: wf.settings,
@@ -193,6 +202,11 @@ vendors.script('agent-anthropic', ['echo_tool']);
 // The chat's models: OpenAI down, Anthropic streaming its answer.
 vendors.script('chat-openai', [503]);
 vendors.script('chat-anthropic', [{ stream: { text: CHAT_ANSWER, gapMs: 150 } }]);
+// The continued chat: OpenAI's stream breaks after three deltas, Anthropic goes on from them.
+vendors.script('cont-openai', [{ stream: { text: CHAT_ANSWER, gapMs: 150, dropAfter: 3 } }]);
+vendors.script('cont-anthropic', [
+	{ stream: { continues: true, repeatWords: 2, text: CHAT_ANSWER.slice(3), gapMs: 150 } },
+]);
 const n8n = await startEditorN8n();
 let browser, page;
 try {
@@ -305,6 +319,46 @@ try {
 		await chat.screenshot({ path: out('chat-streaming.png') });
 		console.log(
 			`docs/chat-streaming.png (OpenAI 503 ×${oa.length}; Anthropic's answer grew on the page through ${seen.size - 1} texts)`,
+		);
+	}
+	if (take('continued-chat')) {
+		chatWidget();
+		const url = await publishStreamingChat(n8n, vendors, 'cont', 1.1);
+		const chat = await browser.newPage();
+		page = chat;
+		chat.setDefaultTimeout(20_000);
+		await chat.setViewport({ width: 900, height: 700 });
+		await serveWidget(chat);
+		await chat.goto(url, { waitUntil: 'networkidle2' });
+		const input = await chat.waitForSelector('.chat-inputs textarea', { visible: true });
+		await input.type(CHAT_QUESTION);
+		await chat.keyboard.press('Enter');
+		const whole = CHAT_ANSWER.join('').replace(/\*\*/g, '');
+		for (let deadline = Date.now() + 60_000; ; await pause(40)) {
+			const { text, typing } = await chat.evaluate(() => ({
+				text: [...document.querySelectorAll('.chat-message-from-bot:not(.chat-message-typing)')]
+					.at(-1)
+					?.textContent.trim(),
+				typing: Boolean(document.querySelector('.chat-message-typing')),
+			}));
+			if (text === whole && !typing) break;
+			if (Date.now() > deadline)
+				throw new Error(`the chat's answer reads ${JSON.stringify(text)}, not ${whole}`);
+		}
+		const served = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
+		const [oa, an] = [served('cont-openai'), served('cont-anthropic')];
+		const prefix = CHAT_ANSWER.slice(0, 3).join('');
+		if (oa.length !== 1 || oa[0].sent !== 3 || an.length !== 1 || an[0].partial !== prefix)
+			throw new Error(
+				`expected OpenAI's stream broken after 3 deltas, Anthropic continuing it: ${JSON.stringify(
+					[...oa, ...an].map(({ id, status, sent, partial }) => ({ id, status, sent, partial })),
+				)}`,
+			);
+		await chat.evaluate(() => document.activeElement?.blur());
+		await pause(800);
+		await chat.screenshot({ path: out('chat-continued.png') });
+		console.log(
+			`docs/chat-continued.png (OpenAI broke after ${oa[0].sent} deltas; Anthropic continued from ${JSON.stringify(an[0].partial)})`,
 		);
 	}
 } catch (e) {
