@@ -32,6 +32,9 @@ import { items, postStreaming, streamingAgent } from '../support/chat-stream.mjs
 import { activate, ownerSession } from '../support/trigger/publish.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../support/n8n.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const KEYS = {
@@ -46,6 +49,27 @@ const WHOLE = 'The answer begins here and it ends well.';
 let vendors, server, base;
 const cred = {};
 const flows = {};
+
+/** README's streaming example (a public Chat Trigger in Streaming mode, an AI Agent with Simple
+ * Memory, OpenAI then Anthropic) on the chat model 1.1, on vendors `exOpenai` and `exClaude`. */
+function exampleFlow() {
+	const file = path.join(ROOT, 'n8n-node/examples/resilient-chat-model-streaming.json');
+	const wf = JSON.parse(readFileSync(file, 'utf8'));
+	wf.id = `cex${uid()}`;
+	const n = (name) => wf.nodes.find((x) => x.name === name);
+	n('OpenAI Chat Model').credentials.openAiApi = { id: cred.exOpenai.id, name: cred.exOpenai.name };
+	n('Anthropic Chat Model').credentials.anthropicApi = {
+		id: cred.exClaude.id,
+		name: cred.exClaude.name,
+	};
+	n('Resilient Chat Model').typeVersion = 1.1;
+	n('Resilient Chat Model').parameters.providers.provider = [
+		{ name: `openai-${uid()}` },
+		{ name: `anthropic-${uid()}` },
+	];
+	n('When chat message received').webhookId = `chat-${uid()}`;
+	return { wf, isChat: true };
+}
 
 /** Webhook (Streaming) -> AI Agent + Simple Memory -> the Resilient Chat Model 1.1 over `inputs`. */
 function chatFlow(key, inputs, { chat = {}, tool = false } = {}) {
@@ -115,9 +139,9 @@ before(async () => {
 	vendors = await startLlmVendors(KEYS);
 	const n8n = n8nInstance(n8nInstall(major), { extensions: null });
 	installLikeN8n(packWorktree(), n8n.home);
-	for (const id of ['drop', 'stall', 'after2', 'afterErr', 'afterGem', 'toolDrop'])
+	for (const id of ['drop', 'stall', 'after2', 'afterErr', 'afterGem', 'toolDrop', 'exOpenai'])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
-	for (const id of ['cont', 'err', 'toolWhole'])
+	for (const id of ['cont', 'err', 'toolWhole', 'exClaude'])
 		cred[id] = anthropicCredential(vendors, id, KEYS.anthropic);
 	cred.gem = {
 		id: `gm${uid()}`.replace(/[^A-Za-z0-9]/g, '').slice(0, 16),
@@ -133,6 +157,7 @@ before(async () => {
 	flows.err = chatFlow('err', [claude('err'), openai('afterErr')]);
 	flows.gem = chatFlow('gem', [gemini('gem'), openai('afterGem')]);
 	flows.tool = chatFlow('tool', [openai('toolDrop'), claude('toolWhole')], { tool: true });
+	flows.example = exampleFlow();
 	n8n.importWorkflow(Object.values(flows).map((f) => f.wf));
 	if (major === 1) n8n.cli(['update:workflow', '--all', '--active=true']);
 	server = await n8n.start();
@@ -156,8 +181,13 @@ after(async () => {
 	await vendors?.close();
 });
 
-const url = (f) => `${base}/webhook/${f.path}`;
-const ask = (f, q, session) => postStreaming(url(f), { q, session });
+const url = (f) =>
+	f.isChat ? `${base}/webhook/${f.wf.nodes[0].webhookId}/chat` : `${base}/webhook/${f.path}`;
+const ask = (f, q, session) =>
+	postStreaming(
+		url(f),
+		f.isChat ? { action: 'sendMessage', sessionId: session, chatInput: q } : { q, session },
+	);
 const at = (id) => vendors.accepted(id);
 const requestsTo = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
 const show = (r) => JSON.stringify(r.lines.map(({ at, ...l }) => l)).slice(0, 1500);
@@ -248,4 +278,25 @@ test(`n8n ${major}: Model 1 drops inside a tool call's arguments: nothing of it 
 	const second = JSON.stringify(requestsTo('toolWhole')[1].body.messages);
 	assert.equal((second.match(/"tool_result"/g) ?? []).length, 1, 'the tool ran once');
 	assert.match(second, /42/);
+});
+
+test(`n8n ${major}: README's streaming example (a public Chat Trigger in Streaming mode) on the chat model 1.1: OpenAI drops mid-answer, Anthropic finishes it; the next message sees the whole answer in memory`, async () => {
+	vendors.script('exOpenai', [{ stream: { text: HALF, dropAfter: 2 } }, 503]);
+	vendors.script('exClaude', [
+		{ stream: { continues: true, repeatWords: 1, text: REST } },
+		{ stream: { text: ['Still ', 'here.'] } },
+	]);
+	const session = `x${uid()}`;
+	const r = await ask(flows.example, 'Hello?', session);
+	assert.deepEqual(errors(r), [], show(r));
+	assert.equal(text(r), WHOLE, show(r));
+	assert.equal(requestsTo('exClaude')[0].partial, 'The answer begins here');
+	const next = await ask(flows.example, 'Still there?', session);
+	assert.equal(text(next), 'Still here.', show(next));
+	const history = JSON.stringify(requestsTo('exClaude')[1].body.messages);
+	assert.match(
+		history,
+		new RegExp(WHOLE.replace('.', '\\.')),
+		'the whole answer is in the chat memory',
+	);
 });
