@@ -398,8 +398,15 @@ export class Pool {
 export function readServes(age_ms: number, limit_ms: number): boolean;
 
 /**
+ * Get Metrics while the shared store is down: the store's families alone (it did not answer;
+ * this process's fall-backs to memory), nothing of this process's memory as the fleet's.
+ */
+export function storeDownMetrics(scope: string): string;
+
+/**
  * The shared store failed (no answer in time, an error, races lost past the bound): carry on in
  * this process's memory (`fail_open`, the node's *On Store Failure*) or defer the item. One
  * decision for rows, tickets and counters; crossed only when the store fails.
+ * `scope`: the store scope that failed; a fall-back to memory is counted for it.
  */
-export function storeFailed(fail_open: boolean, cause: string): StoreVerdict;
+export function storeFailed(fail_open: boolean, cause: string, scope?: string | null): StoreVerdict;

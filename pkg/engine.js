@@ -481,18 +481,51 @@ function readServes(age_ms, limit_ms) {
 exports.readServes = readServes;
 
 /**
+ * Get Metrics while the shared store is down: the store's families alone (it did not answer;
+ * this process's fall-backs to memory), nothing of this process's memory as the fleet's.
+ * @param {string} scope
+ * @returns {string}
+ */
+function storeDownMetrics(scope) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(scope, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.storeDownMetrics(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+exports.storeDownMetrics = storeDownMetrics;
+
+/**
  * The shared store failed (no answer in time, an error, races lost past the bound): carry on in
  * this process's memory (`fail_open`, the node's *On Store Failure*) or defer the item. One
  * decision for rows, tickets and counters; crossed only when the store fails.
+ * `scope`: the store scope that failed; a fall-back to memory is counted for it.
  * @param {boolean} fail_open
  * @param {string} cause
+ * @param {string | null} [scope]
  * @returns {StoreVerdict}
  */
-function storeFailed(fail_open, cause) {
-    const val2 = +fail_open;
-    const ptr0 = passStringToWasm0(cause, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.storeFailed(val2, ptr0, len0);
+function storeFailed(fail_open, cause, scope) {
+    const val3 = +fail_open;
+    let ptr0, len0, ptr1, len1;
+    try {
+        ptr0 = passStringToWasm0(cause, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = isLikeNone(scope) ? 0 : passStringToWasm0(scope, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len1 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+        throw e;
+    }
+    const ret = wasm.storeFailed(val3, ptr0, len0, ptr1, len1);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }

@@ -61,6 +61,39 @@ pub const TOKENS_ESTIMATED: &str = "resilient_provider_tokens_estimated_total";
 pub const SPEND: &str = "resilient_provider_spend_total";
 /// Calls a token limit or spend cap turned away from the provider.
 pub const TOKEN_LIMITED: &str = "resilient_provider_token_limited_total";
+/// Answers' latency and streamed calls' time to their first chunk, from the latency row (recorded
+/// under latency routing or p95 hedging), by lane and quantile.
+pub const LATENCY: &str = "resilient_provider_latency_seconds";
+/// Whether the shared store answered this scrape (0: the process fell back to its memory).
+pub const STORE_UP: &str = "resilient_provider_store_up";
+/// This process's falls back to its memory when the shared store failed (counted in memory).
+pub const STORE_FALLBACKS: &str = "resilient_provider_store_fallbacks_total";
+
+/// Milliseconds as seconds, in integer digits ("0.042").
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
+}
+
+/// The store's families for `scope`: whether the shared store answered (`up`) and this process's
+/// fall-backs to memory. Rendered alone when the store is down: Get Metrics still answers, and
+/// says so, with nothing of this process's memory passed off as the fleet's.
+pub fn store_families(scope: &str, up: bool, fallbacks: u64) -> String {
+    let l = format!("{{scope=\"{}\"}}", escape(scope));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# HELP {STORE_UP} Whether the shared state store answered (0: this process fell back to its memory)."
+    );
+    let _ = writeln!(out, "# TYPE {STORE_UP} gauge");
+    let _ = writeln!(out, "{STORE_UP}{l} {}", up as u8);
+    let _ = writeln!(
+        out,
+        "# HELP {STORE_FALLBACKS} Times this process fell back to its memory because the shared store failed."
+    );
+    let _ = writeln!(out, "# TYPE {STORE_FALLBACKS} counter");
+    let _ = writeln!(out, "{STORE_FALLBACKS}{l} {fallbacks}");
+    out
+}
 
 /// Millionths as a decimal number of units ("1.5" for 1500000): integer digits only, so the
 /// WASM engine carries no float formatting.
@@ -125,6 +158,25 @@ pub fn render(
     let _ = writeln!(out, "# TYPE {CONCURRENCY} gauge");
     for (s, l) in states.iter().zip(&labels) {
         let _ = writeln!(out, "{CONCURRENCY}{l} {}", s.concurrency_in_flight);
+    }
+    let _ = writeln!(
+        out,
+        "# HELP {LATENCY} Answers' latency and streamed calls' time to first chunk (lane), p50 and p95 of the last samples."
+    );
+    let _ = writeln!(out, "# TYPE {LATENCY} gauge");
+    for (st, l) in states.iter().zip(&labels) {
+        let open = l.strip_suffix('}').unwrap_or(l);
+        let lanes = [
+            ("answer", st.latency_p50_ms, st.latency_p95_ms),
+            ("first_chunk", st.first_chunk_p50_ms, st.first_chunk_p95_ms),
+        ];
+        for (lane, p50, p95) in lanes {
+            for (q, v) in [("0.5", p50), ("0.95", p95)] {
+                if let Some(ms) = v {
+                    let _ = writeln!(out, "{LATENCY}{open},lane=\"{lane}\",quantile=\"{q}\"}} {}", seconds(ms));
+                }
+            }
+        }
     }
     for (key, name, help) in COUNTERS {
         let _ = writeln!(out, "# HELP {name} {help}");
@@ -229,8 +281,8 @@ mod tests {
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
         assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
-        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 8);
-        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 8);
+        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 9);
+        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 9);
         // After the open window the gauge reads half-open, as a call would meet it.
         let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
@@ -248,12 +300,36 @@ mod tests {
             text.contains(r#"{scope="s\"\n\\",provider="x\"} 1\nresilient_provider_state{provider=\"y\\"} 0"#),
             "{text}"
         );
-        let families = COUNTERS.len() + 8;
+        let families = COUNTERS.len() + 9;
         assert_eq!(
             text.lines().count(),
-            3 * families + CHECK_NAMES.len() - 1 + 1,
+            3 * families + CHECK_NAMES.len() - 1 + 1 - 1,
             "HELP, TYPE and one sample per family (per check for the checks')"
         );
+    }
+
+    #[test]
+    fn latency_reads_in_seconds_by_lane_and_quantile_and_the_store_says_whether_it_answered() {
+        let mut v = crate::chain::ProviderView::default();
+        for _ in 0..20 {
+            v.latency = crate::latency::record(&v.latency, 42, 1_000);
+        }
+        let rows = crate::row_text::writes(&crate::chain::Writes {
+            provider: 0,
+            latency: Some(v.latency.clone()),
+            ..Default::default()
+        });
+        let mut texts = vec![String::new(); ROW_KINDS.len()];
+        texts[3] = rows.rows[0].json.clone();
+        let text = render(&chain(&["a"]), "s", 1_000, &texts, "[{}]").unwrap();
+        assert!(
+            text.contains("resilient_provider_latency_seconds{scope=\"s\",provider=\"a\",lane=\"answer\",quantile=\"0.95\"} 0.057\n"),
+            "{text}"
+        );
+        assert!(!text.contains("lane=\"first_chunk\""), "no samples, no series");
+        let down = store_families("s", false, 3);
+        assert!(down.contains("resilient_provider_store_up{scope=\"s\"} 0\n"));
+        assert!(down.contains("resilient_provider_store_fallbacks_total{scope=\"s\"} 3\n"));
     }
 
     #[test]

@@ -35,6 +35,13 @@ const TS_TYPES: &str = include_str!("wasm_types.d.ts");
 thread_local! {
     /// One PRNG per process, seeded once from crypto.getRandomValues; items draw their own seed.
     static PROCESS_RNG: RefCell<Option<Rng>> = const { RefCell::new(None) };
+    /// This process's falls back to its memory, by scope: counted here, in memory, so Get Metrics
+    /// says them while the shared store is down.
+    static FALLBACKS: RefCell<std::collections::BTreeMap<String, u64>> = const { RefCell::new(std::collections::BTreeMap::new()) };
+}
+
+fn fallbacks(scope: &str) -> u64 {
+    FALLBACKS.with(|f| f.borrow().get(scope).copied().unwrap_or(0))
 }
 
 fn draw_rng() -> Rng {
@@ -75,9 +82,21 @@ fn ms(v: f64) -> u64 {
 /// The shared store failed (no answer in time, an error, races lost past the bound): carry on in
 /// this process's memory (`fail_open`, the node's *On Store Failure*) or defer the item. One
 /// decision for rows, tickets and counters; crossed only when the store fails.
+/// `scope`: the store scope that failed; a fall-back to memory is counted for it.
 #[wasm_bindgen(js_name = storeFailed, unchecked_return_type = "StoreVerdict")]
-pub fn store_failed(fail_open: bool, cause: &str) -> Result<JsValue, JsValue> {
-    to_js(&crate::store_failure::store_failed(fail_open, cause))
+pub fn store_failed(fail_open: bool, cause: &str, scope: Option<String>) -> Result<JsValue, JsValue> {
+    let verdict = crate::store_failure::store_failed(fail_open, cause);
+    if let (crate::store_failure::StoreVerdict::FallBack { .. }, Some(scope)) = (&verdict, scope) {
+        FALLBACKS.with(|f| *f.borrow_mut().entry(scope).or_default() += 1);
+    }
+    to_js(&verdict)
+}
+
+/// Get Metrics while the shared store is down: the store's families alone (it did not answer;
+/// this process's fall-backs to memory), nothing of this process's memory as the fleet's.
+#[wasm_bindgen(js_name = storeDownMetrics)]
+pub fn store_down_metrics(scope: &str) -> String {
+    crate::metrics::store_families(scope, false, fallbacks(scope))
 }
 
 /// Whether rows read `age_ms` ago may still serve under a read-ahead grant's `limit_ms`.
@@ -193,7 +212,9 @@ impl Engine {
     /// Get Metrics: the Prometheus text for this chain in `scope`, from the row texts of every
     /// provider (`ROW_KINDS` each) and their counters (a JSON array, one object per provider).
     pub fn metrics(&self, now_ms: f64, scope: &str, rows: &str, counters: &str) -> Result<String, JsValue> {
-        crate::metrics::render(&self.chain, scope, ms(now_ms), &row_text::split(rows), counters).map_err(js_error)
+        let text = crate::metrics::render(&self.chain, scope, ms(now_ms), &row_text::split(rows), counters)
+            .map_err(js_error)?;
+        Ok(text + &crate::metrics::store_families(scope, true, fallbacks(scope)))
     }
 
     /// Guard, first half: which provider may be called now, without calling. `lease` names the

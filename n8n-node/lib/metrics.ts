@@ -1,7 +1,7 @@
 // Get Metrics: the Prometheus text exposition format for the chain's providers in its scope. The
 // engine renders it from the rows and counters (src/metrics.rs); this file moves them and the text.
-import { NodeOperationError, type INode, type INodeExecutionData } from 'n8n-workflow';
-import type { Engine } from './engine';
+import type { INodeExecutionData } from 'n8n-workflow';
+import { engineModule, type Engine } from './engine';
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemPlan } from './params';
 import type { FailoverStore } from './store/failover';
@@ -10,7 +10,6 @@ import type { FailoverStore } from './store/failover';
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 export async function providerMetrics(
-	node: INode,
 	engine: Engine,
 	store: FailoverStore,
 	plan: ItemPlan,
@@ -18,21 +17,24 @@ export async function providerMetrics(
 	const names = plan.requests.map((r) => r.name);
 	const snap = await store.read(names);
 	const counters = await store.readCounters(names);
-	// Metrics of this process's memory would pass for the fleet's: a failed scrape is the truth.
-	if (store.degraded)
-		throw new NodeOperationError(
-			node,
-			`State store unavailable (${store.degraded}): no metrics rendered`,
-		);
-	const text = engine.metrics(
-		snap.now,
-		plan.scope,
-		snap.rows.join(ROW_SEPARATOR),
-		JSON.stringify(names.map((n) => counters[n] ?? {})),
-	);
+	// Metrics of this process's memory would pass for the fleet's: while the store is down, only
+	// that it is, and this process's fall-backs to memory (the engine's count).
+	const text = store.degraded
+		? engineModule().storeDownMetrics(plan.scope)
+		: engine.metrics(
+				snap.now,
+				plan.scope,
+				snap.rows.join(ROW_SEPARATOR),
+				JSON.stringify(names.map((n) => counters[n] ?? {})),
+			);
 	return [
 		{
-			json: { metrics: text, contentType: METRICS_CONTENT_TYPE, scope: plan.scope },
+			json: {
+				metrics: text,
+				contentType: METRICS_CONTENT_TYPE,
+				scope: plan.scope,
+				...(store.degraded ? { storeDown: store.degraded } : {}),
+			},
 			pairedItem: { item: 0 },
 		},
 	];

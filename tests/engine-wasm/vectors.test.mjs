@@ -19,6 +19,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'Item',
 		'Pool',
 		'readServes',
+		'storeDownMetrics',
 		'storeFailed',
 	]);
 	const methods = (cls) =>

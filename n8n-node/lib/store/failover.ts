@@ -30,7 +30,7 @@ export class FailoverStore implements StateStore {
 
 	constructor(
 		private readonly shared: StateStore,
-		scope: string,
+		private readonly scope: string,
 		private readonly timeoutMs: number,
 		private readonly failOpen: boolean,
 		private readonly logger?: Logger,
@@ -49,7 +49,7 @@ export class FailoverStore implements StateStore {
 
 	/** Also used by the caller when compare-and-set retries run out. */
 	async fallBack<T>(cause: string, op: (s: StateStore) => Promise<T>): Promise<T> {
-		const verdict = engineModule().storeFailed(this.failOpen, cause);
+		const verdict = engineModule().storeFailed(this.failOpen, cause, this.scope);
 		if (verdict.kind === 'defer') throw new StoreUnavailable(verdict.reason, verdict.cause);
 		this.degraded = cause;
 		this.warning = verdict.warning;

@@ -72,7 +72,7 @@ async function operation(
 	const store = itemStore(shared, plan.scope, storeCfg, this.logger);
 	const items =
 		op === 'getMetrics'
-			? await providerMetrics(node, engine, store, plan)
+			? await providerMetrics(engine, store, plan)
 			: op === 'getState'
 				? await providerState(
 						engine,
