@@ -218,6 +218,8 @@ impl ConfigIn {
             fail_over_first: self.fail_over_first,
             wait_in_line: self.wait_in_line,
             fleet_limit: self.fleet_limit,
+            // From bytes already drawn (the corpus keeps its shape).
+            continue_broken_streams: self.fleet_limit && self.wait_in_line,
             routing: pick(&["order", "weighted", "least_busy", "latency"], self.strategy / 4).to_string(),
             retry_budget_percent: (self.threshold % 3) as i64 * 10,
             retry_budget_floor_per_s: (self.successes_to_close % 3) as i64,
