@@ -38,11 +38,11 @@ import {
 	rmSync,
 	writeFileSync,
 } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROOT, VERSIONS, n8nInstall, n8nInstance, uid } from '../tests/support/n8n.mjs';
 import { freePort } from '../tests/support/ports.mjs';
+import { startOwnRedis } from '../tests/support/own-redis.mjs';
 import { startProviders } from '../tests/support/providers.mjs';
 import { BRIEF_SCHEMA } from '../tests/support/brief20.mjs';
 import { loadProfile, report, summarise } from './lib/cpuprofile.mjs';
@@ -113,34 +113,8 @@ const NODES = [
 	{ key: 'answerCheck', name: 'RPC v2 answer check', label: 'v2 + Answer Check (schema)' },
 ];
 
-/** Our own redis-server on a free loopback port; stopped by its pid at the end. */
-async function startRedis() {
-	const port = await freePort();
-	const child = spawn(
-		'redis-server',
-		['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
-		{ stdio: ['ignore', 'pipe', 'pipe'] },
-	);
-	let out = '';
-	child.stdout.on('data', (d) => (out += d));
-	child.stderr.on('data', (d) => (out += d));
-	const spawnError = new Promise((_, reject) => child.on('error', reject));
-	for (let k = 0; k < 100; k++) {
-		const ok = await Promise.race([
-			spawnError,
-			new Promise((resolve) => {
-				const sock = net.connect(port, '127.0.0.1', () => sock.end('PING\r\n'));
-				sock.on('data', (d) => resolve(String(d).startsWith('+PONG')));
-				sock.on('error', () => resolve(false));
-			}),
-		]);
-		if (ok) return { port, stop: () => child.kill('SIGTERM') };
-		if (child.exitCode !== null) break;
-		await new Promise((r) => setTimeout(r, 100));
-	}
-	child.kill('SIGKILL');
-	throw new Error(`redis-server did not answer on ${port}: ${out.slice(-2000)}`);
-}
+/** Our own redis-server on a free loopback port (tests/support/own-redis.mjs). */
+const startRedis = () => startOwnRedis();
 
 /** Redis's own count of the commands it ran, by command (INFO commandstats): what the store
  * cost in round trips, counted at the server. */

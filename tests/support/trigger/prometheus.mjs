@@ -6,12 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePorts } from '../ports.mjs';
 
-export async function startPrometheus(target, metricsPath) {
+/** `interval` / `timeout`: the scrape's, in seconds (1 s each unless told). */
+export async function startPrometheus(target, metricsPath, { interval = 1, timeout = 1 } = {}) {
 	const dir = mkdtempSync(path.join(tmpdir(), 'rpc-prometheus-'));
 	const [port] = await freePorts(1);
 	writeFileSync(
 		path.join(dir, 'prometheus.yml'),
-		`global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: rpc\n    metrics_path: ${metricsPath}\n    static_configs:\n      - targets: ['${target}']\n`,
+		`global:\n  scrape_interval: ${interval}s\n  scrape_timeout: ${timeout}s\nscrape_configs:\n  - job_name: rpc\n    metrics_path: ${metricsPath}\n    static_configs:\n      - targets: ['${target}']\n`,
 	);
 	const child = spawn(
 		'prometheus',
@@ -47,6 +48,18 @@ export async function startPrometheus(target, metricsPath) {
 			if (body.data.result.length > 1)
 				throw new Error(`query ${query}: ${body.data.result.length} series`);
 			return body.data.result[0] ? Number(body.data.result[0].value[1]) : undefined;
+		},
+		/** The HTTP API's answer to an instant query (`time` in seconds; now when absent). */
+		async query(query, time) {
+			const at = time === undefined ? '' : `&time=${time}`;
+			const r = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(query)}${at}`);
+			return r.json();
+		},
+		/** The HTTP API's answer to a range query (seconds; `step` in seconds). */
+		async range(query, start, end, step) {
+			const q = `query=${encodeURIComponent(query)}&start=${start}&end=${end}&step=${step}`;
+			const r = await fetch(`${base}/api/v1/query_range?${q}`);
+			return r.json();
 		},
 		/** The scrape's health: 1 when the last scrape of the target succeeded. */
 		up: () => fetch(`${base}/api/v1/query?query=up`).then((r) => r.json()),
