@@ -207,6 +207,34 @@ vendors.script('cont-openai', [{ stream: { text: CHAT_ANSWER, gapMs: 150, dropAf
 vendors.script('cont-anthropic', [
 	{ stream: { continues: true, repeatWords: 2, text: CHAT_ANSWER.slice(3), gapMs: 150 } },
 ]);
+/** The chat page at `url` as a visitor opens it (authentication None), in a tab of its own: the
+ * question typed and sent, then the bot's answer as it grows (the widget's typing dots stay below
+ * it until the stream ends), every text it showed on the way, until it reads the whole answer. */
+async function askChatPage(url) {
+	const chat = await browser.newPage();
+	chat.setDefaultTimeout(20_000);
+	await chat.setViewport({ width: 900, height: 700 });
+	await serveWidget(chat);
+	await chat.goto(url, { waitUntil: 'networkidle2' });
+	const input = await chat.waitForSelector('.chat-inputs textarea', { visible: true });
+	await input.type(CHAT_QUESTION);
+	await chat.keyboard.press('Enter');
+	const whole = CHAT_ANSWER.join('').replace(/\*\*/g, '');
+	const seen = new Set();
+	for (let deadline = Date.now() + 60_000; ; await pause(40)) {
+		const { text, typing } = await chat.evaluate(() => ({
+			text: [...document.querySelectorAll('.chat-message-from-bot:not(.chat-message-typing)')]
+				.at(-1)
+				?.textContent.trim(),
+			typing: Boolean(document.querySelector('.chat-message-typing')),
+		}));
+		if (text) seen.add(text);
+		if (text?.includes(whole) && !typing) return { chat, seen, text, whole };
+		if (Date.now() > deadline)
+			throw new Error(`the chat's answer reads ${JSON.stringify(text)}, not ${whole}`);
+	}
+}
+
 const n8n = await startEditorN8n();
 let browser, page;
 try {
@@ -214,7 +242,7 @@ try {
 	const anthropic = await n8n.credential('Anthropic account', 'anthropicApi', {
 		apiKey: KEYS.anthropic,
 	});
-	if (take('streaming-chat')) emojiFont();
+	if (take('streaming-chat') || take('continued-chat')) emojiFont();
 	({ browser, page } = await openEditor(n8n, { width: 1440, height: 2300 }));
 	if (take('chain')) {
 		// The example as a user would have it after picking their credentials and base URLs.
@@ -277,32 +305,8 @@ try {
 	if (take('streaming-chat')) {
 		chatWidget();
 		const url = await publishStreamingChat(n8n, vendors);
-		// The chat page as a visitor opens it (authentication None), in a tab of its own.
-		const chat = await browser.newPage();
+		const { chat, seen } = await askChatPage(url);
 		page = chat;
-		chat.setDefaultTimeout(20_000);
-		await chat.setViewport({ width: 900, height: 700 });
-		await serveWidget(chat);
-		await chat.goto(url, { waitUntil: 'networkidle2' });
-		const input = await chat.waitForSelector('.chat-inputs textarea', { visible: true });
-		await input.type(CHAT_QUESTION);
-		await chat.keyboard.press('Enter');
-		// The bot's answer as it grows (the widget's typing dots stay below it until the stream
-		// ends): every text it showed on the way, until it is whole and the dots are gone.
-		const whole = CHAT_ANSWER.join('').replace(/\*\*/g, '');
-		const seen = new Set();
-		for (let deadline = Date.now() + 60_000; ; await pause(40)) {
-			const { text, typing } = await chat.evaluate(() => ({
-				text: [...document.querySelectorAll('.chat-message-from-bot:not(.chat-message-typing)')]
-					.at(-1)
-					?.textContent.trim(),
-				typing: Boolean(document.querySelector('.chat-message-typing')),
-			}));
-			if (text) seen.add(text);
-			if (text?.includes(whole) && !typing) break;
-			if (Date.now() > deadline)
-				throw new Error(`the chat's answer reads ${JSON.stringify(text)}, not ${whole}`);
-		}
 		const served = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
 		const [oa, an] = [served('chat-openai'), served('chat-anthropic')];
 		if (!oa.length || oa.some((a) => a.status !== 503) || an.length !== 1 || an[0].sent < 2)
@@ -324,27 +328,10 @@ try {
 	if (take('continued-chat')) {
 		chatWidget();
 		const url = await publishStreamingChat(n8n, vendors, 'cont', 1.1);
-		const chat = await browser.newPage();
+		const { chat, text, whole } = await askChatPage(url);
 		page = chat;
-		chat.setDefaultTimeout(20_000);
-		await chat.setViewport({ width: 900, height: 700 });
-		await serveWidget(chat);
-		await chat.goto(url, { waitUntil: 'networkidle2' });
-		const input = await chat.waitForSelector('.chat-inputs textarea', { visible: true });
-		await input.type(CHAT_QUESTION);
-		await chat.keyboard.press('Enter');
-		const whole = CHAT_ANSWER.join('').replace(/\*\*/g, '');
-		for (let deadline = Date.now() + 60_000; ; await pause(40)) {
-			const { text, typing } = await chat.evaluate(() => ({
-				text: [...document.querySelectorAll('.chat-message-from-bot:not(.chat-message-typing)')]
-					.at(-1)
-					?.textContent.trim(),
-				typing: Boolean(document.querySelector('.chat-message-typing')),
-			}));
-			if (text === whole && !typing) break;
-			if (Date.now() > deadline)
-				throw new Error(`the chat's answer reads ${JSON.stringify(text)}, not ${whole}`);
-		}
+		// One answer: nothing the continuing model repeated is shown twice.
+		if (text !== whole) throw new Error(`the chat reads ${JSON.stringify(text)}, not ${whole}`);
 		const served = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
 		const [oa, an] = [served('cont-openai'), served('cont-anthropic')];
 		const prefix = CHAT_ANSWER.slice(0, 3).join('');

@@ -92,17 +92,8 @@ pub fn text(provider: &str, t: &Transition, row: &BreakerRow, spend_cap: Option<
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the epoch (proleptic Gregorian, UTC):
 /// Howard Hinnant's days-to-civil, so the engine needs no date crate.
 pub fn rfc3339(ms: u64) -> String {
-    let days = (ms / 86_400_000) as i64;
     let in_day = ms % 86_400_000;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + (m <= 2) as i64;
+    let (y, m, d) = crate::civil::civil_from_days((ms / 86_400_000) as i64);
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
         in_day / 3_600_000,

@@ -3,6 +3,7 @@
 //! (OpenAI, Groq), RFC 3339 times (Anthropic) and Gemini's `retryDelay` in a body. Which value
 //! wins is `retry_after`'s choice. Hand-written where core's parsers would weigh on the WASM engine.
 use crate::answer_body::BODY_LIMIT;
+use crate::civil::days_from_civil;
 use std::time::{Duration, UNIX_EPOCH};
 
 /// Header values this long are garbage, not hints (and parsing them is a waste).
@@ -191,16 +192,6 @@ fn fields<const N: usize>(v: &[u8], template: &[u8]) -> Option<[i64; N]> {
         }
     }
     Some(f)
-}
-
-/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// Gemini's `google.rpc.RetryInfo` in an error body: `"retryDelay": "31s"` (a protobuf Duration:

@@ -19,6 +19,7 @@ pub mod backoff;
 pub mod breaker;
 pub mod cas;
 pub mod chain;
+pub mod civil;
 pub mod concurrency;
 pub mod config;
 pub mod config_decode;

@@ -7,6 +7,7 @@
 //!
 //! A spend cap bounds what calls *start*: the calls already out when it is reached still add
 //! their cost, so the overshoot is at most the cost of the calls in flight then.
+use crate::civil::{civil_from_days, days_from_civil};
 use crate::reason::Reason;
 use crate::retry_after::HintHeaders;
 use crate::token_budget::{self, Estimate, Reserve, TokenRow};
@@ -244,30 +245,6 @@ pub fn left(row: &TokenRow, rules: &TokenRules, now: u64) -> (Option<u64>, Optio
         rules.per_minute.map(|l| l.saturating_sub(token_budget::used(row, now))),
         rules.spend_cap_micros.map(|cap| cap.saturating_sub(rules.spent(row, now))),
     )
-}
-
-/// (year, month, day) of the day `z` days after 1970-01-01 (H. Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + (m <= 2) as i64, m, d)
-}
-
-/// Days from 1970-01-01 to (year, month, day).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

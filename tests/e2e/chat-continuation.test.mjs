@@ -28,8 +28,7 @@ import {
 } from '../support/chat-workflows.mjs';
 import { matrixModels } from '../support/chat-matrix-models.mjs';
 import { node } from '../support/workflow-parts.mjs';
-import { items, postStreaming, streamingAgent } from '../support/chat-stream.mjs';
-import { activate, ownerSession } from '../support/trigger/publish.mjs';
+import { items, postStreaming, startPublished, streamingAgent } from '../support/chat-stream.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 import { readFileSync } from 'node:fs';
@@ -158,31 +157,15 @@ before(async () => {
 	flows.gem = chatFlow('gem', [gemini('gem'), openai('afterGem')]);
 	flows.tool = chatFlow('tool', [openai('toolDrop'), claude('toolWhole')], { tool: true });
 	flows.example = exampleFlow();
-	n8n.importWorkflow(Object.values(flows).map((f) => f.wf));
-	if (major === 1) n8n.cli(['update:workflow', '--all', '--active=true']);
-	server = await n8n.start();
-	base = `http://127.0.0.1:${server.port}`;
-	if (major === 2) {
-		const rest = await ownerSession(server.port);
-		for (const f of Object.values(flows)) await activate(rest, f.wf.id);
-	}
-	for (const f of Object.values(flows)) {
-		for (let tries = 0; ; tries++) {
-			const r = await fetch(url(f), { signal: AbortSignal.timeout(2000) }).catch(() => null);
-			const text = r ? await r.text().catch(() => '') : '';
-			if (!r || r.status !== 404 || /did you mean/i.test(text)) break;
-			if (tries > 120) throw new Error(`${url(f)} never registered: ${text.slice(0, 300)}`);
-			await new Promise((res) => setTimeout(res, 250));
-		}
-	}
+	({ server, base } = await startPublished(n8n, major, Object.values(flows), url));
 });
 after(async () => {
 	await server?.stop();
 	await vendors?.close();
 });
 
-const url = (f) =>
-	f.isChat ? `${base}/webhook/${f.wf.nodes[0].webhookId}/chat` : `${base}/webhook/${f.path}`;
+const url = (f, b = base) =>
+	f.isChat ? `${b}/webhook/${f.wf.nodes[0].webhookId}/chat` : `${b}/webhook/${f.path}`;
 const ask = (f, q, session) =>
 	postStreaming(
 		url(f),

@@ -16,8 +16,7 @@ import {
 	resilientChatModel,
 } from '../support/chat-workflows.mjs';
 import { node } from '../support/workflow-parts.mjs';
-import { items, postStreaming, streamingAgent } from '../support/chat-stream.mjs';
-import { activate, ownerSession } from '../support/trigger/publish.mjs';
+import { items, postStreaming, startPublished, streamingAgent } from '../support/chat-stream.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -169,40 +168,15 @@ before(async () => {
 			typeVersion: 1.1,
 		},
 	).parameters.answerCheck = { jsonSchema: JSON.stringify(HELD_SCHEMA) };
-	try {
-		n8n.importWorkflow(Object.values(flows).map((f) => f.wf));
-	} catch (e) {
-		throw new Error(`import failed: ${String(e.stdout).slice(-1500)}`);
-	}
-	// Every workflow published: n8n 1 in one CLI call; n8n 2 through its REST API once it runs,
-	// as the editor's Publish button does (a CLI publish per workflow boots n8n each time).
-	if (major === 1) n8n.cli(['update:workflow', '--all', '--active=true']);
-	server = await n8n.start();
-	base = `http://127.0.0.1:${server.port}`;
-	if (major === 2) {
-		const rest = await ownerSession(server.port);
-		for (const f of Object.values(flows)) await activate(rest, f.wf.id);
-	}
-	// n8n 2 registers a published workflow's webhooks a moment after its API is up: a GET to a
-	// POST webhook then answers "did you mean POST" instead of "not registered".
-	for (const f of Object.values(flows)) {
-		for (let tries = 0; ; tries++) {
-			// (The Chat Trigger's GET, its setup webhook, may not answer at all once registered.)
-			const r = await fetch(url(f), { signal: AbortSignal.timeout(2000) }).catch(() => null);
-			const text = r ? await r.text().catch(() => '') : '';
-			if (!r || r.status !== 404 || /did you mean/i.test(text)) break;
-			if (tries > 120) throw new Error(`${url(f)} never registered: ${text.slice(0, 300)}`);
-			await new Promise((res) => setTimeout(res, 250));
-		}
-	}
+	({ server, base } = await startPublished(n8n, major, Object.values(flows), url));
 });
 after(async () => {
 	await server?.stop();
 	await vendors?.close();
 });
 
-const url = (f) =>
-	f.isChat ? `${base}/webhook/${f.wf.nodes[0].webhookId}/chat` : `${base}/webhook/${f.path}`;
+const url = (f, b = base) =>
+	f.isChat ? `${b}/webhook/${f.wf.nodes[0].webhookId}/chat` : `${b}/webhook/${f.path}`;
 const streamed = [];
 const ask = (f, q, session, opts) =>
 	postStreaming(

@@ -2,6 +2,7 @@
 // {"type":"begin"|"item"|"end"|"error", "content"?, "metadata"}, read as they arrive with fetch,
 // each stamped with the time it was read; and the root of such a chat.
 import { node } from './workflow-parts.mjs';
+import { activate, ownerSession } from './trigger/publish.mjs';
 
 /** The root of a streamed chat: a Webhook in Streaming mode at `path`, then n8n's AI Agent (its
  * newest version on this n8n) over the request's `q`. */
@@ -58,3 +59,37 @@ export async function postStreaming(url, body, { onLine, timeoutMs = 120_000 } =
 
 /** The `item` lines' text. */
 export const items = (lines) => lines.filter((l) => l.type === 'item').map((l) => l.content);
+
+/**
+ * Imports and publishes `flows` ({ wf, path?, isChat? }) on `n8n` and starts it: n8n 1 by its CLI
+ * in one call, n8n 2 through its REST API once it runs, as the editor's Publish button does (a CLI
+ * publish per workflow boots n8n each time). Resolves with the server and its base URL once every
+ * flow's webhook (`url(flow, base)`) is registered.
+ */
+export async function startPublished(n8n, major, flows, url) {
+	try {
+		n8n.importWorkflow(flows.map((f) => f.wf));
+	} catch (e) {
+		throw new Error(`import failed: ${String(e.stdout).slice(-1500)}`);
+	}
+	if (major === 1) n8n.cli(['update:workflow', '--all', '--active=true']);
+	const server = await n8n.start();
+	const base = `http://127.0.0.1:${server.port}`;
+	if (major === 2) {
+		const rest = await ownerSession(server.port);
+		for (const f of flows) await activate(rest, f.wf.id);
+	}
+	// n8n 2 registers a published workflow's webhooks a moment after its API is up: a GET to a
+	// POST webhook then answers "did you mean POST" instead of "not registered".
+	for (const f of flows) {
+		for (let tries = 0; ; tries++) {
+			// (The Chat Trigger's GET, its setup webhook, may not answer at all once registered.)
+			const r = await fetch(url(f, base), { signal: AbortSignal.timeout(2000) }).catch(() => null);
+			const text = r ? await r.text().catch(() => '') : '';
+			if (!r || r.status !== 404 || /did you mean/i.test(text)) break;
+			if (tries > 120) throw new Error(`${url(f, base)} never registered: ${text.slice(0, 300)}`);
+			await new Promise((res) => setTimeout(res, 250));
+		}
+	}
+	return { server, base };
+}
