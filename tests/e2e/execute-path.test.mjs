@@ -261,6 +261,12 @@ test('Get Provider State shows the open breaker and the counters; Reset Provider
 		retry_budget_exhausted: 0,
 		hedges: 0,
 		hedge_wins: 0,
+		// No token limits or prices: nothing counted in tokens or money.
+		tokens_input: 0,
+		tokens_output: 0,
+		tokens_estimated: 0,
+		spend: 0,
+		token_limited: 0,
 	});
 	assert.equal(spare.state_gauge, 0);
 	assert.equal(spare.counters.calls, 4);

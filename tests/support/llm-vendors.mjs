@@ -51,7 +51,8 @@
 //                stallAfter: N  after N deltas, nothing more (the connection open) until the client
 //                  closes it; errorAfter: N  after N deltas, the dialect's error event mid-stream
 //                  (OpenAI's `data: {"error":…}`, Anthropic's `event: error` overloaded_error), then
-//                  the end of the response
+//                  the end of the response; garbageAfter: N  after N deltas, an event whose data
+//                  is not JSON (a malformed chunk), then the end of the response
 //                dropAfter: N  after N deltas (and the gap that would precede the next one) the
 //                  vendor destroys the socket: no terminating event, no [DONE]
 //                holdLast: true  everything but the last delta (and the terminating events), then a
@@ -1090,6 +1091,11 @@ async function streamAnswer(res, arrival, events, o, hold) {
 		if (i === o.dropAfter) return drop();
 		// A stall mid-answer: nothing more, the connection open, until the client closes it.
 		if (i === o.stallAfter) return wait();
+		// A malformed chunk mid-answer (an event whose data is not JSON), then the end.
+		if (i === o.garbageAfter) {
+			await put('data: {"choices": [{"delta": {"content": "broken\n\n');
+			return over ? undefined : res.end();
+		}
 		// The vendor's error event mid-answer (an overloaded model), then the end of the stream.
 		if (i === o.errorAfter && events.errorEvent) {
 			await put(events.errorEvent);
@@ -1103,6 +1109,10 @@ async function streamAnswer(res, arrival, events, o, hold) {
 	if (over) return;
 	if (o.dropAfter >= n) return drop();
 	if (o.stallAfter >= n) return wait();
+	if (o.garbageAfter >= n) {
+		await put('data: {"choices": [{"delta": {"content": "broken\n\n');
+		return over ? undefined : res.end();
+	}
 	if (o.errorAfter >= n && events.errorEvent) {
 		await put(events.errorEvent);
 		return over ? undefined : res.end();
