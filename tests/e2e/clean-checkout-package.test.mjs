@@ -57,6 +57,9 @@ test('npm pack on a clean clone without Rust ships the built node, its engine an
 		'dist/credentials/resilientProviderSecrets.svg',
 		'dist/credentials/resilientProviderSecrets.dark.svg',
 		'dist/engine/engine.js',
+		// What operators load: the Grafana dashboard and the Prometheus alerting rules.
+		'n8n-node/monitoring/grafana-dashboard.json',
+		'n8n-node/monitoring/alert-rules.yml',
 		'LICENSE',
 		'README.md',
 		'package.json',
@@ -72,7 +75,9 @@ test('npm pack on a clean clone without Rust ships the built node, its engine an
 		[],
 	);
 	assert.ok(
-		!packed.files.some((f) => /^package\/(src|pkg|scripts|n8n-node\/(?!examples\/))/.test(f)),
+		!packed.files.some((f) =>
+			/^package\/(src|pkg|scripts|n8n-node\/(?!examples\/|monitoring\/))/.test(f),
+		),
 	);
 });
 
