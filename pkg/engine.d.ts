@@ -311,6 +311,12 @@ export class Engine {
      * row texts; pure, so after a lost race report again on fresh rows.
      */
     report(now_ms: number, ticket: Ticket, scope: string, outcome: Outcome, rows: string): Reported;
+    /**
+     * A broken stream's continuation meets the answer the caller has (`had`): how many of the
+     * continuation's first UTF-16 units (`next`, all of it when `ended`) repeat it and are cut;
+     * `undefined`: read on. Crossed per chunk until it answers, once per continuation.
+     */
+    seam(had: string, next: string, ended: boolean): number | undefined;
 }
 
 /**

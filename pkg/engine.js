@@ -258,6 +258,31 @@ class Engine {
         }
         return takeFromExternrefTable0(ret[0]);
     }
+    /**
+     * A broken stream's continuation meets the answer the caller has (`had`): how many of the
+     * continuation's first UTF-16 units (`next`, all of it when `ended`) repeat it and are cut;
+     * `undefined`: read on. Crossed per chunk until it answers, once per continuation.
+     * @param {string} had
+     * @param {string} next
+     * @param {boolean} ended
+     * @returns {number | undefined}
+     */
+    seam(had, next, ended) {
+        const val3 = +ended;
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(had, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(next, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.engine_seam(this.__wbg_ptr, ptr0, len0, ptr1, len1, val3);
+        return ret === Number.MAX_SAFE_INTEGER ? undefined : ret;
+    }
 }
 if (Symbol.dispose) Engine.prototype[Symbol.dispose] = Engine.prototype.free;
 exports.Engine = Engine;

@@ -12,7 +12,7 @@ rm -f pkg/.gitignore
 cargo run --quiet --locked --bin engine-constants
 node scripts/check-pkg-fresh.mjs --write   # pkg/SOURCE_HASH: what this build was made from
 size=$(stat -c %s pkg/engine_bg.wasm)
-log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (target <= 252 KB)"
+log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (target <= 256 KB)"
 # The ceiling (issue 10; raised from 150 KB by issue 25: n8n's error texts and the reading of raw
 # error facts moved from the node into the engine, ~6 KB; to 156 KB by issue 27: the compare-and-set
 # verdict and the provider defaults moved from the node, ~0.5 KB; to 160 KB by issue 28: the LLM
@@ -36,9 +36,11 @@ log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (targe
 # periods, the tokens crossing and the outcome's usage, four metric families, ~16.5 KB after
 # dropping a std sort and a string slice that cost 11 KB more; to 252 KB by issue 43: a broken
 # stream's continuation, its call step and the characters in its attempt's log, ~2.2 KB; and by
-# issue 44: the latency gauges, the store's families and its fall-backs counted by scope, ~2.9 KB):
+# issue 44: the latency gauges, the store's families and its fall-backs counted by scope, ~2.9 KB;
+# to 256 KB when the continuation's seam (what a continuing model repeats) moved from the node into
+# the engine, its crossing and UTF-16 reading, ~2 KB):
 # docs/benchmarks.md "Engine decisions" says where the bytes went.
-[ "$size" -le $((252 * 1024)) ] || die "engine_bg.wasm is $size bytes: over the 252 KB ceiling ($((252 * 1024)) bytes)"
+[ "$size" -le $((256 * 1024)) ] || die "engine_bg.wasm is $size bytes: over the 256 KB ceiling ($((256 * 1024)) bytes)"
 if [ "${1:-}" = "--replay" ]; then
   log "wasm-pack build --features replay -> target/pkg-replay/ (tests only)"
   wasm-pack build --release --target nodejs --out-dir target/pkg-replay --out-name engine --no-pack -- --features replay >&2

@@ -50,6 +50,7 @@ pub mod rng;
 pub mod routing;
 pub mod row_decode;
 pub mod row_text;
+pub mod seam;
 pub mod session;
 pub mod status_set;
 pub mod step;

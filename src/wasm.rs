@@ -186,6 +186,13 @@ impl Engine {
         crate::stream::commits(&crate::stream::ChunkFacts { text_chars, tool_call_chunks, reasoning_chars })
     }
 
+    /// A broken stream's continuation meets the answer the caller has (`had`): how many of the
+    /// continuation's first UTF-16 units (`next`, all of it when `ended`) repeat it and are cut;
+    /// `undefined`: read on. Crossed per chunk until it answers, once per continuation.
+    pub fn seam(&self, had: &str, next: &str, ended: bool) -> Option<u32> {
+        crate::seam::seam(had, next, ended).map(|n| n as u32)
+    }
+
     /// The answer check a streamed answer that never committed fails (`undefined`: it passes and
     /// is handed over); `answer` as an outcome's `answer`. Crossed once, at such a stream's end.
     #[wasm_bindgen(js_name = answerFails)]

@@ -38,6 +38,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'pool',
 		'raceLost',
 		'report',
+		'seam',
 	]);
 	assert.deepEqual(methods(shipped.Item), [
 		'abandon',

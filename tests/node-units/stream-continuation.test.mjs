@@ -8,7 +8,11 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { AIMessageChunk, HumanMessage } = require('@langchain/core/messages');
-const { Seam, repeated, chunkText } = require('../../dist/lib/chat/seam.js');
+const { Seam, chunkText } = require('../../dist/lib/chat/seam.js');
+const { Engine } = require('../../dist/engine/engine.js');
+// The engine reads the seam (src/seam.rs); the node holds and cuts the chunks.
+const engine = new Engine({ providers: [{ name: 'a' }] });
+const read = (h, n, e) => engine.seam(h, n, e);
 const {
 	continuationMessages,
 	CONTINUE_INSTRUCTION,
@@ -18,7 +22,7 @@ const { streamAttempt } = require('../../dist/lib/chat/streamAttempt.js');
 const chunk = (text) => new AIMessageChunk({ content: text });
 /** What the caller reads when `had` is continued by `parts` through a seam. */
 function joined(had, parts) {
-	const seam = new Seam(had);
+	const seam = new Seam(had, read);
 	const out = [...parts.flatMap((p) => seam.push(chunk(p))), ...seam.end()];
 	return had + out.map(chunkText).join('');
 }
@@ -45,7 +49,11 @@ test('the seam cuts the last words repeated, an answer started over, a doubled s
 		joined('It is', [' a sunny day; the forecast says so for the whole week.']),
 		'It is a sunny day; the forecast says so for the whole week.',
 	);
-	assert.equal(repeated('so the ca', 'cat sat', true), 0, 'two letters may be the answer itself');
+	assert.equal(
+		engine.seam('so the ca', 'cat sat', true),
+		0,
+		'two letters may be the answer itself',
+	);
 	assert.equal(joined(had, ['The quick']), had, 'only its beginning again: nothing new');
 });
 
@@ -120,7 +128,7 @@ test('a stream broken after text reached the caller says how much; its held tool
 test("a continuation's chunks meet the answer at the seam and add to it", async () => {
 	const answer = { text: 'The quick brown fox jumps over ' };
 	const parts = ['jumps over ', 'the lazy dog ', 'while the sun sets slowly behind the hills.'];
-	const r = await run(model(parts.map(chunk)), { answer, seam: new Seam(answer.text) });
+	const r = await run(model(parts.map(chunk)), { answer, seam: new Seam(answer.text, read) });
 	assert.equal(r.outcome.answered, true);
 	assert.equal(
 		answer.text,

@@ -135,7 +135,9 @@ export function chatCall(chain: ChatChain): ChatCall {
 							? continuationMessages(asked(provider, req.repair), answer.text, models[provider])
 							: asked(provider, req.repair),
 						answer,
-						seam: continuing ? new Seam(answer.text) : undefined,
+						seam: continuing
+							? new Seam(answer.text, (h, n, e) => chain.engine.seam(h, n, e))
+							: undefined,
 						options: passed,
 						limits,
 						cancel: signal,

@@ -1,13 +1,13 @@
 // Where a continued answer meets the part the caller already has: the continuing model may repeat
-// the last words of that part, or start the answer over, before it goes on. Its first characters
-// are held until the seam can be read, then what it repeats is cut, so the caller's stream reads
-// as one answer. Text only; the chunks' other parts (usage, ids) pass as they came.
+// the last words of that part, or start the answer over, before it goes on. Its first chunks are
+// held until the engine reads the seam (`Engine.seam`, src/seam.rs: how many of their characters
+// repeat what the caller has), then passed on with those cut, so the caller's stream reads as one
+// answer. Text only; the chunks' other parts (usage, ids) pass as they came.
 import { AIMessageChunk } from '@langchain/core/messages';
 
-/** Characters of the continuation read before the seam is decided (unless it ends first). */
-const WINDOW = 48;
-/** The shortest repeat cut that is not whitespace: shorter ones may be the answer's own text. */
-const MIN_REPEAT = 4;
+/** The engine's reading of the seam: how many of `next`'s first characters repeat `had`
+ * (`undefined`: read on). */
+export type ReadSeam = (had: string, next: string, ended: boolean) => number | undefined;
 
 type Part = { type?: string; text?: unknown };
 
@@ -53,46 +53,34 @@ function dropText(chunk: AIMessageChunk, n: number): AIMessageChunk {
 	});
 }
 
-/** How many of `next`'s first characters repeat what `had` ends with (or the whole of `had`,
- * when `next` starts the answer over). */
-export function repeated(had: string, next: string, ended: boolean): number {
-	if (had === '') return 0;
-	if (next.startsWith(had)) return had.length; // started over
-	if (ended && had.startsWith(next)) return next.length; // only repeated its beginning
-	for (let k = Math.min(had.length, next.length); k > 0; k--) {
-		const overlap = next.slice(0, k);
-		if ((k >= MIN_REPEAT || overlap.trim() === '') && had.endsWith(overlap)) return k;
-	}
-	return 0;
-}
-
 export class Seam {
 	private held: AIMessageChunk[] = [];
 	private text = '';
 	private decided = false;
 
 	/** `had`: the answer the caller has, which the chunks pushed here continue. */
-	constructor(private readonly had: string) {}
+	constructor(
+		private readonly had: string,
+		private readonly read: ReadSeam,
+	) {}
 
 	/** The chunks to hand over now for `chunk` (none while the seam is read). */
 	push(chunk: AIMessageChunk): AIMessageChunk[] {
 		if (this.decided) return [chunk];
 		this.held.push(chunk);
 		this.text += chunkText(chunk);
-		// Still the answer's own beginning (a restart, or a continuation that happens to begin
-		// alike): read on until it goes past it or differs.
-		const restarting = this.had.startsWith(this.text);
-		return !restarting && this.text.length >= WINDOW ? this.release(false) : [];
+		const cut = this.read(this.had, this.text, false);
+		return cut === undefined ? [] : this.release(cut);
 	}
 
 	/** At the stream's end: what is still held, its repeat cut. */
 	end(): AIMessageChunk[] {
-		return this.decided ? [] : this.release(true);
+		return this.decided ? [] : this.release(this.read(this.had, this.text, true) ?? 0);
 	}
 
-	private release(ended: boolean): AIMessageChunk[] {
+	private release(repeat: number): AIMessageChunk[] {
 		this.decided = true;
-		let cut = repeated(this.had, this.text, ended);
+		let cut = repeat;
 		const out: AIMessageChunk[] = [];
 		for (const chunk of this.held) {
 			const n = Math.min(cut, chunkText(chunk).length);
