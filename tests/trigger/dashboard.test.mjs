@@ -233,30 +233,45 @@ test(`n8n ${major}: every query of the shipped dashboard answers with series whi
 	mark('provider dies');
 	for (let k = 0; k < 3; k++) await run(flows.recover);
 	await scraped('its breaker open', state('dies'), (v) => v === 2);
-	for (let k = 0; k < 6; k++) {
+	// While it is open the backup serves (until a probe finds it back): each run's call is
+	// scraped before the next run.
+	const calls = `sum(resilient_provider_calls_total{provider=~"${name('dies')}|${name('backup')}"})`;
+	const made = (await prom.value(calls)) ?? 0;
+	for (let k = 1; k <= 6; k++) {
 		await run(flows.recover);
-		await sleep(400);
+		await scraped(`the chain's call ${k}`, calls, (v) => v >= made + k);
 	}
 	mark('storm, hedges, tokens');
 	await Promise.all([run(flows.storm), run(flows.hedge), run(flows.tokens)]);
-	// The open window (4 s) ends; the next item probes and the provider answers again.
-	for (let k = 0; k < 30 && (await prom.value(state('dies'))) !== 0; k++) {
-		await run(flows.recover);
-		await sleep(500);
-	}
+	// Each counted and scraped before the store goes away (its restart forgets the counters).
+	const sel = (m, ...ps) => `sum(${m}{provider=~"${ps.map(name).join('|')}"})`;
+	await scraped('hedges', sel('resilient_provider_hedges_total', 'slow', 'fast'), (v) => v > 0);
+	const budget = sel('resilient_provider_retry_budget_exhausted_total', 'storm');
+	await scraped('retries held back', budget, (v) => v > 0);
+	const turned = sel('resilient_provider_token_limited_total', 'tokens');
+	await scraped('calls turned away', turned, (v) => v > 0);
+	// The open window (4 s) ends (the gauge reads half-open, unless a run above probed it
+	// already); the next item probes and the provider answers again.
+	await scraped('its open window over', state('dies'), (v) => v <= 1);
+	await run(flows.recover);
 	await scraped('its breaker closed again', state('dies'), (v) => v === 0);
 	mark('store stopped');
 	const port = redis.port;
 	await redis.stop();
 	await scraped('the store down', 'resilient_provider_store_up', (v) => v === 0);
-	await sleep(3000);
+	// A few scrapes of it down, each a fall-back to memory counted.
+	await scraped('fall-backs counted', 'resilient_provider_store_fallbacks_total', (v) => v >= 3);
 	mark('store started');
 	redis = await startOwnRedis(port);
 	await scraped('the store back', 'resilient_provider_store_up', (v) => v === 1, 60_000);
 	// The rows of the providers are gone with the store's restart: run them once more, so every
-	// family has its series again before the end.
+	// family has its series again before the end (the latency rows last).
 	await Promise.all([run(flows.hedge), run(flows.recover)]);
-	await sleep(3000);
+	await scraped(
+		'the latency rows again',
+		'count(resilient_provider_latency_seconds)',
+		(v) => v > 0,
+	);
 	const t1 = Date.now() / 1000;
 
 	// Every query of the dashboard, its variables as All, over the run.
