@@ -27,31 +27,35 @@ export function usageOf(source: unknown): UsageFacts | undefined {
 	);
 }
 
-/** LangChain's usage_metadata (input counts its cached part, output its reasoning). */
-function langChain(u: Obj | undefined): UsageFacts | undefined {
-	const input = count(u?.input_tokens);
-	const output = count(u?.output_tokens);
-	if (!u || input === undefined || output === undefined) return undefined;
-	return {
-		input,
-		output,
-		cached_input: count(obj(u.input_token_details)?.cache_read) ?? 0,
-		reasoning: count(obj(u.output_token_details)?.reasoning) ?? 0,
-	};
+/** Usage whose input and output counts are `u[input]` and `u[output]`, with the paths to their
+ * cached and reasoning parts where the shape has them. */
+function counted(
+	u: Obj | undefined,
+	input: string,
+	output: string,
+	parts?: { cached: [string, string]; reasoning: [string, string] },
+): UsageFacts | undefined {
+	const i = count(u?.[input]);
+	const o = count(u?.[output]);
+	if (!u || i === undefined || o === undefined) return undefined;
+	if (!parts) return { input: i, output: o };
+	const at = ([a, b]: [string, string]) => count(obj(u[a])?.[b]) ?? 0;
+	return { input: i, output: o, cached_input: at(parts.cached), reasoning: at(parts.reasoning) };
 }
 
+/** LangChain's usage_metadata (input counts its cached part, output its reasoning). */
+const langChain = (u: Obj | undefined) =>
+	counted(u, 'input_tokens', 'output_tokens', {
+		cached: ['input_token_details', 'cache_read'],
+		reasoning: ['output_token_details', 'reasoning'],
+	});
+
 /** OpenAI: prompt_tokens with its cached part, completion_tokens with its reasoning. */
-function openAi(u: Obj): UsageFacts | undefined {
-	const input = count(u.prompt_tokens);
-	const output = count(u.completion_tokens);
-	if (input === undefined || output === undefined) return undefined;
-	return {
-		input,
-		output,
-		cached_input: count(obj(u.prompt_tokens_details)?.cached_tokens) ?? 0,
-		reasoning: count(obj(u.completion_tokens_details)?.reasoning_tokens) ?? 0,
-	};
-}
+const openAi = (u: Obj) =>
+	counted(u, 'prompt_tokens', 'completion_tokens', {
+		cached: ['prompt_tokens_details', 'cached_tokens'],
+		reasoning: ['completion_tokens_details', 'reasoning_tokens'],
+	});
 
 /** Anthropic: input_tokens leaves out what was read from and written to the cache. */
 function anthropic(u: Obj): UsageFacts | undefined {
@@ -80,18 +84,10 @@ function gemini(u: Obj): UsageFacts | undefined {
 }
 
 /** Ollama's own API: the prompt's and the answer's eval counts. */
-function ollama(o: Obj): UsageFacts | undefined {
-	const input = count(o.prompt_eval_count);
-	const output = count(o.eval_count);
-	return input === undefined || output === undefined ? undefined : { input, output };
-}
+const ollama = (o: Obj) => counted(o, 'prompt_eval_count', 'eval_count');
 
 /** An older LangChain message: response_metadata.tokenUsage. */
-function langChainResponse(u: Obj | undefined): UsageFacts | undefined {
-	const input = count(u?.promptTokens);
-	const output = count(u?.completionTokens);
-	return input === undefined || output === undefined ? undefined : { input, output };
-}
+const langChainResponse = (u: Obj | undefined) => counted(u, 'promptTokens', 'completionTokens');
 
 /** A streamed answer's usage so far plus a chunk's (vendors report it in parts: Anthropic's
  * input at the start, its output at the end; OpenAI's all in the last chunk). */
