@@ -24,6 +24,7 @@ import { activate, ownerSession } from '../support/trigger/publish.mjs';
 import { installLikeN8n } from '../e2e/clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 import { seriesSvg } from '../support/series-svg.mjs';
+import { link, node } from '../support/workflow-parts.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const tag = uid().slice(0, 6);
@@ -47,38 +48,25 @@ function chainFlow(key, rows, items, extra = {}) {
 			active: false,
 			settings: { executionOrder: 'v1' },
 			nodes: [
-				{
-					id: 'w',
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					position: [0, 0],
-					webhookId: hook,
-					parameters: { httpMethod: 'POST', path: hook, responseMode: 'lastNode', options: {} },
-				},
-				{
-					id: 's',
-					name: 'Items',
-					type: 'n8n-nodes-base.set',
-					typeVersion: 3.4,
-					position: [200, 0],
-					parameters: { mode: 'raw', jsonOutput: JSON.stringify({ items: list }) },
-				},
-				{
-					id: 'p',
-					name: 'Split',
-					type: 'n8n-nodes-base.splitOut',
-					typeVersion: 1,
-					position: [400, 0],
-					parameters: { fieldToSplitOut: 'items' },
-				},
-				{
-					id: 'c',
-					name: 'Call Chain',
-					type: NODE,
-					typeVersion: 2.1,
-					position: [600, 0],
-					parameters: {
+				node(
+					'Webhook',
+					'n8n-nodes-base.webhook',
+					2,
+					0,
+					{ httpMethod: 'POST', path: hook, responseMode: 'lastNode', options: {} },
+					{ webhookId: hook },
+				),
+				node('Items', 'n8n-nodes-base.set', 3.4, 200, {
+					mode: 'raw',
+					jsonOutput: JSON.stringify({ items: list }),
+				}),
+				node('Split', 'n8n-nodes-base.splitOut', 1, 400, { fieldToSplitOut: 'items' }),
+				node(
+					'Call Chain',
+					NODE,
+					2.1,
+					600,
+					{
 						providers: { provider: rows },
 						stateStore: 'redis',
 						stateScope: 'provider',
@@ -86,14 +74,10 @@ function chainFlow(key, rows, items, extra = {}) {
 						itemConcurrency: 4,
 						...extra,
 					},
-					credentials: { redis: REDIS },
-				},
+					{ credentials: { redis: REDIS } },
+				),
 			],
-			connections: {
-				Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
-				Items: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
-				Split: { main: [[{ node: 'Call Chain', type: 'main', index: 0 }]] },
-			},
+			connections: link(['Webhook', ['Items']], ['Items', ['Split']], ['Split', ['Call Chain']]),
 		},
 	};
 }
