@@ -49,6 +49,21 @@ export async function startPrometheus(target, metricsPath, { interval = 1, timeo
 				throw new Error(`query ${query}: ${body.data.result.length} series`);
 			return body.data.result[0] ? Number(body.data.result[0].value[1]) : undefined;
 		},
+		/** The value of a one-series query once Prometheus holds a sample of it scraped at or after
+		 * `ms` (epoch milliseconds): what the target answered after that moment, not an earlier
+		 * scrape's value. Waits for that scrape (every scrape is at most `interval` apart). */
+		async valueScrapedAfter(query, ms, waitMs = 30_000) {
+			const end = Date.now() + waitMs;
+			for (;;) {
+				const at = await this.value(`timestamp(${query})`);
+				if (at !== undefined && at * 1000 >= ms) return this.value(query);
+				if (Date.now() > end)
+					throw new Error(
+						`no scrape of ${query} after ${new Date(ms).toISOString()} in ${waitMs} ms`,
+					);
+				await new Promise((r) => setTimeout(r, 250));
+			}
+		},
 		/** The HTTP API's answer to an instant query (`time` in seconds; now when absent). */
 		async query(query, time) {
 			const at = time === undefined ? '' : `&time=${time}`;
