@@ -12,7 +12,7 @@ rm -f pkg/.gitignore
 cargo run --quiet --locked --bin engine-constants
 node scripts/check-pkg-fresh.mjs --write   # pkg/SOURCE_HASH: what this build was made from
 size=$(stat -c %s pkg/engine_bg.wasm)
-log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (target <= 256 KB)"
+log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (target <= 260 KB)"
 # The ceiling (issue 10; raised from 150 KB by issue 25: n8n's error texts and the reading of raw
 # error facts moved from the node into the engine, ~6 KB; to 156 KB by issue 27: the compare-and-set
 # verdict and the provider defaults moved from the node, ~0.5 KB; to 160 KB by issue 28: the LLM
@@ -38,9 +38,12 @@ log "pkg/engine_bg.wasm: $size bytes ($((size / 1024)) KB) after wasm-opt (targe
 # stream's continuation, its call step and the characters in its attempt's log, ~2.2 KB; and by
 # issue 44: the latency gauges, the store's families and its fall-backs counted by scope, ~2.9 KB;
 # to 256 KB when the continuation's seam (what a continuing model repeats) moved from the node into
-# the engine, its crossing and UTF-16 reading, ~2 KB):
+# the engine, its crossing and UTF-16 reading, ~2 KB; to 260 KB by issue 42 again: input and output
+# tokens per minute kept apart as Anthropic limits them, two more windows in the tokens row, their
+# headers, fields and what is left of each, ~3.1 KB, and the limits a tokens row was written
+# under, which Get Provider State reads what is left of, ~2.2 KB):
 # docs/benchmarks.md "Engine decisions" says where the bytes went.
-[ "$size" -le $((256 * 1024)) ] || die "engine_bg.wasm is $size bytes: over the 256 KB ceiling ($((256 * 1024)) bytes)"
+[ "$size" -le $((260 * 1024)) ] || die "engine_bg.wasm is $size bytes: over the 260 KB ceiling ($((260 * 1024)) bytes)"
 if [ "${1:-}" = "--replay" ]; then
   log "wasm-pack build --features replay -> target/pkg-replay/ (tests only)"
   wasm-pack build --release --target nodejs --out-dir target/pkg-replay --out-name engine --no-pack -- --features replay >&2

@@ -222,6 +222,9 @@ pub struct ProviderConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct TokenLimitConfig {
     pub tokens_per_minute: i64,
+    /// Input and output tokens per minute apart (Anthropic's ITPM and OTPM); 0: none.
+    pub input_tokens_per_minute: i64,
+    pub output_tokens_per_minute: i64,
     /// Output tokens reserved for a call whose request sets no maximum (0: the default, 1000).
     pub output_reserve: i64,
     pub spend_cap: f64,
@@ -554,10 +557,13 @@ impl TokenLimitConfig {
                 ))
             }
         };
-        let per_minute = match self.tokens_per_minute {
-            0 => None,
-            v => Some(u64::from(count(&f("token_limit.tokens_per_minute"), v, 1, 1_000_000_000)?)),
+        let per_minute = |name: &str, v: i64| match v {
+            0 => Ok(None),
+            v => count(&f(&format!("token_limit.{name}")), v, 1, 1_000_000_000).map(|n| Some(u64::from(n))),
         };
+        let input_per_minute = per_minute("input_tokens_per_minute", self.input_tokens_per_minute)?;
+        let output_per_minute = per_minute("output_tokens_per_minute", self.output_tokens_per_minute)?;
+        let per_minute = per_minute("tokens_per_minute", self.tokens_per_minute)?;
         let output_reserve = match self.output_reserve {
             0 => DEFAULT_OUTPUT_RESERVE,
             v => u64::from(count(&f("token_limit.output_reserve"), v, 1, 10_000_000)?),
@@ -578,12 +584,14 @@ impl TokenLimitConfig {
         }
         let rules = TokenRules {
             per_minute,
+            input_per_minute,
+            output_per_minute,
             output_reserve,
             spend_cap_micros: (cap > 0.0).then(|| (cap * 1e6).round() as u64),
             period: self.spend_period,
             prices,
         };
-        Ok((per_minute.is_some() || priced).then_some(rules))
+        Ok((rules.limits_minute() || priced).then_some(rules))
     }
 }
 

@@ -158,6 +158,8 @@ const PROVIDER: &[&str] = &[
 ];
 const TOKEN_LIMIT: &[&str] = &[
     "tokens_per_minute",
+    "input_tokens_per_minute",
+    "output_tokens_per_minute",
     "output_reserve",
     "spend_cap",
     "spend_period",
@@ -204,6 +206,8 @@ fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
         let t = Fields::of(f.field("token_limit"), t, TOKEN_LIMIT)?;
         let mut limit = TokenLimitConfig::default();
         t.int("tokens_per_minute", &mut limit.tokens_per_minute)?;
+        t.int("input_tokens_per_minute", &mut limit.input_tokens_per_minute)?;
+        t.int("output_tokens_per_minute", &mut limit.output_tokens_per_minute)?;
         t.int("output_reserve", &mut limit.output_reserve)?;
         t.float("spend_cap", &mut limit.spend_cap)?;
         for (name, slot) in [

@@ -37,6 +37,9 @@ pub struct ProviderState {
     /// what is left of the provider's tokens per minute (none when it sets none).
     pub tokens_last_minute: u64,
     pub tokens_left_minute: Option<u64>,
+    /// What is left of its input and output tokens per minute, where it limits them apart.
+    pub input_tokens_left_minute: Option<u64>,
+    pub output_tokens_left_minute: Option<u64>,
     /// Spent in the current period (a UTC day or month), in millionths of the prices' unit; what
     /// is left of the cap (none when it sets none) and when the period ends.
     pub spent_period_micros: u64,
@@ -44,14 +47,18 @@ pub struct ProviderState {
     pub period_ends_ms: Option<u64>,
 }
 
-/// [`inspect`] with the provider's token rules: what is left of its limits.
+/// [`inspect`] with what is left of the provider's token limits: of `rules` where given, else of
+/// the limits its row was last written under (a Get Provider State sets none: the calls did).
 pub fn inspect_with(view: &ProviderView, now_ms: u64, rules: Option<&TokenRules>) -> ProviderState {
     let mut s = inspect(view, now_ms);
-    if let Some(r) = rules {
-        let (tokens, spend) = token_limit::left(&view.tokens, r, now_ms);
-        s.tokens_left_minute = tokens;
+    let of_row = view.tokens.limits.map(TokenRules::from);
+    if let Some(r) = rules.or(of_row.as_ref()) {
+        let left = token_limit::left(&view.tokens, r, now_ms);
+        s.tokens_left_minute = left.tokens;
+        s.input_tokens_left_minute = left.input_tokens;
+        s.output_tokens_left_minute = left.output_tokens;
         s.spent_period_micros = r.spent(&view.tokens, now_ms);
-        s.spend_left_period_micros = spend;
+        s.spend_left_period_micros = left.spend_micros;
         s.period_ends_ms = Some(r.period(now_ms).1);
     }
     s
@@ -83,8 +90,10 @@ pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
         concurrency: learned.map(|a| a.limit),
         concurrency_congested_at_ms: learned.map(|a| a.congested_at_ms).filter(|&t| t > 0),
         concurrency_in_flight: crate::fleet_limit::held(&view.limit, now_ms),
-        tokens_last_minute: crate::token_budget::used(&view.tokens, now_ms),
+        tokens_last_minute: crate::token_budget::used(&view.tokens.buckets, now_ms),
         tokens_left_minute: None,
+        input_tokens_left_minute: None,
+        output_tokens_left_minute: None,
         spent_period_micros: 0,
         spend_left_period_micros: None,
         period_ends_ms: None,

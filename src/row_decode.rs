@@ -10,7 +10,7 @@ use crate::learned_limit::{LimitRow, Share};
 use crate::lease::Lease;
 use crate::rate_gate::GateRow;
 use crate::retry_budget::{BudgetRow, Second};
-use crate::token_budget::TokenRow;
+use crate::token_budget::{Limits, Period, TokenRow};
 use miniserde::json::{self, Number, Object, Value};
 
 type Result<T> = std::result::Result<T, EngineError>;
@@ -188,16 +188,39 @@ pub fn tokens(text: &str) -> Result<TokenRow> {
     const K: &str = "tokens";
     let v = parse(K, text)?;
     let f = Fields::of(K, &v)?;
-    Ok(TokenRow {
-        buckets: f.list("buckets", |v| match v {
+    let window = |name: &str| {
+        f.list(name, |v| match v {
             Value::Array(pair) if pair.len() == 2 => {
                 Ok((unsigned(K, "buckets[][0]", &pair[0])?, unsigned(K, "buckets[][1]", &pair[1])?))
             }
             _ => Err(corrupt(K, "a bucket is not a [start, tokens] pair")),
-        })?,
+        })
+    };
+    Ok(TokenRow {
+        buckets: window("buckets")?,
+        input_buckets: window("input_buckets")?,
+        output_buckets: window("output_buckets")?,
         period_start_ms: f.u64("period_start_ms")?,
         spent_micros: f.u64("spent_micros")?,
+        limits: f.get("limits").map(limits).transpose()?,
         version: f.u64("version")?,
+    })
+}
+
+fn limits(v: &Value) -> Result<Limits> {
+    const K: &str = "tokens";
+    let f = Fields::of(K, v)?;
+    let opt = |name: &str| f.get(name).map(|v| unsigned(K, name, v)).transpose();
+    Ok(Limits {
+        per_minute: opt("per_minute")?,
+        input_per_minute: opt("input_per_minute")?,
+        output_per_minute: opt("output_per_minute")?,
+        spend_cap_micros: opt("spend_cap_micros")?,
+        period: match f.text("period")?.as_deref() {
+            None | Some("day") => Period::Day,
+            Some("month") => Period::Month,
+            Some(_) => return Err(corrupt(K, "limits.period is not day or month")),
+        },
     })
 }
 
@@ -241,7 +264,20 @@ mod tests {
         assert_eq!(gate(&serde_json::to_string(&g).unwrap()).unwrap(), g);
         let i = InFlightRow { leases: vec![Lease { holder: "h".into(), until_ms: 4 }], version: 5 };
         assert_eq!(in_flight(&serde_json::to_string(&i).unwrap()).unwrap(), i);
-        let t = TokenRow { buckets: vec![(5_000, 12), (10_000, 7)], period_start_ms: 3, spent_micros: 9, version: 4 };
+        let t = TokenRow {
+            buckets: vec![(5_000, 12), (10_000, 7)],
+            input_buckets: vec![(5_000, 10)],
+            limits: Some(Limits {
+                per_minute: Some(9),
+                spend_cap_micros: Some(3),
+                period: Period::Month,
+                ..Default::default()
+            }),
+            period_start_ms: 3,
+            spent_micros: 9,
+            version: 4,
+            ..Default::default()
+        };
         assert_eq!(tokens(&serde_json::to_string(&t).unwrap()).unwrap(), t);
         assert!(tokens(r#"{"buckets":[[1]]}"#).is_err());
     }

@@ -6,7 +6,9 @@
 //! The window is a minute of 5-second buckets: a bucket counts whole while any of it is within
 //! the last minute, so the sum never undercounts what the vendor's sliding minute holds (it
 //! overcounts by at most one bucket: the price of an exact bound without a log of every call).
-//! Sans-IO: [`reserve`], [`settle`] and [`correct`] read the row and propose the next.
+//! A provider keeps a window for its total and, where it limits them apart, one each for its
+//! input and output. Sans-IO: [`reserve`], [`settle`] and [`correct`] read a window and propose
+//! the next.
 use serde::{Deserialize, Serialize};
 
 /// Width of a bucket.
@@ -14,16 +16,51 @@ pub const BUCKET_MS: u64 = 5_000;
 /// The window the limit is per.
 pub const MINUTE_MS: u64 = 60_000;
 
-/// The tokens counted in each recent bucket, oldest first.
+/// The period a spend cap is per, in UTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Period {
+    #[default]
+    Day,
+    Month,
+}
+
+/// The limits a row was last written under, whichever node (Call Chain, the chat model) set
+/// them: Get Provider State reads what is left of them from the row alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Limits {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_minute: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_per_minute: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_per_minute: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spend_cap_micros: Option<u64>,
+    pub period: Period,
+}
+
+/// A minute's window: (bucket start, tokens) for the buckets still within a minute, oldest first.
+pub type Window = Vec<(u64, u64)>;
+
+/// The tokens counted in each recent bucket, oldest first: the total (kept whenever the provider
+/// limits tokens per minute at all: Get Provider State reads it), and the input and output apart
+/// where the provider limits them apart (Anthropic's ITPM and OTPM).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct TokenRow {
-    /// (bucket start, tokens) for the buckets still within a minute.
-    pub buckets: Vec<(u64, u64)>,
+    pub buckets: Window,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub input_buckets: Window,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub output_buckets: Window,
     /// The spend cap's period this row's `spent_micros` is of (its start, the store's clock).
     pub period_start_ms: u64,
     /// Spent in that period, in millionths of the user's currency unit.
     pub spent_micros: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
     pub version: u64,
 }
 
@@ -52,8 +89,8 @@ impl Estimate {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reserve {
-    /// Room now: write `row` (the estimate counted in the current bucket).
-    Granted { row: TokenRow },
+    /// Room now: the window with `need` counted in the current bucket.
+    Granted { window: Window },
     /// No room: the window frees enough by `until_ms` (a call larger than the whole limit never
     /// fits: `until_ms` is then `u64::MAX`).
     Wait { until_ms: u64 },
@@ -64,18 +101,18 @@ fn bucket_of(now: u64) -> u64 {
 }
 
 /// The buckets still within the minute before `now`.
-fn live(row: &TokenRow, now: u64) -> impl Iterator<Item = &(u64, u64)> {
-    row.buckets.iter().filter(move |(start, _)| start.saturating_add(BUCKET_MS + MINUTE_MS) > now)
+fn live(window: &[(u64, u64)], now: u64) -> impl Iterator<Item = &(u64, u64)> {
+    window.iter().filter(move |(start, _)| start.saturating_add(BUCKET_MS + MINUTE_MS) > now)
 }
 
 /// Tokens counted in the last minute (whole buckets: any of a bucket within it counts it all).
-pub fn used(row: &TokenRow, now: u64) -> u64 {
-    live(row, now).fold(0u64, |sum, (_, t)| sum.saturating_add(*t))
+pub fn used(window: &[(u64, u64)], now: u64) -> u64 {
+    live(window, now).fold(0u64, |sum, (_, t)| sum.saturating_add(*t))
 }
 
-/// The row with `tokens` added to (or taken from) the bucket of `at`, expired buckets dropped.
-fn add(row: &TokenRow, now: u64, at: u64, tokens: i64) -> TokenRow {
-    let mut buckets: Vec<(u64, u64)> = live(row, now).copied().collect();
+/// The window with `tokens` added to (or taken from) the bucket of `at`, expired buckets dropped.
+fn add(window: &[(u64, u64)], now: u64, at: u64, tokens: i64) -> Window {
+    let mut buckets: Window = live(window, now).copied().collect();
     let b = bucket_of(at);
     match buckets.iter_mut().find(|(s, _)| *s == b) {
         Some((_, t)) => *t = t.saturating_add_signed(tokens),
@@ -86,27 +123,21 @@ fn add(row: &TokenRow, now: u64, at: u64, tokens: i64) -> TokenRow {
         }
         None => {}
     }
-    TokenRow {
-        buckets,
-        period_start_ms: row.period_start_ms,
-        spent_micros: row.spent_micros,
-        version: row.version.wrapping_add(1),
-    }
+    buckets
 }
 
-/// Reserve `estimate` against `per_minute` at `now`.
-pub fn reserve(row: &TokenRow, per_minute: u64, estimate: Estimate, now: u64) -> Reserve {
-    let need = estimate.tokens();
+/// Reserve `need` tokens against `per_minute` at `now`.
+pub fn reserve(window: &[(u64, u64)], per_minute: u64, need: u64, now: u64) -> Reserve {
     if need > per_minute {
         return Reserve::Wait { until_ms: u64::MAX };
     }
-    let in_use = used(row, now);
+    let in_use = used(window, now);
     if in_use.saturating_add(need) <= per_minute {
-        return Reserve::Granted { row: add(row, now, now, need as i64) };
+        return Reserve::Granted { window: add(window, now, now, need as i64) };
     }
     // The oldest buckets leave first: when enough of them have left, it fits.
     let mut left = in_use;
-    for (start, tokens) in live(row, now) {
+    for (start, tokens) in live(window, now) {
         left = left.saturating_sub(*tokens);
         if left.saturating_add(need) <= per_minute {
             return Reserve::Wait { until_ms: start.saturating_add(BUCKET_MS + MINUTE_MS) };
@@ -117,35 +148,35 @@ pub fn reserve(row: &TokenRow, per_minute: u64, estimate: Estimate, now: u64) ->
 
 /// A call reserved at `reserved_at` ended: its bucket holds `used` tokens instead of `reserved`
 /// (the usage its answer reported; without one, the reservation stands).
-pub fn settle(row: &TokenRow, reserved_at: u64, reserved: u64, used: u64, now: u64) -> Option<TokenRow> {
-    (used != reserved).then(|| add(row, now, reserved_at, used as i64 - reserved as i64))
+pub fn settle(window: &[(u64, u64)], reserved_at: u64, reserved: u64, used: u64, now: u64) -> Option<Window> {
+    (used != reserved).then(|| add(window, now, reserved_at, used as i64 - reserved as i64))
 }
 
 /// The vendor said `remaining` tokens are left in its minute: where it counts more than the
 /// window does, the current bucket takes the difference (never less: our reservations of calls
 /// not yet at the vendor are ours to keep).
-pub fn correct(row: &TokenRow, per_minute: u64, remaining: u64, now: u64) -> Option<TokenRow> {
+pub fn correct(window: &[(u64, u64)], per_minute: u64, remaining: u64, now: u64) -> Option<Window> {
     let vendor_used = per_minute.saturating_sub(remaining);
-    let ours = used(row, now);
-    (vendor_used > ours).then(|| add(row, now, now, (vendor_used - ours) as i64))
+    let ours = used(window, now);
+    (vendor_used > ours).then(|| add(window, now, now, (vendor_used - ours) as i64))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn granted(r: Reserve) -> TokenRow {
+    fn granted(r: Reserve) -> Window {
         match r {
-            Reserve::Granted { row } => row,
+            Reserve::Granted { window } => window,
             other => panic!("{other:?}"),
         }
     }
 
-    const E: Estimate = Estimate { input: 3_000, max_output: 1_000 };
+    const E: u64 = 4_000;
 
     #[test]
     fn calls_reserve_until_the_minute_is_full_then_wait_for_the_oldest_bucket_to_leave() {
-        let mut row = TokenRow::default();
+        let mut row = Window::default();
         for k in 0..5 {
             row = granted(reserve(&row, 20_000, E, k * 6_000));
         }
@@ -153,13 +184,12 @@ mod tests {
         assert_eq!(reserve(&row, 20_000, E, 25_000), Reserve::Wait { until_ms: 65_000 });
         assert!(matches!(reserve(&row, 20_000, E, 64_999), Reserve::Wait { .. }), "its last ms is in the minute");
         assert!(matches!(reserve(&row, 20_000, E, 65_000), Reserve::Granted { .. }), "the first bucket left");
-        let big = Estimate { input: 30_000, max_output: 0 };
-        assert_eq!(reserve(&TokenRow::default(), 20_000, big, 0), Reserve::Wait { until_ms: u64::MAX });
+        assert_eq!(reserve(&[], 20_000, 30_000, 0), Reserve::Wait { until_ms: u64::MAX });
     }
 
     #[test]
     fn a_call_settles_at_its_usage_in_the_bucket_it_reserved_in() {
-        let row = granted(reserve(&TokenRow::default(), 20_000, E, 1_000));
+        let row = granted(reserve(&[], 20_000, E, 1_000));
         let row = settle(&row, 1_000, 4_000, 2_500, 7_000).unwrap();
         assert_eq!(used(&row, 7_000), 2_500);
         assert_eq!(settle(&row, 1_000, 4_000, 4_000, 8_000), None, "no usage reported: nothing to write");
@@ -167,7 +197,7 @@ mod tests {
 
     #[test]
     fn the_vendors_remaining_count_raises_the_window_never_lowers_it() {
-        let row = granted(reserve(&TokenRow::default(), 20_000, E, 0));
+        let row = granted(reserve(&[], 20_000, E, 0));
         let row = correct(&row, 20_000, 10_000, 1_000).unwrap();
         assert_eq!(used(&row, 1_000), 10_000);
         assert_eq!(correct(&row, 20_000, 15_000, 2_000), None);

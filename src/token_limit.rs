@@ -10,7 +10,7 @@
 use crate::civil::{civil_from_days, days_from_civil};
 use crate::reason::Reason;
 use crate::retry_after::HintHeaders;
-use crate::token_budget::{self, Estimate, Reserve, TokenRow};
+use crate::token_budget::{self, Estimate, Limits, Reserve, TokenRow, Window};
 use serde::{Deserialize, Serialize};
 
 pub const DAY_MS: u64 = 86_400_000;
@@ -18,22 +18,13 @@ pub const DAY_MS: u64 = 86_400_000;
 /// The output tokens reserved for a call whose request sets no maximum.
 pub const DEFAULT_OUTPUT_RESERVE: u64 = 1_000;
 
-/// The headers a vendor says its remaining tokens in (OpenAI and Groq; Anthropic's total and
-/// input counts): the lowest one present corrects the window.
-const REMAINING_TOKENS: [&str; 3] = [
-    "x-ratelimit-remaining-tokens",
-    "anthropic-ratelimit-tokens-remaining",
-    "anthropic-ratelimit-input-tokens-remaining",
-];
+/// The headers a vendor says its remaining tokens in: the total (OpenAI and Groq; Anthropic's
+/// total), the input and the output (Anthropic's, whose limits are per direction).
+const REMAINING_TOTAL: [&str; 2] = ["x-ratelimit-remaining-tokens", "anthropic-ratelimit-tokens-remaining"];
+const REMAINING_INPUT: &str = "anthropic-ratelimit-input-tokens-remaining";
+const REMAINING_OUTPUT: &str = "anthropic-ratelimit-output-tokens-remaining";
 
-/// The period a spend cap is per, in UTC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Period {
-    #[default]
-    Day,
-    Month,
-}
+pub use crate::token_budget::Period;
 
 /// Prices per million tokens, in the user's currency unit; 0 is unpriced (cached input at the
 /// input price, reasoning at the output price).
@@ -50,6 +41,10 @@ pub struct Prices {
 pub struct TokenRules {
     /// Tokens (input and output) per minute across the fleet; `None`: not limited.
     pub per_minute: Option<u64>,
+    /// Input and output tokens per minute apart, as Anthropic limits them (ITPM, OTPM); `None`:
+    /// not limited apart.
+    pub input_per_minute: Option<u64>,
+    pub output_per_minute: Option<u64>,
     /// Output tokens reserved for a call whose request sets no maximum.
     pub output_reserve: u64,
     /// The most spent in a period, in millionths of the unit; `None`: no cap.
@@ -80,12 +75,24 @@ pub struct Usage {
     pub reasoning: u64,
 }
 
-/// A call's reservation: when (its bucket) and how many tokens.
+/// A call's reservation: when (its bucket) and how many tokens in each window (the total, the
+/// input and the output; 0 in a window the provider does not keep), of its estimate (input,
+/// output).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reservation {
     pub at_ms: u64,
     pub tokens: u64,
+    pub input: u64,
+    pub output: u64,
     pub estimate: (u64, u64),
+}
+
+/// What the vendor said is left of its minute, per window, where its headers said so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Remaining {
+    pub total: Option<u64>,
+    pub input: Option<u64>,
+    pub output: Option<u64>,
 }
 
 /// What a call used, as settled: the run data's `tokens` and the counters'.
@@ -111,10 +118,55 @@ pub struct Settle {
     pub reservation: Reservation,
     pub used: Used,
     /// The vendor's remaining tokens in its minute, where its headers said so.
-    pub remaining: Option<u64>,
+    pub remaining: Remaining,
+}
+
+/// The row's three windows with the limit each is kept for (`u64::MAX`: counted, not limited);
+/// `None`: not kept.
+type Windows<'a> = [(&'a mut Window, Option<u64>); 3];
+
+impl From<Limits> for TokenRules {
+    /// The rules a row was last written under, as far as what is left of them goes.
+    fn from(l: Limits) -> Self {
+        TokenRules {
+            per_minute: l.per_minute,
+            input_per_minute: l.input_per_minute,
+            output_per_minute: l.output_per_minute,
+            output_reserve: DEFAULT_OUTPUT_RESERVE,
+            spend_cap_micros: l.spend_cap_micros,
+            period: l.period,
+            prices: Prices::default(),
+        }
+    }
 }
 
 impl TokenRules {
+    /// What a row written under these rules records of them.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            per_minute: self.per_minute,
+            input_per_minute: self.input_per_minute,
+            output_per_minute: self.output_per_minute,
+            spend_cap_micros: self.spend_cap_micros,
+            period: self.period,
+        }
+    }
+
+    /// Whether any tokens per minute are limited (the row's windows are kept).
+    pub fn limits_minute(&self) -> bool {
+        self.per_minute.or(self.input_per_minute).or(self.output_per_minute).is_some()
+    }
+
+    /// The row's windows and their limits: the total is kept whenever any is limited.
+    fn windows<'a>(&self, row: &'a mut TokenRow) -> Windows<'a> {
+        let total = self.limits_minute().then(|| self.per_minute.unwrap_or(u64::MAX));
+        [
+            (&mut row.buckets, total),
+            (&mut row.input_buckets, self.input_per_minute),
+            (&mut row.output_buckets, self.output_per_minute),
+        ]
+    }
+
     /// The estimate of a call with `facts` (none given: no input counted, the output reserve).
     pub fn estimate(&self, facts: Option<&TokenFacts>) -> Estimate {
         let f = facts.copied().unwrap_or_default();
@@ -163,8 +215,10 @@ impl TokenRules {
     }
 }
 
-/// Whether a call may start now, and the row to write if so.
+/// Whether a call may start now, and the row to write if so. Made and taken apart at once, once
+/// per call: the row goes into the writes as it is, unboxed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Take {
     /// Go: write `row` (none when the provider has no tokens per minute: nothing to reserve).
     Granted { row: Option<TokenRow>, reservation: Reservation },
@@ -172,8 +226,10 @@ pub enum Take {
     Full { until_ms: u64, reason: Reason },
 }
 
-/// A call with `estimate` to a provider with `rules`, on its row at `now`. A call larger than the
-/// whole minute reserves the whole minute: it goes alone, once the window is empty.
+/// A call with `estimate` to a provider with `rules`, on its row at `now`: it goes when every
+/// window the provider limits has room for its part (the total its estimate, the input window
+/// its input, the output window its maximum output). A call larger than a whole window reserves
+/// the whole window: it goes alone, once that window is empty.
 pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, now: u64) -> Take {
     if let Some(cap) = rules.spend_cap_micros {
         if rules.spent(row, now) >= cap {
@@ -181,17 +237,29 @@ pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, now: u64) ->
         }
     }
     let pair = (estimate.input, estimate.max_output);
-    let Some(per_minute) = rules.per_minute else {
-        return Take::Granted { row: None, reservation: Reservation { at_ms: now, tokens: 0, estimate: pair } };
-    };
-    let tokens = estimate.tokens().min(per_minute);
-    let whole = Estimate { input: tokens, max_output: 0 };
-    match token_budget::reserve(row, per_minute, whole, now) {
-        Reserve::Granted { row } => {
-            Take::Granted { row: Some(row), reservation: Reservation { at_ms: now, tokens, estimate: pair } }
+    let mut next = row.clone();
+    let needs = [estimate.tokens(), estimate.input, estimate.max_output];
+    let mut reserved = [0u64; 3];
+    let mut until_ms = None;
+    for (k, (window, limit)) in rules.windows(&mut next).into_iter().enumerate() {
+        let Some(limit) = limit else { continue };
+        reserved[k] = needs[k].min(limit);
+        match token_budget::reserve(window, limit, reserved[k], now) {
+            Reserve::Granted { window: w } => *window = w,
+            Reserve::Wait { until_ms: t } => until_ms = until_ms.max(Some(t)),
         }
-        Reserve::Wait { until_ms } => Take::Full { until_ms, reason: Reason::TokenLimited },
     }
+    if let Some(until_ms) = until_ms {
+        return Take::Full { until_ms, reason: Reason::TokenLimited };
+    }
+    let [tokens, input, output] = reserved;
+    let reservation = Reservation { at_ms: now, tokens, input, output, estimate: pair };
+    let row = rules.limits_minute().then(|| TokenRow {
+        limits: Some(rules.limits()),
+        version: row.version.wrapping_add(1),
+        ..next
+    });
+    Take::Granted { row, reservation }
 }
 
 /// What a call used: its `usage` as reported; a call the vendor refused with a status (it
@@ -206,24 +274,45 @@ pub fn used(rules: &TokenRules, r: &Reservation, usage: Option<&Usage>, refused:
     Used { input: usage.input, output: usage.output, estimated, cost_micros: rules.cost_micros(&usage) }
 }
 
-/// The vendor's remaining tokens, where its headers say so (the lowest count given).
-pub fn remaining(headers: &HintHeaders) -> Option<u64> {
-    REMAINING_TOKENS.iter().filter_map(|name| headers.get(name)?.trim().parse::<u64>().ok()).min()
+/// The vendor's remaining tokens, where its headers say so: the lowest total given, the input
+/// and the output.
+pub fn remaining(headers: &HintHeaders) -> Remaining {
+    let count = |name: &str| headers.get(name)?.trim().parse::<u64>().ok();
+    Remaining {
+        total: REMAINING_TOTAL.iter().filter_map(|name| count(name)).min(),
+        input: count(REMAINING_INPUT),
+        output: count(REMAINING_OUTPUT),
+    }
 }
 
-/// The row once the call settled: its bucket at what it used, its cost added to the period's
-/// spend, the window corrected by the vendor's count. `None`: nothing changed.
+/// The row once the call settled: each window's bucket at what it used, its cost added to the
+/// period's spend, each window corrected by the vendor's count for it (the input's count corrects
+/// the total where the input is not limited apart, as Anthropic's is the one it sends most).
+/// `None`: nothing changed.
 pub fn settle(row: &TokenRow, rules: &TokenRules, s: &Settle, now: u64) -> Option<TokenRow> {
     let mut next = row.clone();
     let mut changed = false;
-    if let Some(per_minute) = rules.per_minute {
-        let used = (s.used.input + s.used.output).min(per_minute);
-        if let Some(r) = token_budget::settle(&next, s.reservation.at_ms, s.reservation.tokens, used, now) {
-            next = r;
+    let r = &s.reservation;
+    let total_left = match rules.input_per_minute {
+        Some(_) => s.remaining.total,
+        None => s.remaining.total.into_iter().chain(s.remaining.input).min(),
+    };
+    let parts = [
+        (r.tokens, s.used.input + s.used.output, total_left),
+        (r.input, s.used.input, s.remaining.input),
+        (r.output, s.used.output, s.remaining.output),
+    ];
+    for ((window, limit), (reserved, used, left)) in rules.windows(&mut next).into_iter().zip(parts) {
+        let Some(limit) = limit else { continue };
+        if let Some(w) = token_budget::settle(window, r.at_ms, reserved, used.min(limit), now) {
+            *window = w;
             changed = true;
         }
-        if let Some(r) = s.remaining.and_then(|left| token_budget::correct(&next, per_minute, left, now)) {
-            next = r;
+        // Only a limit the user set is the vendor's minute: a window kept to count has no wall.
+        if let Some(w) =
+            left.filter(|_| limit < u64::MAX).and_then(|left| token_budget::correct(window, limit, left, now))
+        {
+            *window = w;
             changed = true;
         }
     }
@@ -236,15 +325,27 @@ pub fn settle(row: &TokenRow, rules: &TokenRules, s: &Settle, now: u64) -> Optio
         next.spent_micros = next.spent_micros.saturating_add(s.used.cost_micros);
         changed = true;
     }
-    changed.then(|| TokenRow { version: row.version.wrapping_add(1), ..next })
+    changed.then(|| TokenRow { limits: Some(rules.limits()), version: row.version.wrapping_add(1), ..next })
 }
 
-/// Tokens left in the minute and spend left in the period (Get Provider State), where limited.
-pub fn left(row: &TokenRow, rules: &TokenRules, now: u64) -> (Option<u64>, Option<u64>) {
-    (
-        rules.per_minute.map(|l| l.saturating_sub(token_budget::used(row, now))),
-        rules.spend_cap_micros.map(|cap| cap.saturating_sub(rules.spent(row, now))),
-    )
+/// What is left of a provider's limits (Get Provider State), where limited: tokens in the
+/// minute (the total, the input, the output) and spend in the period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Left {
+    pub tokens: Option<u64>,
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub spend_micros: Option<u64>,
+}
+
+pub fn left(row: &TokenRow, rules: &TokenRules, now: u64) -> Left {
+    let of = |w: &Window, limit: Option<u64>| limit.map(|l| l.saturating_sub(token_budget::used(w, now)));
+    Left {
+        tokens: of(&row.buckets, rules.per_minute),
+        input_tokens: of(&row.input_buckets, rules.input_per_minute),
+        output_tokens: of(&row.output_buckets, rules.output_per_minute),
+        spend_micros: rules.spend_cap_micros.map(|cap| cap.saturating_sub(rules.spent(row, now))),
+    }
 }
 
 #[cfg(test)]
@@ -253,6 +354,8 @@ mod tests {
 
     const RULES: TokenRules = TokenRules {
         per_minute: Some(10_000),
+        input_per_minute: None,
+        output_per_minute: None,
         output_reserve: DEFAULT_OUTPUT_RESERVE,
         spend_cap_micros: None,
         period: Period::Day,
@@ -273,19 +376,19 @@ mod tests {
         assert_eq!((e.input, e.max_output), (2_500, 500), "2000 tokens and a quarter; the asked maximum");
         let (row, r) = granted(take(&TokenRow::default(), &RULES, e, 1_000));
         let row = row.unwrap();
-        assert_eq!(token_budget::used(&row, 1_000), 3_000);
+        assert_eq!(token_budget::used(&row.buckets, 1_000), 3_000);
         let usage = Usage { input: 2_100, output: 300, cached_input: 100, reasoning: 0 };
         let u = used(&RULES, &r, Some(&usage), false);
         assert_eq!(u.cost_micros, 2_000 * 2 + 100 / 2 + 300 * 8, "uncached, cached and output at their prices");
-        let s = Settle { reservation: r, used: u, remaining: None };
+        let s = Settle { reservation: r, used: u, remaining: Remaining::default() };
         let row = settle(&row, &RULES, &s, 2_000).unwrap();
-        assert_eq!(token_budget::used(&row, 2_000), 2_400);
+        assert_eq!(token_budget::used(&row.buckets, 2_000), 2_400);
         assert_eq!(row.spent_micros, 6_450);
     }
 
     #[test]
     fn a_call_without_usage_settles_at_its_estimate_and_a_refused_one_at_nothing() {
-        let r = Reservation { at_ms: 0, tokens: 1_500, estimate: (1_000, 500) };
+        let r = Reservation { at_ms: 0, tokens: 1_500, input: 0, output: 0, estimate: (1_000, 500) };
         let u = used(&RULES, &r, None, false);
         assert_eq!((u.input, u.output, u.estimated), (1_000, 500, true));
         let u = used(&RULES, &r, None, true);
@@ -301,7 +404,7 @@ mod tests {
         assert_eq!(take(&row, &RULES, small, 1_000), Take::Full { until_ms: 65_000, reason: Reason::TokenLimited });
         let huge = Estimate { input: 50_000, max_output: 0 };
         let (row, r) = granted(take(&TokenRow::default(), &RULES, huge, 0));
-        assert_eq!((token_budget::used(&row.unwrap(), 0), r.tokens), (10_000, 10_000));
+        assert_eq!((token_budget::used(&row.unwrap().buckets, 0), r.tokens), (10_000, 10_000));
     }
 
     #[test]
@@ -311,7 +414,12 @@ mod tests {
         let (row, r) = granted(take(&TokenRow::default(), &rules, e, 1_000));
         assert_eq!(row, None, "no tokens per minute: nothing reserved");
         let u = used(&rules, &r, Some(&Usage { input: 1_000, output: 500, ..Default::default() }), false);
-        let row = settle(&TokenRow::default(), &rules, &Settle { reservation: r, used: u, remaining: None }, 1_000);
+        let row = settle(
+            &TokenRow::default(),
+            &rules,
+            &Settle { reservation: r, used: u, remaining: Remaining::default() },
+            1_000,
+        );
         let row = row.unwrap();
         assert_eq!(row.spent_micros, 6_000);
         assert_eq!(take(&row, &rules, e, 2_000), Take::Full { until_ms: DAY_MS, reason: Reason::SpendCap });
@@ -333,11 +441,57 @@ mod tests {
         let h = HintHeaders::default()
             .with("x-ratelimit-remaining-tokens", "4000")
             .with("anthropic-ratelimit-input-tokens-remaining", "3000");
-        assert_eq!(remaining(&h), Some(3_000));
-        let r = Reservation { at_ms: 0, tokens: 1_000, estimate: (500, 500) };
+        assert_eq!(remaining(&h), Remaining { total: Some(4_000), input: Some(3_000), output: None });
+        let r = Reservation { at_ms: 0, tokens: 1_000, input: 0, output: 0, estimate: (500, 500) };
         let u = Used { input: 500, output: 500, estimated: false, cost_micros: 0 };
         let row = TokenRow::default();
-        let row = settle(&row, &RULES, &Settle { reservation: r, used: u, remaining: Some(3_000) }, 0).unwrap();
-        assert_eq!(token_budget::used(&row, 0), 7_000, "the vendor counts 7000 in its minute");
+        let row = settle(&row, &RULES, &Settle { reservation: r, used: u, remaining: remaining(&h) }, 0).unwrap();
+        assert_eq!(token_budget::used(&row.buckets, 0), 7_000, "the vendor counts 7000 in its minute");
+    }
+
+    const APART: TokenRules =
+        TokenRules { per_minute: None, input_per_minute: Some(8_000), output_per_minute: Some(2_000), ..RULES };
+
+    #[test]
+    fn input_and_output_limited_apart_each_hold_their_own_part_of_the_estimate() {
+        // Long prompts, short answers: the input minute fills while the output minute has room.
+        let e = Estimate { input: 3_000, max_output: 500 };
+        let (row, r) = granted(take(&TokenRow::default(), &APART, e, 0));
+        let row = row.unwrap();
+        assert_eq!((r.tokens, r.input, r.output), (3_500, 3_000, 500));
+        let (row, _) = granted(take(&row, &APART, e, 1_000));
+        let row = row.unwrap();
+        assert_eq!(
+            take(&row, &APART, e, 2_000),
+            Take::Full { until_ms: 65_000, reason: Reason::TokenLimited },
+            "6000 of 8000 input tokens held: 3000 more do not fit, while 1000 of 2000 output tokens do"
+        );
+        // Short prompts, long answers: now the output minute is the wall.
+        let wordy = Estimate { input: 100, max_output: 1_500 };
+        let (row2, _) = granted(take(&TokenRow::default(), &APART, wordy, 0));
+        assert!(matches!(take(&row2.unwrap(), &APART, wordy, 1_000), Take::Full { .. }));
+        let left = left(&row, &APART, 1_000);
+        assert_eq!(
+            (left.tokens, left.input_tokens, left.output_tokens),
+            (None, Some(2_000), Some(1_000)),
+            "no total limit; what each direction has left"
+        );
+        assert_eq!(token_budget::used(&row.buckets, 1_000), 7_000, "the total is counted all the same");
+    }
+
+    #[test]
+    fn each_direction_settles_at_its_usage_and_takes_the_vendors_own_count_for_it() {
+        let e = Estimate { input: 3_000, max_output: 1_000 };
+        let (row, r) = granted(take(&TokenRow::default(), &APART, e, 0));
+        let usage = Usage { input: 2_000, output: 300, ..Default::default() };
+        let u = used(&APART, &r, Some(&usage), false);
+        let h = HintHeaders::default()
+            .with("anthropic-ratelimit-input-tokens-remaining", "5000")
+            .with("anthropic-ratelimit-output-tokens-remaining", "1900");
+        let s = Settle { reservation: r, used: u, remaining: remaining(&h) };
+        let row = settle(&row.unwrap(), &APART, &s, 1_000).unwrap();
+        assert_eq!(token_budget::used(&row.input_buckets, 1_000), 3_000, "the vendor holds 3000 input tokens");
+        assert_eq!(token_budget::used(&row.output_buckets, 1_000), 300, "its 100 output tokens are fewer than ours");
+        assert_eq!(token_budget::used(&row.buckets, 1_000), 2_300, "the counted total is never corrected");
     }
 }

@@ -26,7 +26,8 @@ export interface ProviderConfig {
   token_limit?: TokenLimitConfig | null;
 }
 export interface TokenLimitConfig {
-  tokens_per_minute?: number; output_reserve?: number; spend_cap?: number; spend_period?: "day" | "month";
+  tokens_per_minute?: number; input_tokens_per_minute?: number; output_tokens_per_minute?: number;
+  output_reserve?: number; spend_cap?: number; spend_period?: "day" | "month";
   price_input?: number; price_output?: number; price_cached_input?: number; price_reasoning?: number;
 }
 /** Every field but `providers` is optional and takes README's default. */
@@ -63,6 +64,8 @@ export interface ProviderState {
    * cap (millionths of the prices' unit) this period, null where none is set (`inspect`'s
    * `provider` given). */
   tokens_last_minute: number; tokens_left_minute: number | null;
+  /** What is left of the input and output tokens per minute, where they are limited apart. */
+  input_tokens_left_minute: number | null; output_tokens_left_minute: number | null;
   spent_period_micros: number; spend_left_period_micros: number | null; period_ends_ms: number | null;
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */

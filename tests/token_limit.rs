@@ -8,6 +8,7 @@ mod common;
 
 use common::{answer, chain, status, Store};
 use resilient_engine::config::{Chain, TokenLimitConfig};
+use resilient_engine::inspect::inspect_with;
 use resilient_engine::reason::Reason;
 use resilient_engine::record::record;
 use resilient_engine::rng::Rng;
@@ -50,6 +51,8 @@ fn served(c: &Chain, m: &mut ItemMachine, store: &mut Store, now: u64, usage: Us
 
 const TPM: TokenLimitConfig = TokenLimitConfig {
     tokens_per_minute: 10_000,
+    input_tokens_per_minute: 0,
+    output_tokens_per_minute: 0,
     output_reserve: 0,
     spend_cap: 0.0,
     spend_period: resilient_engine::token_limit::Period::Day,
@@ -66,13 +69,66 @@ fn an_item_reserves_its_estimate_and_its_answer_settles_the_minute_at_the_report
     // 16000 characters: 4000 tokens and a quarter; at most 1000 out: 6000 reserved.
     let mut m = item(&c, 1, 16_000, 1_000);
     assert!(matches!(poll(&mut m, &mut store, 1_000).step, Step::Call { provider: 0, .. }));
-    assert_eq!(token_budget::used(&store.views[0].tokens, 1_000), 6_000);
+    assert_eq!(token_budget::used(&store.views[0].tokens.buckets, 1_000), 6_000);
     served(&c, &mut m, &mut store, 2_000, Usage { input: 3_900, output: 350, ..Default::default() });
-    assert_eq!(token_budget::used(&store.views[0].tokens, 2_000), 4_250, "the usage, not the estimate");
+    assert_eq!(token_budget::used(&store.views[0].tokens.buckets, 2_000), 4_250, "the usage, not the estimate");
     let tokens = m.report().attempts[0].tokens.expect("the attempt says what it used");
     assert_eq!((tokens.input, tokens.output, tokens.estimated), (3_900, 350, false));
     let counters = &m.counters()[0];
     assert_eq!((counters.tokens_input, counters.tokens_output), (3_900, 350));
+}
+
+#[test]
+fn input_and_output_limited_apart_as_anthropic_does_the_output_minute_full_sends_the_call_on() {
+    // Anthropic's limits: 8000 input and 2000 output tokens a minute, no total.
+    let apart = TokenLimitConfig {
+        tokens_per_minute: 0,
+        input_tokens_per_minute: 8_000,
+        output_tokens_per_minute: 2_000,
+        ..TPM
+    };
+    let c = limited(&["claude", "gpt"], apart, false);
+    let mut store = Store::new(2);
+    // 2000 characters: 500 tokens and a quarter in; at most 1500 out.
+    let mut first = item(&c, 1, 2_000, 1_500);
+    assert!(matches!(poll(&mut first, &mut store, 1_000).step, Step::Call { provider: 0, .. }));
+    let v = &store.views[0].tokens;
+    assert_eq!(
+        (token_budget::used(&v.input_buckets, 1_000), token_budget::used(&v.output_buckets, 1_000)),
+        (625, 1_500)
+    );
+    // 625 of 8000 input tokens, but 1500 of 2000 output tokens held: the next call's 1500 do not fit.
+    let mut second = item(&c, 2, 2_000, 1_500);
+    assert!(matches!(poll(&mut second, &mut store, 1_100).step, Step::Call { provider: 1, .. }), "the next model");
+    // The answer settles each direction at its usage; Anthropic's own counts correct each one.
+    let headers = [
+        ("anthropic-ratelimit-input-tokens-remaining", "7000"),
+        ("anthropic-ratelimit-output-tokens-remaining", "1900"),
+    ];
+    let ok = answer(200, &headers, None);
+    let e = first.on_outcome_with_usage(
+        2_000,
+        &ok,
+        &store.views,
+        None,
+        Some(Usage { input: 600, output: 200, ..Default::default() }),
+    );
+    store.apply(&record(&c, &store.views[0], &e.unwrap(), 2_000).writes.unwrap());
+    let v = &store.views[0].tokens;
+    assert_eq!(
+        token_budget::used(&v.input_buckets, 2_000),
+        1_000,
+        "the vendor holds 1000 input tokens: more than ours"
+    );
+    assert_eq!(token_budget::used(&v.output_buckets, 2_000), 200, "its 100 output tokens are fewer: ours stand");
+    // Get Provider State, which sets no limits of its own, reads them from the row the calls wrote.
+    let s = inspect_with(&store.views[0], 2_000, None);
+    assert_eq!(
+        (s.tokens_left_minute, s.input_tokens_left_minute, s.output_tokens_left_minute),
+        (None, Some(7_000), Some(1_800))
+    );
+    let mut third = item(&c, 3, 2_000, 1_500);
+    assert!(matches!(poll(&mut third, &mut store, 2_100).step, Step::Call { provider: 0, .. }), "room again");
 }
 
 #[test]
@@ -161,7 +217,7 @@ fn a_call_that_ends_without_usage_settles_at_its_estimate_flagged_and_a_429_at_n
     store.apply(&record(&c, &store.views[0], &e, 1_500).writes.unwrap());
     let t = m.report().attempts[0].tokens.unwrap();
     assert_eq!((t.input, t.output, t.estimated), (0, 0, false));
-    assert_eq!(token_budget::used(&store.views[0].tokens, 1_500), 10_000, "the vendor says its minute is full");
+    assert_eq!(token_budget::used(&store.views[0].tokens.buckets, 1_500), 10_000, "the vendor says its minute is full");
 
     let mut store = Store::new(1);
     let mut m = item(&c, 2, 16_000, 1_000);

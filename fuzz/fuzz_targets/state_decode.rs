@@ -22,7 +22,7 @@ use resilient_engine::lease::Lease;
 use resilient_engine::outcome::Health;
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
 use resilient_engine::retry_budget::{BudgetRow, Second};
-use resilient_engine::token_budget::TokenRow;
+use resilient_engine::token_budget::{Limits, Period, TokenRow};
 
 #[derive(Debug, Arbitrary)]
 struct Knobs {
@@ -119,27 +119,36 @@ fn check_view(view: &ProviderView, knobs: &Knobs) {
     check_tokens(view, knobs);
 }
 
-/// A hostile tokens row: no panic, no overflow; a grant never leaves the minute over its limit
-/// from under it; a settled row's version rises by one.
+/// A hostile tokens row: no panic, no overflow; a grant never leaves a limited window (the total,
+/// the input, the output) over its limit from under it; a settled row's version rises by one.
 fn check_tokens(view: &ProviderView, k: &Knobs) {
     use resilient_engine::token_budget::{used, Estimate};
     use resilient_engine::token_limit::{self, Period, Prices, Reservation, Settle, Take, TokenRules, Used};
     let now = k.now_ms;
     let rules = TokenRules {
-        per_minute: Some(1 + k.requests as u64 % 1_000_000),
+        per_minute: (k.burst % 3 != 0).then_some(1 + k.requests as u64 % 1_000_000),
+        input_per_minute: (k.burst % 3 != 1).then_some(1 + k.min_calls as u64 % 500_000),
+        output_per_minute: (k.cap % 3 == 0).then_some(1 + k.rate as u64 % 100_000),
         output_reserve: 1 + k.period_ms as u64 % 100_000,
         spend_cap_micros: (k.cap % 2 == 0).then_some(k.close_until_ms % 1_000_000_000),
         period: if k.burst % 2 == 0 { Period::Day } else { Period::Month },
         prices: Prices { input: k.rate as f64, output: k.min_calls as f64, cached_input: 0.0, reasoning: 0.5 },
     };
     let estimate = Estimate { input: k.window_ms as u64, max_output: k.open_ms as u64 };
-    let before = used(&view.tokens, now);
+    let t = &view.tokens;
+    let windows = [(&t.buckets, rules.per_minute), (&t.input_buckets, rules.input_per_minute), (&t.output_buckets, rules.output_per_minute)];
     match token_limit::take(&view.tokens, &rules, estimate, now) {
         Take::Granted { row: Some(row), reservation } => {
-            assert!(before <= rules.per_minute.unwrap(), "granted into an overfull minute");
+            for (window, limit) in windows {
+                assert!(limit.is_none_or(|l| used(window, now) <= l), "granted into an overfull minute");
+            }
             assert_eq!(row.version, view.tokens.version.wrapping_add(1));
             let used = Used { input: k.max_wait_ms as u64, output: k.threshold as u64, estimated: false, cost_micros: 7 };
-            let s = Settle { reservation, used, remaining: Some(k.close_until_ms) };
+            let s = Settle { reservation, used, remaining: token_limit::Remaining {
+                total: Some(k.close_until_ms),
+                input: Some(k.max_wait_ms as u64),
+                output: (k.health % 2 == 0).then_some(k.open_ms as u64),
+            } };
             if let Some(next) = token_limit::settle(&row, &rules, &s, now) {
                 assert_eq!(next.version, row.version.wrapping_add(1));
             }
@@ -147,7 +156,7 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
         Take::Granted { row: None, .. } => unreachable!("a limited minute always reserves"),
         Take::Full { .. } => {}
     }
-    let r = Reservation { at_ms: now, tokens: k.window_ms as u64, estimate: (1, 2) };
+    let r = Reservation { at_ms: now, tokens: k.window_ms as u64, input: 1, output: 2, estimate: (1, 2) };
     let _ = token_limit::used(&rules, &r, None, k.health % 2 == 0);
     let _ = token_limit::left(&view.tokens, &rules, now);
 }
@@ -256,8 +265,17 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
     };
     let tokens = TokenRow {
         buckets: (0..u8::arbitrary(u)? % 14).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,
+        input_buckets: (0..u8::arbitrary(u)? % 14).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,
+        output_buckets: (0..u8::arbitrary(u)? % 14).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,
         period_start_ms: wide(u)?,
         spent_micros: wide(u)?,
+        limits: bool::arbitrary(u)?.then_some(Limits {
+            per_minute: Option::<u64>::arbitrary(u)?,
+            input_per_minute: Option::<u64>::arbitrary(u)?,
+            output_per_minute: Option::<u64>::arbitrary(u)?,
+            spend_cap_micros: Option::<u64>::arbitrary(u)?,
+            period: if bool::arbitrary(u)? { Period::Month } else { Period::Day },
+        }),
         version: wide(u)?,
     };
     Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit, tokens })

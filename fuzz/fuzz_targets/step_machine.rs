@@ -191,7 +191,10 @@ impl ConfigIn {
                     // Token limits from bytes already drawn: a minute of 1 to 100000 tokens, and
                     // a spend cap priced per million where the provider has a key.
                     token_limit: p.rate_limit.map(|(r, per, b)| TokenLimitConfig {
-                        tokens_per_minute: 1 + per as i64 % 100_000,
+                        tokens_per_minute: if b % 3 == 0 { 0 } else { 1 + per as i64 % 100_000 },
+                        // Input and output apart (Anthropic's) on some providers, with or without a total.
+                        input_tokens_per_minute: if b % 2 == 0 { 1 + (per / 7) as i64 % 50_000 } else { 0 },
+                        output_tokens_per_minute: if b % 2 == 0 { 1 + r as i64 * 40 } else { 0 },
                         output_reserve: b as i64,
                         spend_cap: if p.key { 0.001 * (1.0 + r as f64) } else { 0.0 },
                         price_input: if p.key { 1.0 } else { 0.0 },

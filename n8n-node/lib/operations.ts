@@ -49,6 +49,8 @@ export async function providerState(
 			concurrency_in_flight: s.concurrency_in_flight,
 			tokens_last_minute: s.tokens_last_minute,
 			tokens_left_minute: s.tokens_left_minute,
+			input_tokens_left_minute: s.input_tokens_left_minute,
+			output_tokens_left_minute: s.output_tokens_left_minute,
 			spent_period: units(s.spent_period_micros),
 			spend_left_period:
 				s.spend_left_period_micros === null ? null : units(s.spend_left_period_micros),

@@ -67,7 +67,7 @@ use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
 use crate::rng::Rng;
 use crate::routing::{route, Route};
-use crate::token_limit::{self, Reservation, Settle, TokenFacts, Usage};
+use crate::token_limit::{self, Remaining, Reservation, Settle, TokenFacts, Usage};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -250,12 +250,12 @@ impl ItemMachine {
         reservation: Option<Reservation>,
         usage: Option<&Usage>,
         refused: bool,
-        remaining: Option<u64>,
+        remaining: Remaining,
     ) -> Option<Settle> {
         let rules = self.chain.providers[provider].tokens.as_ref()?;
         let reservation = reservation?;
         let used = token_limit::used(rules, &reservation, usage, refused);
-        Some(Settle { reservation, used, remaining: remaining.filter(|_| rules.per_minute.is_some()) })
+        Some(Settle { reservation, used, remaining })
     }
 
     /// The fleet's learned limit: this item's calls are made within its worker's `seats`.
@@ -818,7 +818,7 @@ impl ItemMachine {
         let refused = matches!(outcome, Outcome::Status { status, .. } if !(200..300).contains(status));
         let vendor_left = match outcome {
             Outcome::Status { headers, .. } => token_limit::remaining(headers),
-            _ => None,
+            _ => Remaining::default(),
         };
         let tokens = self.settle_tokens(i, tokens, usage.as_ref(), refused, vendor_left);
         let p = &self.chain.providers[i];

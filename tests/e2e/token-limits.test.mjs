@@ -8,7 +8,12 @@
 //   charged for the calls it served (input and output); no call settled at an estimate;
 // - a Spend Cap reached mid-run: the rest of the items go to the next provider; on a chain with
 //   no other, they leave on `deferred` with `spend_cap` and a `retry_at` at the next UTC day;
-//   every item accounted for, the metrics' spend equal to the vendor's usage at the prices.
+//   every item accounted for, the metrics' spend equal to the vendor's usage at the prices;
+// - input and output tokens per minute apart, as Anthropic limits them: the chat model over n8n's
+//   Anthropic Chat Model (a loopback Messages API enforcing both, and saying what is left of each
+//   in its headers) and an OpenAI one; short prompts with a large maximum meet the output minute,
+//   long prompts with a small one the input minute: no 429, the calls the minute had no room for
+//   moved on to the second model, tokens_total equal to the vendor's count.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -19,6 +24,8 @@ import { startTpmVendor } from '../support/tpm-vendor.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 import {
+	anthropicCredential,
+	anthropicModel,
 	chatWorkflow,
 	llmChain,
 	openAiCredential,
@@ -34,7 +41,9 @@ const tag = uid().slice(0, 8);
 const REDIS = { id: `rpcTok${tag}`.slice(0, 16), name: 'token limits redis' };
 const TPM = 20_000;
 const PRICES = { priceInput: 2, priceOutput: 8 };
-let vendor, a, b, redis;
+const ITPM = 2_000;
+const OTPM = 3_000;
+let vendor, apart, a, b, redis;
 
 /** Item n's question: 600 to 3000 characters, every fifth with CJK text. */
 const question = (n) =>
@@ -85,6 +94,7 @@ function sample(text, name, labels) {
 
 before(async () => {
 	vendor = await startTpmVendor({ tpm: TPM, delayMs: 150 });
+	apart = await startTpmVendor({ tpm: 1e9, itpm: ITPM, otpm: OTPM, delayMs: 150 });
 	redis = new Redis({ host: '127.0.0.1', port: REDIS_PORT, lazyConnect: false });
 	// Installed as n8n's community installer does (the chat model sub-node needs the package's
 	// own install, as in a user's n8n).
@@ -96,6 +106,7 @@ before(async () => {
 after(async () => {
 	await redis?.quit().catch(() => {});
 	await vendor?.close();
+	await apart?.close();
 });
 
 test(`n8n ${major}: Call Chain and the chat model on one provider's Tokens per Minute, two processes at once: every item served, <= 1 % 429s, tokens_total equal to the vendor's count`, async () => {
@@ -234,6 +245,121 @@ test(`n8n ${major}: a Spend Cap reached mid-run sends the rest to the next provi
 	assert.deepEqual(caps.map((e) => e.provider).sort(), [`alone-${tag}`, `capped-${tag}`]);
 	assert.equal(caps[0].spend_cap.cap, '0.01');
 });
+
+test(`n8n ${major}: input and output tokens per minute apart (Anthropic's): the output minute full, then the input minute full, sends the chat model's calls on with no 429`, async () => {
+	// Short prompts asking up to 1000 tokens out: the output minute (3000) holds three at once.
+	// Long prompts asking up to 100: the input minute (2000) holds two or three.
+	const cases = [
+		{ wall: 'output', maxTokens: 1000, items: 10, q: (n) => `Question ${n}: ${'why '.repeat(20)}` },
+		{
+			wall: 'input',
+			maxTokens: 100,
+			items: 10,
+			q: (n) => `Question ${n}: ${'lorem ipsum '.repeat(200 + n * 10)}`,
+		},
+	];
+	const limits = { inputTokensPerMinute: ITPM, outputTokensPerMinute: OTPM, ...PRICES };
+	const run = async ({ wall, maxTokens, items, q }, n8n) => {
+		const provider = `claude-${wall}-${tag}`;
+		const creds = [
+			anthropicCredential(apart, `c${wall}`, 'sk-ant'),
+			openAiCredential(apart, `s${wall}`, 'sk'),
+		];
+		const claude = anthropicModel('Claude', creds[0], [500, 400]);
+		claude.parameters.options = { maxTokensToSample: maxTokens };
+		const spill = openAiModel('Spill', creds[1], [700, 400]);
+		spill.parameters.options = { maxTokens };
+		const sub = resilientOver(
+			'Resilient Chat Model',
+			{
+				numberInputs: 2,
+				providers: {
+					provider: [{ name: provider, tokenLimits: limits }, { name: `spill-${wall}-${tag}` }],
+				},
+				stateStore: 'redis',
+				stateScope: 'provider',
+			},
+			[600, 200],
+			'Chain',
+			[claude, spill],
+		);
+		const wf = chatWorkflow(`tok${wall.slice(0, 1)}${tag}`, {
+			items: Array.from({ length: items }, (_, k) => ({ n: k + 1, q: q(k + 1) })),
+			nodes: [llmChain('Chain', [600, 0]), ...sub.nodes],
+			roots: ['Chain'],
+			models: sub.models,
+		});
+		const node = wf.nodes.find((x) => x.name === 'Resilient Chat Model');
+		node.credentials = { redis: REDIS };
+		node.typeVersion = 1.1;
+		n8n.importCredentials(creds);
+		n8n.importWorkflow(wf);
+		const r = await n8n.execute(wf.id, { timeoutMs: 300_000 });
+		assert.ok(r.run, r.log.slice(-3000));
+		return {
+			wall,
+			provider,
+			chat: outputs(r.run, 'Chain')[0],
+			claude: apart.stats(`c${wall}`),
+			spill: apart.stats(`s${wall}`),
+		};
+	};
+	const results = await Promise.all([run(cases[0], a), run(cases[1], b)]);
+	for (const { wall, provider, chat, claude, spill } of results) {
+		const rows = [row(provider, `c${wall}`, limits)];
+		const metrics = await metricsText(`tokX${wall.slice(0, 1)}${tag}`, rows);
+		const labels = `scope="global",provider="${provider}"`;
+		const counted = ['input', 'output'].map((d) =>
+			sample(metrics, 'resilient_provider_tokens_total', `${labels},direction="${d}"`),
+		);
+		const state = await providerState(`tokG${wall.slice(0, 1)}${tag}`, rows);
+		console.log(
+			`n8n ${major}: the ${wall} minute the wall: ${chat.length} chat calls; Anthropic: ${claude.requests} requests, ${claude.r429} answered 429, at most ${claude.peakInputMinute} input (of ${ITPM}) and ${claude.peakOutputMinute} output tokens (of ${OTPM}) in a minute; ${spill.requests} calls moved on to the second model; Get Metrics: tokens ${counted[0]} + ${counted[1]} (the vendor: ${claude.input} + ${claude.output}); Get Provider State: ${state.input_tokens_left_minute} input and ${state.output_tokens_left_minute} output tokens left this minute`,
+		);
+		assert.equal(chat.length, 10);
+		assert.ok(
+			chat.every((i) => !i.json.error),
+			JSON.stringify(chat.find((i) => i.json.error)?.json),
+		);
+		assert.equal(claude.r429, 0, `${claude.r429} of ${claude.requests} answered 429`);
+		assert.ok(
+			claude.requests >= 2 && spill.requests >= 1,
+			`${wall}: ${claude.requests} + ${spill.requests}`,
+		);
+		assert.equal(claude.requests + spill.requests, 10, 'each call once');
+		assert.deepEqual(counted, [claude.input, claude.output], "tokens_total is the vendor's count");
+		// Get Provider State sets no limits: it reads those the chat model's calls wrote (a minute
+		// later, the calls' buckets have left it).
+		for (const [left, limit, used] of [
+			[state.input_tokens_left_minute, ITPM, claude.input],
+			[state.output_tokens_left_minute, OTPM, claude.output],
+		])
+			assert.ok(typeof left === 'number' && left >= limit - used && left <= limit, `${left}`);
+		assert.equal(state.tokens_left_minute, null, 'no total limit set');
+	}
+});
+
+/** Get Provider State of `rows`' first provider (a workflow of that one node). */
+async function providerState(id, rows) {
+	const wf = branchesWorkflow(id, a.nodeType, [
+		{
+			name: 'state',
+			items: 1,
+			typeVersion: 2.1,
+			parameters: {
+				operation: 'getState',
+				stateStore: 'redis',
+				stateScope: 'provider',
+				providers: { provider: rows },
+			},
+			nodeSettings: { credentials: { redis: REDIS }, executeOnce: true },
+		},
+	]);
+	a.importWorkflow(wf);
+	const r = await a.execute(wf.id, { timeoutMs: 120_000 });
+	assert.ok(r.run, r.log.slice(-3000));
+	return outputs(r.run, 'state')[0][0].json;
+}
 
 /** Get Metrics of `rows` (a workflow of that one node), as its Prometheus text. */
 async function metricsText(id, rows) {

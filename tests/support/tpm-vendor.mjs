@@ -6,8 +6,13 @@
 // answers with OpenAI's `usage` and rate-limit headers. Every request is counted here.
 //   POST /<id>/v1/chat/completions   (any Authorization, or none); `stream: true` answers
 //   server-sent events, the usage in a last chunk when `stream_options.include_usage` is set
-// `startTpmVendor({ tpm, delayMs })`: `url(id)`, `stats(id)` → { requests, served, r429, input,
-// output, peakMinute }, `close()`.
+//   POST /<id>/v1/messages           Anthropic's Messages API and its limits per direction:
+//   input tokens per minute (`itpm`, charged at the request) and output tokens per minute
+//   (`otpm`: the request's max_tokens held at the request, charged at what it wrote once served,
+//   as Anthropic estimates it), each refused with a 429 (rate_limit_error, Retry-After) and told
+//   in anthropic-ratelimit-{input,output}-tokens-{limit,remaining,reset}; `usage` in its answer
+// `startTpmVendor({ tpm, itpm, otpm, delayMs })`: `url(id)`, `stats(id)` → { requests, served,
+// r429, input, output, peakMinute, peakInputMinute, peakOutputMinute }, `close()`.
 import http from 'node:http';
 
 const MINUTE = 60_000;
@@ -22,7 +27,21 @@ export function vendorTokens(text) {
 	return Math.max(1, Math.round(((text.length - cjk) / 4) * factor) + cjk);
 }
 
-export async function startTpmVendor({ tpm, delayMs = 100 } = {}) {
+/** The most tokens `charges` hold in any 60 s (each charge's minute from its time). */
+const peak = (charges, of = (c) => c.tokens) =>
+	Math.max(
+		0,
+		...charges.map((c) =>
+			charges.filter((d) => d.at >= c.at && d.at < c.at + MINUTE).reduce((n, d) => n + of(d), 0),
+		),
+	);
+
+export async function startTpmVendor({
+	tpm,
+	itpm = Infinity,
+	otpm = Infinity,
+	delayMs = 100,
+} = {}) {
 	const instances = new Map();
 	const of = (id) => {
 		if (!instances.has(id))
@@ -30,8 +49,8 @@ export async function startTpmVendor({ tpm, delayMs = 100 } = {}) {
 		return instances.get(id);
 	};
 	/** Tokens charged within the minute before `now` (reservations of calls still out included). */
-	const used = (v, now) =>
-		v.charges.filter((c) => c.at > now - MINUTE).reduce((n, c) => n + c.tokens, 0);
+	const used = (v, now, part = (c) => c.tokens) =>
+		v.charges.filter((c) => c.at > now - MINUTE).reduce((n, c) => n + part(c), 0);
 	const headers = (v, now) => {
 		const left = Math.max(0, tpm - used(v, now));
 		const oldest = v.charges.find((c) => c.at > now - MINUTE);
@@ -43,10 +62,12 @@ export async function startTpmVendor({ tpm, delayMs = 100 } = {}) {
 		};
 	};
 	const server = http.createServer((req, res) => {
-		const m = /^\/([^/]+)\/v1\/chat\/completions$/.exec(req.url ?? '');
+		const anthropic = /^\/([^/]+)\/v1\/messages$/.exec(req.url ?? '');
+		const m = anthropic ?? /^\/([^/]+)\/v1\/chat\/completions$/.exec(req.url ?? '');
 		let raw = '';
 		req.on('data', (d) => (raw += d));
 		req.on('end', () => {
+			if (anthropic && req.method === 'POST') return messages(of(anthropic[1]), raw, res);
 			if (!m || req.method !== 'POST') {
 				res.writeHead(404).end();
 				return;
@@ -134,28 +155,127 @@ export async function startTpmVendor({ tpm, delayMs = 100 } = {}) {
 			}, delayMs);
 		});
 	});
+
+	/** Anthropic's Messages API with its input and output tokens per minute. */
+	function messages(v, raw, res) {
+		v.requests++;
+		const body = JSON.parse(raw);
+		const text = (c) =>
+			typeof c === 'string' ? c : (c ?? []).map((b) => b.text ?? JSON.stringify(b)).join('');
+		const system = typeof body.system === 'string' ? body.system : text(body.system);
+		const prompt = [system, ...(body.messages ?? []).map((x) => text(x.content))].join('\n');
+		const input = vendorTokens(prompt);
+		const max = body.max_tokens;
+		const now = Date.now();
+		const left = (t) => ({
+			input: Math.max(0, itpm - used(v, t, (c) => c.input)),
+			output: Math.max(0, otpm - used(v, t, (c) => c.output)),
+		});
+		const headers = (t) => {
+			const l = left(t);
+			const reset = new Date(t + MINUTE).toISOString();
+			return Object.fromEntries(
+				['input', 'output'].flatMap((d) => [
+					[`anthropic-ratelimit-${d}-tokens-limit`, String(d === 'input' ? itpm : otpm)],
+					[`anthropic-ratelimit-${d}-tokens-remaining`, String(l[d])],
+					[`anthropic-ratelimit-${d}-tokens-reset`, reset],
+				]),
+			);
+		};
+		const l = left(now);
+		if (input > l.input || max > l.output) {
+			v.r429++;
+			const which = input > l.input ? 'input' : 'output';
+			res.writeHead(429, {
+				'content-type': 'application/json',
+				'retry-after': '1',
+				...headers(now),
+			});
+			res.end(
+				JSON.stringify({
+					type: 'error',
+					error: {
+						type: 'rate_limit_error',
+						message: `This request would exceed the rate limit for your organization of ${which === 'input' ? itpm : otpm} ${which} tokens per minute.`,
+					},
+				}),
+			);
+			return;
+		}
+		const charge = { at: now, input, output: max, tokens: input + max };
+		v.charges.push(charge);
+		const output = Math.max(1, Math.round(max * (0.3 + (input % 61) / 100)));
+		setTimeout(() => {
+			Object.assign(charge, { output, tokens: input + output });
+			v.served++;
+			v.input += input;
+			v.output += output;
+			const said = `${body.model} says ${'word '.repeat(Math.min(output, 40)).trim()}`;
+			const usage = { input_tokens: input, output_tokens: output };
+			const h = headers(Date.now());
+			if (body.stream) {
+				res.writeHead(200, { 'content-type': 'text/event-stream', ...h });
+				const ev = (type, data = {}) =>
+					`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+				const message = {
+					id: 'msg_1',
+					type: 'message',
+					role: 'assistant',
+					model: body.model,
+					content: [],
+				};
+				res.write(
+					ev('message_start', {
+						message: { ...message, usage: { input_tokens: input, output_tokens: 1 } },
+					}),
+				);
+				res.write(
+					ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+				);
+				res.write(
+					ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: said } }),
+				);
+				res.write(ev('content_block_stop', { index: 0 }));
+				res.write(
+					ev('message_delta', {
+						delta: { stop_reason: 'end_turn', stop_sequence: null },
+						usage: { output_tokens: output },
+					}),
+				);
+				res.end(ev('message_stop'));
+				return;
+			}
+			res.writeHead(200, { 'content-type': 'application/json', ...h });
+			res.end(
+				JSON.stringify({
+					id: 'msg_1',
+					type: 'message',
+					role: 'assistant',
+					model: body.model,
+					content: [{ type: 'text', text: said }],
+					stop_reason: 'end_turn',
+					stop_sequence: null,
+					usage,
+				}),
+			);
+		}, delayMs);
+	}
+
 	await new Promise((r) => server.listen(0, '127.0.0.1', r));
 	const port = server.address().port;
 	return {
 		url: (id) => `http://127.0.0.1:${port}/${id}`,
 		stats(id) {
 			const v = of(id);
-			// The most tokens charged in any 60 s (each charge's minute from its time).
-			const peakMinute = Math.max(
-				0,
-				...v.charges.map((c) =>
-					v.charges
-						.filter((d) => d.at >= c.at && d.at < c.at + MINUTE)
-						.reduce((n, d) => n + d.tokens, 0),
-				),
-			);
 			return {
 				requests: v.requests,
 				served: v.served,
 				r429: v.r429,
 				input: v.input,
 				output: v.output,
-				peakMinute,
+				peakMinute: peak(v.charges),
+				peakInputMinute: peak(v.charges, (c) => c.input ?? 0),
+				peakOutputMinute: peak(v.charges, (c) => c.output ?? 0),
 			};
 		},
 		close: () => new Promise((r) => server.close(r)),

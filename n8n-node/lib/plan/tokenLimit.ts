@@ -1,5 +1,5 @@
 // A provider's Token Limits as the panel holds them → the engine's `token_limit`: tokens per
-// minute, the output reserve, a spend cap per UTC day or month and the prices per million
+// minute (in total, input and output apart), the output reserve, a spend cap per UTC day or month and the prices per million
 // tokens. Handed over as set (0 or empty is none); ranges and what they mean are the engine's.
 import type { IDataObject } from 'n8n-workflow';
 import type { TokenLimitConfig } from '../engine';
@@ -9,6 +9,8 @@ import type { FieldReader } from './fields';
  * Token Limits), as the rows carry them. */
 export const TOKEN_PARAMETERS = [
 	'tokensPerMinute',
+	'inputTokensPerMinute',
+	'outputTokensPerMinute',
 	'outputReserve',
 	'spendCap',
 	'spendPeriod',
@@ -33,6 +35,8 @@ export function readTokenLimit(
 		);
 	const limit: TokenLimitConfig = {
 		tokens_per_minute: whole('tokensPerMinute'),
+		input_tokens_per_minute: whole('inputTokensPerMinute'),
+		output_tokens_per_minute: whole('outputTokensPerMinute'),
 		output_reserve: whole('outputReserve'),
 		spend_cap: money('spendCap'),
 		spend_period: period as TokenLimitConfig['spend_period'],

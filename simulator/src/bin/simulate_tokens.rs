@@ -13,7 +13,7 @@
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
 use resilient_engine::rng::Rng;
 use resilient_engine::token_budget::{self, Estimate, TokenRow, MINUTE_MS};
-use resilient_engine::token_limit::{self, Period, Prices, Reservation, Settle, TokenRules, Used};
+use resilient_engine::token_limit::{self, Period, Prices, Remaining, Reservation, Settle, TokenRules, Used};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -23,6 +23,8 @@ const TPM: u64 = 100_000;
 const MAX_OUTPUT: u64 = 1_000;
 /// The provider's Tokens per Minute as the node hands it to the engine.
 const RULES: TokenRules = TokenRules {
+    input_per_minute: None,
+    output_per_minute: None,
     per_minute: Some(TPM),
     output_reserve: MAX_OUTPUT,
     spend_cap_micros: None,
@@ -118,7 +120,8 @@ impl Sim {
     fn try_call(&mut self, job: usize, slot_held: bool) {
         let j = self.jobs[job];
         let est = Self::estimate(&j);
-        let mut reservation = Reservation { at_ms: self.now, tokens: 0, estimate: (est.input, est.max_output) };
+        let mut reservation =
+            Reservation { at_ms: self.now, tokens: 0, input: 0, output: 0, estimate: (est.input, est.max_output) };
         match self.policy {
             Policy::RequestsOnly if slot_held && self.now >= self.gate.closed_until_ms => {}
             Policy::RequestsOnly => {
@@ -165,7 +168,11 @@ impl Sim {
                     // Refused: nothing used; the vendor's remaining count corrects the minute.
                     let remaining = TPM.saturating_sub(self.vendor.used(self.now));
                     let used = token_limit::used(&RULES, &reservation, None, true);
-                    let s = Settle { reservation, used, remaining: Some(remaining) };
+                    let s = Settle {
+                        reservation,
+                        used,
+                        remaining: Remaining { total: Some(remaining), ..Default::default() },
+                    };
                     if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {
                         self.tokens = row;
                     }
@@ -192,9 +199,9 @@ impl Sim {
         self.billed += usage;
         if self.policy == Policy::TokenAware {
             let remaining = TPM.saturating_sub(self.vendor.used(self.now));
-            let reservation = Reservation { at_ms: reserved_at, tokens: reserved, estimate };
+            let reservation = Reservation { at_ms: reserved_at, tokens: reserved, input: 0, output: 0, estimate };
             let used = Used { input: j.true_input, output: j.output, estimated: false, cost_micros: 0 };
-            let s = Settle { reservation, used, remaining: Some(remaining) };
+            let s = Settle { reservation, used, remaining: Remaining { total: Some(remaining), ..Default::default() } };
             if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {
                 self.tokens = row;
             }

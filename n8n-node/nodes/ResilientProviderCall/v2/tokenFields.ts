@@ -1,5 +1,5 @@
 // A provider's limits in tokens and money, as Call Chain's LLM providers and the chat model's
-// models show them: tokens per minute shared by the fleet, the output a call reserves when its
+// models show them: tokens per minute shared by the fleet (in total, or input and output apart), the output a call reserves when its
 // request sets no maximum, a spend cap per UTC day or month and the prices it is spent at.
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 import { OUTPUT_RESERVE } from '../../../lib/engineConstants';
@@ -22,6 +22,18 @@ export function tokenFields(displayOptions?: IDisplayOptions): INodeProperties[]
 			'tokensPerMinute',
 			0,
 			"The vendor's token limit per minute, shared by every execution and worker (input and output tokens); a call reserves its estimate before it goes and settles at the usage its answer reports. 0: none.",
+		),
+		numberField(
+			'Input Tokens per Minute',
+			'inputTokensPerMinute',
+			0,
+			"The vendor's input token limit per minute where it limits input and output apart (Anthropic's ITPM), shared by every execution and worker. 0: none.",
+		),
+		numberField(
+			'Output Tokens per Minute',
+			'outputTokensPerMinute',
+			0,
+			"The vendor's output token limit per minute where it limits input and output apart (Anthropic's OTPM): a call reserves its maximum output. 0: none.",
 		),
 		numberField(
 			'Output Tokens to Reserve',
