@@ -339,15 +339,16 @@ test(`n8n ${major}: input and output tokens per minute apart (Anthropic's): the 
 	}
 });
 
-/** Get Provider State of `rows`' first provider (a workflow of that one node). */
-async function providerState(id, rows) {
+/** The first item of Call Chain's `operation` (getState, getMetrics) over `rows` on the Redis
+ * store, run alone in a workflow of that one node. */
+async function operationItem(id, operation, rows) {
 	const wf = branchesWorkflow(id, a.nodeType, [
 		{
-			name: 'state',
+			name: operation,
 			items: 1,
 			typeVersion: 2.1,
 			parameters: {
-				operation: 'getState',
+				operation,
 				stateStore: 'redis',
 				stateScope: 'provider',
 				providers: { provider: rows },
@@ -358,27 +359,15 @@ async function providerState(id, rows) {
 	a.importWorkflow(wf);
 	const r = await a.execute(wf.id, { timeoutMs: 120_000 });
 	assert.ok(r.run, r.log.slice(-3000));
-	return outputs(r.run, 'state')[0][0].json;
+	return outputs(r.run, operation)[0][0].json;
 }
 
-/** Get Metrics of `rows` (a workflow of that one node), as its Prometheus text. */
+/** Get Provider State of `rows`' first provider. */
+function providerState(id, rows) {
+	return operationItem(id, 'getState', rows);
+}
+
+/** Get Metrics of `rows`, as its Prometheus text. */
 async function metricsText(id, rows) {
-	const wf = branchesWorkflow(id, a.nodeType, [
-		{
-			name: 'metrics',
-			items: 1,
-			typeVersion: 2.1,
-			parameters: {
-				operation: 'getMetrics',
-				stateStore: 'redis',
-				stateScope: 'provider',
-				providers: { provider: rows },
-			},
-			nodeSettings: { credentials: { redis: REDIS }, executeOnce: true },
-		},
-	]);
-	a.importWorkflow(wf);
-	const r = await a.execute(wf.id, { timeoutMs: 120_000 });
-	assert.ok(r.run, r.log.slice(-3000));
-	return outputs(r.run, 'metrics')[0][0].json.metrics;
+	return (await operationItem(id, 'getMetrics', rows)).metrics;
 }
