@@ -152,13 +152,26 @@ pub fn settle(window: &[(u64, u64)], reserved_at: u64, reserved: u64, used: u64,
     (used != reserved).then(|| add(window, now, reserved_at, used as i64 - reserved as i64))
 }
 
-/// The vendor said `remaining` tokens are left in its minute: where it counts more than the
-/// window does, the current bucket takes the difference (never less: our reservations of calls
-/// not yet at the vendor are ours to keep).
-pub fn correct(window: &[(u64, u64)], per_minute: u64, remaining: u64, now: u64) -> Option<Window> {
+/// The vendor said `remaining` tokens are left in its minute, full again at `full_at_ms` where it
+/// said when: where it counts more than the window does, the window takes the difference (never
+/// less: our reservations of calls not yet at the vendor are ours to keep), in the bucket that
+/// leaves the window when the vendor's minute is full again (the current one when it did not say;
+/// nothing when it is full already).
+pub fn correct(
+    window: &[(u64, u64)],
+    per_minute: u64,
+    remaining: u64,
+    full_at_ms: Option<u64>,
+    now: u64,
+) -> Option<Window> {
     let vendor_used = per_minute.saturating_sub(remaining);
     let ours = used(window, now);
-    (vendor_used > ours).then(|| add(window, now, now, (vendor_used - ours) as i64))
+    let at = match full_at_ms {
+        Some(t) if t <= now => return None,
+        Some(t) => t.saturating_sub(MINUTE_MS).min(now),
+        None => now,
+    };
+    (vendor_used > ours).then(|| add(window, now, at, (vendor_used - ours) as i64))
 }
 
 #[cfg(test)]
@@ -198,9 +211,25 @@ mod tests {
     #[test]
     fn the_vendors_remaining_count_raises_the_window_never_lowers_it() {
         let row = granted(reserve(&[], 20_000, E, 0));
-        let row = correct(&row, 20_000, 10_000, 1_000).unwrap();
+        let row = correct(&row, 20_000, 10_000, None, 1_000).unwrap();
         assert_eq!(used(&row, 1_000), 10_000);
-        assert_eq!(correct(&row, 20_000, 15_000, 2_000), None);
+        assert_eq!(correct(&row, 20_000, 15_000, None, 2_000), None);
+    }
+
+    #[test]
+    fn the_vendors_count_leaves_the_window_when_the_vendor_says_its_minute_is_full_again() {
+        const T: u64 = 1_000_000;
+        // At T + 30 s the vendor holds 8000 tokens we never saw, and is full again in 2 s: they
+        // leave the window within a bucket of then, not a minute later.
+        let row = correct(&[], 10_000, 2_000, Some(T + 32_000), T + 30_000).unwrap();
+        assert_eq!(used(&row, T + 30_000), 8_000);
+        assert!(
+            matches!(reserve(&row, 10_000, 5_000, T + 31_000), Reserve::Wait { until_ms } if until_ms <= T + 37_000)
+        );
+        assert!(matches!(reserve(&row, 10_000, 5_000, T + 37_000), Reserve::Granted { .. }));
+        assert_eq!(correct(&[], 10_000, 2_000, Some(T + 30_000), T + 30_000), None, "full again already");
+        let row = correct(&[], 10_000, 2_000, None, T + 30_000).unwrap();
+        assert!(matches!(reserve(&row, 10_000, 5_000, T + 37_000), Reserve::Wait { .. }), "unsaid: a minute");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! A spend cap bounds what calls *start*: the calls already out when it is reached still add
 //! their cost, so the overshoot is at most the cost of the calls in flight then.
 use crate::civil::{civil_from_days, days_from_civil};
+use crate::hint_parse::{parse_duration, parse_rfc3339};
 use crate::reason::Reason;
 use crate::retry_after::HintHeaders;
 use crate::token_budget::{self, Estimate, Limits, Reserve, TokenRow, Window};
@@ -18,11 +19,17 @@ pub const DAY_MS: u64 = 86_400_000;
 /// The output tokens reserved for a call whose request sets no maximum.
 pub const DEFAULT_OUTPUT_RESERVE: u64 = 1_000;
 
-/// The headers a vendor says its remaining tokens in: the total (OpenAI and Groq; Anthropic's
-/// total), the input and the output (Anthropic's, whose limits are per direction).
-const REMAINING_TOTAL: [&str; 2] = ["x-ratelimit-remaining-tokens", "anthropic-ratelimit-tokens-remaining"];
-const REMAINING_INPUT: &str = "anthropic-ratelimit-input-tokens-remaining";
-const REMAINING_OUTPUT: &str = "anthropic-ratelimit-output-tokens-remaining";
+/// The headers a vendor says its remaining tokens in, each with the header of when that minute is
+/// full again: the total (OpenAI and Groq, a Go duration; Anthropic's total, an RFC 3339 time),
+/// the input and the output (Anthropic's, whose limits are per direction).
+const REMAINING_TOTAL: [(&str, &str); 2] = [
+    ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"),
+    ("anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset"),
+];
+const REMAINING_INPUT: (&str, &str) =
+    ("anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset");
+const REMAINING_OUTPUT: (&str, &str) =
+    ("anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset");
 
 pub use crate::token_budget::Period;
 
@@ -87,12 +94,28 @@ pub struct Reservation {
     pub estimate: (u64, u64),
 }
 
+/// What a vendor said is left of one of its minutes, and when that minute is full again (the
+/// store's clock), where it said so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VendorCount {
+    pub left: u64,
+    pub full_at_ms: Option<u64>,
+}
+
 /// What the vendor said is left of its minute, per window, where its headers said so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Remaining {
-    pub total: Option<u64>,
-    pub input: Option<u64>,
-    pub output: Option<u64>,
+    pub total: Option<VendorCount>,
+    pub input: Option<VendorCount>,
+    pub output: Option<VendorCount>,
+}
+
+/// The lower of two counts (the tighter minute).
+fn lower(a: Option<VendorCount>, b: Option<VendorCount>) -> Option<VendorCount> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if y.left < x.left { y } else { x }),
+        (x, y) => x.or(y),
+    }
 }
 
 /// What a call used, as settled: the run data's `tokens` and the counters'.
@@ -274,12 +297,22 @@ pub fn used(rules: &TokenRules, r: &Reservation, usage: Option<&Usage>, refused:
     Used { input: usage.input, output: usage.output, estimated, cost_micros: rules.cost_micros(&usage) }
 }
 
-/// The vendor's remaining tokens, where its headers say so: the lowest total given, the input
-/// and the output.
-pub fn remaining(headers: &HintHeaders) -> Remaining {
-    let count = |name: &str| headers.get(name)?.trim().parse::<u64>().ok();
+/// The vendor's remaining tokens at `now`, where its headers say so: the lowest total given, the
+/// input and the output, each with when its minute is full again.
+pub fn remaining(headers: &HintHeaders, now: u64) -> Remaining {
+    let count = |(left, reset): (&str, &str)| {
+        let left = headers.get(left)?.trim().parse::<u64>().ok()?;
+        let until = headers.get(reset).and_then(|v| {
+            if reset.starts_with("anthropic") {
+                parse_rfc3339(v, now)
+            } else {
+                parse_duration(v)
+            }
+        });
+        Some(VendorCount { left, full_at_ms: until.map(|ms| now.saturating_add(ms)) })
+    };
     Remaining {
-        total: REMAINING_TOTAL.iter().filter_map(|name| count(name)).min(),
+        total: lower(count(REMAINING_TOTAL[0]), count(REMAINING_TOTAL[1])),
         input: count(REMAINING_INPUT),
         output: count(REMAINING_OUTPUT),
     }
@@ -295,7 +328,7 @@ pub fn settle(row: &TokenRow, rules: &TokenRules, s: &Settle, now: u64) -> Optio
     let r = &s.reservation;
     let total_left = match rules.input_per_minute {
         Some(_) => s.remaining.total,
-        None => s.remaining.total.into_iter().chain(s.remaining.input).min(),
+        None => lower(s.remaining.total, s.remaining.input),
     };
     let parts = [
         (r.tokens, s.used.input + s.used.output, total_left),
@@ -309,9 +342,8 @@ pub fn settle(row: &TokenRow, rules: &TokenRules, s: &Settle, now: u64) -> Optio
             changed = true;
         }
         // Only a limit the user set is the vendor's minute: a window kept to count has no wall.
-        if let Some(w) =
-            left.filter(|_| limit < u64::MAX).and_then(|left| token_budget::correct(window, limit, left, now))
-        {
+        let vendor = left.filter(|_| limit < u64::MAX);
+        if let Some(w) = vendor.and_then(|c| token_budget::correct(window, limit, c.left, c.full_at_ms, now)) {
             *window = w;
             changed = true;
         }
@@ -441,12 +473,27 @@ mod tests {
         let h = HintHeaders::default()
             .with("x-ratelimit-remaining-tokens", "4000")
             .with("anthropic-ratelimit-input-tokens-remaining", "3000");
-        assert_eq!(remaining(&h), Remaining { total: Some(4_000), input: Some(3_000), output: None });
+        let count = |left| Some(VendorCount { left, full_at_ms: None });
+        assert_eq!(remaining(&h, 0), Remaining { total: count(4_000), input: count(3_000), output: None });
         let r = Reservation { at_ms: 0, tokens: 1_000, input: 0, output: 0, estimate: (500, 500) };
         let u = Used { input: 500, output: 500, estimated: false, cost_micros: 0 };
         let row = TokenRow::default();
-        let row = settle(&row, &RULES, &Settle { reservation: r, used: u, remaining: remaining(&h) }, 0).unwrap();
+        let row = settle(&row, &RULES, &Settle { reservation: r, used: u, remaining: remaining(&h, 0) }, 0).unwrap();
         assert_eq!(token_budget::used(&row.buckets, 0), 7_000, "the vendor counts 7000 in its minute");
+    }
+
+    #[test]
+    fn the_vendors_reset_headers_say_when_its_count_leaves_the_minute() {
+        // OpenAI's Go duration and Anthropic's RFC 3339 time, at 2026-12-05T00:00:00Z.
+        let now = 1_796_428_800_000;
+        let h = HintHeaders::default()
+            .with("x-ratelimit-remaining-tokens", "1000")
+            .with("x-ratelimit-reset-tokens", "1.5s")
+            .with("anthropic-ratelimit-output-tokens-remaining", "50")
+            .with("anthropic-ratelimit-output-tokens-reset", "2026-12-05T00:00:04Z");
+        let r = remaining(&h, now);
+        assert_eq!(r.total, Some(VendorCount { left: 1_000, full_at_ms: Some(now + 1_500) }));
+        assert_eq!(r.output, Some(VendorCount { left: 50, full_at_ms: Some(now + 4_000) }));
     }
 
     const APART: TokenRules =
@@ -488,7 +535,7 @@ mod tests {
         let h = HintHeaders::default()
             .with("anthropic-ratelimit-input-tokens-remaining", "5000")
             .with("anthropic-ratelimit-output-tokens-remaining", "1900");
-        let s = Settle { reservation: r, used: u, remaining: remaining(&h) };
+        let s = Settle { reservation: r, used: u, remaining: remaining(&h, 1_000) };
         let row = settle(&row.unwrap(), &APART, &s, 1_000).unwrap();
         assert_eq!(token_budget::used(&row.input_buckets, 1_000), 3_000, "the vendor holds 3000 input tokens");
         assert_eq!(token_budget::used(&row.output_buckets, 1_000), 300, "its 100 output tokens are fewer than ours");

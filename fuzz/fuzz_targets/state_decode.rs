@@ -144,10 +144,11 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
             }
             assert_eq!(row.version, view.tokens.version.wrapping_add(1));
             let used = Used { input: k.max_wait_ms as u64, output: k.threshold as u64, estimated: false, cost_micros: 7 };
+            let count = |left: u64, full_at_ms: Option<u64>| Some(token_limit::VendorCount { left, full_at_ms });
             let s = Settle { reservation, used, remaining: token_limit::Remaining {
-                total: Some(k.close_until_ms),
-                input: Some(k.max_wait_ms as u64),
-                output: (k.health % 2 == 0).then_some(k.open_ms as u64),
+                total: count(k.close_until_ms, Some(now.wrapping_add(k.period_ms as u64))),
+                input: count(k.max_wait_ms as u64, None),
+                output: if k.health % 2 == 0 { count(k.open_ms as u64, Some(now.wrapping_sub(k.period_ms as u64))) } else { None },
             } };
             if let Some(next) = token_limit::settle(&row, &rules, &s, now) {
                 assert_eq!(next.version, row.version.wrapping_add(1));

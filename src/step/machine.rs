@@ -817,7 +817,7 @@ impl ItemMachine {
         // A status other than success with no usage: the vendor refused the call, processed nothing.
         let refused = matches!(outcome, Outcome::Status { status, .. } if !(200..300).contains(status));
         let vendor_left = match outcome {
-            Outcome::Status { headers, .. } => token_limit::remaining(headers),
+            Outcome::Status { headers, .. } => token_limit::remaining(headers, now),
             _ => Remaining::default(),
         };
         let tokens = self.settle_tokens(i, tokens, usage.as_ref(), refused, vendor_left);

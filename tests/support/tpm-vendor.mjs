@@ -53,8 +53,9 @@ export async function startTpmVendor({
 		v.charges.filter((c) => c.at > now - MINUTE).reduce((n, c) => n + part(c), 0);
 	const headers = (v, now) => {
 		const left = Math.max(0, tpm - used(v, now));
-		const oldest = v.charges.find((c) => c.at > now - MINUTE);
-		const resetS = oldest ? Math.max(0.001, (oldest.at + MINUTE - now) / 1000) : 0.001;
+		// OpenAI's reset: the time until the minute is full again (its newest charge has left).
+		const newest = v.charges.findLast((c) => c.at > now - MINUTE);
+		const resetS = newest ? Math.max(0.001, (newest.at + MINUTE - now) / 1000) : 0.001;
 		return {
 			'x-ratelimit-limit-tokens': String(tpm),
 			'x-ratelimit-remaining-tokens': String(left),
@@ -173,7 +174,8 @@ export async function startTpmVendor({
 		});
 		const headers = (t) => {
 			const l = left(t);
-			const reset = new Date(t + MINUTE).toISOString();
+			// When the minute is full again: its newest charge has left.
+			const reset = new Date((v.charges.at(-1)?.at ?? t - MINUTE) + MINUTE).toISOString();
 			return Object.fromEntries(
 				['input', 'output'].flatMap((d) => [
 					[`anthropic-ratelimit-${d}-tokens-limit`, String(d === 'input' ? itpm : otpm)],

@@ -13,7 +13,9 @@
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
 use resilient_engine::rng::Rng;
 use resilient_engine::token_budget::{self, Estimate, TokenRow, MINUTE_MS};
-use resilient_engine::token_limit::{self, Period, Prices, Remaining, Reservation, Settle, TokenRules, Used};
+use resilient_engine::token_limit::{
+    self, Period, Prices, Remaining, Reservation, Settle, TokenRules, Used, VendorCount,
+};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -171,7 +173,10 @@ impl Sim {
                     let s = Settle {
                         reservation,
                         used,
-                        remaining: Remaining { total: Some(remaining), ..Default::default() },
+                        remaining: Remaining {
+                            total: Some(VendorCount { left: remaining, full_at_ms: None }),
+                            ..Default::default()
+                        },
                     };
                     if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {
                         self.tokens = row;
@@ -201,7 +206,14 @@ impl Sim {
             let remaining = TPM.saturating_sub(self.vendor.used(self.now));
             let reservation = Reservation { at_ms: reserved_at, tokens: reserved, input: 0, output: 0, estimate };
             let used = Used { input: j.true_input, output: j.output, estimated: false, cost_micros: 0 };
-            let s = Settle { reservation, used, remaining: Remaining { total: Some(remaining), ..Default::default() } };
+            let s = Settle {
+                reservation,
+                used,
+                remaining: Remaining {
+                    total: Some(VendorCount { left: remaining, full_at_ms: None }),
+                    ..Default::default()
+                },
+            };
             if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {
                 self.tokens = row;
             }
