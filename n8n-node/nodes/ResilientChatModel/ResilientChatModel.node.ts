@@ -9,7 +9,8 @@ import {
 import { properties } from './description';
 import { engineFor } from '../../lib/engineCache';
 import { configError } from '../../lib/params';
-import { sharedStore, storeSettings } from '../../lib/store/open';
+import { itemStore, sharedStore, storeSettings } from '../../lib/store/open';
+import { leaveSeats } from '../../lib/fleetSeats';
 import { connectedModels } from '../../lib/chat/connected';
 import { conversationsOf } from '../../lib/chat/conversations';
 import { chatCall } from '../../lib/chat/modelCall';
@@ -73,6 +74,24 @@ export class ResilientChatModel implements INodeType {
 			// The root node's item: its conversation's later rounds come through the same item.
 			conversations: conversationsOf(`${this.getExecutionId()}:${node.name}:${itemIndex}`),
 		});
-		return { response: resilientChatModel(call, models, presented) };
+		return {
+			response: resilientChatModel(call, models, presented),
+			// n8n calls it once the root node is done with this model: as Call Chain at its end, this
+			// process's share of a provider's fleet limit goes back at once where none of its calls
+			// are out, instead of at its lease's end. It never fails the root node.
+			closeFunction: async () => {
+				try {
+					const store = itemStore(shared, plan.scope, storeCfg, this.logger);
+					await leaveSeats(
+						engine,
+						store,
+						plan.requests.map((r) => r.name),
+						this.logger,
+					);
+				} catch (error) {
+					this.logger.warn(`resilient-provider-call: ${(error as Error).message}`);
+				}
+			},
+		};
 	}
 }

@@ -168,16 +168,8 @@ impl Sim {
                 }
                 Policy::TokenAware => {
                     // Refused: nothing used; the vendor's remaining count corrects the minute.
-                    let remaining = TPM.saturating_sub(self.vendor.used(self.now));
                     let used = token_limit::used(&RULES, &reservation, None, true);
-                    let s = Settle {
-                        reservation,
-                        used,
-                        remaining: Remaining {
-                            total: Some(VendorCount { left: remaining, full_at_ms: None }),
-                            ..Default::default()
-                        },
-                    };
+                    let s = Settle { reservation, used, remaining: self.vendor_says() };
                     if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {
                         self.tokens = row;
                     }
@@ -193,6 +185,12 @@ impl Sim {
         self.at(self.now + ms, Ev::Done { job, reserved_at, reserved, estimate });
     }
 
+    /// The vendor's remaining count on an answer, as its headers say it (no reset told).
+    fn vendor_says(&mut self) -> Remaining {
+        let left = TPM.saturating_sub(self.vendor.used(self.now));
+        Remaining { total: Some(VendorCount { left, full_at_ms: None }), ..Default::default() }
+    }
+
     fn done(&mut self, job: usize, reserved_at: u64, reserved: u64, estimate: (u64, u64)) {
         let j = self.jobs[job];
         let usage = j.true_input + j.output;
@@ -203,17 +201,9 @@ impl Sim {
         }
         self.billed += usage;
         if self.policy == Policy::TokenAware {
-            let remaining = TPM.saturating_sub(self.vendor.used(self.now));
             let reservation = Reservation { at_ms: reserved_at, tokens: reserved, input: 0, output: 0, estimate };
             let used = Used { input: j.true_input, output: j.output, estimated: false, cost_micros: 0 };
-            let s = Settle {
-                reservation,
-                used,
-                remaining: Remaining {
-                    total: Some(VendorCount { left: remaining, full_at_ms: None }),
-                    ..Default::default()
-                },
-            };
+            let s = Settle { reservation, used, remaining: self.vendor_says() };
             if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {
                 self.tokens = row;
             }
