@@ -9,6 +9,7 @@ use crate::rate_gate::RateLimit;
 use crate::retry_budget::RetryBudget;
 use crate::status_set::StatusSet;
 use crate::stream::StreamLimits;
+use crate::token_budget::Limits;
 use crate::token_limit::{Period, Prices, TokenRules, DEFAULT_OUTPUT_RESERVE};
 use serde::{Deserialize, Serialize};
 
@@ -582,16 +583,14 @@ impl TokenLimitConfig {
                 "needs the prices of input or output tokens: without them nothing is spent",
             ));
         }
-        let rules = TokenRules {
+        let limits = Limits {
             per_minute,
             input_per_minute,
             output_per_minute,
-            output_reserve,
             spend_cap_micros: (cap > 0.0).then(|| (cap * 1e6).round() as u64),
             period: self.spend_period,
-            prices,
         };
-        Ok((rules.limits_minute() || priced).then_some(rules))
+        Ok((limits.limits_minute() || priced).then_some(TokenRules { limits, output_reserve, prices }))
     }
 }
 

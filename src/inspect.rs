@@ -51,8 +51,7 @@ pub struct ProviderState {
 /// the limits its row was last written under (a Get Provider State sets none: the calls did).
 pub fn inspect_with(view: &ProviderView, now_ms: u64, rules: Option<&TokenRules>) -> ProviderState {
     let mut s = inspect(view, now_ms);
-    let of_row = view.tokens.limits.map(TokenRules::from);
-    if let Some(r) = rules.or(of_row.as_ref()) {
+    if let Some(r) = rules.map(|r| &r.limits).or(view.tokens.limits.as_ref()) {
         let left = token_limit::left(&view.tokens, r, now_ms);
         s.tokens_left_minute = left.tokens;
         s.input_tokens_left_minute = left.input_tokens;

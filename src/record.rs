@@ -69,12 +69,12 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
         },
     };
     let spend_cap = match (&p.tokens, &writes.tokens) {
-        (Some(rules), Some(row)) => rules.spend_cap_micros.and_then(|cap| {
-            let (before, after) = (rules.spent(&view.tokens, now), rules.spent(row, now));
+        (Some(crate::token_limit::TokenRules { limits: l, .. }), Some(row)) => l.spend_cap_micros.and_then(|cap| {
+            let (before, after) = (l.spent(&view.tokens, now), l.spent(row, now));
             (before < cap && after >= cap).then(|| SpendCapReached {
                 spent_micros: after,
                 cap_micros: cap,
-                period_ends_ms: rules.period(now).1,
+                period_ends_ms: l.period(now).1,
                 at_ms: now,
             })
         }),

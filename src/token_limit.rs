@@ -22,13 +22,11 @@ pub const DEFAULT_OUTPUT_RESERVE: u64 = 1_000;
 /// The headers a vendor says its remaining tokens in, each with the header of when that minute is
 /// full again: the total (OpenAI and Groq, a Go duration; Anthropic's total, an RFC 3339 time),
 /// the input and the output (Anthropic's, whose limits are per direction).
-const REMAINING_TOTAL: [(&str, &str); 2] = [
-    ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"),
-    ("anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset"),
-];
-const REMAINING_INPUT: (&str, &str) =
+const OPENAI_TOTAL: (&str, &str) = ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens");
+const ANTHROPIC_TOTAL: (&str, &str) = ("anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset");
+const ANTHROPIC_INPUT: (&str, &str) =
     ("anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset");
-const REMAINING_OUTPUT: (&str, &str) =
+const ANTHROPIC_OUTPUT: (&str, &str) =
     ("anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset");
 
 pub use crate::token_budget::Period;
@@ -46,17 +44,11 @@ pub struct Prices {
 /// A provider's validated token and spend limits.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TokenRules {
-    /// Tokens (input and output) per minute across the fleet; `None`: not limited.
-    pub per_minute: Option<u64>,
-    /// Input and output tokens per minute apart, as Anthropic limits them (ITPM, OTPM); `None`:
-    /// not limited apart.
-    pub input_per_minute: Option<u64>,
-    pub output_per_minute: Option<u64>,
+    /// Tokens per minute and the spend cap: what the provider's `tokens` row records it was
+    /// written under, for Get Provider State.
+    pub limits: Limits,
     /// Output tokens reserved for a call whose request sets no maximum.
     pub output_reserve: u64,
-    /// The most spent in a period, in millionths of the unit; `None`: no cap.
-    pub spend_cap_micros: Option<u64>,
-    pub period: Period,
     pub prices: Prices,
 }
 
@@ -148,33 +140,7 @@ pub struct Settle {
 /// `None`: not kept.
 type Windows<'a> = [(&'a mut Window, Option<u64>); 3];
 
-impl From<Limits> for TokenRules {
-    /// The rules a row was last written under, as far as what is left of them goes.
-    fn from(l: Limits) -> Self {
-        TokenRules {
-            per_minute: l.per_minute,
-            input_per_minute: l.input_per_minute,
-            output_per_minute: l.output_per_minute,
-            output_reserve: DEFAULT_OUTPUT_RESERVE,
-            spend_cap_micros: l.spend_cap_micros,
-            period: l.period,
-            prices: Prices::default(),
-        }
-    }
-}
-
-impl TokenRules {
-    /// What a row written under these rules records of them.
-    pub fn limits(&self) -> Limits {
-        Limits {
-            per_minute: self.per_minute,
-            input_per_minute: self.input_per_minute,
-            output_per_minute: self.output_per_minute,
-            spend_cap_micros: self.spend_cap_micros,
-            period: self.period,
-        }
-    }
-
+impl Limits {
     /// Whether any tokens per minute are limited (the row's windows are kept).
     pub fn limits_minute(&self) -> bool {
         self.per_minute.or(self.input_per_minute).or(self.output_per_minute).is_some()
@@ -188,28 +154,6 @@ impl TokenRules {
             (&mut row.input_buckets, self.input_per_minute),
             (&mut row.output_buckets, self.output_per_minute),
         ]
-    }
-
-    /// The estimate of a call with `facts` (none given: no input counted, the output reserve).
-    pub fn estimate(&self, facts: Option<&TokenFacts>) -> Estimate {
-        let f = facts.copied().unwrap_or_default();
-        Estimate {
-            input: token_budget::input_tokens(f.counted, f.chars - f.cjk_chars.min(f.chars), f.cjk_chars),
-            max_output: f.max_output.unwrap_or(self.output_reserve),
-        }
-    }
-
-    /// What `usage` costs, in millionths of the unit (price per million x tokens).
-    pub fn cost_micros(&self, u: &Usage) -> u64 {
-        let p = &self.prices;
-        let or = |price: f64, fallback: f64| if price > 0.0 { price } else { fallback };
-        let cached = u.cached_input.min(u.input);
-        let reasoning = u.reasoning.min(u.output);
-        let micros = (u.input - cached) as f64 * p.input
-            + cached as f64 * or(p.cached_input, p.input)
-            + (u.output - reasoning) as f64 * p.output
-            + reasoning as f64 * or(p.reasoning, p.output);
-        micros.round() as u64
     }
 
     /// The start and end of the period `now` is in (UTC).
@@ -238,6 +182,30 @@ impl TokenRules {
     }
 }
 
+impl TokenRules {
+    /// The estimate of a call with `facts` (none given: no input counted, the output reserve).
+    pub fn estimate(&self, facts: Option<&TokenFacts>) -> Estimate {
+        let f = facts.copied().unwrap_or_default();
+        Estimate {
+            input: token_budget::input_tokens(f.counted, f.chars - f.cjk_chars.min(f.chars), f.cjk_chars),
+            max_output: f.max_output.unwrap_or(self.output_reserve),
+        }
+    }
+
+    /// What `usage` costs, in millionths of the unit (price per million x tokens).
+    pub fn cost_micros(&self, u: &Usage) -> u64 {
+        let p = &self.prices;
+        let or = |price: f64, fallback: f64| if price > 0.0 { price } else { fallback };
+        let cached = u.cached_input.min(u.input);
+        let reasoning = u.reasoning.min(u.output);
+        let micros = (u.input - cached) as f64 * p.input
+            + cached as f64 * or(p.cached_input, p.input)
+            + (u.output - reasoning) as f64 * p.output
+            + reasoning as f64 * or(p.reasoning, p.output);
+        micros.round() as u64
+    }
+}
+
 /// Whether a call may start now, and the row to write if so. Made and taken apart at once, once
 /// per call: the row goes into the writes as it is, unboxed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,17 +222,22 @@ pub enum Take {
 /// its input, the output window its maximum output). A call larger than a whole window reserves
 /// the whole window: it goes alone, once that window is empty.
 pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, now: u64) -> Take {
-    if let Some(cap) = rules.spend_cap_micros {
-        if rules.spent(row, now) >= cap {
-            return Take::Full { until_ms: rules.period(now).1, reason: Reason::SpendCap };
+    let l = &rules.limits;
+    if let Some(cap) = l.spend_cap_micros {
+        if l.spent(row, now) >= cap {
+            return Take::Full { until_ms: l.period(now).1, reason: Reason::SpendCap };
         }
     }
     let pair = (estimate.input, estimate.max_output);
+    if !l.limits_minute() {
+        let reservation = Reservation { at_ms: now, tokens: 0, input: 0, output: 0, estimate: pair };
+        return Take::Granted { row: None, reservation };
+    }
     let mut next = row.clone();
     let needs = [estimate.tokens(), estimate.input, estimate.max_output];
     let mut reserved = [0u64; 3];
     let mut until_ms = None;
-    for (k, (window, limit)) in rules.windows(&mut next).into_iter().enumerate() {
+    for (k, (window, limit)) in l.windows(&mut next).into_iter().enumerate() {
         let Some(limit) = limit else { continue };
         reserved[k] = needs[k].min(limit);
         match token_budget::reserve(window, limit, reserved[k], now) {
@@ -277,12 +250,8 @@ pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, now: u64) ->
     }
     let [tokens, input, output] = reserved;
     let reservation = Reservation { at_ms: now, tokens, input, output, estimate: pair };
-    let row = rules.limits_minute().then(|| TokenRow {
-        limits: Some(rules.limits()),
-        version: row.version.wrapping_add(1),
-        ..next
-    });
-    Take::Granted { row, reservation }
+    let row = TokenRow { limits: Some(*l), version: row.version.wrapping_add(1), ..next };
+    Take::Granted { row: Some(row), reservation }
 }
 
 /// What a call used: its `usage` as reported; a call the vendor refused with a status (it
@@ -300,21 +269,16 @@ pub fn used(rules: &TokenRules, r: &Reservation, usage: Option<&Usage>, refused:
 /// The vendor's remaining tokens at `now`, where its headers say so: the lowest total given, the
 /// input and the output, each with when its minute is full again.
 pub fn remaining(headers: &HintHeaders, now: u64) -> Remaining {
-    let count = |(left, reset): (&str, &str)| {
+    // `rfc3339`: the reset is a time (Anthropic's), else a Go duration (OpenAI's and Groq's).
+    let count = |(left, reset): (&str, &str), rfc3339: bool| {
         let left = headers.get(left)?.trim().parse::<u64>().ok()?;
-        let until = headers.get(reset).and_then(|v| {
-            if reset.starts_with("anthropic") {
-                parse_rfc3339(v, now)
-            } else {
-                parse_duration(v)
-            }
-        });
+        let until = headers.get(reset).and_then(|v| if rfc3339 { parse_rfc3339(v, now) } else { parse_duration(v) });
         Some(VendorCount { left, full_at_ms: until.map(|ms| now.saturating_add(ms)) })
     };
     Remaining {
-        total: lower(count(REMAINING_TOTAL[0]), count(REMAINING_TOTAL[1])),
-        input: count(REMAINING_INPUT),
-        output: count(REMAINING_OUTPUT),
+        total: lower(count(OPENAI_TOTAL, false), count(ANTHROPIC_TOTAL, true)),
+        input: count(ANTHROPIC_INPUT, true),
+        output: count(ANTHROPIC_OUTPUT, true),
     }
 }
 
@@ -326,7 +290,8 @@ pub fn settle(row: &TokenRow, rules: &TokenRules, s: &Settle, now: u64) -> Optio
     let mut next = row.clone();
     let mut changed = false;
     let r = &s.reservation;
-    let total_left = match rules.input_per_minute {
+    let l = &rules.limits;
+    let total_left = match l.input_per_minute {
         Some(_) => s.remaining.total,
         None => lower(s.remaining.total, s.remaining.input),
     };
@@ -335,7 +300,7 @@ pub fn settle(row: &TokenRow, rules: &TokenRules, s: &Settle, now: u64) -> Optio
         (r.input, s.used.input, s.remaining.input),
         (r.output, s.used.output, s.remaining.output),
     ];
-    for ((window, limit), (reserved, used, left)) in rules.windows(&mut next).into_iter().zip(parts) {
+    for ((window, limit), (reserved, used, left)) in l.windows(&mut next).into_iter().zip(parts) {
         let Some(limit) = limit else { continue };
         if let Some(w) = token_budget::settle(window, r.at_ms, reserved, used.min(limit), now) {
             *window = w;
@@ -349,7 +314,7 @@ pub fn settle(row: &TokenRow, rules: &TokenRules, s: &Settle, now: u64) -> Optio
         }
     }
     if s.used.cost_micros > 0 {
-        let (start, _) = rules.period(now);
+        let (start, _) = l.period(now);
         if next.period_start_ms != start {
             next.period_start_ms = start;
             next.spent_micros = 0;
@@ -357,7 +322,7 @@ pub fn settle(row: &TokenRow, rules: &TokenRules, s: &Settle, now: u64) -> Optio
         next.spent_micros = next.spent_micros.saturating_add(s.used.cost_micros);
         changed = true;
     }
-    changed.then(|| TokenRow { limits: Some(rules.limits()), version: row.version.wrapping_add(1), ..next })
+    changed.then(|| TokenRow { limits: Some(*l), version: row.version.wrapping_add(1), ..next })
 }
 
 /// What is left of a provider's limits (Get Provider State), where limited: tokens in the
@@ -370,13 +335,13 @@ pub struct Left {
     pub spend_micros: Option<u64>,
 }
 
-pub fn left(row: &TokenRow, rules: &TokenRules, now: u64) -> Left {
+pub fn left(row: &TokenRow, limits: &Limits, now: u64) -> Left {
     let of = |w: &Window, limit: Option<u64>| limit.map(|l| l.saturating_sub(token_budget::used(w, now)));
     Left {
-        tokens: of(&row.buckets, rules.per_minute),
-        input_tokens: of(&row.input_buckets, rules.input_per_minute),
-        output_tokens: of(&row.output_buckets, rules.output_per_minute),
-        spend_micros: rules.spend_cap_micros.map(|cap| cap.saturating_sub(rules.spent(row, now))),
+        tokens: of(&row.buckets, limits.per_minute),
+        input_tokens: of(&row.input_buckets, limits.input_per_minute),
+        output_tokens: of(&row.output_buckets, limits.output_per_minute),
+        spend_micros: limits.spend_cap_micros.map(|cap| cap.saturating_sub(limits.spent(row, now))),
     }
 }
 
@@ -384,13 +349,16 @@ pub fn left(row: &TokenRow, rules: &TokenRules, now: u64) -> Left {
 mod tests {
     use super::*;
 
-    const RULES: TokenRules = TokenRules {
+    const LIMITS: Limits = Limits {
         per_minute: Some(10_000),
         input_per_minute: None,
         output_per_minute: None,
-        output_reserve: DEFAULT_OUTPUT_RESERVE,
         spend_cap_micros: None,
         period: Period::Day,
+    };
+    const RULES: TokenRules = TokenRules {
+        limits: LIMITS,
+        output_reserve: DEFAULT_OUTPUT_RESERVE,
         prices: Prices { input: 2.0, output: 8.0, cached_input: 0.5, reasoning: 0.0 },
     };
 
@@ -441,7 +409,8 @@ mod tests {
 
     #[test]
     fn a_reached_spend_cap_skips_the_provider_until_the_period_ends() {
-        let rules = TokenRules { spend_cap_micros: Some(5_000), per_minute: None, ..RULES };
+        let rules =
+            TokenRules { limits: Limits { spend_cap_micros: Some(5_000), per_minute: None, ..LIMITS }, ..RULES };
         let e = Estimate { input: 100, max_output: 100 };
         let (row, r) = granted(take(&TokenRow::default(), &rules, e, 1_000));
         assert_eq!(row, None, "no tokens per minute: nothing reserved");
@@ -460,7 +429,7 @@ mod tests {
 
     #[test]
     fn a_monthly_period_runs_from_the_first_of_the_month_utc() {
-        let rules = TokenRules { period: Period::Month, ..RULES };
+        let rules = Limits { period: Period::Month, ..LIMITS };
         // 2026-12-04T23:00:00Z: December 2026, up to 2027-01-01.
         let now = 1_796_425_200_000;
         assert_eq!(rules.period(now), (1_796_083_200_000, 1_798_761_600_000));
@@ -496,8 +465,10 @@ mod tests {
         assert_eq!(r.output, Some(VendorCount { left: 50, full_at_ms: Some(now + 4_000) }));
     }
 
-    const APART: TokenRules =
-        TokenRules { per_minute: None, input_per_minute: Some(8_000), output_per_minute: Some(2_000), ..RULES };
+    const APART: TokenRules = TokenRules {
+        limits: Limits { per_minute: None, input_per_minute: Some(8_000), output_per_minute: Some(2_000), ..LIMITS },
+        ..RULES
+    };
 
     #[test]
     fn input_and_output_limited_apart_each_hold_their_own_part_of_the_estimate() {
@@ -517,7 +488,7 @@ mod tests {
         let wordy = Estimate { input: 100, max_output: 1_500 };
         let (row2, _) = granted(take(&TokenRow::default(), &APART, wordy, 0));
         assert!(matches!(take(&row2.unwrap(), &APART, wordy, 1_000), Take::Full { .. }));
-        let left = left(&row, &APART, 1_000);
+        let left = left(&row, &APART.limits, 1_000);
         assert_eq!(
             (left.tokens, left.input_tokens, left.output_tokens),
             (None, Some(2_000), Some(1_000)),

@@ -125,18 +125,21 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
     use resilient_engine::token_budget::{used, Estimate};
     use resilient_engine::token_limit::{self, Period, Prices, Reservation, Settle, Take, TokenRules, Used};
     let now = k.now_ms;
-    let rules = TokenRules {
+    let limits = Limits {
         per_minute: (k.burst % 3 != 0).then_some(1 + k.requests as u64 % 1_000_000),
         input_per_minute: (k.burst % 3 != 1).then_some(1 + k.min_calls as u64 % 500_000),
         output_per_minute: (k.cap % 3 == 0).then_some(1 + k.rate as u64 % 100_000),
-        output_reserve: 1 + k.period_ms as u64 % 100_000,
         spend_cap_micros: (k.cap % 2 == 0).then_some(k.close_until_ms % 1_000_000_000),
         period: if k.burst % 2 == 0 { Period::Day } else { Period::Month },
+    };
+    let rules = TokenRules {
+        limits,
+        output_reserve: 1 + k.period_ms as u64 % 100_000,
         prices: Prices { input: k.rate as f64, output: k.min_calls as f64, cached_input: 0.0, reasoning: 0.5 },
     };
     let estimate = Estimate { input: k.window_ms as u64, max_output: k.open_ms as u64 };
     let t = &view.tokens;
-    let windows = [(&t.buckets, rules.per_minute), (&t.input_buckets, rules.input_per_minute), (&t.output_buckets, rules.output_per_minute)];
+    let windows = [(&t.buckets, limits.per_minute), (&t.input_buckets, limits.input_per_minute), (&t.output_buckets, limits.output_per_minute)];
     match token_limit::take(&view.tokens, &rules, estimate, now) {
         Take::Granted { row: Some(row), reservation } => {
             for (window, limit) in windows {
@@ -159,7 +162,7 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
     }
     let r = Reservation { at_ms: now, tokens: k.window_ms as u64, input: 1, output: 2, estimate: (1, 2) };
     let _ = token_limit::used(&rules, &r, None, k.health % 2 == 0);
-    let _ = token_limit::left(&view.tokens, &rules, now);
+    let _ = token_limit::left(&view.tokens, &rules.limits, now);
 }
 
 /// Hostile latency and budget rows: no panic, no overflow, versions rise by one, a median never

@@ -12,7 +12,7 @@
 //! `simulate_tokens [--calls 2000] [--seed 7]`
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
 use resilient_engine::rng::Rng;
-use resilient_engine::token_budget::{self, Estimate, TokenRow, MINUTE_MS};
+use resilient_engine::token_budget::{self, Estimate, Limits, TokenRow, MINUTE_MS};
 use resilient_engine::token_limit::{
     self, Period, Prices, Remaining, Reservation, Settle, TokenRules, Used, VendorCount,
 };
@@ -25,12 +25,14 @@ const TPM: u64 = 100_000;
 const MAX_OUTPUT: u64 = 1_000;
 /// The provider's Tokens per Minute as the node hands it to the engine.
 const RULES: TokenRules = TokenRules {
-    input_per_minute: None,
-    output_per_minute: None,
-    per_minute: Some(TPM),
+    limits: Limits {
+        per_minute: Some(TPM),
+        input_per_minute: None,
+        output_per_minute: None,
+        spend_cap_micros: None,
+        period: Period::Day,
+    },
     output_reserve: MAX_OUTPUT,
-    spend_cap_micros: None,
-    period: Period::Day,
     prices: Prices { input: 0.0, output: 0.0, cached_input: 0.0, reasoning: 0.0 },
 };
 
