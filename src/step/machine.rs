@@ -65,9 +65,10 @@ use crate::hedge::CallTag;
 use crate::learned_limit::{self, WindowNews};
 use crate::outcome::{classify, CallFacts, Health, Outcome, Verdict};
 use crate::reason::Reason;
+use crate::retry_after::HintHeaders;
 use crate::rng::Rng;
 use crate::routing::{route, Route};
-use crate::token_limit::{self, Remaining, Reservation, Settle, TokenFacts, Usage};
+use crate::token_limit::{self, Reservation, Settle, TokenFacts, Usage};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -242,19 +243,22 @@ impl ItemMachine {
     }
 
     /// A call's reservation settled with what it used: `usage` as its answer reported, or none
-    /// (`refused`: the vendor answered with a status and processed nothing); `remaining`: the
-    /// vendor's count. `None` where the call reserved nothing.
+    /// (`refused`: the vendor answered with a status and processed nothing); `headers`: the
+    /// answer's, where the vendor says what is left of its minutes (read only here: a call that
+    /// reserved nothing never parses them). `None` where the call reserved nothing.
     pub(super) fn settle_tokens(
         &self,
         provider: usize,
         reservation: Option<Reservation>,
         usage: Option<&Usage>,
         refused: bool,
-        remaining: Remaining,
+        headers: Option<&HintHeaders>,
+        now: u64,
     ) -> Option<Settle> {
         let rules = self.chain.providers[provider].tokens.as_ref()?;
         let reservation = reservation?;
         let used = token_limit::used(rules, &reservation, usage, refused);
+        let remaining = headers.map(|h| token_limit::remaining(h, now)).unwrap_or_default();
         Some(Settle { reservation, used, remaining })
     }
 
@@ -816,11 +820,11 @@ impl ItemMachine {
         let repair_round = c.check == Some(AnswerCheck::Schema) && p.repairs && !self.progress[i].repaired;
         // A status other than success with no usage: the vendor refused the call, processed nothing.
         let refused = matches!(outcome, Outcome::Status { status, .. } if !(200..300).contains(status));
-        let vendor_left = match outcome {
-            Outcome::Status { headers, .. } => token_limit::remaining(headers, now),
-            _ => Remaining::default(),
+        let headers = match outcome {
+            Outcome::Status { headers, .. } => Some(headers),
+            _ => None,
         };
-        let tokens = self.settle_tokens(i, tokens, usage.as_ref(), refused, vendor_left);
+        let tokens = self.settle_tokens(i, tokens, usage.as_ref(), refused, headers, now);
         let p = &self.chain.providers[i];
         let progress = &mut self.progress[i];
         progress.attempts += 1;

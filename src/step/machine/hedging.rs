@@ -130,7 +130,7 @@ impl ItemMachine {
         let holder = self.call_holder(hedge, call);
         let seat = seat.then(|| self.leave_seat(&holder, at_ms, provider, Signal::Neutral));
         // Aborted: whatever the vendor did of it, its estimate stands.
-        let tokens = self.settle_tokens(provider, tokens, None, false, Default::default());
+        let tokens = self.settle_tokens(provider, tokens, None, false, None, now);
         let progress = &mut self.progress[provider];
         progress.attempts += 1;
         self.report.attempts.push(AttemptLog {
