@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { n8nInstall, n8nInstance, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
 import { redisCredential } from '../support/store-credentials.mjs';
+import { redisRow } from '../support/redis-rows.mjs';
 import { startTpmVendor } from '../support/tpm-vendor.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
@@ -41,10 +42,9 @@ after(async () => {
 	await vendor?.close();
 });
 
-/** The limit row of `provider` as the store holds it (the store's text: a version, then JSON). */
-async function limitRow(provider) {
-	const text = await redis.get(`rpc:{global}:${provider}:limit`);
-	return text ? JSON.parse(text.slice(text.indexOf('{'))) : null;
+/** The limit row of `provider` as the store holds it. */
+function limitRow(provider) {
+	return redisRow(redis, provider, 'limit');
 }
 
 test(`n8n ${major}: the chat model gives its process's share of the fleet limit back when the root node is done, not at the lease's end`, async () => {

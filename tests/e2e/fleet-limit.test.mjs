@@ -13,6 +13,7 @@ import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../supp
 import { startProviders } from '../support/providers.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
 import { redisCredential } from '../support/store-credentials.mjs';
+import { redisRow } from '../support/redis-rows.mjs';
 
 const require = createRequire(import.meta.url);
 const Redis = require('ioredis');
@@ -55,10 +56,9 @@ function fleetWorkflow(id, provider, url, items, extra = {}) {
 	return wf;
 }
 
-/** The limit row of `provider` as the store holds it (the store's text: a version, then JSON). */
-async function limitRow(provider) {
-	const text = await redis.get(`rpc:{global}:${provider}:limit`);
-	return text ? JSON.parse(text.slice(text.indexOf('{'))) : null;
+/** The limit row of `provider` as the store holds it. */
+function limitRow(provider) {
+	return redisRow(redis, provider, 'limit');
 }
 
 /** Resolves once `check()` is true, looking each `everyMs`; fails after `ms`. */
