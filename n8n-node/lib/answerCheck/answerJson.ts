@@ -1,18 +1,16 @@
-// The JSON in a model's answer: its whole text, or its whole text a Markdown fence (```json … ```)
-// with the fence taken off (prose before or after a fence is not JSON a parser takes), or the
-// arguments of the AI Agent's
+// The JSON in a model's answer: its text with a Markdown fence around it (```json … ```) taken
+// off, as n8n's Structured Output Parser reads it, or the arguments of the AI Agent's
 // final-answer tool call. Not JSON is an error at the answer's root, the schema check's to report.
 import type { SchemaError } from './schema';
 
 /** The tool n8n's AI Agent binds for structured output; its arguments are the answer. */
 export const FINAL_ANSWER_TOOL = 'format_final_json_response';
 
-// Only as the whole answer: text around the fence makes it an answer off the schema.
-const FENCED = /^\s*```(?:json|JSON)?[^\S\n]*\n([\s\S]*?)\n?```\s*$/;
+const FENCED = /```(?:json|JSON)?[^\S\n]*\n([\s\S]*?)\n?```/;
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: SchemaError };
 
-/** The JSON value of an answer's text: bare, or fenced as the whole answer. */
+/** The JSON value of an answer's text: fenced or bare. */
 export function answerJson(text: string): Parsed {
 	const fenced = FENCED.exec(text);
 	const body = (fenced ? fenced[1] : text).trim();
