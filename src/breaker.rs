@@ -152,6 +152,20 @@ pub fn admit(row: &BreakerRow, p: &BreakerPolicy, now: u64, holder: &str) -> Dec
     finish(row, next, decision, transition)
 }
 
+/// The skip of a provider whose threshold this execution spent on failures before a first
+/// success (Item Concurrency *Auto*): those failures open the breaker, so the skip says what an
+/// open breaker says, until its open window ends — whether or not the row read still shows it
+/// closed (the last failure's write may land after the items in line poll again).
+pub fn spent_skip(row: &BreakerRow, p: &BreakerPolicy, now: u64) -> (Reason, u64) {
+    let reason = if p.half_open_probes == 0 { Reason::Cooldown } else { Reason::CircuitOpen };
+    let until = if row.phase == Phase::Open && row.open_until_ms > now {
+        row.open_until_ms
+    } else {
+        now.saturating_add(p.open_window(row.streak))
+    };
+    (reason, until)
+}
+
 /// The earliest time a taken probe slot may have freed: its call's answer, else its lease end.
 fn busy_until(probes: &[Lease], p: &BreakerPolicy, now: u64) -> u64 {
     let answer_at = |l: &Lease| {

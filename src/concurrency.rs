@@ -34,8 +34,9 @@ pub enum Admit {
 pub enum Signal {
     /// Served; `first_byte_ms`: the time to its first byte (streamed: first chunk), if known.
     Served { first_byte_ms: Option<u64> },
-    /// Too much at once: a 429, a 503 with a hint, our deadline.
-    Congested,
+    /// Too much at once: a 429, a 503 with a hint, our deadline. `failure`: it also counts
+    /// against the provider's health (a timeout, a hinted 503; a 429 only where configured).
+    Congested { failure: bool },
     /// Failed, but not for load (a 500, a reset): counts before a first success.
     Failed,
     /// Says nothing (a 404, a closed hedge's loser).
@@ -50,7 +51,7 @@ impl Signal {
         }
         let congested = c.closes_gate || timed_out || (c.hint.is_some() && c.verdict == Verdict::Retry);
         match (congested, c.health) {
-            (true, _) => Signal::Congested,
+            (true, health) => Signal::Congested { failure: health == Health::Failure },
             (false, Health::Failure) => Signal::Failed,
             _ => Signal::Neutral,
         }
@@ -88,6 +89,8 @@ pub struct Window {
     served: bool,
     /// Calls admitted before the first success that came back failed or congested.
     spent_unserved: u32,
+    /// Of those, the ones that counted against the provider's health (its breaker's failures).
+    failed_unserved: u32,
     /// Bumped at each decrease: an outcome of a call admitted before it is not congestion again.
     round: u32,
     trend: FirstByteTrend,
@@ -109,6 +112,7 @@ impl Window {
             in_flight: 0,
             served: false,
             spent_unserved: 0,
+            failed_unserved: 0,
             round: 0,
             trend: FirstByteTrend::default(),
             heard_ms: 0,
@@ -158,6 +162,12 @@ impl Window {
         !self.served && self.in_flight == 0 && self.spent_unserved >= self.threshold
     }
 
+    /// Why it refuses: its spent calls failed (the breaker opened on them: `true`), or only met
+    /// congestion that says nothing of the provider's health (429s: its rate gate closed).
+    pub fn refused_for_failures(&self) -> bool {
+        self.failed_unserved > 0
+    }
+
     /// How many more calls it would admit now.
     pub fn room(&self) -> u32 {
         let room = self.limit().saturating_sub(self.in_flight);
@@ -202,15 +212,17 @@ impl Window {
                     self.limit = (self.limit + step / self.limit).min(ceiling);
                 }
             }
-            Signal::Congested => {
+            Signal::Congested { failure } => {
                 if !self.served {
                     self.spent_unserved += 1;
+                    self.failed_unserved += u32::from(failure);
                 }
                 self.decrease(round);
             }
             Signal::Failed => {
                 if !self.served {
                     self.spent_unserved += 1;
+                    self.failed_unserved += 1;
                 }
             }
             Signal::Neutral => {}
@@ -302,6 +314,12 @@ impl Pool {
         self.members
     }
 
+    /// Whether `provider`'s window refuses because its spent calls failed (see
+    /// [`Window::refused_for_failures`]).
+    pub fn refused_for_failures(&self, provider: usize) -> bool {
+        self.lanes[provider].window.refused_for_failures()
+    }
+
     /// Each provider's window now (its limit), for the run data.
     pub fn limits(&self) -> Vec<u32> {
         self.lanes.iter().map(|l| l.window.limit()).collect()
@@ -364,7 +382,7 @@ impl Pool {
         // Only the vendor's own word (a 429, a hinted 503, a timeout) is the fleet's news: a first
         // byte that slowed is as often this process's load as the vendor's queue (measured: one
         // n8n process answering 256 calls at once cut its window, and the next execution heard it).
-        let news = lane.window.news(lane.window.round > before && signal == Signal::Congested);
+        let news = lane.window.news(lane.window.round > before && matches!(signal, Signal::Congested { .. }));
         if lane.window.refuses() && lane.granted.is_empty() {
             // Nothing will free a slot before a success: everyone in line moves on.
             woken.append(&mut lane.line);
@@ -446,7 +464,7 @@ mod tests {
         }
         assert_eq!(w.limit(), 1280);
         let r = take(&mut w);
-        w.release(r, Signal::Congested);
+        w.release(r, Signal::Congested { failure: false });
         assert_eq!(w.limit(), 640, "halved");
         for _ in 0..642 {
             let r = take(&mut w);
@@ -465,7 +483,7 @@ mod tests {
         let limit = w.limit();
         let rounds: Vec<u32> = (0..limit).map(|_| take(&mut w)).collect();
         for r in rounds {
-            w.release(r, Signal::Congested);
+            w.release(r, Signal::Congested { failure: false });
         }
         assert_eq!(w.limit(), limit / 2);
     }
@@ -517,7 +535,7 @@ mod tests {
         w.share(Advice { limit: 3, congested_at_ms: 1000 });
         assert_eq!(w.limit(), 3);
         w.share(Advice { limit: 3, congested_at_ms: 1000 });
-        w.release(out, Signal::Congested);
+        w.release(out, Signal::Congested { failure: false });
         assert_eq!(w.limit(), 3, "a call sent before the news: not cut again");
         w.share(Advice { limit: 2, congested_at_ms: 2000 });
         assert_eq!(w.limit(), 2, "a newer congestion is heard");

@@ -310,7 +310,7 @@ impl Seat {
                     self.served_full += 1;
                 }
             }
-            Signal::Congested => self.served_full = 0,
+            Signal::Congested { .. } => self.served_full = 0,
             Signal::Failed | Signal::Neutral => {}
         }
     }

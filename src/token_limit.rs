@@ -111,7 +111,7 @@ fn lower(a: Option<VendorCount>, b: Option<VendorCount>) -> Option<VendorCount> 
 }
 
 /// What a call used, as settled: the run data's `tokens` and the counters'.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Used {
     pub input: u64,
     pub output: u64,

@@ -244,7 +244,8 @@ export interface Counters {
   "tokens:input"?: number; "tokens:output"?: number; "tokens:estimated"?: number; spend_micros?: number;
   token_limited?: number;
 }
-export interface Skip { provider: number; reason: Reason; until_ms: number }
+/** `until_ms`: only for a reason that waits for something (a retryable one). */
+export interface Skip { provider: number; reason: Reason; until_ms?: number }
 /** `route`: the item's visit order (provider indexes) and the routing that chose it; absent
  * for a configured order in one tier. */
 export interface Report { attempts: AttemptLog[]; skipped: Skip[]; slept_ms: number; route?: { routing: Routing; order: number[] } }

@@ -235,3 +235,62 @@ fn a_dead_vendor_still_gets_exactly_the_threshold_whatever_the_fleet_learned_bef
     assert_eq!(dead.calls, chain.providers[0].breaker.threshold);
     assert_eq!(t.done, 0);
 }
+
+/// Item Concurrency *Auto*, a dead provider: the items in line when its threshold is spent say
+/// what Item Concurrency 1 says of it — its breaker is open — even when the last failure's write
+/// lands after they poll again (the row they read still shows the breaker closed).
+#[test]
+fn items_in_line_when_the_threshold_is_spent_skip_the_provider_as_circuit_open() {
+    use resilient_engine::reason::Reason;
+    let chain = chain(&["dead", "spare"], |c| {
+        c.wait_in_line = true;
+        c.max_attempts = 1;
+        c.providers[0].threshold = Some(1);
+    });
+    let store = Store::new(2);
+    let pool = Rc::new(RefCell::new(Pool::new(&chain, 256)));
+    let mut items: Vec<ItemMachine> = (0..2)
+        .map(|i| {
+            let mut m = ItemMachine::new(chain.clone(), 0, format!("e:{i}"), vec![], Rng::seeded(i + 1));
+            m.join(pool.clone());
+            m
+        })
+        .collect();
+    assert!(matches!(items[0].poll(0, &store.views).unwrap().step, Step::Call { provider: 0, .. }));
+    assert!(matches!(items[1].poll(0, &store.views).unwrap().step, Step::Queue { provider: 0, .. }));
+    // The 500 spends the threshold; its write is not applied before the line polls again.
+    items[0].on_outcome(100, &status(500), &store.views, None).unwrap();
+    assert_eq!(items[0].take_wake(), vec![items[1].member()], "the line is woken: nothing will free");
+    assert!(matches!(items[1].poll(100, &store.views).unwrap().step, Step::Call { provider: 1, .. }));
+    let skip = items[1].report().skipped[0];
+    assert_eq!((skip.provider, skip.reason), (0, Reason::CircuitOpen));
+    assert!(skip.until_ms >= 100 + chain.providers[0].breaker.open_ms, "until its open window ends: {skip:?}");
+    assert_eq!(items[1].counters()[0].rejections, 1, "counted as a rejection, as the open breaker's are");
+}
+
+/// Spent on 429s alone (they do not count against the provider's health): its rate gate closed,
+/// not its breaker.
+#[test]
+fn a_threshold_spent_on_429s_alone_skips_the_provider_as_rate_limited() {
+    use resilient_engine::reason::Reason;
+    let chain = chain(&["busy", "spare"], |c| {
+        c.wait_in_line = true;
+        c.max_attempts = 1;
+        c.providers[0].threshold = Some(1);
+    });
+    let store = Store::new(2);
+    let pool = Rc::new(RefCell::new(Pool::new(&chain, 256)));
+    let mut items: Vec<ItemMachine> = (0..2)
+        .map(|i| {
+            let mut m = ItemMachine::new(chain.clone(), 0, format!("e:{i}"), vec![], Rng::seeded(i + 1));
+            m.join(pool.clone());
+            m
+        })
+        .collect();
+    items[0].poll(0, &store.views).unwrap();
+    items[1].poll(0, &store.views).unwrap();
+    items[0].on_outcome(100, &retry_after(429, "1"), &store.views, None).unwrap();
+    items[0].take_wake();
+    items[1].poll(100, &store.views).unwrap();
+    assert_eq!(items[1].report().skipped[0].reason, Reason::RateLimited);
+}

@@ -237,7 +237,7 @@ fn a_call_that_ends_without_usage_settles_at_its_estimate_flagged_and_a_429_at_n
 }
 
 #[test]
-fn a_provider_without_token_limits_reserves_nothing_and_writes_no_tokens_row() {
+fn a_provider_without_token_limits_reserves_nothing_and_writes_no_tokens_row_but_counts_its_usage() {
     let c = chain(&["a"], |_| {});
     let mut store = Store::new(1);
     let mut m = item(&c, 1, 16_000, 1_000);
@@ -245,7 +245,10 @@ fn a_provider_without_token_limits_reserves_nothing_and_writes_no_tokens_row() {
     assert!(p.writes.as_ref().is_none_or(|w| w.tokens.is_none()));
     served(&c, &mut m, &mut store, 2_000, Usage { input: 3_900, output: 350, ..Default::default() });
     assert_eq!(store.views[0].tokens.version, 0);
-    assert!(m.report().attempts[0].tokens.is_none());
+    // The usage its answer reported is still counted (`resilient_provider_tokens_total`).
+    let t = m.report().attempts[0].tokens.unwrap();
+    assert_eq!((t.input, t.output, t.estimated, t.cost_micros), (3_900, 350, false, 0));
+    assert_eq!((m.counters()[0].tokens_input, m.counters()[0].tokens_output), (3_900, 350));
 }
 
 #[test]
@@ -275,3 +278,4 @@ fn the_write_that_reaches_the_spend_cap_carries_the_triggers_event_once() {
     assert_eq!((e["spend_cap"]["spent"].as_str(), e["spend_cap"]["cap"].as_str()), (Some("0.012"), Some("0.01")));
     assert_eq!(e["spend_cap"]["until"], "1970-01-02T00:00:00.000Z");
 }
+

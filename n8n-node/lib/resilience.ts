@@ -15,7 +15,8 @@ export const skipView = (
 ): IDataObject => ({
 	provider: names[s.provider],
 	reason: s.reason,
-	until: iso(s.until_ms),
+	// Only a skip that waits for something says until when (the engine leaves it off the rest).
+	...(s.until_ms === undefined ? {} : { until: iso(s.until_ms) }),
 });
 
 export const transitionView = (name: string, t: Transition): IDataObject => ({

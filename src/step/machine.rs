@@ -55,6 +55,7 @@ use super::counters::Counters;
 use super::retry::{self, Retry, Standing};
 use super::types::{AttemptLog, Effect, Poll, Report, Step, WaitCause, WAKE_SLACK_MS};
 use crate::answer_check::AnswerCheck;
+use crate::breaker;
 use crate::chain::{choose, Choice, Local, ProviderView};
 use crate::concurrency::{Admit, Pool, Signal};
 use crate::config::Chain;
@@ -68,7 +69,7 @@ use crate::reason::Reason;
 use crate::retry_after::HintHeaders;
 use crate::rng::Rng;
 use crate::routing::{route, Route};
-use crate::token_limit::{self, Reservation, Settle, TokenFacts, Usage};
+use crate::token_limit::{self, Reservation, Settle, TokenFacts, Usage, Used};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -294,7 +295,7 @@ impl ItemMachine {
             }
             None => (holder.to_string(), false, 0),
         };
-        Released { holder, keeps, in_use, congested: signal == Signal::Congested, sent_ms }
+        Released { holder, keeps, in_use, congested: matches!(signal, Signal::Congested { .. }), sent_ms }
     }
 
     /// Item Concurrency *Auto*: this item's calls go through the execution's windows (`pool`):
@@ -341,6 +342,19 @@ impl ItemMachine {
             self.queued_for = Some(provider);
         }
         Some(admit)
+    }
+
+    /// Why a window that refuses skips its provider: the threshold spent on failures opened
+    /// the breaker (what Item Concurrency 1 says of it too); spent on 429s alone, its rate gate
+    /// closed.
+    fn refused(&self, provider: usize, now: u64, views: &[ProviderView]) -> (Reason, u64) {
+        let failed = self.pool.as_ref().is_some_and(|p| p.borrow().refused_for_failures(provider));
+        let view = &views[provider];
+        if failed {
+            return breaker::spent_skip(&view.breaker, &self.chain.providers[provider].breaker, now);
+        }
+        let until = view.gate.closed_until_ms.max(now.saturating_add(self.chain.backoff.cap_ms));
+        (Reason::RateLimited, until)
     }
 
     /// This item's calls are streamed (a chat under a root node that streams). Only a chain
@@ -563,9 +577,7 @@ impl ItemMachine {
                             return Ok(Poll { step, writes: None, transition: None });
                         }
                         Some(Admit::Refuse) => {
-                            // Spent before a first success: as a provider's attempts spent.
-                            let until = now.saturating_add(self.chain.backoff.cap_ms);
-                            self.local[provider].done = Some((Reason::AttemptsExhausted, until));
+                            self.local[provider].done = Some(self.refused(provider, now, views));
                             continue;
                         }
                         Some(Admit::Go { round }) => Some(round),
@@ -864,7 +876,10 @@ impl ItemMachine {
                 }
                 _ => Vec::new(),
             },
-            tokens: tokens.map(|s| s.used),
+            // Usage an answer reported is counted where no token limit reserved any too.
+            tokens: tokens
+                .map(|s| s.used)
+                .or_else(|| usage.map(|u| Used { input: u.input, output: u.output, ..Used::default() })),
             continued_after_chars: continues,
         };
         match c.verdict {

@@ -184,7 +184,7 @@ const DIALECTS = {
 			error: { message: `upstream ${status}`, type: 'server_error', code: status },
 		}),
 		// The chunks of chat completions' stream: every one an SSE `data:` line, no event names.
-		stream(id, model, body, { text, tool }) {
+		stream(id, model, body, { text, tool, refusal }) {
 			const created = Math.floor(Date.now() / 1000);
 			const usage = body?.stream_options?.include_usage === true;
 			const chunk = (choices, extra = {}) =>
@@ -201,7 +201,10 @@ const DIALECTS = {
 			const choice = (delta, finish = null) => [
 				{ index: 0, delta, logprobs: null, finish_reason: finish },
 			];
-			const role = { role: 'assistant', content: tool ? null : '', refusal: null };
+			// A refusal: its words in `delta.refusal`, the content null (as OpenAI streams one).
+			const role = refusal
+				? { role: 'assistant', content: null, refusal: '' }
+				: { role: 'assistant', content: tool ? null : '', refusal: null };
 			const head = tool
 				? {
 						tool_calls: [
@@ -220,7 +223,9 @@ const DIALECTS = {
 					? tool.fragments.map((arguments_) =>
 							chunk(choice({ tool_calls: [{ index: 0, function: { arguments: arguments_ } }] })),
 						)
-					: text.map((content) => chunk(choice({ content }))),
+					: refusal
+						? refusal.map((part) => chunk(choice({ refusal: part })))
+						: text.map((content) => chunk(choice({ content }))),
 				end: [
 					chunk(choice({}, tool ? 'tool_calls' : 'stop')),
 					...(usage
@@ -1008,6 +1013,8 @@ function contentOf(answer, id, d, body) {
 	if (answer?.tool) return tool(answer.tool, answer.args);
 	if (!answer?.stream) return null;
 	const options = answer.stream;
+	// OpenAI's refusal, streamed: `refusal` its parts, no text.
+	if (options.refusal) return { text: [], refusal: options.refusal, options };
 	if (options.tool) return tool(options.tool.name, options.tool.args, options);
 	// A continuation: the answer the request carries, its last words repeated (`repeatWords`) or
 	// all of it (`restart`), then `text`.

@@ -11,7 +11,9 @@
 //   field resets `cause`), and with it the status headers and socket codes the engine needs. The
 //   handler still runs and its error is still thrown, with the client's error put back under it
 //   at CLIENT_ERROR (a Symbol: n8n writes `cause` into run data, and the body may hold the key).
+// - The vendor's refusal kept on the Chat Completions path (./refusal.ts).
 import { CLIENT_ERROR } from './outcome';
+import { keepRefusal } from './refusal';
 
 interface Caller {
 	maxRetries?: number;
@@ -92,6 +94,7 @@ export function takeOver<T>(model: T): T {
 		if (typeof m.maxRetries === 'number') m.maxRetries = 0;
 		takeOverCaller(m.caller);
 		takeOverSdkClient(m.client);
+		keepRefusal(m);
 		visit(m.completions);
 		visit(m.responses);
 		visit(m.bound);

@@ -15,7 +15,7 @@ export interface Checked {
 	/** The ticket as recorded in the store (Go only): Report presents exactly this text. */
 	ticketText?: string;
 	transition: (Transition & { provider: number }) | null;
-	skipped: { provider: number; reason: string; until_ms: number }[];
+	skipped: { provider: number; reason: string; until_ms?: number }[];
 	/** The engine's count of this check, by provider index (the committed attempt's only). */
 	counters: Counters[];
 	/** What the check's committed write adds to the counters (its transition). */

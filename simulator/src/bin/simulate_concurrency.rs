@@ -154,7 +154,8 @@ impl Sim {
 
     fn answer(&mut self, worker: usize, item: u32, congested: bool, ms: u64, sent: u64, round: u32) {
         self.in_flight -= 1;
-        let signal = if congested { Signal::Congested } else { Signal::Served { first_byte_ms: Some(ms) } };
+        let signal =
+            if congested { Signal::Congested { failure: false } } else { Signal::Served { first_byte_ms: Some(ms) } };
         match self.policy {
             Policy::Fixed => {}
             Policy::PerProcess => self.windows[worker].release(round, signal),
