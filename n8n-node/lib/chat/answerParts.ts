@@ -9,6 +9,7 @@ import {
 	type Parsed,
 } from '../answerCheck/answerJson';
 import type { AnswerParts } from '../answerCheck/facts';
+import { parseAsParser, parserInput, type ParserReading } from '../answerCheck/parserReading';
 import { repairPrompt, type Miss } from '../answerCheck/repair';
 
 type Bag = Record<string, unknown>;
@@ -43,7 +44,8 @@ export function textOf(m: BaseMessage): string {
 		.join('');
 }
 
-export function chatAnswerParts(m: BaseMessage): AnswerParts {
+/** `parser`: how the root node's output parser will read the answer, where one was found. */
+export function chatAnswerParts(m: BaseMessage, parser?: ParserReading): AnswerParts {
 	const calls = (
 		(m as { tool_calls?: { name?: string; args?: unknown }[] }).tool_calls ?? []
 	).filter(Boolean);
@@ -55,9 +57,15 @@ export function chatAnswerParts(m: BaseMessage): AnswerParts {
 		finish: finishOf(m),
 		refusal: refusal !== undefined && refusal.trim() !== '',
 		// Under an AI Agent with structured output the answer is its final-answer tool call; under
-		// a chain with n8n's Structured Output Parser, its text. Either way the parser's wrapper
-		// (`output`) is taken off: the schema is the user's, as the parser's own is.
+		// a chain with n8n's Structured Output Parser, its text. Read as that parser will read it
+		// (its fence, its wrapper required), so a pass is an answer it takes; with no parser found,
+		// the wrapper (`output`) is taken off where there is one. The schema is the user's.
 		json: (): Parsed => {
+			if (parser)
+				return parseAsParser(
+					final ? JSON.stringify(final.args) : parserInput(textOf(m), parser),
+					parser,
+				);
 			if (final) return { ok: true, value: finalAnswerArgs(final.args) };
 			const parsed = answerJson(textOf(m));
 			return parsed.ok ? { ok: true, value: finalAnswerArgs(parsed.value) } : parsed;

@@ -28,6 +28,7 @@ import { answered, errorText, outcomeOfModelError } from './outcome';
 import { ChunkChannel } from './chunkChannel';
 import { chatAnswerParts, missText, repairTurn, textOf } from './answerParts';
 import type { Miss } from '../answerCheck/repair';
+import type { ParserReading } from '../answerCheck/parserReading';
 import { checkedFacts } from '../answerCheck/facts';
 import { streamAttempt } from './streamAttempt';
 import { takeOver } from './takeOver';
@@ -42,6 +43,8 @@ export interface ChatChain {
 	storeCfg: StoreSettings;
 	/** Which model served each conversation's last call: its next round tries it first. */
 	conversations: Conversations;
+	/** How the root node's output parser reads an answer, where one was found. */
+	parser?: ParserReading;
 }
 
 /** Options of the root node's call that the connected model gets too (not its callbacks: the
@@ -85,7 +88,7 @@ export function chatCall(chain: ChatChain): ChatCall {
 		// Each model's last answer off the schema, and the messages of its repair round.
 		const misses = new Map<number, Miss>();
 		const checked = (provider: number, answer: BaseMessage) => {
-			const parts = chatAnswerParts(answer);
+			const parts = chatAnswerParts(answer, chain.parser);
 			const facts = checkedFacts(plan.answerCheck, parts)?.facts;
 			if (facts?.schema_errors?.length)
 				misses.set(provider, { text: missText(parts), errors: facts.schema_errors });

@@ -15,6 +15,7 @@ import { connectedModels } from '../../lib/chat/connected';
 import { conversationsOf } from '../../lib/chat/conversations';
 import { chatCall } from '../../lib/chat/modelCall';
 import { readChatPlan } from '../../lib/chat/plan';
+import { rootParser } from '../../lib/chat/rootParser';
 import { takeOver } from '../../lib/chat/takeOver';
 import { resilientChatModel } from '../../lib/chat/wrapper';
 
@@ -73,6 +74,8 @@ export class ResilientChatModel implements INodeType {
 			storeCfg,
 			// The root node's item: its conversation's later rounds come through the same item.
 			conversations: conversationsOf(`${this.getExecutionId()}:${node.name}:${itemIndex}`),
+			// Where the answers go: the Answer Check reads them as the root's parser will.
+			parser: rootParser(this),
 		});
 		return {
 			response: resilientChatModel(call, models, presented),
