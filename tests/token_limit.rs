@@ -278,4 +278,3 @@ fn the_write_that_reaches_the_spend_cap_carries_the_triggers_event_once() {
     assert_eq!((e["spend_cap"]["spent"].as_str(), e["spend_cap"]["cap"].as_str()), (Some("0.012"), Some("0.01")));
     assert_eq!(e["spend_cap"]["until"], "1970-01-02T00:00:00.000Z");
 }
-

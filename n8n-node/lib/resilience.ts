@@ -92,9 +92,16 @@ export function runData(
 	};
 	if (end.kind === 'done' && end.checks?.length) data.checks = end.checks;
 	if (end.kind !== 'done') {
-		// The schema's errors of the last answer that missed it: what the item failed on.
-		const missed = [...r.attempts].reverse().find((a) => Array.isArray(a.errors));
-		if (missed) data.validation_errors = missed.errors;
+		// The schema's errors of every provider's last answer that missed it (what the item failed
+		// on), each under its provider, in the order they were asked.
+		const last = new Map<string, IDataObject[]>();
+		for (const a of r.attempts)
+			if (Array.isArray(a.errors) && a.errors.length)
+				last.set(String(a.name), a.errors as IDataObject[]);
+		if (last.size)
+			data.validation_errors = [...last].flatMap(([provider, errors]) =>
+				errors.map((e) => ({ provider, ...e })),
+			);
 	}
 	if (r.route) data.route = r.route;
 	// A streamed answer broken mid-way and continued: by which model, after how many characters.

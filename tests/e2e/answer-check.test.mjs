@@ -169,6 +169,13 @@ test('with no provider left the item fails with the validation errors, never pas
 		Array.isArray(r.validation_errors) && r.validation_errors.length > 0,
 		JSON.stringify(r),
 	);
+	// Each provider's errors under its name.
+	const names = [`X-${tag}`, `Y-${tag}`];
+	assert.ok(
+		r.validation_errors.every((e) => names.includes(e.provider) && e.path !== undefined),
+		JSON.stringify(r.validation_errors),
+	);
+	assert.ok(r.validation_errors.some((e) => e.provider === names[0]));
 });
 
 test('Repair Round: an answer off the schema gets one more call to the same provider with its errors, and that answer serves', () => {

@@ -90,6 +90,12 @@ before(async () => {
 		'spare',
 		'policy',
 		'other',
+		'refuser',
+		'answerer',
+		'bare',
+		'wrapped',
+		'inline',
+		'fenceBackup',
 	])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	n8n.importCredentials(Object.values(cred));
@@ -157,6 +163,37 @@ before(async () => {
 			models: policy.models,
 		}),
 	};
+	const refusal = chatOver('Refusal chain', 'refuser', 'answerer', 700, {});
+	built.refusal = {
+		names: refusal.names,
+		wf: chatWorkflow(`refusal${uid()}`, {
+			items: ITEMS,
+			roots: ['Refusal chain'],
+			nodes: [llmChain('Refusal chain', [700, 0]), ...refusal.nodes],
+			models: refusal.models,
+		}),
+	};
+	// Basic LLM Chains with the Structured Output Parser 1.3 and the same schema on the check.
+	for (const [key, first, second] of [
+		['bare', 'bare', 'wrapped'],
+		['inline', 'inline', 'fenceBackup'],
+	]) {
+		const root = `${key} parsed chain`;
+		const sub = chatOver(root, first, second, 700, schema);
+		built[key] = {
+			names: sub.names,
+			wf: chatWorkflow(`${key}${uid()}`, {
+				items: ITEMS,
+				roots: [root],
+				nodes: [
+					llmChain(root, [700, 0], { hasOutputParser: true }),
+					parser(`${key} parser`, [900, 200]),
+					...sub.nodes,
+				],
+				models: [...sub.models, [`${key} parser`, root, 0, 'ai_outputParser']],
+			}),
+		};
+	}
 	n8n.importWorkflow(Object.values(built).map((b) => b.wf));
 });
 after(async () => vendors?.close());
@@ -259,4 +296,81 @@ test('a content-policy 400 moves the call to the next model, every time, never c
 	const [entry] = modelRuns(run, 'Policy chain model');
 	assert.equal(entry.attempts[0].check, 'content_policy');
 	assert.equal(entry.attempts[0].health, 'neutral');
+});
+
+test('a model refusing over Chat Completions (content null, its words under `refusal`) is content_policy: asked every time, never counted, the next model answers', async () => {
+	vendors.script('refuser', [
+		{
+			status: 200,
+			body: {
+				id: 'chatcmpl-refused',
+				object: 'chat.completion',
+				created: 1,
+				model: 'gpt-4o-mini',
+				choices: [
+					{
+						index: 0,
+						message: {
+							role: 'assistant',
+							content: null,
+							refusal: "I'm sorry, I can't help with that.",
+						},
+						finish_reason: 'stop',
+					},
+				],
+				usage: { prompt_tokens: 11, completion_tokens: 9, total_tokens: 20 },
+			},
+		},
+	]);
+	vendors.script('answerer', ['ok']);
+	const { run, log } = await n8n.execute(built.refusal.wf.id);
+	assert.ok(run, log.slice(-3000));
+	const items = rootItems(run, 'Refusal chain');
+	assert.equal(items.length, ITEMS);
+	for (const i of items) assert.equal(i.json.text, 'answerer says hi');
+	// Never counted against the model: its breaker (threshold 3) stays closed, every item asks it.
+	assert.equal(vendors.accepted('refuser'), ITEMS);
+	for (const entry of modelRuns(run, 'Refusal chain model')) {
+		assert.equal(entry.provider, built.refusal.names[1]);
+		assert.deepEqual(
+			[entry.attempts[0].outcome, entry.attempts[0].health],
+			['check_failed:content_policy', 'neutral'],
+		);
+		assert.ok(!entry.transitions.length, JSON.stringify(entry.transitions));
+		// It waits for nothing: no `until` on the skip.
+		for (const s of entry.skipped) assert.equal(s.until, undefined, JSON.stringify(s));
+	}
+});
+
+test('Structured Output Parser 1.3: a model answering bare JSON (no `output` wrapper, which the parser requires) is failed over and the parser gets what it takes', async () => {
+	vendors.script('bare', [says(JSON.stringify(GOOD))]);
+	vendors.script('wrapped', [says(JSON.stringify({ output: GOOD }))]);
+	const { run, log } = await n8n.execute(built.bare.wf.id);
+	assert.ok(run, log.slice(-3000));
+	const items = rootItems(run, 'bare parsed chain');
+	assert.equal(items.length, ITEMS, JSON.stringify(items[0]?.json ?? null).slice(0, 600));
+	for (const i of items) assert.deepEqual(i.json.output, GOOD);
+	assert.equal(vendors.accepted('bare'), ITEMS, 'a miss of the workflow: its breaker stays closed');
+	const [entry] = modelRuns(run, 'bare parsed chain model');
+	assert.equal(entry.provider, built.bare.names[1]);
+	assert.equal(entry.attempts[0].check, 'schema');
+	assert.match(entry.attempts[0].errors[0].message, /no `output` wrapper/);
+});
+
+test("a fence inside one line (prose, the fence, the wrapped JSON, the fence, prose) is taken exactly where that major's parser takes it (n8n 1's, not n8n 2's)", async () => {
+	vendors.script('inline', [
+		says('Here you go: ```json ' + JSON.stringify({ output: GOOD }) + ' ``` enjoy'),
+	]);
+	vendors.script('fenceBackup', [says(JSON.stringify({ output: GOOD }))]);
+	const { run, log } = await n8n.execute(built.inline.wf.id);
+	assert.ok(run, log.slice(-3000));
+	const items = rootItems(run, 'inline parsed chain');
+	assert.equal(items.length, ITEMS, JSON.stringify(items[0]?.json ?? null).slice(0, 600));
+	for (const i of items) assert.deepEqual(i.json.output, GOOD);
+	const backup = vendors.accepted('fenceBackup');
+	console.log(
+		`n8n ${major}: the one-line fence went to the next model ${backup} of ${ITEMS} times`,
+	);
+	assert.equal(backup, major >= 2 ? ITEMS : 0);
+	assert.equal(vendors.accepted('inline'), ITEMS);
 });

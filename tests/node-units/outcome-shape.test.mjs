@@ -156,3 +156,33 @@ test("a failed store: the engine's verdict, fail open with its warning or fail c
 	await assert.rejects(closed.addCounters({ a: { calls: 1 } }), StoreUnavailable);
 	assert.equal(closed.degraded, undefined);
 });
+
+test("an item that failed its schema keeps every provider's last schema errors, each under its provider", () => {
+	const miss = (name, attempt, path) => ({
+		name,
+		attempt,
+		check: 'schema',
+		errors: [{ path, message: 'm' }],
+	});
+	const failed = runData(
+		{
+			end: { kind: 'fail', reason: 'check_failed' },
+			attempts: [
+				miss('X', 1, '/a'),
+				miss('X', 2, '/b'),
+				miss('Y', 1, '/c'),
+				{ name: 'Z', attempt: 1 },
+			],
+			skipped: [],
+			transitions: [],
+			sleptMs: 0,
+			totalMs: 1,
+			casRetries: 0,
+		},
+		'e:4',
+	);
+	assert.deepEqual(failed.validation_errors, [
+		{ provider: 'X', path: '/b', message: 'm' },
+		{ provider: 'Y', path: '/c', message: 'm' },
+	]);
+});

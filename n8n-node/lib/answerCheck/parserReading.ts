@@ -61,7 +61,9 @@ export function parseAsParser(text: string, r: ParserReading): Parsed {
 		return { ok: true, value: unwrapNested(value) };
 	}
 	if (!isObject(json))
-		return miss('the answer is not a JSON object with `output`, as the Structured Output Parser requires');
+		return miss(
+			'the answer is not a JSON object with `output`, as the Structured Output Parser requires',
+		);
 	if (json.output === undefined && r.version >= 1.3)
 		return miss('the answer has no `output` wrapper, which the Structured Output Parser requires');
 	// Before 1.3 the wrapper is optional: without it the parser hands on an empty object.
