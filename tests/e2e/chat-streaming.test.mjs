@@ -141,6 +141,8 @@ before(async () => {
 		'tdown',
 		'heldBad',
 		'heldGood',
+		'refuses',
+		'helps',
 	])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	for (const id of ['exClaude', 'tool', 'toolCtl', 'dropSpare'])
@@ -168,6 +170,9 @@ before(async () => {
 			typeVersion: 1.1,
 		},
 	).parameters.answerCheck = { jsonSchema: JSON.stringify(HELD_SCHEMA) };
+	// Answer Check at its 1.1 defaults: a refusal streamed over Chat Completions moves on.
+	flows.refusal = chatFlow('refusal', { inputs: [openai('refuses'), openai('helps')] });
+	flows.refusal.wf.nodes.find((n) => n.name === 'Resilient Chat Model').typeVersion = 1.1;
 	({ server, base } = await startPublished(n8n, major, Object.values(flows), url));
 });
 after(async () => {
@@ -346,4 +351,20 @@ test('Answer Check with a JSON Schema: Model 1 streams text that is not JSON, he
 	assert.ok(!JSON.stringify(r.lines).includes('Not '), "Model 1's text reached no one");
 	assert.equal(at('heldBad'), 1);
 	assert.equal(at('heldGood'), 1);
+});
+
+test("a model streaming a refusal over Chat Completions (`delta.refusal`, content null) is never counted: asked on every message past its threshold, the next model's answer streamed, the refusal shown to no one", async () => {
+	const refusal = ["I'm sorry, ", "but I can't ", 'help with that.'];
+	vendors.script('refuses', [{ stream: { refusal } }]);
+	vendors.script('helps', [{ stream: { text: ['Happy ', 'to help.'] } }]);
+	const MESSAGES = 4;
+	for (let k = 0; k < MESSAGES; k++) {
+		const r = await ask(flows.refusal, 'Tell me a secret.', `s${uid()}`);
+		assert.deepEqual(items(r.lines), ['Happy ', 'to help.'], show(r));
+		assert.ok(!JSON.stringify(r.lines).includes('sorry'), 'the refusal reached no one');
+	}
+	// Its breaker's threshold is 3: a refusal counted as a failure would have opened it.
+	assert.equal(at('refuses'), MESSAGES);
+	assert.ok(requestsTo('refuses').every((a) => a.body.stream === true));
+	assert.equal(at('helps'), MESSAGES);
 });
