@@ -9,11 +9,12 @@ import type { ParserReading } from '../answerCheck/parserReading';
 const STRUCTURED_PARSER = '@n8n/n8n-nodes-langchain.outputParserStructured';
 const AGENT = '@n8n/n8n-nodes-langchain.agent';
 
-/** The major of the installed package that holds n8n's parser: its fence rule. */
-function parserPackageMajor(): number | undefined {
+/** n8n's major, from the version of n8n-workflow it runs with (this package's peer dependency,
+ * released with n8n: 1.120 in n8n 1.123, 2.41 in n8n 2.41): its parser's fence rule. */
+function n8nMajor(): number | undefined {
 	try {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const { version } = require('@n8n/n8n-nodes-langchain/package.json') as { version?: string };
+		const { version } = require('n8n-workflow/package.json') as { version?: string };
 		const major = Number(String(version).split('.')[0]);
 		return Number.isInteger(major) ? major : undefined;
 	} catch {
@@ -30,7 +31,7 @@ export function rootParser(ctx: ISupplyDataFunctions): ParserReading | undefined
 		.getParentNodes(root.name, { connectionType: NodeConnectionTypes.AiOutputParser, depth: 1 })
 		.find((n) => !n.disabled);
 	if (parser?.type !== STRUCTURED_PARSER) return undefined;
-	const major = parserPackageMajor();
+	const major = n8nMajor();
 	if (major === undefined) return undefined;
 	return {
 		version: parser.typeVersion,
