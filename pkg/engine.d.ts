@@ -153,6 +153,8 @@ export type StoreVerdict =
 /** The guard's ticket: plain data that travels in an n8n item. */
 export interface Ticket {
     provider: number; name: string; probe: boolean; lease: string; scope: string; issued_ms: number; expires_ms: number;
+    /** Its call's estimated cost held against the spend cap (millionths), released by its report. */
+    held_micros?: number;
 }
 export type Decision =
 /** `ticket_ttl_ms`: how long the store keeps the ticket (the life of its leases). */

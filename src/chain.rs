@@ -10,6 +10,7 @@ use crate::learned_limit::LimitRow;
 use crate::rate_gate::{self, GateRow, Take};
 use crate::reason::Reason;
 use crate::retry_budget::{BudgetRow, Spend};
+use crate::spend_hold::SpendRow;
 use crate::token_budget::{Estimate, TokenRow};
 use crate::token_limit::{self, Reservation};
 use serde::{Deserialize, Serialize};
@@ -27,6 +28,8 @@ pub struct ProviderView {
     pub limit: LimitRow,
     /// Tokens of the last minute and spend of the period (`token_limit`).
     pub tokens: TokenRow,
+    /// The cost held by calls out against its spend cap (`spend_hold`).
+    pub spend: SpendRow,
 }
 
 /// New rows to write back atomically (each with `version` = stored version + 1).
@@ -42,6 +45,8 @@ pub struct Writes {
     pub limit: Option<LimitRow>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<TokenRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend: Option<SpendRow>,
 }
 
 impl Writes {
@@ -53,6 +58,7 @@ impl Writes {
             && self.budget.is_none()
             && self.limit.is_none()
             && self.tokens.is_none()
+            && self.spend.is_none()
     }
 }
 
@@ -205,9 +211,11 @@ pub fn choose(
         }
         let mut tokens = None;
         if let Some(rules) = &p.tokens {
-            match token_limit::take(&view.tokens, rules, local[i].estimate, now) {
-                token_limit::Take::Granted { row, reservation } => {
+            let held = token_limit::Held { row: &view.spend, lease_ms: p.breaker.probe_lease_ms };
+            match token_limit::take(&view.tokens, rules, local[i].estimate, held, now) {
+                token_limit::Take::Granted { row, spend, reservation } => {
                     writes.tokens = row;
+                    writes.spend = spend;
                     tokens = Some(reservation);
                 }
                 token_limit::Take::Full { until_ms, reason } => {

@@ -3,8 +3,7 @@
 //! (OpenAI, Groq), RFC 3339 times (Anthropic) and Gemini's `retryDelay` in a body. Which value
 //! wins is `retry_after`'s choice. Hand-written where core's parsers would weigh on the WASM engine.
 use crate::answer_body::BODY_LIMIT;
-use crate::civil::days_from_civil;
-use std::time::{Duration, UNIX_EPOCH};
+use crate::civil::{civil_from_days, days_from_civil};
 
 /// Header values this long are garbage, not hints (and parsing them is a waste).
 const MAX_HEADER_LEN: usize = 128;
@@ -28,9 +27,58 @@ pub fn parse_retry_after(value: &str, now_ms: u64) -> Option<u64> {
     if v.bytes().all(|b| b.is_ascii_digit()) {
         return Some(seconds_to_ms(v));
     }
-    let at = httpdate::parse_http_date(v).ok()?;
-    let at_ms = at.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_millis();
-    Some(at_ms.saturating_sub(now_ms as u128).min(u64::MAX as u128) as u64)
+    let at_ms = http_date(v.as_bytes())?.saturating_mul(1000);
+    Some(at_ms.saturating_sub(now_ms))
+}
+
+const WEEKDAYS: [&[u8]; 7] = [b"Mon", b"Tue", b"Wed", b"Thu", b"Fri", b"Sat", b"Sun"];
+const LONG_WEEKDAYS: [&[u8]; 7] = [b"Monday", b"Tuesday", b"Wednesday", b"Thursday", b"Friday", b"Saturday", b"Sunday"];
+const MONTHS: [&[u8]; 12] =
+    [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
+
+/// `v`'s number in `names`, from 1.
+fn named(names: &[&[u8]], v: &[u8]) -> Option<i64> {
+    names.iter().position(|n| *n == v).map(|k| k as i64 + 1)
+}
+
+/// An HTTP date (RFC 9110: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, RFC 850 `Sunday,
+/// 06-Nov-94 08:49:37 GMT`, asctime `Sun Nov  6 08:49:37 1994`) as seconds since the epoch.
+/// Read as the `httpdate` crate reads one (a test holds them equal), whose parser weighed ~4 KB on
+/// the WASM engine: years 1970-9999, a day the month has, the weekday that date's, no leap second.
+fn http_date(v: &[u8]) -> Option<u64> {
+    let two = |v: &[u8]| fields::<1>(v, b"dd").map(|[n]| n);
+    let (wday, day, month, year, time) = match v.len() {
+        29 if &v[3..5] == b", " && v[7] == b' ' && v[11] == b' ' && v[16] == b' ' && &v[25..] == b" GMT" => {
+            let [year] = fields(&v[12..16], b"dddd")?;
+            (named(&WEEKDAYS, &v[..3])?, two(&v[5..7])?, named(&MONTHS, &v[8..11])?, year, &v[17..25])
+        }
+        24 if v[3] == b' ' && v[7] == b' ' && v[10] == b' ' && v[19] == b' ' => {
+            let day = if v[8] == b' ' { fields::<1>(&v[9..10], b"d")?[0] } else { two(&v[8..10])? };
+            let [year] = fields(&v[20..24], b"dddd")?;
+            (named(&WEEKDAYS, &v[..3])?, day, named(&MONTHS, &v[4..7])?, year, &v[11..19])
+        }
+        _ => {
+            let comma = v.iter().position(|&b| b == b',')?;
+            let rest = v[comma..].strip_prefix(b", ").filter(|r| r.len() == 22 && r.ends_with(b" GMT"))?;
+            let (wday, yy) = (named(&LONG_WEEKDAYS, &v[..comma])?, two(&rest[7..9])?);
+            if rest[2] != b'-' || rest[6] != b'-' || rest[9] != b' ' {
+                return None;
+            }
+            let year = yy + if yy < 70 { 2000 } else { 1900 };
+            (wday, two(&rest[..2])?, named(&MONTHS, &rest[3..6])?, year, &rest[10..18])
+        }
+    };
+    let [h, mi, s] = fields(time, b"dd:dd:dd")?;
+    if !(1970..=9999).contains(&year) || h > 23 || mi > 59 || s > 59 || day == 0 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    // A day the month has (the 31st of April is no date), and the weekday of that date (1970-01-01
+    // was a Thursday).
+    if civil_from_days(days) != (year, month, day) || (days + 3) % 7 + 1 != wday {
+        return None;
+    }
+    u64::try_from(days * 86_400 + h * 3600 + mi * 60 + s).ok()
 }
 
 /// `RateLimit-Reset`: delta-seconds, or an epoch when above 10^9 (seconds) / 10^12 (milliseconds).
@@ -185,7 +233,7 @@ fn fields<const N: usize>(v: &[u8], template: &[u8]) -> Option<[i64; N]> {
     for (&t, &b) in template.iter().zip(v.get(..template.len())?) {
         if t == b'd' && b.is_ascii_digit() {
             f[k] = f[k] * 10 + i64::from(b - b'0');
-        } else if b == t || (t == b'T' && (b == b't' || b == b' ')) {
+        } else if t != b'd' && (b == t || (t == b'T' && (b == b't' || b == b' '))) {
             k += 1;
         } else {
             return None;
@@ -255,18 +303,57 @@ mod tests {
         }
     }
 
-    #[test]
-    fn days_from_civil_matches_httpdate() {
-        for secs in [0u64, 951_782_400, 1_445_412_480, 4_102_444_800, 253_402_300_799] {
-            let date = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
-            let (y, m, day) = (&date[12..16], &date[8..11], &date[5..7]);
-            let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-                .iter()
-                .position(|n| *n == m)
-                .unwrap() as i64
-                + 1;
-            let days = days_from_civil(y.parse().unwrap(), month, day.parse().unwrap());
-            assert_eq!(days, (secs / 86_400) as i64, "{date}");
+    /// The date `secs` in each of HTTP's three layouts, written as a vendor would.
+    fn layouts(secs: u64) -> [String; 3] {
+        use crate::civil::civil_from_days;
+        let imf = httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs));
+        let days = (secs / 86_400) as i64;
+        let (y, m, d) = civil_from_days(days);
+        let (wd, mon) = (WEEKDAYS[((days + 3) % 7) as usize], MONTHS[m as usize - 1]);
+        let (long, text) =
+            (LONG_WEEKDAYS[((days + 3) % 7) as usize], |b: &[u8]| String::from_utf8(b.to_vec()).unwrap());
+        let t = secs % 86_400;
+        let time = format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60);
+        [
+            imf,
+            format!("{}, {d:02}-{}-{:02} {time} GMT", text(long), text(mon), y % 100),
+            format!("{} {} {d:>2} {time} {y}", text(wd), text(mon)),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Every layout of every date httpdate takes (RFC 850's two-digit years: 1970-2069) is
+        /// read as httpdate reads it; so is any garbage near a date.
+        #[test]
+        fn http_dates_are_read_as_the_httpdate_crate_reads_them(secs in 0u64..253_402_300_799, cut in 0usize..40, junk in "[ A-Za-z0-9,:-]{0,3}") {
+            for (k, date) in layouts(secs).into_iter().enumerate() {
+                let theirs = |v: &str| httpdate::parse_http_date(v).ok()
+                    .map(|t| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs());
+                let year = secs / 31_556_952 + 1970;
+                if k != 1 || (1970..2070).contains(&year) {
+                    proptest::prop_assert_eq!(http_date(date.as_bytes()), Some(secs), "{}", date);
+                }
+                proptest::prop_assert_eq!(http_date(date.as_bytes()), theirs(&date), "{}", date);
+                let mut broken = date.clone();
+                broken.replace_range(cut.min(date.len())..(cut + junk.len()).min(date.len()), &junk);
+                proptest::prop_assert_eq!(http_date(broken.trim().as_bytes()), theirs(&broken), "{}", broken);
+            }
         }
+    }
+
+    #[test]
+    fn a_wrong_weekday_a_day_the_month_lacks_a_leap_second_or_a_letter_d_is_no_date() {
+        for bad in [
+            "Mon, 06 Nov 1994 08:49:37 GMT",
+            "Sun, 31 Apr 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:60 GMT",
+            "Thu, 01 Jan 1970 00:00:00 UTC",
+            "Sun, dd Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-9d 08:49:37 GMT",
+        ] {
+            assert_eq!(http_date(bad.as_bytes()), None, "{bad}");
+            assert!(httpdate::parse_http_date(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_rfc3339("dddddddd1dddddddddd", 0), None, "a letter d in a digit's place");
     }
 }

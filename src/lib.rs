@@ -52,6 +52,7 @@ pub mod row_decode;
 pub mod row_text;
 pub mod seam;
 pub mod session;
+pub mod spend_hold;
 pub mod status_set;
 pub mod step;
 pub mod store_failure;

@@ -11,6 +11,7 @@ use crate::learned_limit;
 use crate::outcome::Health;
 use crate::rate_gate;
 use crate::retry_budget::SAMPLE_EVERY;
+use crate::spend_hold;
 use crate::step::Effect;
 use crate::token_limit;
 use serde::{Deserialize, Serialize};
@@ -67,6 +68,11 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
             (Some(rules), Some(settle)) => token_limit::settle(&view.tokens, rules, settle, now),
             _ => None,
         },
+        // Its cost's hold against the spend cap released: the cost itself is in the spend now.
+        spend: effect.tokens.filter(|s| s.reservation.held_micros > 0).and_then(|s| {
+            let until = s.reservation.at_ms.saturating_add(p.breaker.probe_lease_ms);
+            spend_hold::release(&view.spend, until, s.reservation.held_micros, now)
+        }),
     };
     let spend_cap = match (&p.tokens, &writes.tokens) {
         (Some(crate::token_limit::TokenRules { limits: l, .. }), Some(row)) => l.spend_cap_micros.and_then(|cap| {

@@ -10,6 +10,7 @@ use crate::learned_limit::{LimitRow, Share};
 use crate::lease::Lease;
 use crate::rate_gate::GateRow;
 use crate::retry_budget::{BudgetRow, Second};
+use crate::spend_hold::SpendRow;
 use crate::token_budget::{Limits, Period, TokenRow};
 use miniserde::json::{self, Number, Object, Value};
 
@@ -184,27 +185,33 @@ pub fn budget(text: &str) -> Result<BudgetRow> {
     Ok(BudgetRow { seconds, version: f.u64("version")? })
 }
 
+/// A list of [a, b] pairs of whole numbers (a window's buckets, a row's holds).
+fn pairs(f: &Fields, kind: &str, name: &str) -> Result<Vec<(u64, u64)>> {
+    f.list(name, |v| match v {
+        Value::Array(pair) if pair.len() == 2 => Ok((unsigned(kind, name, &pair[0])?, unsigned(kind, name, &pair[1])?)),
+        _ => Err(corrupt(kind, &format!("{name} holds an entry that is not a pair of numbers"))),
+    })
+}
+
 pub fn tokens(text: &str) -> Result<TokenRow> {
     const K: &str = "tokens";
     let v = parse(K, text)?;
     let f = Fields::of(K, &v)?;
-    let window = |name: &str| {
-        f.list(name, |v| match v {
-            Value::Array(pair) if pair.len() == 2 => {
-                Ok((unsigned(K, "buckets[][0]", &pair[0])?, unsigned(K, "buckets[][1]", &pair[1])?))
-            }
-            _ => Err(corrupt(K, "a bucket is not a [start, tokens] pair")),
-        })
-    };
     Ok(TokenRow {
-        buckets: window("buckets")?,
-        input_buckets: window("input_buckets")?,
-        output_buckets: window("output_buckets")?,
+        buckets: pairs(&f, K, "buckets")?,
+        input_buckets: pairs(&f, K, "input_buckets")?,
+        output_buckets: pairs(&f, K, "output_buckets")?,
         period_start_ms: f.u64("period_start_ms")?,
         spent_micros: f.u64("spent_micros")?,
         limits: f.get("limits").map(limits).transpose()?,
         version: f.u64("version")?,
     })
+}
+
+pub fn spend(text: &str) -> Result<SpendRow> {
+    let v = parse("spend", text)?;
+    let f = Fields::of("spend", &v)?;
+    Ok(SpendRow { held: pairs(&f, "spend", "held")?, version: f.u64("version")? })
 }
 
 fn limits(v: &Value) -> Result<Limits> {

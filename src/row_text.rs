@@ -10,11 +10,12 @@ use crate::learned_limit::LimitRow;
 use crate::rate_gate::GateRow;
 use crate::retry_budget::BudgetRow;
 use crate::row_decode;
+use crate::spend_hold::SpendRow;
 use crate::token_budget::TokenRow;
 use serde::Serialize;
 
 /// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
-pub const ROW_KINDS: [&str; 7] = ["breaker", "gate", "in_flight", "latency", "budget", "limit", "tokens"];
+pub const ROW_KINDS: [&str; 8] = ["breaker", "gate", "in_flight", "latency", "budget", "limit", "tokens", "spend"];
 
 /// Joins the row texts of one call into one string at the boundary (one string crossing instead
 /// of two per row): ASCII record separator, which JSON text never holds raw (it escapes every
@@ -100,6 +101,7 @@ pub fn view(rows: &[impl AsRef<str>]) -> Result<ProviderView, EngineError> {
         budget: decode("budget", rows[4].as_ref(), row_decode::budget, |r: &mut BudgetRow, v| r.version = v)?,
         limit: decode("limit", rows[5].as_ref(), row_decode::limit, |r: &mut LimitRow, v| r.version = v)?,
         tokens: decode("tokens", rows[6].as_ref(), row_decode::tokens, |r: &mut TokenRow, v| r.version = v)?,
+        spend: decode("spend", rows[7].as_ref(), row_decode::spend, |r: &mut SpendRow, v| r.version = v)?,
     })
 }
 
@@ -182,6 +184,9 @@ pub fn writes(w: &Writes) -> RowWrites {
     if let Some(t) = &w.tokens {
         rows.push(row(ROW_KINDS[6], t, t.version));
     }
+    if let Some(s) = &w.spend {
+        rows.push(row(ROW_KINDS[7], s, s.version));
+    }
     RowWrites { provider: w.provider, rows, event: None, counts: None }
 }
 
@@ -207,6 +212,9 @@ pub fn apply(view: &mut ProviderView, w: &Writes) {
     }
     if let Some(t) = &w.tokens {
         view.tokens = t.clone();
+    }
+    if let Some(s) = &w.spend {
+        view.spend = s.clone();
     }
 }
 

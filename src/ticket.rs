@@ -29,6 +29,14 @@ pub struct Ticket {
     pub issued_ms: u64,
     /// The leases end then; a later report is refused (the slot may be someone else's).
     pub expires_ms: u64,
+    /// Its call's estimated cost held against the provider's spend cap (`spend_hold`, 0 for
+    /// none): its report releases the hold.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub held_micros: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -95,7 +103,9 @@ pub fn check(
         Step::Call { provider, name, probe, .. } => {
             let ticket_ttl_ms = chain.providers[provider].breaker.probe_lease_ms;
             let expires_ms = now.saturating_add(ticket_ttl_ms);
-            let ticket = Ticket { provider, name: name.clone(), probe, lease, scope, issued_ms: now, expires_ms };
+            let held_micros = m.reserved(provider).map_or(0, |r| r.held_micros);
+            let ticket =
+                Ticket { provider, name: name.clone(), probe, lease, scope, issued_ms: now, expires_ms, held_micros };
             (Decision::Go { provider, name, ticket, ticket_ttl_ms }, poll.writes)
         }
         // A gate slot further off: the caller cannot sleep towards it, so it is not taken.
@@ -152,6 +162,7 @@ pub fn report(
         ticket.probe,
         Rng::seeded(now),
     );
+    m.holding(ticket.held_micros);
     let effect = m.on_outcome(now, outcome, &[], None)?;
     let rec = record(chain, &view, &effect, now);
     let attempt = m.report().attempts.last().cloned().expect("an outcome logs its attempt");
@@ -229,6 +240,35 @@ mod tests {
         let Decision::Go { ticket, .. } = c.decision else { unreachable!() };
         let r = report(&chain, &ticket, "global", 1011, &busy, &rows[row_text::ROW_KINDS.len()..]).unwrap();
         assert_eq!(r.counters, Counters { calls: 1, rate_limited_429: 1, ..Default::default() });
+    }
+
+    #[test]
+    fn a_checked_call_holds_its_cost_against_the_spend_cap_and_its_report_releases_the_hold() {
+        use crate::config::TokenLimitConfig;
+        let priced = TokenLimitConfig { spend_cap: 0.001, price_input: 5.0, price_output: 5.0, ..Default::default() };
+        let cfg = ChainConfig {
+            providers: vec![ProviderConfig { name: "a".into(), token_limit: Some(priced), ..Default::default() }],
+            ..Default::default()
+        };
+        let chain = Arc::new(cfg.validate().unwrap());
+        let n = row_text::ROW_KINDS.len();
+        let mut rows = vec![String::new(); n];
+        let c = check(&chain, 10, &rows, "l1".into(), "global".into(), Rng::seeded(1)).unwrap();
+        let Decision::Go { ticket, .. } = c.decision else { panic!("{c:?}") };
+        assert_eq!(ticket.held_micros, 5_000, "the output reserve (1000 tokens) at 5 per million");
+        store_rows(&mut rows, &c.writes);
+        // The cap is held by the checked call: a second check is turned away meanwhile.
+        let second = check(&chain, 11, &rows, "l2".into(), "global".into(), Rng::seeded(2)).unwrap();
+        assert!(matches!(second.decision, Decision::Defer { reason: Reason::SpendCap, .. }), "{second:?}");
+        let travelled: Ticket = serde_json::from_str(&serde_json::to_string(&ticket).unwrap()).unwrap();
+        let ok = Outcome::status(200, Default::default());
+        let r = report(&chain, &travelled, "global", 20, &ok, &rows).unwrap();
+        let kinds: Vec<&str> = r.writes.as_ref().unwrap().rows.iter().map(|w| w.kind).collect();
+        assert!(kinds.contains(&"spend"), "released: {kinds:?}");
+        store_rows(&mut rows, &r.writes);
+        assert!(rows[7].contains(r#""held":[]"#), "{}", rows[7]);
+        let third = check(&chain, 21, &rows, "l3".into(), "global".into(), Rng::seeded(3)).unwrap();
+        assert!(matches!(third.decision, Decision::Go { .. }), "the cap is free again: {third:?}");
     }
 
     #[test]

@@ -5,12 +5,15 @@
 //! reported (at its estimate when none came), its cost is added to the period's spend, and the
 //! vendor's remaining-token count corrects the window.
 //!
-//! A spend cap bounds what calls *start*: the calls already out when it is reached still add
-//! their cost, so the overshoot is at most the cost of the calls in flight then.
+//! A spend cap bounds what calls *start*: each call holds its estimated cost against the cap while
+//! it is out ([`crate::spend_hold`]), so the calls out at once cannot together pass it; the last
+//! call admitted below the cap may pass it by its cost (more where it costs more than its
+//! estimate).
 use crate::civil::{civil_from_days, days_from_civil};
 use crate::hint_parse::{parse_duration, parse_rfc3339};
 use crate::reason::Reason;
 use crate::retry_after::HintHeaders;
+use crate::spend_hold::{self, SpendRow};
 use crate::token_budget::{self, Estimate, Limits, Reserve, TokenRow, Window};
 use serde::{Deserialize, Serialize};
 
@@ -84,6 +87,9 @@ pub struct Reservation {
     pub input: u64,
     pub output: u64,
     pub estimate: (u64, u64),
+    /// Its estimated cost held against the spend cap (`spend_hold`), released at its end.
+    #[serde(default)]
+    pub held_micros: u64,
 }
 
 /// What a vendor said is left of one of its minutes, and when that minute is full again (the
@@ -206,13 +212,21 @@ impl TokenRules {
     }
 }
 
+/// The provider's spend holds, and how long a call's would last unreleased (its lease).
+#[derive(Debug, Clone, Copy)]
+pub struct Held<'a> {
+    pub row: &'a SpendRow,
+    pub lease_ms: u64,
+}
+
 /// Whether a call may start now, and the row to write if so. Made and taken apart at once, once
 /// per call: the row goes into the writes as it is, unboxed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(clippy::large_enum_variant)]
 pub enum Take {
-    /// Go: write `row` (none when the provider has no tokens per minute: nothing to reserve).
-    Granted { row: Option<TokenRow>, reservation: Reservation },
+    /// Go: write `row` (none when the provider has no tokens per minute: nothing to reserve) and
+    /// `spend` (its cost held, where it has a spend cap and prices).
+    Granted { row: Option<TokenRow>, spend: Option<SpendRow>, reservation: Reservation },
     /// No room until `until_ms`: `TokenLimited` (the minute's window) or `SpendCap` (the period).
     Full { until_ms: u64, reason: Reason },
 }
@@ -221,17 +235,28 @@ pub enum Take {
 /// window the provider limits has room for its part (the total its estimate, the input window
 /// its input, the output window its maximum output). A call larger than a whole window reserves
 /// the whole window: it goes alone, once that window is empty.
-pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, now: u64) -> Take {
+pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, held: Held, now: u64) -> Take {
     let l = &rules.limits;
+    let pair = (estimate.input, estimate.max_output);
+    let mut spend = None;
+    let mut held_micros = 0;
     if let Some(cap) = l.spend_cap_micros {
-        if l.spent(row, now) >= cap {
+        let spent = l.spent(row, now);
+        if spent >= cap {
             return Take::Full { until_ms: l.period(now).1, reason: Reason::SpendCap };
         }
+        // The calls out hold the rest: look again soon, their answers release it.
+        if spent.saturating_add(spend_hold::held(held.row, now)) >= cap {
+            return Take::Full { until_ms: now.saturating_add(spend_hold::RECHECK_MS), reason: Reason::SpendCap };
+        }
+        held_micros = rules.cost_micros(&Usage { input: pair.0, output: pair.1, ..Usage::default() });
+        if held_micros > 0 {
+            spend = Some(spend_hold::hold(held.row, held_micros, now.saturating_add(held.lease_ms), now));
+        }
     }
-    let pair = (estimate.input, estimate.max_output);
     if !l.limits_minute() {
-        let reservation = Reservation { at_ms: now, tokens: 0, input: 0, output: 0, estimate: pair };
-        return Take::Granted { row: None, reservation };
+        let reservation = Reservation { at_ms: now, tokens: 0, input: 0, output: 0, estimate: pair, held_micros };
+        return Take::Granted { row: None, spend, reservation };
     }
     let mut next = row.clone();
     let needs = [estimate.tokens(), estimate.input, estimate.max_output];
@@ -249,9 +274,9 @@ pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, now: u64) ->
         return Take::Full { until_ms, reason: Reason::TokenLimited };
     }
     let [tokens, input, output] = reserved;
-    let reservation = Reservation { at_ms: now, tokens, input, output, estimate: pair };
+    let reservation = Reservation { at_ms: now, tokens, input, output, estimate: pair, held_micros };
     let row = TokenRow { limits: Some(*l), version: row.version.wrapping_add(1), ..next };
-    Take::Granted { row: Some(row), reservation }
+    Take::Granted { row: Some(row), spend, reservation }
 }
 
 /// What a call used: its `usage` as reported; a call the vendor refused with a status (it
@@ -349,6 +374,13 @@ pub fn left(row: &TokenRow, limits: &Limits, now: u64) -> Left {
 mod tests {
     use super::*;
 
+    static NO_HOLDS: SpendRow = SpendRow { held: Vec::new(), version: 0 };
+
+    /// No call out holds any of a spend cap.
+    fn free() -> Held<'static> {
+        Held { row: &NO_HOLDS, lease_ms: 60_000 }
+    }
+
     const LIMITS: Limits = Limits {
         per_minute: Some(10_000),
         input_per_minute: None,
@@ -364,7 +396,7 @@ mod tests {
 
     fn granted(t: Take) -> (Option<TokenRow>, Reservation) {
         match t {
-            Take::Granted { row, reservation } => (row, reservation),
+            Take::Granted { row, reservation, .. } => (row, reservation),
             other => panic!("{other:?}"),
         }
     }
@@ -374,7 +406,7 @@ mod tests {
         let facts = TokenFacts { chars: 8_000, max_output: Some(500), ..Default::default() };
         let e = RULES.estimate(Some(&facts));
         assert_eq!((e.input, e.max_output), (2_500, 500), "2000 tokens and a quarter; the asked maximum");
-        let (row, r) = granted(take(&TokenRow::default(), &RULES, e, 1_000));
+        let (row, r) = granted(take(&TokenRow::default(), &RULES, e, free(), 1_000));
         let row = row.unwrap();
         assert_eq!(token_budget::used(&row.buckets, 1_000), 3_000);
         let usage = Usage { input: 2_100, output: 300, cached_input: 100, reasoning: 0 };
@@ -388,7 +420,7 @@ mod tests {
 
     #[test]
     fn a_call_without_usage_settles_at_its_estimate_and_a_refused_one_at_nothing() {
-        let r = Reservation { at_ms: 0, tokens: 1_500, input: 0, output: 0, estimate: (1_000, 500) };
+        let r = Reservation { at_ms: 0, tokens: 1_500, input: 0, output: 0, estimate: (1_000, 500), held_micros: 0 };
         let u = used(&RULES, &r, None, false);
         assert_eq!((u.input, u.output, u.estimated), (1_000, 500, true));
         let u = used(&RULES, &r, None, true);
@@ -398,12 +430,15 @@ mod tests {
     #[test]
     fn a_full_minute_waits_for_its_oldest_bucket_and_a_call_bigger_than_the_minute_goes_alone() {
         let big = Estimate { input: 9_000, max_output: 0 };
-        let (row, _) = granted(take(&TokenRow::default(), &RULES, big, 0));
+        let (row, _) = granted(take(&TokenRow::default(), &RULES, big, free(), 0));
         let row = row.unwrap();
         let small = Estimate { input: 2_000, max_output: 0 };
-        assert_eq!(take(&row, &RULES, small, 1_000), Take::Full { until_ms: 65_000, reason: Reason::TokenLimited });
+        assert_eq!(
+            take(&row, &RULES, small, free(), 1_000),
+            Take::Full { until_ms: 65_000, reason: Reason::TokenLimited }
+        );
         let huge = Estimate { input: 50_000, max_output: 0 };
-        let (row, r) = granted(take(&TokenRow::default(), &RULES, huge, 0));
+        let (row, r) = granted(take(&TokenRow::default(), &RULES, huge, free(), 0));
         assert_eq!((token_budget::used(&row.unwrap().buckets, 0), r.tokens), (10_000, 10_000));
     }
 
@@ -412,7 +447,7 @@ mod tests {
         let rules =
             TokenRules { limits: Limits { spend_cap_micros: Some(5_000), per_minute: None, ..LIMITS }, ..RULES };
         let e = Estimate { input: 100, max_output: 100 };
-        let (row, r) = granted(take(&TokenRow::default(), &rules, e, 1_000));
+        let (row, r) = granted(take(&TokenRow::default(), &rules, e, free(), 1_000));
         assert_eq!(row, None, "no tokens per minute: nothing reserved");
         let u = used(&rules, &r, Some(&Usage { input: 1_000, output: 500, ..Default::default() }), false);
         let row = settle(
@@ -423,8 +458,8 @@ mod tests {
         );
         let row = row.unwrap();
         assert_eq!(row.spent_micros, 6_000);
-        assert_eq!(take(&row, &rules, e, 2_000), Take::Full { until_ms: DAY_MS, reason: Reason::SpendCap });
-        assert!(matches!(take(&row, &rules, e, DAY_MS), Take::Granted { .. }), "a new day, a new budget");
+        assert_eq!(take(&row, &rules, e, free(), 2_000), Take::Full { until_ms: DAY_MS, reason: Reason::SpendCap });
+        assert!(matches!(take(&row, &rules, e, free(), DAY_MS), Take::Granted { .. }), "a new day, a new budget");
     }
 
     #[test]
@@ -444,7 +479,7 @@ mod tests {
             .with("anthropic-ratelimit-input-tokens-remaining", "3000");
         let count = |left| Some(VendorCount { left, full_at_ms: None });
         assert_eq!(remaining(&h, 0), Remaining { total: count(4_000), input: count(3_000), output: None });
-        let r = Reservation { at_ms: 0, tokens: 1_000, input: 0, output: 0, estimate: (500, 500) };
+        let r = Reservation { at_ms: 0, tokens: 1_000, input: 0, output: 0, estimate: (500, 500), held_micros: 0 };
         let u = Used { input: 500, output: 500, estimated: false, cost_micros: 0 };
         let row = TokenRow::default();
         let row = settle(&row, &RULES, &Settle { reservation: r, used: u, remaining: remaining(&h, 0) }, 0).unwrap();
@@ -474,20 +509,20 @@ mod tests {
     fn input_and_output_limited_apart_each_hold_their_own_part_of_the_estimate() {
         // Long prompts, short answers: the input minute fills while the output minute has room.
         let e = Estimate { input: 3_000, max_output: 500 };
-        let (row, r) = granted(take(&TokenRow::default(), &APART, e, 0));
+        let (row, r) = granted(take(&TokenRow::default(), &APART, e, free(), 0));
         let row = row.unwrap();
         assert_eq!((r.tokens, r.input, r.output), (3_500, 3_000, 500));
-        let (row, _) = granted(take(&row, &APART, e, 1_000));
+        let (row, _) = granted(take(&row, &APART, e, free(), 1_000));
         let row = row.unwrap();
         assert_eq!(
-            take(&row, &APART, e, 2_000),
+            take(&row, &APART, e, free(), 2_000),
             Take::Full { until_ms: 65_000, reason: Reason::TokenLimited },
             "6000 of 8000 input tokens held: 3000 more do not fit, while 1000 of 2000 output tokens do"
         );
         // Short prompts, long answers: now the output minute is the wall.
         let wordy = Estimate { input: 100, max_output: 1_500 };
-        let (row2, _) = granted(take(&TokenRow::default(), &APART, wordy, 0));
-        assert!(matches!(take(&row2.unwrap(), &APART, wordy, 1_000), Take::Full { .. }));
+        let (row2, _) = granted(take(&TokenRow::default(), &APART, wordy, free(), 0));
+        assert!(matches!(take(&row2.unwrap(), &APART, wordy, free(), 1_000), Take::Full { .. }));
         let left = left(&row, &APART.limits, 1_000);
         assert_eq!(
             (left.tokens, left.input_tokens, left.output_tokens),
@@ -500,7 +535,7 @@ mod tests {
     #[test]
     fn each_direction_settles_at_its_usage_and_takes_the_vendors_own_count_for_it() {
         let e = Estimate { input: 3_000, max_output: 1_000 };
-        let (row, r) = granted(take(&TokenRow::default(), &APART, e, 0));
+        let (row, r) = granted(take(&TokenRow::default(), &APART, e, free(), 0));
         let usage = Usage { input: 2_000, output: 300, ..Default::default() };
         let u = used(&APART, &r, Some(&usage), false);
         let h = HintHeaders::default()

@@ -217,6 +217,10 @@ pub fn ticket(v: &JsValue) -> Result<crate::ticket::Ticket, EngineError> {
         scope: s("scope")?,
         issued_ms: whole(v, "issued_ms")?,
         expires_ms: whole(v, "expires_ms")?,
+        held_micros: match field(v, "held_micros") {
+            h if h.is_undefined() => 0,
+            _ => whole(v, "held_micros")?,
+        },
     })
 }
 

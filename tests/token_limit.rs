@@ -278,3 +278,59 @@ fn the_write_that_reaches_the_spend_cap_carries_the_triggers_event_once() {
     assert_eq!((e["spend_cap"]["spent"].as_str(), e["spend_cap"]["cap"].as_str()), (Some("0.012"), Some("0.01")));
     assert_eq!(e["spend_cap"]["until"], "1970-01-02T00:00:00.000Z");
 }
+
+/// Item Concurrency at any width: ten items polled at once against a spend cap for four calls at
+/// their estimate. Each call holds its estimated cost while it is out, so four go, the rest wait
+/// in line; once the four answer (at their estimate) the cap is reached and the rest are deferred
+/// to the next day. Spent: the cap, never more (without the holds all ten went: 2.5x the cap).
+#[test]
+fn calls_out_at_once_hold_their_estimated_cost_so_the_spend_cap_holds_at_any_concurrency() {
+    // 400 characters: 125 input tokens as estimated, 75 output at most: 200 tokens at 5 per
+    // million, 1000 micros a call; the cap 0.004 is four calls.
+    let priced =
+        TokenLimitConfig { tokens_per_minute: 0, spend_cap: 0.004, price_input: 5.0, price_output: 5.0, ..TPM };
+    let c = limited(&["a"], priced, true);
+    let mut store = Store::new(1);
+    let mut items: Vec<ItemMachine> = (0..10).map(|n| item(&c, n, 400, 75)).collect();
+    let (mut out, mut waiting) = (Vec::new(), Vec::new());
+    for (k, m) in items.iter_mut().enumerate() {
+        match poll(m, &mut store, 1_000).step {
+            Step::Call { .. } => out.push(k),
+            Step::Sleep { cause: WaitCause::InLine, ms } => {
+                assert!(ms <= 2_000, "{ms}");
+                waiting.push(k)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((out.len(), waiting.len()), (4, 6), "four calls hold the whole cap");
+    for &k in &out {
+        served(&c, &mut items[k], &mut store, 1_300, Usage { input: 125, output: 75, ..Default::default() });
+    }
+    assert!(store.views[0].spend.held.is_empty(), "every hold released at its call's end");
+    let spent: u64 = out.iter().map(|&k| items[k].counters()[0].spend_micros).sum();
+    assert_eq!(spent, 4_000, "the cap, not more");
+    for &k in &waiting {
+        match poll(&mut items[k], &mut store, 1_500).step {
+            Step::Defer { retry_at_ms, reason: Reason::SpendCap } => assert!(retry_at_ms >= DAY_MS),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// A hold whose call never reports back (its worker was killed mid-call) lapses at its lease's
+/// end: the cap is not held forever.
+#[test]
+fn a_hold_its_worker_never_released_lapses_at_its_lease_end() {
+    let priced =
+        TokenLimitConfig { tokens_per_minute: 0, spend_cap: 0.001, price_input: 5.0, price_output: 5.0, ..TPM };
+    let c = limited(&["a"], priced, false);
+    let mut store = Store::new(1);
+    let mut gone = item(&c, 1, 400, 75);
+    assert!(matches!(poll(&mut gone, &mut store, 0).step, Step::Call { .. }));
+    let lease = c.providers[0].breaker.probe_lease_ms;
+    let mut next = item(&c, 2, 400, 75);
+    assert!(!matches!(poll(&mut next, &mut store, lease - 1).step, Step::Call { .. }), "still held");
+    let mut later = item(&c, 3, 400, 75);
+    assert!(matches!(poll(&mut later, &mut store, lease).step, Step::Call { .. }), "lapsed");
+}

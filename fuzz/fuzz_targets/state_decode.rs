@@ -21,6 +21,7 @@ use resilient_engine::learned_limit::{LimitRow, Share};
 use resilient_engine::lease::Lease;
 use resilient_engine::outcome::Health;
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
+use resilient_engine::spend_hold::SpendRow;
 use resilient_engine::retry_budget::{BudgetRow, Second};
 use resilient_engine::token_budget::{Limits, Period, TokenRow};
 
@@ -140,8 +141,24 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
     let estimate = Estimate { input: k.window_ms as u64, max_output: k.open_ms as u64 };
     let t = &view.tokens;
     let windows = [(&t.buckets, limits.per_minute), (&t.input_buckets, limits.input_per_minute), (&t.output_buckets, limits.output_per_minute)];
-    match token_limit::take(&view.tokens, &rules, estimate, now) {
-        Take::Granted { row: Some(row), reservation } => {
+    let held = token_limit::Held { row: &view.spend, lease_ms: k.period_ms as u64 };
+    let taken = token_limit::take(&view.tokens, &rules, estimate, held, now);
+    // A grant under a spend cap: what was spent and what the calls out hold is below it.
+    if let (Take::Granted { .. }, Some(cap)) = (&taken, limits.spend_cap_micros) {
+        let holds = resilient_engine::spend_hold::held(&view.spend, now);
+        assert!(limits.spent(&view.tokens, now).saturating_add(holds) < cap, "granted past the spend cap");
+    }
+    if let Take::Granted { spend: Some(spend), .. } = &taken {
+        assert_eq!(spend.version, view.spend.version.wrapping_add(1));
+        let until = now.wrapping_add(held.lease_ms);
+        let Take::Granted { reservation, .. } = &taken else { unreachable!() };
+        let released = resilient_engine::spend_hold::release(spend, until, reservation.held_micros, now);
+        let released = released.expect("its hold is there");
+        // Its own hold released, the others' live holds are what they were.
+        assert_eq!(resilient_engine::spend_hold::held(&released, now), resilient_engine::spend_hold::held(&view.spend, now));
+    }
+    match taken {
+        Take::Granted { row: Some(row), reservation, .. } => {
             for (window, limit) in windows {
                 assert!(limit.is_none_or(|l| used(window, now) <= l), "granted into an overfull minute");
             }
@@ -160,7 +177,7 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
         Take::Granted { row: None, .. } => unreachable!("a limited minute always reserves"),
         Take::Full { .. } => {}
     }
-    let r = Reservation { at_ms: now, tokens: k.window_ms as u64, input: 1, output: 2, estimate: (1, 2) };
+    let r = Reservation { at_ms: now, tokens: k.window_ms as u64, input: 1, output: 2, estimate: (1, 2), held_micros: 3 };
     let _ = token_limit::used(&rules, &r, None, k.health % 2 == 0);
     let _ = token_limit::left(&view.tokens, &rules.limits, now);
 }
@@ -282,7 +299,11 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
         }),
         version: wide(u)?,
     };
-    Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit, tokens })
+    let spend = SpendRow {
+        held: (0..u8::arbitrary(u)? % 6).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,
+        version: wide(u)?,
+    };
+    Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit, tokens, spend })
 }
 
 fn check_breaker(row: &BreakerRow, k: &Knobs) {

@@ -54,7 +54,7 @@ export const CHAT_OVERRIDES = {
 export const CHAT_DEFAULTS = { ...ENGINE_DEFAULTS, ...CHAT_OVERRIDES } as const;
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
-export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit', 'tokens'] as const;
+export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit', 'tokens', 'spend'] as const;
 
 /** Joins the row texts (and the Idempotency-Keys) of one engine call into one string. */
 export const ROW_SEPARATOR = '\u001e';

@@ -407,6 +407,21 @@ impl ItemMachine {
         m
     }
 
+    /// The admitted call's hold on its provider's spend cap (its check's), released with its
+    /// outcome; a report carries no usage, so the tokens it reserved stand at their estimate.
+    pub fn holding(&mut self, held_micros: u64) {
+        if let Some(p) = self.pending.first_mut().filter(|_| held_micros > 0) {
+            let estimate = (0, 0);
+            p.tokens = Some(Reservation { at_ms: p.at_ms, tokens: 0, input: 0, output: 0, estimate, held_micros });
+        }
+    }
+
+    /// What the call out to `provider` reserved of its tokens and spend cap (a guard's ticket
+    /// carries it to its report).
+    pub fn reserved(&self, provider: usize) -> Option<Reservation> {
+        self.pending.iter().rev().find(|p| p.provider == provider).and_then(|p| p.tokens)
+    }
+
     /// The final step once the item is done, deferred or failed (no shared state needed).
     pub fn finished(&self) -> Option<&Step> {
         self.finished.as_ref()
@@ -627,7 +642,12 @@ impl ItemMachine {
         let wait = at.saturating_sub(now);
         let frees = matches!(
             reason,
-            Reason::RateLimited | Reason::InFlightCap | Reason::ConcurrencyLimit | Reason::TokenLimited
+            Reason::RateLimited
+                | Reason::InFlightCap
+                | Reason::ConcurrencyLimit
+                | Reason::TokenLimited
+                // Held by the calls out (soon back); a cap spent waits past any budget.
+                | Reason::SpendCap
         );
         if !self.chain.wait_in_line || !frees || wait > max_wait {
             return None;

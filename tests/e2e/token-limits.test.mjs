@@ -246,6 +246,49 @@ test(`n8n ${major}: a Spend Cap reached mid-run sends the rest to the next provi
 	assert.equal(caps[0].spend_cap.cap, '0.01');
 });
 
+test(`n8n ${major}: Call Chain 2.1 at its defaults (Item Concurrency Auto), a Spend Cap for about five calls: the calls out at once hold their estimated cost, so the spend stays within the cap plus one call, in one process and in two at once`, async () => {
+	// About 1900 millionths a call as answered, held at about 2700 (its input estimate and Max
+	// Tokens 200 at the prices): a cap of 0.01 is about five calls.
+	const capped = { spendCap: 0.01, ...PRICES };
+	const defaults = (id, name, items) => {
+		const wf = callChain(id, [row(name, name, capped)], items);
+		const p = wf.nodes.find((n) => n.name === 'chain').parameters;
+		delete p.itemConcurrencyMode;
+		delete p.itemConcurrency;
+		return wf;
+	};
+	const spent = (v) => (2 * v.input + 8 * v.output) / 1e6;
+	const one = defaults(`tokW${tag}`, `wide-${tag}`, 10);
+	const twoA = defaults(`tokX${tag}`, `both-${tag}`, 10);
+	const twoB = defaults(`tokY${tag}`, `both-${tag}`, 10);
+	a.importWorkflow([one, twoA]);
+	b.importWorkflow(twoB);
+	const r = await a.execute(one.id, { timeoutMs: 300_000 });
+	assert.ok(r.run, r.log.slice(-3000));
+	const [ra, rb] = await Promise.all([
+		a.execute(twoA.id, { timeoutMs: 300_000 }),
+		b.execute(twoB.id, { timeoutMs: 300_000 }),
+	]);
+	for (const x of [ra, rb]) assert.ok(x.run, x.log.slice(-3000));
+	const runs = [
+		['one process', [r.run], vendor.stats(`wide-${tag}`)],
+		['two processes', [ra.run, rb.run], vendor.stats(`both-${tag}`)],
+	];
+	for (const [what, rs, stats] of runs) {
+		const outs = rs.map((run) => outputs(run, 'chain'));
+		const [served, deferred, failed] = [0, 1, 2].map((k) => outs.flatMap((o) => o[k]));
+		console.log(
+			`n8n ${major}: ${what}, cap 0.01 at Item Concurrency Auto: ${served.length} served (${stats.requests} calls), spent ${spent(stats).toFixed(6)}; ${deferred.length} deferred with spend_cap`,
+		);
+		assert.equal(served.length + deferred.length + failed.length, 10 * rs.length, what);
+		assert.equal(failed.length, 0, what);
+		assert.equal(stats.requests, served.length, `${what}: every call served`);
+		// Within the cap plus one call's cost (a call here costs at most about 0.0035).
+		assert.ok(spent(stats) <= 0.01 + 0.0035, `${what}: spent ${spent(stats)}`);
+		for (const i of deferred) assert.equal(i.json._resilience.reason, 'spend_cap');
+	}
+});
+
 test(`n8n ${major}: input and output tokens per minute apart (Anthropic's): the output minute full, then the input minute full, sends the chat model's calls on with no 429`, async () => {
 	// Short prompts asking up to 1000 tokens out: the output minute (3000) holds three at once.
 	// Long prompts asking up to 100: the input minute (2000) holds two or three.

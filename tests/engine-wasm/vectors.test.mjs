@@ -209,6 +209,39 @@ test('guard tickets: check hands one out, report records it, a foreign one is re
 	);
 });
 
+test("a guard ticket carries its call's hold on a spend cap through JSON, and its report releases it", () => {
+	const eng = new shipped.Engine({
+		providers: [{ name: 'a', token_limit: { spend_cap: 0.001, price_input: 5, price_output: 5 } }],
+	});
+	const rows = new Array(KINDS.length).fill('');
+	const checked = eng.check(1000, joined(rows), 'lease-1', 'global');
+	const ticket = JSON.parse(JSON.stringify(checked.decision.ticket));
+	assert.equal(ticket.held_micros, 5000, 'the output reserve (1000 tokens) at 5 per million');
+	write(rows, checked.writes);
+	const busy = eng.check(1001, joined(rows), 'lease-2', 'global').decision;
+	assert.deepEqual([busy.kind, busy.reason], ['defer', 'spend_cap'], 'held by the call out');
+	const reported = eng.report(
+		1002,
+		ticket,
+		'global',
+		{ kind: 'status', status: 200 },
+		joined(rows),
+	);
+	write(rows, reported.writes);
+	assert.equal(eng.check(1003, joined(rows), 'lease-3', 'global').decision.kind, 'go');
+	assert.throws(
+		() =>
+			eng.report(
+				1002,
+				{ ...ticket, held_micros: -1 },
+				'global',
+				{ kind: 'status', status: 200 },
+				joined(rows),
+			),
+		(e) => e.code === 'invalid_ticket',
+	);
+});
+
 test('full jitter is really random: mean c/2 within 5%, min < 5% c, max > 95% c', () => {
 	for (let n = 0; n < 6; n++) {
 		const c = Math.min(8000, 300 * 2 ** n);

@@ -12,6 +12,7 @@
 //! `simulate_tokens [--calls 2000] [--seed 7]`
 use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
 use resilient_engine::rng::Rng;
+use resilient_engine::spend_hold::SpendRow;
 use resilient_engine::token_budget::{self, Estimate, Limits, TokenRow, MINUTE_MS};
 use resilient_engine::token_limit::{
     self, Period, Prices, Remaining, Reservation, Settle, TokenRules, Used, VendorCount,
@@ -121,11 +122,23 @@ impl Sim {
         Estimate { input: token_budget::input_tokens(None, job.latin_chars, job.cjk_chars), max_output: MAX_OUTPUT }
     }
 
+    /// No spend cap here: nothing is held.
+    fn held(&self) -> token_limit::Held<'static> {
+        static NONE: SpendRow = SpendRow { held: Vec::new(), version: 0 };
+        token_limit::Held { row: &NONE, lease_ms: 0 }
+    }
+
     fn try_call(&mut self, job: usize, slot_held: bool) {
         let j = self.jobs[job];
         let est = Self::estimate(&j);
-        let mut reservation =
-            Reservation { at_ms: self.now, tokens: 0, input: 0, output: 0, estimate: (est.input, est.max_output) };
+        let mut reservation = Reservation {
+            at_ms: self.now,
+            tokens: 0,
+            input: 0,
+            output: 0,
+            estimate: (est.input, est.max_output),
+            held_micros: 0,
+        };
         match self.policy {
             Policy::RequestsOnly if slot_held && self.now >= self.gate.closed_until_ms => {}
             Policy::RequestsOnly => {
@@ -144,8 +157,8 @@ impl Sim {
                     }
                 }
             }
-            Policy::TokenAware => match token_limit::take(&self.tokens, &RULES, est, self.now) {
-                token_limit::Take::Granted { row, reservation: r } => {
+            Policy::TokenAware => match token_limit::take(&self.tokens, &RULES, est, self.held(), self.now) {
+                token_limit::Take::Granted { row, reservation: r, .. } => {
                     self.tokens = row.unwrap_or_else(|| self.tokens.clone());
                     reservation = r;
                 }
@@ -203,7 +216,8 @@ impl Sim {
         }
         self.billed += usage;
         if self.policy == Policy::TokenAware {
-            let reservation = Reservation { at_ms: reserved_at, tokens: reserved, input: 0, output: 0, estimate };
+            let reservation =
+                Reservation { at_ms: reserved_at, tokens: reserved, input: 0, output: 0, estimate, held_micros: 0 };
             let used = Used { input: j.true_input, output: j.output, estimated: false, cost_micros: 0 };
             let s = Settle { reservation, used, remaining: self.vendor_says() };
             if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {
