@@ -6,15 +6,17 @@
 //!   back neutral: a dead provider costs exactly the breaker's threshold, whatever the timing of
 //!   its failures. Once they are spent and none is out, the window refuses (nothing will free it):
 //!   the item moves on or is deferred as for a closed gate.
-//! - After successes the window grows by three per success (quadrupling per round trip: slow
-//!   start) until the first congestion, then by one per window (additive).
-//! - Congestion halves it (multiplicative decrease), once per round: a 429, a 503 with a hint, a
-//!   timeout, or a time to first byte far above the provider's own recent baseline (the gradient:
-//!   the answer's length varies, its first byte much less).
+//! - The one congestion rule of [`crate::congestion`]: after successes the window grows by three
+//!   per success (quadrupling per round trip: slow start) until the first congestion, then by one
+//!   per window (additive), an eighth of that just below where it last met congestion.
+//! - Congestion cuts it (to half the first time, to 0.7 after), once per round: a 429, a 503 with
+//!   a hint, a timeout, or a time to first byte far above the provider's own recent baseline (the
+//!   gradient: the answer's length varies, its first byte much less).
 //! - The ceiling is Max Item Concurrency, and Max In Flight where the provider sets one.
 //!
 //! Sans-IO: the window counts calls admitted and released; the caller says when (the item
 //! machine, at a call's hand-out and its outcome).
+use crate::congestion;
 use crate::learned_limit::{Advice, WindowNews};
 use crate::outcome::{Classification, Health, Verdict};
 
@@ -68,11 +70,9 @@ const RECENT_WEIGHT: f64 = 0.2;
 const BASELINE_DRIFT: f64 = 0.01;
 /// Growth per success in slow start: the window quadruples per round trip (faster than TCP's
 /// doubling: a healthy vendor's batch should not wait many round trips to be sent at once).
-const SLOW_START_GROWTH: f64 = 3.0;
-/// The cut after congestion once past slow start.
-const DECREASE: f64 = 0.7;
+const SLOW_START_GROWTH: f64 = congestion::SLOW_START_GROWTH as f64;
 /// Growth per window just below the window at the last congestion.
-const PLATEAU_STEP: f64 = 0.125;
+const PLATEAU_STEP: f64 = 1.0 / congestion::PLATEAU_ROUNDS as f64;
 /// Samples before the gradient is trusted.
 const GRADIENT_MIN_SAMPLES: u32 = 5;
 
@@ -236,9 +236,7 @@ impl Window {
             return;
         }
         self.round += 1;
-        // Slow start doubled past the vendor's capacity: back to the half. Later, a gentler cut
-        // (CUBIC's 0.7): the window was near the capacity already.
-        let factor = if self.slow_start { 0.5 } else { DECREASE };
+        let factor = f64::from(congestion::cut_tenths(self.slow_start)) / 10.0;
         self.congested_at = self.limit;
         self.limit = (self.limit * factor).max(1.0);
         self.slow_start = false;

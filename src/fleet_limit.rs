@@ -7,23 +7,18 @@
 //! share only until its lease ends.
 //!
 //! The limit starts at the breaker's threshold (a dead provider costs the fleet that many calls,
-//! not that many per execution) and grows as TCP's window: quadrupling per round of served calls
-//! until the first congestion, then one call per round, slower still just below the limit where it
-//! last met congestion (a plateau, as CUBIC's). A congestion halves it in slow start, else cuts it
-//! to 0.7, once per round: calls sent before the cut bring old news.
+//! not that many per execution) and moves by the one congestion rule of [`crate::congestion`]:
+//! quadrupling per round of served calls until the first congestion, then one call per round,
+//! slower still just below the limit where it last met congestion. A congestion halves it in slow
+//! start, else cuts it to 0.7, once per round: calls sent before the cut bring old news.
 //!
 //! Sans-IO: [`take`] and [`release`] read the row and propose the next; the seat counts calls.
 use crate::concurrency::{FirstByteTrend, Signal};
 use crate::config::Chain;
+use crate::congestion::{self, PLATEAU_ROUNDS, SLOW_START_GROWTH};
 use crate::learned_limit::{LimitRow, Share, STALE_MS};
 use serde::{Deserialize, Serialize};
 
-/// Growth per round in slow start: three more slots per slot held (a round quadruples it).
-const SLOW_START_GROWTH: u32 = 3;
-/// The cut after congestion once past slow start: to 7 tenths (CUBIC's), in slow start to half.
-const DECREASE_TENTHS: u32 = 7;
-/// Rounds of served calls per step just below the plateau.
-const PLATEAU_ROUNDS: u32 = 8;
 /// A waiting call looks again after this (plus the line's jitter): a slot frees when a call ends.
 pub const RECHECK_MS: u64 = 20;
 
@@ -166,8 +161,7 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
 /// later 0.7 of it, but never more than one call below it while that is gentler (a small limit
 /// cut by a third sits well below the vendor's capacity for many rounds).
 fn cut(limit: u32, slow_start: bool) -> u32 {
-    let tenths = if slow_start { 5 } else { DECREASE_TENTHS };
-    let cut = limit.saturating_mul(tenths) / 10;
+    let cut = limit.saturating_mul(congestion::cut_tenths(slow_start)) / 10;
     let cut = if slow_start { cut } else { cut.max(limit.saturating_sub(1)) };
     cut.max(1)
 }
@@ -281,6 +275,9 @@ pub struct Seat {
     pub served_full: u32,
     /// Its share as last read (whether a served call was sent at the full share).
     pub slots: u32,
+    /// Its calls filled its share since it last grew: every call served since counts to growth
+    /// (a round's calls come back one by one, the first alone at the full share).
+    pub filled: bool,
     trend: FirstByteTrend,
     /// The last cut of the limit it heard of: served calls before it do not count to growth.
     heard_ms: u64,
@@ -297,9 +294,20 @@ impl Seat {
         }
     }
 
+    /// A call of this seat was sent; `grew`: taking it grew the limit (the next growth needs a
+    /// round at the grown share).
+    pub fn sent(&mut self, grew: bool) {
+        self.in_use += 1;
+        if grew {
+            self.served_full = 0;
+            self.filled = false;
+        }
+        self.filled |= self.in_use >= self.slots.max(1);
+    }
+
     /// A call of this seat ended with `signal`.
     pub fn end(&mut self, signal: Signal) {
-        let full = self.in_use >= self.slots;
+        let full = self.filled || self.in_use >= self.slots;
         self.in_use = self.in_use.saturating_sub(1);
         match signal {
             Signal::Served { first_byte_ms } => {

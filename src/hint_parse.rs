@@ -61,7 +61,8 @@ fn http_date(v: &[u8]) -> Option<u64> {
             let comma = v.iter().position(|&b| b == b',')?;
             let rest = v[comma..].strip_prefix(b", ").filter(|r| r.len() == 22 && r.ends_with(b" GMT"))?;
             let (wday, yy) = (named(&LONG_WEEKDAYS, &v[..comma])?, two(&rest[7..9])?);
-            if rest[2] != b'-' || rest[6] != b'-' || rest[9] != b' ' {
+            // httpdate reads the byte between the year and the hour as any separator.
+            if rest[2] != b'-' || rest[6] != b'-' {
                 return None;
             }
             let year = yy + if yy < 70 { 2000 } else { 1900 };

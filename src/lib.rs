@@ -23,6 +23,7 @@ pub mod civil;
 pub mod concurrency;
 pub mod config;
 pub mod config_decode;
+pub mod congestion;
 pub mod content_policy;
 pub mod context_limit;
 pub mod error;

@@ -7,6 +7,7 @@ mod common;
 use common::{chain, retry_after, status, Store};
 use resilient_engine::concurrency::Pool;
 use resilient_engine::config::Chain;
+use resilient_engine::fleet_limit::Seats;
 use resilient_engine::outcome::Outcome;
 use resilient_engine::record::record;
 use resilient_engine::rng::Rng;
@@ -54,11 +55,16 @@ fn run(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32) -> T
 /// One execution from `start` on `store` (shared with the fleet's other executions).
 fn run_on(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32, store: &mut Store, start: u64) -> Tally {
     let pool = Rc::new(RefCell::new(Pool::new(chain, ceiling)));
+    // Where the chain bounds the fleet (Call Chain 2.1's default), this process's seats.
+    let seats = chain.fleet_limit.then(|| Rc::new(RefCell::new(Seats::new("worker".into(), chain.providers.len()))));
     let mut machines: Vec<ItemMachine> = (0..items)
         .map(|i| {
             let mut m =
                 ItemMachine::new(chain.clone(), start, format!("exec{start}:{i}"), vec![], Rng::seeded(i as u64 + 1));
             m.join(pool.clone());
+            if let Some(s) = &seats {
+                m.seat(s.clone());
+            }
             m
         })
         .collect();
@@ -293,4 +299,25 @@ fn a_threshold_spent_on_429s_alone_skips_the_provider_as_rate_limited() {
     items[0].take_wake();
     items[1].poll(100, &store.views).unwrap();
     assert_eq!(items[1].report().skipped[0].reason, Reason::RateLimited);
+}
+
+/// Call Chain 2.1's defaults bound the fleet's calls too (its learned limit): on a healthy vendor
+/// that limit must grow as fast as the execution's window, or it costs round trips the window
+/// would not (measured in n8n: 100 items in rounds of 5, 5, 20, 20, 20, 30).
+#[test]
+fn on_a_healthy_vendor_the_fleets_limit_costs_no_round_trips_beside_the_window() {
+    for items in [100usize, 1000] {
+        let window_only = run(&in_line(), &mut Vendor::new(None, 300, false), items, 256);
+        let fleet = chain(&["vendor"], |c| {
+            c.wait_in_line = true;
+            c.fleet_limit = true;
+        });
+        let with_fleet = run(&fleet, &mut Vendor::new(None, 300, false), items, 256);
+        println!(
+            "{items} items at 300 ms: {} ms with the window alone, {} ms with the fleet's limit too",
+            window_only.ended_at, with_fleet.ended_at
+        );
+        assert_eq!((window_only.done, with_fleet.done), (items as u32, items as u32));
+        assert!(with_fleet.ended_at <= window_only.ended_at + 300, "{items}: one round trip at most more");
+    }
 }

@@ -681,11 +681,7 @@ impl ItemMachine {
     ) -> Step {
         let Held { window_round, seat, tokens } = held;
         if let (Some(grew), Some(seats)) = (seat, &self.seats) {
-            let s = &mut seats.borrow_mut().seats[provider];
-            s.in_use += 1;
-            if grew {
-                s.served_full = 0; // the next growth needs a round at the grown share
-            }
+            seats.borrow_mut().seats[provider].sent(grew);
         }
         let call = self.next_call;
         self.next_call += 1;

@@ -122,11 +122,8 @@ impl Sim {
                 let rules = self.rules();
                 let seat = &mut self.seats[worker];
                 seat.read(&self.row, &worker.to_string(), self.now, rules);
-                if grew {
-                    seat.served_full = 0;
-                }
                 go.then(|| {
-                    seat.in_use += 1;
+                    seat.sent(grew);
                     0
                 })
             }
