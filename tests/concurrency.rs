@@ -321,3 +321,28 @@ fn on_a_healthy_vendor_the_fleets_limit_costs_no_round_trips_beside_the_window()
         assert!(with_fleet.ended_at <= window_only.ended_at + 300, "{items}: one round trip at most more");
     }
 }
+
+/// An item handed back at once (the store is unavailable and the node fails closed) with a call
+/// out gives its slot of the execution's window back: the next item in line is not left waiting
+/// for a slot nobody will free.
+#[test]
+fn an_item_deferred_at_once_gives_its_window_slot_back() {
+    use resilient_engine::reason::Reason;
+    let chain = chain(&["vendor"], |c| {
+        c.wait_in_line = true;
+        c.providers[0].threshold = Some(1);
+    });
+    let store = Store::new(1);
+    let pool = Rc::new(RefCell::new(Pool::new(&chain, 256)));
+    let mut items: Vec<ItemMachine> = (0..2)
+        .map(|i| {
+            let mut m = ItemMachine::new(chain.clone(), 0, format!("e:{i}"), vec![], Rng::seeded(i + 1));
+            m.join(pool.clone());
+            m
+        })
+        .collect();
+    assert!(matches!(items[0].poll(0, &store.views).unwrap().step, Step::Call { .. }));
+    assert!(matches!(items[1].poll(0, &store.views).unwrap().step, Step::Queue { .. }));
+    items[0].defer_now(10, Reason::StoreUnavailable);
+    assert!(matches!(items[1].poll(10, &store.views).unwrap().step, Step::Call { .. }), "its slot came back");
+}

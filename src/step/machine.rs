@@ -661,10 +661,16 @@ impl ItemMachine {
         let (kept, dropped): (Vec<Pending>, Vec<Pending>) = self.pending.drain(..).partition(|p| p.committed);
         self.pending = kept;
         for p in dropped {
-            self.release_slot(p.provider, p.window_round, Signal::Neutral);
-            if let (true, Some(seats)) = (p.seat, &self.seats) {
-                seats.borrow_mut().seats[p.provider].end(Signal::Neutral);
-            }
+            self.give_back(&p);
+        }
+    }
+
+    /// A call that will report no outcome gives back what it holds in memory: its slot of the
+    /// execution's window and its count at this worker's seat (its rows' leases lapse).
+    fn give_back(&mut self, p: &Pending) {
+        self.release_slot(p.provider, p.window_round, Signal::Neutral);
+        if let (true, Some(seats)) = (p.seat, &self.seats) {
+            seats.borrow_mut().seats[p.provider].end(Signal::Neutral);
         }
     }
 
@@ -1028,7 +1034,11 @@ impl ItemMachine {
         if let Some(step) = &self.finished {
             return step.clone();
         }
-        self.pending.clear();
+        // Its calls out end with it: what they hold in memory goes back now (the store, which is
+        // why it ends, would be asked to release their rows in vain).
+        for p in std::mem::take(&mut self.pending) {
+            self.give_back(&p);
+        }
         self.defer(now, Some((now, reason))).step
     }
 }

@@ -126,7 +126,9 @@ impl ItemMachine {
         else {
             return Err(EngineError::InvalidInput(format!("no call {call} out to abandon")));
         };
-        self.release_slot(provider, window_round, Signal::Neutral);
+        // What its window says now still tells the fleet (an abandoned call is news of nothing
+        // else, but the window may have grown meanwhile).
+        let window = self.release_slot(provider, window_round, Signal::Neutral);
         let holder = self.call_holder(hedge, call);
         let seat = seat.then(|| self.leave_seat(&holder, at_ms, provider, Signal::Neutral));
         // Aborted: whatever the vendor did of it, its estimate stands.
@@ -159,7 +161,7 @@ impl ItemMachine {
             latency_ms: self.chain.tracks_latency().then(|| now.saturating_sub(at_ms)),
             first_chunk: self.streamed,
             sample: call_sample(&self.holder, call),
-            window: None,
+            window,
             seat,
             tokens,
         })
