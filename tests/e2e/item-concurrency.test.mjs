@@ -84,11 +84,24 @@ test('a healthy vendor gets many calls at once: the window grows past the thresh
 	assert.ok(Math.max(...last) > 5, `the window in the run data: ${last.slice(-5)}`);
 });
 
-test('a dead vendor failing after a random 0-300 ms gets exactly the threshold (5); every item leaves deferred', () => {
+test('a dead vendor failing after a random 0-300 ms gets exactly the threshold (5); every item leaves deferred, the items that never called it saying circuit_open', () => {
 	const [served, deferred, failed] = placed('dead');
 	assert.equal(providers.capacity('/dead', `dead-${tag}`).calls, 5);
 	assert.equal(served.length, 0);
 	assert.equal(deferred.length + failed.length, 30);
+	// The items that never called it skip it as its open breaker, as at Item Concurrency 1.
+	const skippedOnly = [...deferred, ...failed]
+		.map((i) => i._resilience)
+		.filter((r) => r.attempts.length === 0);
+	assert.ok(skippedOnly.length >= 25, `${skippedOnly.length} items made no call`);
+	for (const r of skippedOnly) {
+		assert.deepEqual(
+			r.skipped.map((k) => k.reason),
+			['circuit_open'],
+			JSON.stringify(r.skipped),
+		);
+		assert.ok(Date.parse(r.skipped[0].until) > Date.now() - 60_000, r.skipped[0].until);
+	}
 });
 
 test('version 2 keeps what it had: one item at a time, and a 429 defers the items behind it', () => {
