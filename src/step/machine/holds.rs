@@ -1,0 +1,159 @@
+//! What an item's calls hold in memory and give back: their slots of the execution's window
+//! (Item Concurrency *Auto*), their count at the worker's seat of the fleet's limit, their token
+//! reservation and spend hold, settled or released when each call ends.
+use super::*;
+
+impl ItemMachine {
+    /// What this item's request is (its input's size, the output it asks for at most): what its
+    /// calls reserve of a provider's tokens per minute.
+    pub fn tokens(&mut self, facts: TokenFacts) {
+        self.token_facts = Some(facts);
+    }
+
+    /// A call's reservation settled with what it used: `usage` as its answer reported, or none
+    /// (`refused`: the vendor answered with a status and processed nothing); `headers`: the
+    /// answer's, where the vendor says what is left of its minutes (read only here: a call that
+    /// reserved nothing never parses them). `None` where the call reserved nothing.
+    pub(super) fn settle_tokens(
+        &self,
+        provider: usize,
+        reservation: Option<Reservation>,
+        usage: Option<&Usage>,
+        refused: bool,
+        headers: Option<&HintHeaders>,
+        now: u64,
+    ) -> Option<Settle> {
+        let rules = self.chain.providers[provider].tokens.as_ref()?;
+        let reservation = reservation?;
+        let used = token_limit::used(rules, &reservation, usage, refused);
+        let remaining = headers.map(|h| token_limit::remaining(h, now)).unwrap_or_default();
+        Some(Settle { reservation, used, remaining })
+    }
+
+    /// The fleet's learned limit: this item's calls are made within its worker's `seats`.
+    pub fn seat(&mut self, seats: Rc<RefCell<Seats>>) {
+        self.seats = Some(seats);
+    }
+
+    /// Who takes each provider's next slot of the fleet's limit (none where it is not bounded).
+    pub(super) fn takers(&self, holder: &str) -> Vec<Taker> {
+        if !self.chain.fleet_limit {
+            return Vec::new();
+        }
+        match &self.seats {
+            Some(seats) => {
+                let seats = seats.borrow();
+                (0..self.chain.providers.len()).map(|i| seats.taker(i)).collect()
+            }
+            None => {
+                let call = Taker { holder: holder.to_string(), keeps: false, in_use: 0, served_full: 0 };
+                vec![call; self.chain.providers.len()]
+            }
+        }
+    }
+
+    /// A call holding a fleet slot ended: the seat counts it, and the row hears what it says.
+    pub(super) fn leave_seat(&mut self, holder: &str, sent_ms: u64, provider: usize, signal: Signal) -> Released {
+        let (holder, keeps, in_use) = match &self.seats {
+            Some(seats) => {
+                let mut seats = seats.borrow_mut();
+                seats.seats[provider].end(signal);
+                (seats.holder.clone(), true, seats.seats[provider].in_use)
+            }
+            None => (holder.to_string(), false, 0),
+        };
+        Released { holder, keeps, in_use, congested: matches!(signal, Signal::Congested { .. }), sent_ms }
+    }
+
+    /// Item Concurrency *Auto*: this item's calls go through the execution's windows (`pool`):
+    /// a call to a provider whose window is full waits in line ([`Step::Queue`]).
+    pub fn join(&mut self, pool: Rc<RefCell<Pool>>) {
+        self.member = pool.borrow_mut().join();
+        self.pool = Some(pool);
+    }
+
+    /// Its number in the pool (a wake names the items to poll again by it).
+    pub fn member(&self) -> u32 {
+        self.member
+    }
+
+    /// The items of the pool to poll again after this item's last decision or outcome: slots of
+    /// a window were granted to them (or it refuses all).
+    pub fn take_wake(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.woken)
+    }
+
+    /// Each provider's window now, if the item is in a pool (for its run data).
+    pub fn windows(&self) -> Option<Vec<u32>> {
+        self.pool.as_ref().map(|p| p.borrow().limits())
+    }
+
+    /// Give a call's window slot back with what its outcome said; the items in line to wake.
+    /// Returns what it taught the window (none without a slot).
+    pub(super) fn release_slot(&mut self, provider: usize, round: Option<u32>, signal: Signal) -> Option<WindowNews> {
+        match (round, &self.pool) {
+            (Some(round), Some(pool)) => Some(pool.borrow_mut().release(provider, round, signal, &mut self.woken)),
+            _ => None,
+        }
+    }
+
+    /// Asks the provider's window for a slot (a probe does not wait for one: it is the breaker's
+    /// one call). `None`: no pool.
+    pub(super) fn admit(&mut self, provider: usize, probe: bool) -> Option<Admit> {
+        let pool = self.pool.as_ref().filter(|_| !probe)?;
+        let admit = pool.borrow_mut().admit(provider, self.member, &mut self.woken);
+        if self.came_from == Some(provider) && admit != Admit::Refuse {
+            self.came_from = None; // its slot taken, or back in line
+        }
+        if admit == Admit::Wait {
+            self.queued_for = Some(provider);
+        }
+        Some(admit)
+    }
+
+    /// Why a window that refuses skips its provider: the threshold spent on failures opened
+    /// the breaker (what Item Concurrency 1 says of it too); spent on 429s alone, its rate gate
+    /// closed.
+    pub(super) fn refused(&self, provider: usize, now: u64, views: &[ProviderView]) -> (Reason, u64) {
+        let failed = self.pool.as_ref().is_some_and(|p| p.borrow().refused_for_failures(provider));
+        let view = &views[provider];
+        if failed {
+            return breaker::spent_skip(&view.breaker, &self.chain.providers[provider].breaker, now);
+        }
+        let until = view.gate.closed_until_ms.max(now.saturating_add(self.chain.backoff.cap_ms));
+        (Reason::RateLimited, until)
+    }
+
+    /// The admitted call's hold on its provider's spend cap (its check's), released with its
+    /// outcome; a report carries no usage, so the tokens it reserved stand at their estimate.
+    pub fn holding(&mut self, held_micros: u64) {
+        if let Some(p) = self.pending.first_mut().filter(|_| held_micros > 0) {
+            let estimate = (0, 0);
+            p.tokens = Some(Reservation { at_ms: p.at_ms, tokens: 0, input: 0, output: 0, estimate, held_micros });
+        }
+    }
+
+    /// What the call out to `provider` reserved of its tokens and spend cap (a guard's ticket
+    /// carries it to its report).
+    pub fn reserved(&self, provider: usize) -> Option<Reservation> {
+        self.pending.iter().rev().find(|p| p.provider == provider).and_then(|p| p.tokens)
+    }
+
+    /// Calls handed out whose write lost its race were never made: their window slots go back.
+    pub(super) fn drop_uncommitted(&mut self) {
+        let (kept, dropped): (Vec<Pending>, Vec<Pending>) = self.pending.drain(..).partition(|p| p.committed);
+        self.pending = kept;
+        for p in dropped {
+            self.give_back(&p);
+        }
+    }
+
+    /// A call that will report no outcome gives back what it holds in memory: its slot of the
+    /// execution's window and its count at this worker's seat (its rows' leases lapse).
+    pub(super) fn give_back(&mut self, p: &Pending) {
+        self.release_slot(p.provider, p.window_round, Signal::Neutral);
+        if let (true, Some(seats)) = (p.seat, &self.seats) {
+            seats.borrow_mut().seats[p.provider].end(Signal::Neutral);
+        }
+    }
+}
