@@ -150,7 +150,7 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
     }
     if let Take::Granted { spend: Some(spend), .. } = &taken {
         assert_eq!(spend.version, view.spend.version.wrapping_add(1));
-        let until = now.wrapping_add(held.lease_ms);
+        let until = now.saturating_add(held.lease_ms);
         let Take::Granted { reservation, .. } = &taken else { unreachable!() };
         let released = resilient_engine::spend_hold::release(spend, until, reservation.held_micros, now);
         let released = released.expect("its hold is there");
