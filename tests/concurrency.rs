@@ -254,14 +254,7 @@ fn items_in_line_when_the_threshold_is_spent_skip_the_provider_as_circuit_open()
         c.providers[0].threshold = Some(1);
     });
     let store = Store::new(2);
-    let pool = Rc::new(RefCell::new(Pool::new(&chain, 256)));
-    let mut items: Vec<ItemMachine> = (0..2)
-        .map(|i| {
-            let mut m = ItemMachine::new(chain.clone(), 0, format!("e:{i}"), vec![], Rng::seeded(i + 1));
-            m.join(pool.clone());
-            m
-        })
-        .collect();
+    let mut items = two_in_one_pool(&chain);
     assert!(matches!(items[0].poll(0, &store.views).unwrap().step, Step::Call { provider: 0, .. }));
     assert!(matches!(items[1].poll(0, &store.views).unwrap().step, Step::Queue { provider: 0, .. }));
     // The 500 spends the threshold; its write is not applied before the line polls again.
@@ -285,14 +278,7 @@ fn a_threshold_spent_on_429s_alone_skips_the_provider_as_rate_limited() {
         c.providers[0].threshold = Some(1);
     });
     let store = Store::new(2);
-    let pool = Rc::new(RefCell::new(Pool::new(&chain, 256)));
-    let mut items: Vec<ItemMachine> = (0..2)
-        .map(|i| {
-            let mut m = ItemMachine::new(chain.clone(), 0, format!("e:{i}"), vec![], Rng::seeded(i + 1));
-            m.join(pool.clone());
-            m
-        })
-        .collect();
+    let mut items = two_in_one_pool(&chain);
     items[0].poll(0, &store.views).unwrap();
     items[1].poll(0, &store.views).unwrap();
     items[0].on_outcome(100, &retry_after(429, "1"), &store.views, None).unwrap();
@@ -333,16 +319,21 @@ fn an_item_deferred_at_once_gives_its_window_slot_back() {
         c.providers[0].threshold = Some(1);
     });
     let store = Store::new(1);
-    let pool = Rc::new(RefCell::new(Pool::new(&chain, 256)));
-    let mut items: Vec<ItemMachine> = (0..2)
+    let mut items = two_in_one_pool(&chain);
+    assert!(matches!(items[0].poll(0, &store.views).unwrap().step, Step::Call { .. }));
+    assert!(matches!(items[1].poll(0, &store.views).unwrap().step, Step::Queue { .. }));
+    items[0].defer_now(10, Reason::StoreUnavailable);
+    assert!(matches!(items[1].poll(10, &store.views).unwrap().step, Step::Call { .. }), "its slot came back");
+}
+
+/// Two items of one execution in one pool (Item Concurrency *Auto*).
+fn two_in_one_pool(chain: &Arc<Chain>) -> Vec<ItemMachine> {
+    let pool = Rc::new(RefCell::new(Pool::new(chain, 256)));
+    (0..2)
         .map(|i| {
             let mut m = ItemMachine::new(chain.clone(), 0, format!("e:{i}"), vec![], Rng::seeded(i + 1));
             m.join(pool.clone());
             m
         })
-        .collect();
-    assert!(matches!(items[0].poll(0, &store.views).unwrap().step, Step::Call { .. }));
-    assert!(matches!(items[1].poll(0, &store.views).unwrap().step, Step::Queue { .. }));
-    items[0].defer_now(10, Reason::StoreUnavailable);
-    assert!(matches!(items[1].poll(10, &store.views).unwrap().step, Step::Call { .. }), "its slot came back");
+        .collect()
 }

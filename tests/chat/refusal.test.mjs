@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { n8nInstall, ROOT } from '../support/n8n.mjs';
-import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { openAiRefusal, startLlmVendors } from '../support/llm-vendors.mjs';
 import { n8nRequire } from './support.mjs';
 import { readAs } from '../node-units/engine-reading.mjs';
 
@@ -28,23 +28,7 @@ before(async () => {
 after(async () => vendors?.close());
 
 /** OpenAI's answer to a prompt it refuses: no content, its words under `refusal`. */
-const refused = {
-	status: 200,
-	body: {
-		id: 'chatcmpl-refused',
-		object: 'chat.completion',
-		created: 1,
-		model: 'gpt-4o-mini',
-		choices: [
-			{
-				index: 0,
-				message: { role: 'assistant', content: null, refusal: WORDS },
-				finish_reason: 'stop',
-			},
-		],
-		usage: { prompt_tokens: 11, completion_tokens: 9, total_tokens: 20 },
-	},
-};
+const refused = openAiRefusal(WORDS);
 const streamedRefusal = { stream: { refusal: ["I'm sorry, but ", "I can't help ", 'with that.'] } };
 
 const clients = {

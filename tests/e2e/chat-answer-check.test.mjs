@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
-import { startLlmVendors } from '../support/llm-vendors.mjs';
+import { openAiRefusal, startLlmVendors } from '../support/llm-vendors.mjs';
 import {
 	aiAgent,
 	chatWorkflow,
@@ -299,29 +299,7 @@ test('a content-policy 400 moves the call to the next model, every time, never c
 });
 
 test('a model refusing over Chat Completions (content null, its words under `refusal`) is content_policy: asked every time, never counted, the next model answers', async () => {
-	vendors.script('refuser', [
-		{
-			status: 200,
-			body: {
-				id: 'chatcmpl-refused',
-				object: 'chat.completion',
-				created: 1,
-				model: 'gpt-4o-mini',
-				choices: [
-					{
-						index: 0,
-						message: {
-							role: 'assistant',
-							content: null,
-							refusal: "I'm sorry, I can't help with that.",
-						},
-						finish_reason: 'stop',
-					},
-				],
-				usage: { prompt_tokens: 11, completion_tokens: 9, total_tokens: 20 },
-			},
-		},
-	]);
+	vendors.script('refuser', [openAiRefusal("I'm sorry, I can't help with that.")]);
 	vendors.script('answerer', ['ok']);
 	const { run, log } = await n8n.execute(built.refusal.wf.id);
 	assert.ok(run, log.slice(-3000));

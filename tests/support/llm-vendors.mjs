@@ -1153,6 +1153,26 @@ export const geminiQuotaError = (retryDelay) => ({
 	},
 });
 
+/** OpenAI's answer to a prompt it refuses (Chat Completions): no content, `words` under
+ * `refusal`, finished with `stop`. */
+export const openAiRefusal = (words) => ({
+	status: 200,
+	body: {
+		id: 'chatcmpl-refused',
+		object: 'chat.completion',
+		created: 1,
+		model: 'gpt-4o-mini',
+		choices: [
+			{
+				index: 0,
+				message: { role: 'assistant', content: null, refusal: words },
+				finish_reason: 'stop',
+			},
+		],
+		usage: { prompt_tokens: 11, completion_tokens: 9, total_tokens: 20 },
+	},
+});
+
 /** OpenAI's 400 for a request no model would take (a parameter out of range). */
 export const openAiBadRequest = () => ({
 	status: 400,
