@@ -12,6 +12,7 @@
 //! commit and limits), [`answer_text`] (its commonest answer as
 //! text), [`ticket`] (the guard's check and report), [`event`] (a transition as the fleet's alert
 //! reads it), [`metrics`] (Prometheus text).
+pub mod admit;
 pub mod answer_body;
 pub mod answer_check;
 pub mod answer_text;
@@ -51,8 +52,10 @@ pub mod rng;
 pub mod routing;
 pub mod row_decode;
 pub mod row_text;
+pub mod rows;
 pub mod seam;
 pub mod session;
+pub mod skip;
 pub mod spend_hold;
 pub mod status_set;
 pub mod step;

@@ -6,11 +6,11 @@
 //! choice, then the next tier, exactly as a configured order does. A provider of weight 0 is
 //! drained: last in its tier, it takes no new calls, only the half-open probe its breaker needs
 //! when an item gets that far.
-use crate::chain::ProviderView;
 use crate::config::{Chain, Routing};
 use crate::latency::{estimate, typical_ms, LatencyRow};
 use crate::lease::live;
 use crate::rng::Rng;
+use crate::rows::ProviderView;
 use serde::{Deserialize, Serialize};
 
 /// How one item's order was chosen, for its run data (left out under plain `order` in one tier).

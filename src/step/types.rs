@@ -1,11 +1,12 @@
 //! What crosses between the item machine and its caller: the steps it hands out, the effect of
 //! an outcome on the provider's shared rows, an attempt's log line and the item's report.
 use crate::breaker::Transition;
-use crate::chain::{Skip, Writes};
 use crate::hedge::CallTag;
 use crate::outcome::Health;
 use crate::reason::Reason;
 use crate::routing::Route;
+use crate::rows::Writes;
+use crate::skip::Skip;
 use crate::stream::StreamStep;
 use serde::{Deserialize, Serialize};
 

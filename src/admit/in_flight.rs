@@ -1,0 +1,29 @@
+//! Max In Flight across the fleet (and Least Busy routing's count): the call holds a lease while
+//! it is out, released at its end (a lease its worker never released lapses).
+use super::limit::{Ask, Held, Limit, Verdict};
+use crate::config::Chain;
+use crate::in_flight::{self as rule, Acquire};
+use crate::rows::{ProviderView, Writes};
+use crate::step::Effect;
+
+pub struct InFlight;
+
+impl Limit for InFlight {
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict {
+        let Some(cap) = ask.chain.lease_cap(ask.provider) else { return Verdict::Go };
+        let lease_ms = ask.chain.providers[ask.provider].breaker.probe_lease_ms;
+        match rule::acquire(&ask.view.in_flight, cap, ask.holder, ask.now, lease_ms) {
+            Acquire::Granted { row } => {
+                held.writes.in_flight = Some(row);
+                Verdict::Go
+            }
+            Acquire::Full { until_ms, reason } => Verdict::skip(reason, until_ms),
+        }
+    }
+
+    fn settle(&self, _: &Chain, view: &ProviderView, effect: &Effect, _: u64, writes: &mut Writes) {
+        if effect.release_in_flight {
+            writes.in_flight = rule::release(&view.in_flight, &effect.holder);
+        }
+    }
+}

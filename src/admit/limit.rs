@@ -1,0 +1,77 @@
+//! The one interface every limit implements, and what a call asks and holds.
+use crate::breaker::Transition;
+use crate::config::Chain;
+use crate::fleet_limit::Taker;
+use crate::reason::Reason;
+use crate::rows::{ProviderView, Writes};
+use crate::step::Effect;
+use crate::token_budget::Estimate;
+use crate::token_limit::Reservation;
+
+/// What this item alone knows about a provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Local {
+    /// Done with it for this item: the reason, and from when trying again could help.
+    pub done: Option<(Reason, u64)>,
+    /// A gate slot this item reserved and is sleeping towards.
+    pub reserved_at_ms: Option<u64>,
+    /// A call to it now would be a retry (this item already made a call): it spends from the
+    /// provider's retry budget.
+    pub retry: bool,
+    /// What a call to it would reserve of its tokens per minute (`token_limit`).
+    pub estimate: Estimate,
+}
+
+/// What one call asks of a provider's limits.
+pub struct Ask<'a> {
+    pub chain: &'a Chain,
+    pub provider: usize,
+    pub view: &'a ProviderView,
+    pub local: &'a Local,
+    /// Who takes a slot of the fleet's limit, where the chain bounds it.
+    pub taker: Option<&'a Taker>,
+    pub now: u64,
+    pub holder: &'a str,
+    pub max_wait_ms: u64,
+}
+
+/// What a call holds once the limits let it go: the rows its reservations write with it, and
+/// what it carries to its settlement.
+#[derive(Debug, Default)]
+pub struct Held {
+    pub writes: Writes,
+    /// It is the breaker's half-open probe.
+    pub probe: bool,
+    pub transition: Option<Transition>,
+    /// It holds a slot of the fleet's limit (`Some`); `Some(true)`: taking it grew the limit.
+    pub seat: Option<bool>,
+    /// What it reserved of the provider's tokens and spend cap.
+    pub tokens: Option<Reservation>,
+}
+
+/// One limit's answer.
+pub enum Verdict {
+    /// The call may go as far as this limit goes: its reservation is in the `Held`.
+    Go,
+    /// Not now: skip the provider, why and until when. `register`: rows that tell the others
+    /// this worker waits (written only where the item waits); `wait_here`: the item waits for
+    /// this provider instead of moving on (Call Chain 2.1's line at the fleet's limit).
+    Skip { reason: Reason, until_ms: u64, register: Option<Writes>, wait_here: bool },
+    /// The rate gate reserved a later slot for the call: these rows alone, then sleep until it.
+    Later { at_ms: u64, writes: Writes },
+}
+
+impl Verdict {
+    pub fn skip(reason: Reason, until_ms: u64) -> Verdict {
+        Verdict::Skip { reason, until_ms, register: None, wait_here: false }
+    }
+}
+
+/// One limit on a provider's calls.
+pub trait Limit {
+    /// May the call go now? On `Go`, its reservation is in `held`.
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict;
+    /// The call ended as `effect` says: the row this limit writes for it (what it used settled,
+    /// what it held released), into `writes`; nothing where nothing changed.
+    fn settle(&self, chain: &Chain, view: &ProviderView, effect: &Effect, now: u64, writes: &mut Writes);
+}

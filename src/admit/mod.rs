@@ -1,0 +1,56 @@
+//! Admission: every limit a call to a provider must pass, behind one interface, asked in one
+//! order. Each limit *reserves* what the call takes (the row it writes with the call, or what the
+//! call carries to its end), and *settles* at the call's end with what the call used, releasing
+//! what it held; a hold the call never settles lapses with its lease. A new limit is a module here
+//! and a line in [`LIMITS`]; the item machine knows none of them by name.
+//!
+//! The order: the breaker first (an open provider asks nothing else, and its half-open probe is
+//! a claim the rate gate must not reserve a later slot for), then the shared limits that only
+//! count (the retry budget, the rate gate, tokens and spend), then those that hold a slot while
+//! the call is out (Max In Flight, the fleet's limit). The execution's window (Item Concurrency
+//! *Auto*, in memory) is asked after these by the item machine, so it never keeps a slot for a
+//! call a shared limit turned away.
+use crate::config::Chain;
+use crate::rows::{ProviderView, Writes};
+use crate::step::Effect;
+
+mod breaker;
+mod fleet;
+mod in_flight;
+mod limit;
+mod rate_gate;
+mod retry_budget;
+mod tokens;
+
+pub use limit::{Ask, Held, Limit, Local, Verdict};
+
+/// Every limit, in the order a call asks them.
+pub const LIMITS: [&dyn Limit; 6] = [
+    &breaker::Breaker,
+    &retry_budget::RetryBudget,
+    &rate_gate::RateGate,
+    &tokens::Tokens,
+    &in_flight::InFlight,
+    &fleet::FleetShare,
+];
+
+/// Ask every limit in order: the call's holds when all let it go, else the first that did not.
+/// Made and taken apart at once, once per provider asked: rows unboxed, as `token_limit::Take`.
+#[allow(clippy::result_large_err)]
+pub fn reserve(ask: &Ask) -> Result<Held, Verdict> {
+    let mut held = Held { writes: Writes { provider: ask.provider, ..Default::default() }, ..Default::default() };
+    for limit in LIMITS {
+        match limit.reserve(ask, &mut held) {
+            Verdict::Go => {}
+            other => return Err(other),
+        }
+    }
+    Ok(held)
+}
+
+/// Every limit's settlement of a call's end, into one set of rows.
+pub fn settle(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64, writes: &mut Writes) {
+    for limit in LIMITS {
+        limit.settle(chain, view, effect, now, writes);
+    }
+}

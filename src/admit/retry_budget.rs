@@ -1,0 +1,35 @@
+//! The retry budget, shared by the fleet: a retry (any call after the item's first) spends from
+//! it, first calls never do; calls deposit into it, sampled, while the provider is in trouble.
+use super::limit::{Ask, Held, Limit, Verdict};
+use crate::config::Chain;
+use crate::outcome::Health;
+use crate::reason::Reason;
+use crate::retry_budget::{Spend, SAMPLE_EVERY};
+use crate::rows::{ProviderView, Writes};
+use crate::step::Effect;
+
+pub struct RetryBudget;
+
+impl Limit for RetryBudget {
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict {
+        let (true, Some(budget)) = (ask.local.retry, &ask.chain.retry_budget) else { return Verdict::Go };
+        match budget.spend(&ask.view.budget, ask.now) {
+            Spend::Granted(row) => {
+                held.writes.budget = Some(row);
+                Verdict::Go
+            }
+            Spend::Spent { until_ms } => Verdict::skip(Reason::RetryBudget, until_ms),
+        }
+    }
+
+    /// One call in eight deposits eight (by the call's own number: no randomness drawn).
+    fn settle(&self, chain: &Chain, view: &ProviderView, effect: &Effect, now: u64, writes: &mut Writes) {
+        writes.budget = chain
+            .retry_budget
+            .filter(|b| {
+                effect.sample.is_multiple_of(SAMPLE_EVERY as u64)
+                    && b.counting(&view.budget, now, effect.health == Health::Failure)
+            })
+            .map(|b| b.deposit(&view.budget, now));
+    }
+}

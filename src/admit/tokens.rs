@@ -1,0 +1,39 @@
+//! Tokens per minute (total, input, output) and the spend cap: the call reserves its estimate in
+//! each window and holds its estimated cost against the cap; it settles at the usage its answer
+//! reported (its cost into the period's spend) and its hold is released.
+use super::limit::{Ask, Held, Limit, Verdict};
+use crate::config::Chain;
+use crate::rows::{ProviderView, Writes};
+use crate::spend_hold;
+use crate::step::Effect;
+use crate::token_limit::{self as rule, Take};
+
+pub struct Tokens;
+
+impl Limit for Tokens {
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict {
+        let p = &ask.chain.providers[ask.provider];
+        let Some(rules) = &p.tokens else { return Verdict::Go };
+        let holds = rule::Held { row: &ask.view.spend, lease_ms: p.breaker.probe_lease_ms };
+        match rule::take(&ask.view.tokens, rules, ask.local.estimate, holds, ask.now) {
+            Take::Granted { row, spend, reservation } => {
+                held.writes.tokens = row;
+                held.writes.spend = spend;
+                held.tokens = Some(reservation);
+                Verdict::Go
+            }
+            Take::Full { until_ms, reason } => Verdict::skip(reason, until_ms),
+        }
+    }
+
+    fn settle(&self, chain: &Chain, view: &ProviderView, effect: &Effect, now: u64, writes: &mut Writes) {
+        let p = &chain.providers[effect.provider];
+        let (Some(rules), Some(s)) = (&p.tokens, &effect.tokens) else { return };
+        writes.tokens = rule::settle(&view.tokens, rules, s, now);
+        // Its cost's hold released: the cost itself is in the spend now.
+        if s.reservation.held_micros > 0 {
+            let until = s.reservation.at_ms.saturating_add(p.breaker.probe_lease_ms);
+            writes.spend = spend_hold::release(&view.spend, until, s.reservation.held_micros, now);
+        }
+    }
+}
