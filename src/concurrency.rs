@@ -318,6 +318,11 @@ impl Pool {
         self.lanes[provider].window.refused_for_failures()
     }
 
+    /// The calls its windows count as out, over every provider (none once every call ended).
+    pub fn calls_out(&self) -> u32 {
+        self.lanes.iter().map(|l| l.window.in_flight()).sum()
+    }
+
     /// Each provider's window now (its limit), for the run data.
     pub fn limits(&self) -> Vec<u32> {
         self.lanes.iter().map(|l| l.window.limit()).collect()

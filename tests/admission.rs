@@ -1,0 +1,226 @@
+//! Admission as a whole, over random chains: random limits on each provider (Max In Flight, a
+//! spend cap, a rate limit, the fleet's limit, Item Concurrency Auto or not), random vendors
+//! (answers, 429s, 500s, latencies, usage at most the estimate), random numbers of items at once.
+//! Every item is a real `ItemMachine` in one execution's pool with one worker's seats; the store
+//! is the in-memory stand-in. Whatever happens: no limit is passed beyond its documented bound,
+//! every hold a call took is given back once every call ended, and every item ends once.
+mod common;
+
+use common::{chain, Store};
+use proptest::prelude::*;
+use resilient_engine::concurrency::Pool;
+use resilient_engine::config::{Chain, RateLimitConfig, TokenLimitConfig};
+use resilient_engine::fleet_limit::Seats;
+use resilient_engine::outcome::Outcome;
+use resilient_engine::record::record;
+use resilient_engine::retry_after::HintHeaders;
+use resilient_engine::rng::Rng;
+use resilient_engine::spend_hold;
+use resilient_engine::step::{CallEnd, ItemMachine, Step};
+use resilient_engine::token_limit::{TokenFacts, Usage};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A call's estimate: 400 characters (125 input tokens) and at most 75 out, 1000 micros at 5 a
+/// million each way.
+const CALL_MICROS: u64 = 1_000;
+
+#[derive(Debug, Clone)]
+struct Vendor {
+    latency_ms: u64,
+    /// Of every 10 calls, how many answer 500 and how many 429.
+    fails: u64,
+    busy: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Provider {
+    max_in_flight: Option<i64>,
+    spend_cap_calls: Option<u64>,
+    rate_per_s: Option<i64>,
+    vendor: Vendor,
+}
+
+fn provider() -> impl Strategy<Value = Provider> {
+    (prop::option::of(1i64..6), prop::option::of(1u64..8), prop::option::of(2i64..20), (20u64..400, 0u64..6, 0u64..4))
+        .prop_map(|(max_in_flight, spend_cap_calls, rate_per_s, (latency_ms, fails, busy))| Provider {
+            max_in_flight,
+            spend_cap_calls,
+            rate_per_s,
+            vendor: Vendor { latency_ms, fails, busy },
+        })
+}
+
+fn chain_of(ps: &[Provider], fleet_limit: bool, wait_in_line: bool) -> Arc<Chain> {
+    let names: Vec<String> = (0..ps.len()).map(|k| format!("p{k}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    chain(&names, |c| {
+        c.fleet_limit = fleet_limit;
+        c.wait_in_line = wait_in_line;
+        for (cfg, p) in c.providers.iter_mut().zip(ps) {
+            cfg.max_in_flight = p.max_in_flight;
+            cfg.rate_limit = p.rate_per_s.map(|r| RateLimitConfig { requests: r, period_ms: 1_000, burst: 1 });
+            cfg.token_limit = p.spend_cap_calls.map(|n| TokenLimitConfig {
+                tokens_per_minute: 0,
+                input_tokens_per_minute: 0,
+                output_tokens_per_minute: 0,
+                output_reserve: 0,
+                spend_cap: (n * CALL_MICROS) as f64 / 1e6,
+                spend_period: resilient_engine::token_limit::Period::Day,
+                price_input: 5.0,
+                price_output: 5.0,
+                price_cached_input: 0.0,
+                price_reasoning: 0.0,
+            });
+        }
+    })
+}
+
+enum Event {
+    Poll(usize),
+    Answer { item: usize, provider: usize, outcome: Outcome, usage: Option<Usage> },
+}
+
+#[derive(Default, Debug)]
+struct Seen {
+    ended: u32,
+    most_at_once: Vec<u32>,
+    spent: Vec<u64>,
+}
+
+fn run(
+    chain: &Arc<Chain>,
+    ps: &[Provider],
+    items: usize,
+    seed: u64,
+) -> (Seen, Store, Rc<RefCell<Pool>>, Rc<RefCell<Seats>>) {
+    let n = ps.len();
+    let mut store = Store::new(n);
+    let pool = Rc::new(RefCell::new(Pool::new(chain, 256)));
+    let seats = Rc::new(RefCell::new(Seats::new("worker".into(), n)));
+    let mut machines: Vec<ItemMachine> = (0..items)
+        .map(|i| {
+            let mut m = ItemMachine::new(chain.clone(), 0, format!("e:{i}"), vec![], Rng::seeded(seed ^ i as u64));
+            m.tokens(TokenFacts { chars: 400, max_output: Some(75), ..Default::default() });
+            if chain.wait_in_line {
+                m.join(pool.clone());
+            }
+            m.seat(seats.clone());
+            m
+        })
+        .collect();
+    let members: Vec<u32> = machines.iter().map(ItemMachine::member).collect();
+    let mut rng = Rng::seeded(seed);
+    let mut events: BTreeMap<(u64, u64), Event> = BTreeMap::new();
+    let mut seq = 0u64;
+    let mut at = |events: &mut BTreeMap<(u64, u64), Event>, t: u64, e: Event| {
+        seq += 1;
+        events.insert((t, seq), e);
+    };
+    for i in 0..items {
+        at(&mut events, 0, Event::Poll(i));
+    }
+    let mut waiting: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut out = vec![0u32; n];
+    let mut seen = Seen { most_at_once: vec![0; n], spent: vec![0; n], ..Default::default() };
+    while let Some(((now, _), event)) = events.pop_first() {
+        assert!(now < 86_400_000, "the run ends within a day");
+        let i = match event {
+            Event::Poll(i) => {
+                if machines[i].finished().is_some() {
+                    continue;
+                }
+                let poll = machines[i].poll(now, &store.views).unwrap();
+                if let Some(w) = &poll.writes {
+                    store.apply(w);
+                }
+                match poll.step {
+                    Step::Call { provider, .. } => {
+                        out[provider] += 1;
+                        seen.most_at_once[provider] = seen.most_at_once[provider].max(out[provider]);
+                        let v = &ps[provider].vendor;
+                        let roll = rng.between(0, 9);
+                        let (outcome, usage) = if roll < v.fails {
+                            (Outcome::status(500, HintHeaders::default()), None)
+                        } else if roll < v.fails + v.busy {
+                            (Outcome::status(429, HintHeaders::default().with("retry-after", "1")), None)
+                        } else {
+                            let output = rng.between(0, 75);
+                            (
+                                Outcome::status(200, HintHeaders::default()),
+                                Some(Usage { input: 125, output, ..Default::default() }),
+                            )
+                        };
+                        let answer = now + v.latency_ms + rng.between(0, v.latency_ms);
+                        at(&mut events, answer, Event::Answer { item: i, provider, outcome, usage });
+                    }
+                    Step::Sleep { ms, .. } => at(&mut events, now + ms, Event::Poll(i)),
+                    Step::Queue { .. } => {
+                        waiting.insert(members[i], i);
+                    }
+                    Step::Done { .. } | Step::Defer { .. } | Step::Fail { .. } => seen.ended += 1,
+                    Step::Await { .. } => unreachable!("no hedging here"),
+                }
+                i
+            }
+            Event::Answer { item, provider, outcome, usage } => {
+                out[provider] -= 1;
+                let m = &mut machines[item];
+                let effect = m
+                    .on_outcome_with(now, &outcome, &store.views, None, CallEnd { usage, delivered_chars: None })
+                    .unwrap();
+                if let Some(t) = &effect.tokens {
+                    seen.spent[provider] += t.used.cost_micros;
+                }
+                if let Some(w) = &record(chain, &store.views[effect.provider], &effect, now).writes {
+                    store.apply(w);
+                }
+                match m.finished() {
+                    Some(_) => seen.ended += 1,
+                    None => at(&mut events, m.wake_at().max(now), Event::Poll(item)),
+                }
+                item
+            }
+        };
+        for w in machines[i].take_wake() {
+            if let Some(next) = waiting.remove(&w) {
+                at(&mut events, now, Event::Poll(next));
+            }
+        }
+    }
+    assert!(waiting.is_empty(), "items left in line: {waiting:?}");
+    (seen, store, pool, seats)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_limit_holds_every_hold_ends_and_every_item_ends_once(
+        ps in prop::collection::vec(provider(), 1..4),
+        items in 1usize..40,
+        fleet_limit in any::<bool>(),
+        wait_in_line in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let chain = chain_of(&ps, fleet_limit, wait_in_line);
+        let (seen, store, pool, seats) = run(&chain, &ps, items, seed);
+        prop_assert_eq!(seen.ended as usize, items, "every item ends once");
+        for (k, p) in ps.iter().enumerate() {
+            if let Some(cap) = p.max_in_flight {
+                prop_assert!(i64::from(seen.most_at_once[k]) <= cap, "p{}: {} at once over Max In Flight {}", k, seen.most_at_once[k], cap);
+            }
+            // Usage at most the estimate: within the cap plus one call's cost.
+            if let Some(calls) = p.spend_cap_calls {
+                prop_assert!(seen.spent[k] <= (calls + 1) * CALL_MICROS, "p{}: spent {} of a cap of {}", k, seen.spent[k], calls * CALL_MICROS);
+            }
+            let view = &store.views[k];
+            prop_assert_eq!(spend_hold::held(&view.spend, 0), 0, "p{}: a spend hold left", k);
+            prop_assert!(view.in_flight.leases.is_empty(), "p{}: an in-flight lease left", k);
+            prop_assert_eq!(seats.borrow().seats[k].in_use, 0, "p{}: the seat counts a call out", k);
+        }
+        prop_assert_eq!(pool.borrow().calls_out(), 0, "a window slot left");
+    }
+}
