@@ -1,7 +1,7 @@
 //! Fallback-chain choice: given the ordered chain, each provider's shared state and what this
 //! item already learned, which provider to call now, which to skip and why, or how long until
 //! one is admissible again.
-use crate::admit::{self, Ask, Held, Verdict};
+use crate::admit::{self, Ask, Held, Refusal};
 use crate::breaker::Transition;
 use crate::config::Chain;
 use crate::fleet_limit::Taker;
@@ -84,8 +84,8 @@ pub fn choose(
             Ok(Held { writes, probe, transition, seat, tokens }) => {
                 return Choice::Call { provider: i, probe, writes, transition, seat, tokens };
             }
-            Err(Verdict::Later { at_ms, writes }) => return Choice::Reserve { provider: i, at_ms, writes },
-            Err(Verdict::Skip { reason, until_ms, register: row, wait_here }) => {
+            Err(Refusal::Later { at_ms, writes }) => return Choice::Reserve { provider: i, at_ms, writes },
+            Err(Refusal::Skip { reason, until_ms, register: row, wait_here }) => {
                 note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
                 if register.is_none() {
                     register = row;
@@ -94,7 +94,6 @@ pub fn choose(
                     return Choice::Nothing { earliest: Some((until_ms, reason)), all_permanent: false, register };
                 }
             }
-            Err(Verdict::Go) => unreachable!("a limit that lets the call go is not a refusal"),
         }
     }
     Choice::Nothing { earliest, all_permanent, register }

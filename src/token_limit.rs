@@ -214,7 +214,7 @@ impl TokenRules {
 
 /// The provider's spend holds, and how long a call's would last unreleased (its lease).
 #[derive(Debug, Clone, Copy)]
-pub struct Held<'a> {
+pub struct SpendHolds<'a> {
     pub row: &'a SpendRow,
     pub lease_ms: u64,
 }
@@ -235,7 +235,7 @@ pub enum Take {
 /// window the provider limits has room for its part (the total its estimate, the input window
 /// its input, the output window its maximum output). A call larger than a whole window reserves
 /// the whole window: it goes alone, once that window is empty.
-pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, held: Held, now: u64) -> Take {
+pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, held: SpendHolds, now: u64) -> Take {
     let l = &rules.limits;
     let pair = (estimate.input, estimate.max_output);
     let mut spend = None;
@@ -377,8 +377,8 @@ mod tests {
     static NO_HOLDS: SpendRow = SpendRow { held: Vec::new(), version: 0 };
 
     /// No call out holds any of a spend cap.
-    fn free() -> Held<'static> {
-        Held { row: &NO_HOLDS, lease_ms: 60_000 }
+    fn free() -> SpendHolds<'static> {
+        SpendHolds { row: &NO_HOLDS, lease_ms: 60_000 }
     }
 
     const LIMITS: Limits = Limits {

@@ -141,7 +141,7 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
     let estimate = Estimate { input: k.window_ms as u64, max_output: k.open_ms as u64 };
     let t = &view.tokens;
     let windows = [(&t.buckets, limits.per_minute), (&t.input_buckets, limits.input_per_minute), (&t.output_buckets, limits.output_per_minute)];
-    let held = token_limit::Held { row: &view.spend, lease_ms: k.period_ms as u64 };
+    let held = token_limit::SpendHolds { row: &view.spend, lease_ms: k.period_ms as u64 };
     let taken = token_limit::take(&view.tokens, &rules, estimate, held, now);
     // A grant under a spend cap: what was spent and what the calls out hold is below it.
     if let (Take::Granted { .. }, Some(cap)) = (&taken, limits.spend_cap_micros) {

@@ -1,7 +1,7 @@
 //! The breaker (and cooldown): an open provider is skipped until its window ends; half-open, one
 //! probe across the fleet holds a lease; a drained provider (weight 0) takes only probes. Settled
 //! by the call's health, which may open or close it.
-use super::limit::{Ask, Held, Limit, Verdict};
+use super::limit::{Ask, Held, Limit, Refusal};
 use crate::breaker::{self as rule, Admission};
 use crate::config::Chain;
 use crate::reason::Reason;
@@ -11,19 +11,19 @@ use crate::step::Effect;
 pub struct Breaker;
 
 impl Limit for Breaker {
-    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict {
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
         let p = &ask.chain.providers[ask.provider];
         let admitted = rule::admit(&ask.view.breaker, &p.breaker, ask.now, ask.holder);
         held.probe = match admitted.decision {
-            Admission::Skip { until_ms, reason } => return Verdict::skip(reason, until_ms),
+            Admission::Skip { until_ms, reason } => return Err(Refusal::skip(reason, until_ms)),
             Admission::Probe { .. } => true,
             // Drained (weight 0): no new calls; a probe still goes, so its breaker can close.
-            Admission::Call if p.weight == 0.0 => return Verdict::skip(Reason::Drained, ask.now),
+            Admission::Call if p.weight == 0.0 => return Err(Refusal::skip(Reason::Drained, ask.now)),
             Admission::Call => false,
         };
         held.writes.breaker = admitted.row;
         held.transition = admitted.transition;
-        Verdict::Go
+        Ok(())
     }
 
     /// The breaker's own settlement is [`crate::record`]'s first step (its transition is the

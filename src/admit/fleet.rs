@@ -3,7 +3,7 @@
 //! provider and tells the others it waits. At the call's end its share hears what the call said
 //! (a cut at congestion, a share given back); without the fleet's limit, what the call taught
 //! the execution's window goes to the fleet's row (`learned_limit`).
-use super::limit::{Ask, Held, Limit, Verdict};
+use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
 use crate::fleet_limit::{self as rule, Take};
 use crate::learned_limit;
@@ -14,8 +14,8 @@ use crate::step::Effect;
 pub struct FleetShare;
 
 impl Limit for FleetShare {
-    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict {
-        let (Some(rules), Some(taker)) = (rule::rules(ask.chain, ask.provider), ask.taker) else { return Verdict::Go };
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
+        let (Some(rules), Some(taker)) = (rule::rules(ask.chain, ask.provider), ask.taker) else { return Ok(()) };
         match rule::take(&ask.view.limit, taker, ask.now, rules) {
             Take::Local => held.seat = Some(false),
             Take::Write { row, grew } => {
@@ -23,7 +23,7 @@ impl Limit for FleetShare {
                 held.seat = Some(grew);
             }
             Take::Full { until_ms, register } => {
-                return Verdict::Skip {
+                return Err(Refusal::Skip {
                     reason: Reason::ConcurrencyLimit,
                     until_ms,
                     register: register.map(|limit| Writes {
@@ -34,10 +34,10 @@ impl Limit for FleetShare {
                     // A chain that waits in line (Call Chain 2.1) waits for its slot here rather
                     // than moving on to the next provider; a chat model's call moves on.
                     wait_here: ask.chain.wait_in_line,
-                };
+                });
             }
         }
-        Verdict::Go
+        Ok(())
     }
 
     fn settle(&self, chain: &Chain, view: &ProviderView, effect: &Effect, now: u64, writes: &mut Writes) {

@@ -1,6 +1,6 @@
 //! Max In Flight across the fleet (and Least Busy routing's count): the call holds a lease while
 //! it is out, released at its end (a lease its worker never released lapses).
-use super::limit::{Ask, Held, Limit, Verdict};
+use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
 use crate::in_flight::{self as rule, Acquire};
 use crate::rows::{ProviderView, Writes};
@@ -9,15 +9,15 @@ use crate::step::Effect;
 pub struct InFlight;
 
 impl Limit for InFlight {
-    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict {
-        let Some(cap) = ask.chain.lease_cap(ask.provider) else { return Verdict::Go };
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
+        let Some(cap) = ask.chain.lease_cap(ask.provider) else { return Ok(()) };
         let lease_ms = ask.chain.providers[ask.provider].breaker.probe_lease_ms;
         match rule::acquire(&ask.view.in_flight, cap, ask.holder, ask.now, lease_ms) {
             Acquire::Granted { row } => {
                 held.writes.in_flight = Some(row);
-                Verdict::Go
+                Ok(())
             }
-            Acquire::Full { until_ms, reason } => Verdict::skip(reason, until_ms),
+            Acquire::Full { until_ms, reason } => Err(Refusal::skip(reason, until_ms)),
         }
     }
 

@@ -49,28 +49,26 @@ pub struct Held {
     pub tokens: Option<Reservation>,
 }
 
-/// One limit's answer.
-pub enum Verdict {
-    /// The call may go as far as this limit goes: its reservation is in the `Held`.
-    Go,
-    /// Not now: skip the provider, why and until when. `register`: rows that tell the others
-    /// this worker waits (written only where the item waits); `wait_here`: the item waits for
-    /// this provider instead of moving on (Call Chain 2.1's line at the fleet's limit).
+/// Why a limit does not let the call go now.
+pub enum Refusal {
+    /// Skip the provider, why and until when. `register`: rows that tell the others this worker
+    /// waits (written only where the item waits); `wait_here`: the item waits for this provider
+    /// instead of moving on (Call Chain 2.1's line at the fleet's limit).
     Skip { reason: Reason, until_ms: u64, register: Option<Writes>, wait_here: bool },
     /// The rate gate reserved a later slot for the call: these rows alone, then sleep until it.
     Later { at_ms: u64, writes: Writes },
 }
 
-impl Verdict {
-    pub fn skip(reason: Reason, until_ms: u64) -> Verdict {
-        Verdict::Skip { reason, until_ms, register: None, wait_here: false }
+impl Refusal {
+    pub fn skip(reason: Reason, until_ms: u64) -> Refusal {
+        Refusal::Skip { reason, until_ms, register: None, wait_here: false }
     }
 }
 
 /// One limit on a provider's calls.
 pub trait Limit {
-    /// May the call go now? On `Go`, its reservation is in `held`.
-    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict;
+    /// May the call go now? If so, its reservation is in `held`.
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal>;
     /// The call ended as `effect` says: the row this limit writes for it (what it used settled,
     /// what it held released), into `writes`; nothing where nothing changed.
     fn settle(&self, chain: &Chain, view: &ProviderView, effect: &Effect, now: u64, writes: &mut Writes);

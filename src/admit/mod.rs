@@ -10,6 +10,9 @@
 //! the call is out (Max In Flight, the fleet's limit). The execution's window (Item Concurrency
 //! *Auto*, in memory) is asked after these by the item machine, so it never keeps a slot for a
 //! call a shared limit turned away.
+// A refusal carries the rows it writes (a later gate slot, a waiting worker's registration):
+// made and taken apart at once, once per provider asked, unboxed as `token_limit::Take` is.
+#![allow(clippy::result_large_err)]
 use crate::config::Chain;
 use crate::rows::{ProviderView, Writes};
 use crate::step::Effect;
@@ -22,7 +25,7 @@ mod rate_gate;
 mod retry_budget;
 mod tokens;
 
-pub use limit::{Ask, Held, Limit, Local, Verdict};
+pub use limit::{Ask, Held, Limit, Local, Refusal};
 
 /// Every limit, in the order a call asks them.
 pub const LIMITS: [&dyn Limit; 6] = [
@@ -35,15 +38,10 @@ pub const LIMITS: [&dyn Limit; 6] = [
 ];
 
 /// Ask every limit in order: the call's holds when all let it go, else the first that did not.
-/// Made and taken apart at once, once per provider asked: rows unboxed, as `token_limit::Take`.
-#[allow(clippy::result_large_err)]
-pub fn reserve(ask: &Ask) -> Result<Held, Verdict> {
+pub fn reserve(ask: &Ask) -> Result<Held, Refusal> {
     let mut held = Held { writes: Writes { provider: ask.provider, ..Default::default() }, ..Default::default() };
     for limit in LIMITS {
-        match limit.reserve(ask, &mut held) {
-            Verdict::Go => {}
-            other => return Err(other),
-        }
+        limit.reserve(ask, &mut held)?;
     }
     Ok(held)
 }

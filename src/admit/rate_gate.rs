@@ -1,6 +1,6 @@
 //! The shared rate gate (GCRA): a call takes a slot now, or reserves a later one and sleeps
 //! towards it; a 429 or a hint past the cap closes the gate for every worker.
-use super::limit::{Ask, Held, Limit, Verdict};
+use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
 use crate::rate_gate::{self as rule, Take};
 use crate::reason::Reason;
@@ -10,25 +10,25 @@ use crate::step::Effect;
 pub struct RateGate;
 
 impl Limit for RateGate {
-    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict {
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
         let (p, view, now) = (&ask.chain.providers[ask.provider], ask.view, ask.now);
         // A reserved slot is this item's, but a closure set since (a 429 or a long hint seen by
         // any worker) still holds it back: then `take` answers with the closure.
         if ask.local.reserved_at_ms.is_some_and(|at| at <= now) && now >= view.gate.closed_until_ms {
-            return Verdict::Go;
+            return Ok(());
         }
         match rule::take(&view.gate, p.rate_limit.as_ref(), now, ask.max_wait_ms) {
             Take::Now { row } => {
                 held.writes.gate = row;
-                Verdict::Go
+                Ok(())
             }
             // Reserve only when the breaker lets us through without a claim to hold.
-            Take::Reserved { at_ms, row } if held.writes.breaker.is_none() => Verdict::Later {
+            Take::Reserved { at_ms, row } if held.writes.breaker.is_none() => Err(Refusal::Later {
                 at_ms,
                 writes: Writes { provider: ask.provider, gate: Some(row), ..Default::default() },
-            },
-            Take::Reserved { at_ms, .. } => Verdict::skip(Reason::RateLimited, at_ms),
-            Take::Wait { until_ms, reason } => Verdict::skip(reason, until_ms),
+            }),
+            Take::Reserved { at_ms, .. } => Err(Refusal::skip(Reason::RateLimited, at_ms)),
+            Take::Wait { until_ms, reason } => Err(Refusal::skip(reason, until_ms)),
         }
     }
 

@@ -1,6 +1,6 @@
 //! The retry budget, shared by the fleet: a retry (any call after the item's first) spends from
 //! it, first calls never do; calls deposit into it, sampled, while the provider is in trouble.
-use super::limit::{Ask, Held, Limit, Verdict};
+use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
 use crate::outcome::Health;
 use crate::reason::Reason;
@@ -11,14 +11,14 @@ use crate::step::Effect;
 pub struct RetryBudget;
 
 impl Limit for RetryBudget {
-    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict {
-        let (true, Some(budget)) = (ask.local.retry, &ask.chain.retry_budget) else { return Verdict::Go };
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
+        let (true, Some(budget)) = (ask.local.retry, &ask.chain.retry_budget) else { return Ok(()) };
         match budget.spend(&ask.view.budget, ask.now) {
             Spend::Granted(row) => {
                 held.writes.budget = Some(row);
-                Verdict::Go
+                Ok(())
             }
-            Spend::Spent { until_ms } => Verdict::skip(Reason::RetryBudget, until_ms),
+            Spend::Spent { until_ms } => Err(Refusal::skip(Reason::RetryBudget, until_ms)),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Tokens per minute (total, input, output) and the spend cap: the call reserves its estimate in
 //! each window and holds its estimated cost against the cap; it settles at the usage its answer
 //! reported (its cost into the period's spend) and its hold is released.
-use super::limit::{Ask, Held, Limit, Verdict};
+use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
 use crate::rows::{ProviderView, Writes};
 use crate::spend_hold;
@@ -11,18 +11,18 @@ use crate::token_limit::{self as rule, Take};
 pub struct Tokens;
 
 impl Limit for Tokens {
-    fn reserve(&self, ask: &Ask, held: &mut Held) -> Verdict {
+    fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
         let p = &ask.chain.providers[ask.provider];
-        let Some(rules) = &p.tokens else { return Verdict::Go };
-        let holds = rule::Held { row: &ask.view.spend, lease_ms: p.breaker.probe_lease_ms };
+        let Some(rules) = &p.tokens else { return Ok(()) };
+        let holds = rule::SpendHolds { row: &ask.view.spend, lease_ms: p.breaker.probe_lease_ms };
         match rule::take(&ask.view.tokens, rules, ask.local.estimate, holds, ask.now) {
             Take::Granted { row, spend, reservation } => {
                 held.writes.tokens = row;
                 held.writes.spend = spend;
                 held.tokens = Some(reservation);
-                Verdict::Go
+                Ok(())
             }
-            Take::Full { until_ms, reason } => Verdict::skip(reason, until_ms),
+            Take::Full { until_ms, reason } => Err(Refusal::skip(reason, until_ms)),
         }
     }
 

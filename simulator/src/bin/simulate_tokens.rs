@@ -123,9 +123,9 @@ impl Sim {
     }
 
     /// No spend cap here: nothing is held.
-    fn held(&self) -> token_limit::Held<'static> {
+    fn held(&self) -> token_limit::SpendHolds<'static> {
         static NONE: SpendRow = SpendRow { held: Vec::new(), version: 0 };
-        token_limit::Held { row: &NONE, lease_ms: 0 }
+        token_limit::SpendHolds { row: &NONE, lease_ms: 0 }
     }
 
     fn try_call(&mut self, job: usize, slot_held: bool) {
