@@ -70,7 +70,7 @@ export default [
 		],
 		rules: {
 			// Engine settings take their defaults from the engine's one defaults table
-			// (ENGINE_DEFAULTS, generated from src/config.rs), the stores' from STORE_DEFAULTS beside
+			// (ENGINE_DEFAULTS, generated from src/config/mod.rs), the stores' from STORE_DEFAULTS beside
 			// it, a preset's Base URL from its vendor's constant; the rule sees only literals.
 			// tests/node-units/defaults.test.mjs checks that every one is set and equals the engine's.
 			'n8n-nodes-base/node-param-default-missing': 'off',

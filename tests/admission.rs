@@ -8,16 +8,16 @@ mod common;
 
 use common::{chain, Store};
 use proptest::prelude::*;
-use resilient_engine::concurrency::Pool;
 use resilient_engine::config::{Chain, RateLimitConfig, TokenLimitConfig};
-use resilient_engine::fleet_limit::Seats;
-use resilient_engine::outcome::Outcome;
-use resilient_engine::record::record;
-use resilient_engine::retry_after::HintHeaders;
+use resilient_engine::facts::retry_after::HintHeaders;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{CallEnd, ItemMachine, Step};
+use resilient_engine::limits::concurrency::Pool;
+use resilient_engine::limits::fleet_limit::Seats;
+use resilient_engine::limits::spend_hold;
+use resilient_engine::limits::token_limit::{TokenFacts, Usage};
 use resilient_engine::rng::Rng;
-use resilient_engine::spend_hold;
-use resilient_engine::step::{CallEnd, ItemMachine, Step};
-use resilient_engine::token_limit::{TokenFacts, Usage};
+use resilient_engine::verdict::outcome::Outcome;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -68,7 +68,7 @@ fn chain_of(ps: &[Provider], fleet_limit: bool, wait_in_line: bool) -> Arc<Chain
                 output_tokens_per_minute: 0,
                 output_reserve: 0,
                 spend_cap: (n * CALL_MICROS) as f64 / 1e6,
-                spend_period: resilient_engine::token_limit::Period::Day,
+                spend_period: resilient_engine::limits::token_limit::Period::Day,
                 price_input: 5.0,
                 price_output: 5.0,
                 price_cached_input: 0.0,

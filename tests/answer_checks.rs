@@ -3,12 +3,12 @@
 //! counted as one); a cut answer or an empty one is never repaired.
 mod common;
 use common::{chain, Store};
-use resilient_engine::answer_check::{AnswerFacts, SchemaError};
 use resilient_engine::config::ChainConfig;
-use resilient_engine::outcome::{Health, Outcome};
-use resilient_engine::reason::Reason;
+use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Step};
+use resilient_engine::verdict::answer_check::{AnswerFacts, SchemaError};
+use resilient_engine::verdict::outcome::{Health, Outcome};
+use resilient_engine::verdict::reason::Reason;
 
 fn miss() -> Outcome {
     Outcome::answered(

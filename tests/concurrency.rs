@@ -5,13 +5,13 @@
 mod common;
 
 use common::{chain, retry_after, status, Store};
-use resilient_engine::concurrency::Pool;
 use resilient_engine::config::Chain;
-use resilient_engine::fleet_limit::Seats;
-use resilient_engine::outcome::Outcome;
-use resilient_engine::record::record;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{ItemMachine, Step};
+use resilient_engine::limits::concurrency::Pool;
+use resilient_engine::limits::fleet_limit::Seats;
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Step};
+use resilient_engine::verdict::outcome::Outcome;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -247,7 +247,7 @@ fn a_dead_vendor_still_gets_exactly_the_threshold_whatever_the_fleet_learned_bef
 /// lands after they poll again (the row they read still shows the breaker closed).
 #[test]
 fn items_in_line_when_the_threshold_is_spent_skip_the_provider_as_circuit_open() {
-    use resilient_engine::reason::Reason;
+    use resilient_engine::verdict::reason::Reason;
     let chain = chain(&["dead", "spare"], |c| {
         c.wait_in_line = true;
         c.max_attempts = 1;
@@ -271,7 +271,7 @@ fn items_in_line_when_the_threshold_is_spent_skip_the_provider_as_circuit_open()
 /// not its breaker.
 #[test]
 fn a_threshold_spent_on_429s_alone_skips_the_provider_as_rate_limited() {
-    use resilient_engine::reason::Reason;
+    use resilient_engine::verdict::reason::Reason;
     let chain = chain(&["busy", "spare"], |c| {
         c.wait_in_line = true;
         c.max_attempts = 1;
@@ -313,7 +313,7 @@ fn on_a_healthy_vendor_the_fleets_limit_costs_no_round_trips_beside_the_window()
 /// for a slot nobody will free.
 #[test]
 fn an_item_deferred_at_once_gives_its_window_slot_back() {
-    use resilient_engine::reason::Reason;
+    use resilient_engine::verdict::reason::Reason;
     let chain = chain(&["vendor"], |c| {
         c.wait_in_line = true;
         c.providers[0].threshold = Some(1);

@@ -1,5 +1,5 @@
 //! One defaults table: the node's constants file is the engine's, byte for byte.
-use resilient_engine::node_constants::{typescript, FILE};
+use resilient_engine::config::node_constants::{typescript, FILE};
 
 #[test]
 fn the_nodes_constants_file_is_generated_from_the_engines_defaults() {
@@ -13,8 +13,8 @@ fn the_nodes_constants_file_is_generated_from_the_engines_defaults() {
 
 #[test]
 fn the_breakers_default_probe_lease_is_the_one_the_product_computes() {
-    use resilient_engine::breaker::BreakerPolicy;
     use resilient_engine::config::ChainConfig;
+    use resilient_engine::limits::breaker::BreakerPolicy;
     let resolved = ChainConfig::default_chain();
     assert_eq!(BreakerPolicy::default(), resolved.providers[0].breaker);
     assert_eq!(BreakerPolicy::default().probe_lease_ms, 20_000, "2 x the 10 s default deadline");

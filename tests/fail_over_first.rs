@@ -4,11 +4,11 @@
 //! retries with backoff. Off (Call Chain's default), the engine behaves as before.
 mod common;
 use common::*;
-use resilient_engine::breaker;
 use resilient_engine::config::Chain;
-use resilient_engine::outcome::{Health, Outcome};
-use resilient_engine::reason::Reason;
-use resilient_engine::step::{ItemMachine, Step, WaitCause};
+use resilient_engine::item::{ItemMachine, Step, WaitCause};
+use resilient_engine::limits::breaker;
+use resilient_engine::verdict::outcome::{Health, Outcome};
+use resilient_engine::verdict::reason::Reason;
 use std::sync::Arc;
 
 /// Issue 24's chain: Model 1 always 500 and Model 2 healthy, breaker threshold 3.

@@ -6,11 +6,11 @@ mod common;
 
 use common::{chain, status, Store};
 use resilient_engine::config::Chain;
-use resilient_engine::fleet_limit::Seats;
-use resilient_engine::reason::Reason;
-use resilient_engine::record::record;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{ItemMachine, Poll, Step, WaitCause};
+use resilient_engine::limits::fleet_limit::Seats;
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Poll, Step, WaitCause};
+use resilient_engine::verdict::reason::Reason;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;

@@ -2,11 +2,11 @@
 //! they stay fixed. Most came from the `state_decode` target: a stored row is data from outside
 //! the engine, and a row written by a buggy or hostile peer may hold any u64 or u32. Counters
 //! saturate there; versions wrap (a compare-and-set only needs the new version to differ).
-use resilient_engine::breaker::{admit, record, Admission, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
-use resilient_engine::in_flight::{acquire, release, Acquire, InFlightRow};
-use resilient_engine::lease::Lease;
-use resilient_engine::outcome::Health;
-use resilient_engine::rate_gate::{close, take, GateRow, RateLimit, Take};
+use resilient_engine::limits::breaker::{admit, record, Admission, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
+use resilient_engine::limits::in_flight::{acquire, release, Acquire, InFlightRow};
+use resilient_engine::limits::lease::Lease;
+use resilient_engine::limits::rate_gate::{close, take, GateRow, RateLimit, Take};
+use resilient_engine::verdict::outcome::Health;
 
 #[test]
 fn failure_rate_bucket_near_u64_max_does_not_overflow_the_window() {
@@ -37,11 +37,11 @@ fn a_reserved_gate_slot_does_not_outlast_a_closure_set_while_waiting_for_it() {
     // Found by the step_machine target: an item that reserved a slot slept towards it; another
     // worker then saw a 429 and closed the gate; on waking the item called anyway, because a
     // reserved slot skipped the gate (and with it the closure).
-    use resilient_engine::chain::ProviderView;
+    use resilient_engine::choose::chain::ProviderView;
     use resilient_engine::config::{ChainConfig, ProviderConfig, RateLimitConfig};
-    use resilient_engine::rate_gate::close;
+    use resilient_engine::item::{ItemMachine, Step, WaitCause};
+    use resilient_engine::limits::rate_gate::close;
     use resilient_engine::rng::Rng;
-    use resilient_engine::step::{ItemMachine, Step, WaitCause};
     use std::sync::Arc;
 
     let cfg = ChainConfig {
@@ -136,7 +136,7 @@ fn row_versions_at_u64_max_wrap_instead_of_panicking() {
 #[test]
 fn a_latency_row_with_more_buckets_than_ours_reads_without_panic() {
     // Found: a stored row of 26 buckets indexed past `BOUNDS_MS` (the state_decode target).
-    use resilient_engine::latency::{estimate, record, LatencyRow, BOUNDS_MS};
+    use resilient_engine::choose::latency::{estimate, record, LatencyRow, BOUNDS_MS};
     let row = LatencyRow { w: vec![u64::MAX; BOUNDS_MS.len() + 2], t: vec![u64::MAX; 3], at_ms: 0, version: 1 };
     let e = estimate(&row, 0).expect("weights read");
     assert!(e.p50_ms <= e.p95_ms);
@@ -150,10 +150,10 @@ fn backoffs_within_the_wake_slack_never_add_up_past_the_item_budget() {
     // wait's end, but the next outcome came stamped at the earlier time: the item's clock ran
     // back, and its sleeps added up to 85 ms of a 12 ms budget. Its clock now never runs back.
     use resilient_engine::config::{ChainConfig, ProviderConfig};
-    use resilient_engine::outcome::Outcome;
-    use resilient_engine::retry_after::HintHeaders;
+    use resilient_engine::facts::retry_after::HintHeaders;
+    use resilient_engine::item::{ItemMachine, Step};
     use resilient_engine::rng::Rng;
-    use resilient_engine::step::{ItemMachine, Step};
+    use resilient_engine::verdict::outcome::Outcome;
     use std::sync::Arc;
     let chain = ChainConfig {
         providers: vec![ProviderConfig { name: "p".into(), ..Default::default() }],

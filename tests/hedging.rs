@@ -5,15 +5,15 @@
 //! of it; it is never a probe and never sent for a call that is not safe to repeat.
 mod common;
 use common::*;
-use resilient_engine::breaker::{self, BreakerRow, Phase};
+use resilient_engine::choose::hedge::CallTag;
+use resilient_engine::choose::latency;
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig};
-use resilient_engine::hedge::CallTag;
-use resilient_engine::latency;
-use resilient_engine::outcome::Health;
-use resilient_engine::record::record;
+use resilient_engine::item::record::record;
+use resilient_engine::item::session::Session;
+use resilient_engine::item::{Effect, ItemMachine, Poll, Step, WaitCause};
+use resilient_engine::limits::breaker::{self, BreakerRow, Phase};
 use resilient_engine::rng::Rng;
-use resilient_engine::session::Session;
-use resilient_engine::step::{Effect, ItemMachine, Poll, Step, WaitCause};
+use resilient_engine::verdict::outcome::Health;
 use std::sync::Arc;
 
 fn hedging(names: &[&str], tweak: impl FnOnce(&mut ChainConfig)) -> Arc<Chain> {
@@ -411,7 +411,7 @@ fn a_streamed_calls_sample_is_its_time_to_the_first_chunk_in_a_lane_of_its_own()
 mod random {
     use super::*;
     use proptest::prelude::*;
-    use resilient_engine::outcome::Outcome;
+    use resilient_engine::verdict::outcome::Outcome;
 
     /// (latency ms, status) per call handed out, in order; then the same again.
     fn answers() -> impl Strategy<Value = Vec<(u64, u16)>> {

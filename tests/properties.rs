@@ -3,14 +3,16 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
-use resilient_engine::backoff::{Backoff, Strategy as Jitter};
-use resilient_engine::breaker::{admit, record as record_breaker, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
 use resilient_engine::config::RateLimitConfig;
-use resilient_engine::lease::Lease;
-use resilient_engine::outcome::{Health, Outcome};
-use resilient_engine::record::record;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{ItemMachine, Step};
+use resilient_engine::limits::breaker::{
+    admit, record as record_breaker, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule,
+};
+use resilient_engine::limits::lease::Lease;
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Step};
+use resilient_engine::verdict::backoff::{Backoff, Strategy as Jitter};
+use resilient_engine::verdict::outcome::{Health, Outcome};
 
 fn strategy() -> impl proptest::strategy::Strategy<Value = Jitter> {
     prop_oneof![Just(Jitter::FullJitter), Just(Jitter::EqualJitter), Just(Jitter::Decorrelated), Just(Jitter::None)]

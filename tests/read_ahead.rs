@@ -4,11 +4,11 @@
 //! rows read while either is out are stale by the time the next item would decide on them.
 mod common;
 use common::*;
-use resilient_engine::breaker::{BreakerRow, Phase};
-use resilient_engine::read_ahead::{ReadAhead, READ_AGAIN_AFTER_MS, READ_AHEAD_MAX_AGE_MS};
+use resilient_engine::item::session::Session;
+use resilient_engine::item::Step;
+use resilient_engine::limits::breaker::{BreakerRow, Phase};
 use resilient_engine::rng::Rng;
-use resilient_engine::session::Session;
-use resilient_engine::step::Step;
+use resilient_engine::rows::read_ahead::{ReadAhead, READ_AGAIN_AFTER_MS, READ_AHEAD_MAX_AGE_MS};
 
 fn session(max_in_flight: Option<i64>) -> Session {
     let chain = chain(&["a"], |c| c.providers[0].max_in_flight = max_in_flight);
@@ -32,7 +32,7 @@ fn a_call_holding_an_in_flight_lease_writes_at_its_outcome() {
 
 #[test]
 fn the_half_open_probe_writes_its_verdict() {
-    let view = resilient_engine::chain::ProviderView {
+    let view = resilient_engine::choose::chain::ProviderView {
         breaker: BreakerRow { phase: Phase::Open, open_until_ms: 500, version: 3, ..Default::default() },
         ..Default::default()
     };
@@ -43,6 +43,6 @@ fn the_half_open_probe_writes_its_verdict() {
 
 #[test]
 fn a_wait_reads_nothing_ahead() {
-    let wait = Step::Sleep { ms: 250, cause: resilient_engine::step::WaitCause::RateGate };
-    assert_eq!(resilient_engine::read_ahead::read_ahead(&wait, None), None);
+    let wait = Step::Sleep { ms: 250, cause: resilient_engine::item::WaitCause::RateGate };
+    assert_eq!(resilient_engine::rows::read_ahead::read_ahead(&wait, None), None);
 }

@@ -6,10 +6,10 @@
 mod common;
 use common::*;
 use resilient_engine::config::Chain;
-use resilient_engine::reason::Reason;
-use resilient_engine::record::record;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Step};
+use resilient_engine::verdict::reason::Reason;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Arc;

@@ -5,8 +5,8 @@
 mod common;
 use common::*;
 use resilient_engine::config::Chain;
-use resilient_engine::reason::Reason;
-use resilient_engine::step::Step;
+use resilient_engine::item::Step;
+use resilient_engine::verdict::reason::Reason;
 use std::sync::Arc;
 
 fn routed(names: &[(&str, i64, f64)], routing: &str, threshold: i64) -> Arc<Chain> {
@@ -64,7 +64,7 @@ fn a_drained_provider_takes_no_new_call() {
 
 #[test]
 fn a_drained_provider_still_takes_the_probe_its_breaker_needs_once_nothing_else_serves() {
-    use resilient_engine::breaker::Phase;
+    use resilient_engine::limits::breaker::Phase;
     let c = routed(&[("a", 1, 0.0), ("b", 1, 1.0)], "order", 1);
     let mut store = Store::new(2);
     // Other workers' calls opened both breakers; a's open window has ended, b's has not.
@@ -120,9 +120,9 @@ fn a_configured_order_in_one_tier_is_the_chain_as_before() {
 /// `calls` items one after the other; provider `i` answers 200 after `ms(i, now)`. Returns the
 /// serving provider and the time of each.
 fn timed(c: &Arc<Chain>, calls: u64, ms: impl Fn(usize, u64) -> u64) -> Vec<(usize, u64)> {
-    use resilient_engine::record::record;
+    use resilient_engine::item::record::record;
+    use resilient_engine::item::ItemMachine;
     use resilient_engine::rng::Rng;
-    use resilient_engine::step::ItemMachine;
     let mut store = Store::new(c.providers.len());
     let mut now = 1_000_000;
     let mut out = Vec::new();
@@ -187,8 +187,8 @@ fn latency_routing_prefers_the_fast_provider_and_follows_a_change_within_ten_sec
 
 #[test]
 fn a_preferred_provider_goes_first_while_admissible_then_the_routing_decides() {
+    use resilient_engine::item::ItemMachine;
     use resilient_engine::rng::Rng;
-    use resilient_engine::step::ItemMachine;
     let c = routed(&[("a", 1, 1.0), ("b", 1, 1.0)], "weighted", 1);
     let mut store = Store::new(2);
     for k in 0..50 {
@@ -197,7 +197,7 @@ fn a_preferred_provider_goes_first_while_admissible_then_the_routing_decides() {
         assert!(matches!(m.poll(0, &store.views).unwrap().step, Step::Call { provider: 1, .. }));
     }
     // b's breaker open: the preference yields to what is admissible.
-    store.views[1].breaker.phase = resilient_engine::breaker::Phase::Open;
+    store.views[1].breaker.phase = resilient_engine::limits::breaker::Phase::Open;
     store.views[1].breaker.open_until_ms = 10_000;
     let mut m = ItemMachine::new(c.clone(), 0, "h".into(), Vec::new(), Rng::seeded(1));
     m.prefer(1).unwrap();

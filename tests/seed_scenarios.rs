@@ -1,10 +1,10 @@
 //! The four field reports' rules, as scenarios through the engine (see shared notes).
 mod common;
 use common::*;
-use resilient_engine::breaker::{admit, record, Admission, BreakerPolicy, BreakerRow, Phase};
-use resilient_engine::outcome::{Health, Outcome};
-use resilient_engine::reason::Reason;
-use resilient_engine::step::{Step, WaitCause};
+use resilient_engine::item::{Step, WaitCause};
+use resilient_engine::limits::breaker::{admit, record, Admission, BreakerPolicy, BreakerRow, Phase};
+use resilient_engine::verdict::outcome::{Health, Outcome};
+use resilient_engine::verdict::reason::Reason;
 
 fn policy(k: u32) -> BreakerPolicy {
     BreakerPolicy { half_open_probes: k, ..Default::default() }
@@ -391,7 +391,7 @@ fn post_is_retried_only_with_an_idempotency_key_and_always_the_same_key() {
         run_item(&chain, &mut store, &mut now, Job::new(6, "w").keys(vec![None]), |_, _| status(503), 0);
     assert_eq!((calls.len(), end), (1, Step::Fail { reason: Reason::NonRetryable }));
 
-    let mut m = resilient_engine::step::ItemMachine::new(
+    let mut m = resilient_engine::item::ItemMachine::new(
         chain.clone(),
         0,
         "w".into(),

@@ -7,11 +7,11 @@ mod common;
 
 use common::{chain, status, Store};
 use resilient_engine::config::Chain;
-use resilient_engine::outcome::Outcome;
-use resilient_engine::reason::Reason;
-use resilient_engine::record::record;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{CallEnd, ItemMachine, Step};
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{CallEnd, ItemMachine, Step};
+use resilient_engine::verdict::outcome::Outcome;
+use resilient_engine::verdict::reason::Reason;
 use std::sync::Arc;
 
 fn streaming(names: &[&str], continue_broken: bool) -> Arc<Chain> {

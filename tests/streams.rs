@@ -3,12 +3,12 @@
 mod common;
 use common::{chain, status, Store};
 use resilient_engine::config::ChainConfig;
-use resilient_engine::outcome::Outcome;
-use resilient_engine::reason::Reason;
-use resilient_engine::record::record;
+use resilient_engine::facts::stream::StreamStep;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Step};
-use resilient_engine::stream::StreamStep;
+use resilient_engine::verdict::outcome::Outcome;
+use resilient_engine::verdict::reason::Reason;
 
 fn streaming(names: &[&str]) -> std::sync::Arc<resilient_engine::config::Chain> {
     chain(names, |c| c.streams = true)

@@ -8,13 +8,13 @@ mod common;
 
 use common::{answer, chain, status, Store};
 use resilient_engine::config::{Chain, TokenLimitConfig};
-use resilient_engine::inspect::inspect_with;
-use resilient_engine::reason::Reason;
-use resilient_engine::record::record;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{ItemMachine, Poll, Step, WaitCause};
+use resilient_engine::limits::token_budget;
+use resilient_engine::limits::token_limit::{TokenFacts, Usage, DAY_MS};
+use resilient_engine::report::inspect::inspect_with;
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Poll, Step, WaitCause};
-use resilient_engine::token_budget;
-use resilient_engine::token_limit::{TokenFacts, Usage, DAY_MS};
+use resilient_engine::verdict::reason::Reason;
 use std::sync::Arc;
 
 /// A chain whose first provider has `limit`; `wait_in_line` as Call Chain 2.1 (true) or the
@@ -55,7 +55,7 @@ const TPM: TokenLimitConfig = TokenLimitConfig {
     output_tokens_per_minute: 0,
     output_reserve: 0,
     spend_cap: 0.0,
-    spend_period: resilient_engine::token_limit::Period::Day,
+    spend_period: resilient_engine::limits::token_limit::Period::Day,
     price_input: 0.0,
     price_output: 0.0,
     price_cached_input: 0.0,
@@ -224,7 +224,7 @@ fn a_call_that_ends_without_usage_settles_at_its_estimate_flagged_and_a_429_at_n
     poll(&mut m, &mut store, 1_000);
     let e = m.on_outcome(
         1_500,
-        &resilient_engine::outcome::Outcome::Error { code: "ECONNRESET".into() },
+        &resilient_engine::verdict::outcome::Outcome::Error { code: "ECONNRESET".into() },
         &store.views,
         None,
     );
@@ -268,7 +268,7 @@ fn the_write_that_reaches_the_spend_cap_carries_the_triggers_event_once() {
         let e = m.on_outcome_with_usage(now + 10, &status(200), &store.views, None, usage).unwrap();
         let rec = record(&c, &store.views[0], &e, now + 10);
         let w = rec.writes.clone().unwrap();
-        let text = resilient_engine::event::writes(&c, &w, rec.transition.as_ref(), rec.spend_cap.as_ref());
+        let text = resilient_engine::report::event::writes(&c, &w, rec.transition.as_ref(), rec.spend_cap.as_ref());
         events.extend(text.event);
         store.apply(&w);
     }

@@ -1,12 +1,12 @@
 //! Shared test vectors: the same data files drive these native tests and the Node tests against
 //! the compiled pkg/, and both must produce identical outputs.
 use resilient_engine::config::ChainConfig;
-use resilient_engine::outcome::Outcome;
-use resilient_engine::retry_after::{hint_with_body, HintHeaders};
+use resilient_engine::facts::retry_after::{hint_with_body, HintHeaders};
+use resilient_engine::item::session::Session;
+use resilient_engine::item::Step;
 use resilient_engine::rng::Rng;
-use resilient_engine::row_text::{RowWrites, ROW_KINDS};
-use resilient_engine::session::Session;
-use resilient_engine::step::Step;
+use resilient_engine::rows::row_text::{RowWrites, ROW_KINDS};
+use resilient_engine::verdict::outcome::Outcome;
 use serde_json::{json, Value};
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! accepted chain is within the documented ranges; encode/decode/validate is stable.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use resilient_engine::breaker::TripRule;
+use resilient_engine::limits::breaker::TripRule;
 use resilient_engine::config::ChainConfig;
 
 const DAY: u64 = 86_400_000;

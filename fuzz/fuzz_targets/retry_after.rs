@@ -8,7 +8,7 @@
 //! empty line is a missing header. The whole input is also tried as one header value.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use resilient_engine::retry_after::{
+use resilient_engine::facts::retry_after::{
     body_retry_delay, hint, parse_duration, parse_reset, parse_retry_after, parse_retry_after_ms, parse_rfc3339, Hint,
     HintHeaders, HintSource, EPOCH_SECONDS_FLOOR, MAX_HINT_MS,
 };

@@ -13,17 +13,17 @@
 #![no_main]
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use resilient_engine::breaker::{self, Admission, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
-use resilient_engine::chain::ProviderView;
-use resilient_engine::in_flight::{self, Acquire, InFlightRow};
-use resilient_engine::latency::LatencyRow;
-use resilient_engine::learned_limit::{LimitRow, Share};
-use resilient_engine::lease::Lease;
-use resilient_engine::outcome::Health;
-use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
-use resilient_engine::spend_hold::SpendRow;
-use resilient_engine::retry_budget::{BudgetRow, Second};
-use resilient_engine::token_budget::{Limits, Period, TokenRow};
+use resilient_engine::limits::breaker::{self, Admission, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
+use resilient_engine::choose::chain::ProviderView;
+use resilient_engine::limits::in_flight::{self, Acquire, InFlightRow};
+use resilient_engine::choose::latency::LatencyRow;
+use resilient_engine::limits::learned_limit::{LimitRow, Share};
+use resilient_engine::limits::lease::Lease;
+use resilient_engine::verdict::outcome::Health;
+use resilient_engine::limits::rate_gate::{self, GateRow, RateLimit, Take};
+use resilient_engine::limits::spend_hold::SpendRow;
+use resilient_engine::limits::retry_budget::{BudgetRow, Second};
+use resilient_engine::limits::token_budget::{Limits, Period, TokenRow};
 
 #[derive(Debug, Arbitrary)]
 struct Knobs {
@@ -123,8 +123,8 @@ fn check_view(view: &ProviderView, knobs: &Knobs) {
 /// A hostile tokens row: no panic, no overflow; a grant never leaves a limited window (the total,
 /// the input, the output) over its limit from under it; a settled row's version rises by one.
 fn check_tokens(view: &ProviderView, k: &Knobs) {
-    use resilient_engine::token_budget::{used, Estimate};
-    use resilient_engine::token_limit::{self, Period, Prices, Reservation, Settle, Take, TokenRules, Used};
+    use resilient_engine::limits::token_budget::{used, Estimate};
+    use resilient_engine::limits::token_limit::{self, Period, Prices, Reservation, Settle, Take, TokenRules, Used};
     let now = k.now_ms;
     let limits = Limits {
         per_minute: (k.burst % 3 != 0).then_some(1 + k.requests as u64 % 1_000_000),
@@ -145,17 +145,17 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
     let taken = token_limit::take(&view.tokens, &rules, estimate, held, now);
     // A grant under a spend cap: what was spent and what the calls out hold is below it.
     if let (Take::Granted { .. }, Some(cap)) = (&taken, limits.spend_cap_micros) {
-        let holds = resilient_engine::spend_hold::held(&view.spend, now);
+        let holds = resilient_engine::limits::spend_hold::held(&view.spend, now);
         assert!(limits.spent(&view.tokens, now).saturating_add(holds) < cap, "granted past the spend cap");
     }
     if let Take::Granted { spend: Some(spend), .. } = &taken {
         assert_eq!(spend.version, view.spend.version.wrapping_add(1));
         let until = now.saturating_add(held.lease_ms);
         let Take::Granted { reservation, .. } = &taken else { unreachable!() };
-        let released = resilient_engine::spend_hold::release(spend, until, reservation.held_micros, now);
+        let released = resilient_engine::limits::spend_hold::release(spend, until, reservation.held_micros, now);
         let released = released.expect("its hold is there");
         // Its own hold released, the others' live holds are what they were.
-        assert_eq!(resilient_engine::spend_hold::held(&released, now), resilient_engine::spend_hold::held(&view.spend, now));
+        assert_eq!(resilient_engine::limits::spend_hold::held(&released, now), resilient_engine::limits::spend_hold::held(&view.spend, now));
     }
     match taken {
         Take::Granted { row: Some(row), reservation, .. } => {
@@ -185,8 +185,8 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
 /// Hostile latency and budget rows: no panic, no overflow, versions rise by one, a median never
 /// above its p95, a budget never grants past its allowance.
 fn check_latency_and_budget(view: &ProviderView, k: &Knobs) {
-    use resilient_engine::latency::{estimate, record, typical_ms};
-    use resilient_engine::retry_budget::{RetryBudget, Spend};
+    use resilient_engine::choose::latency::{estimate, record, typical_ms};
+    use resilient_engine::limits::retry_budget::{RetryBudget, Spend};
     let now = k.now_ms;
     if let Some(e) = estimate(&view.latency, now) {
         assert!(e.p50_ms <= e.p95_ms, "median above p95: {e:?}");

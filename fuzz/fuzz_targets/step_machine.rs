@@ -14,17 +14,17 @@
 #![no_main]
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use resilient_engine::answer_check::{AnswerFacts, SchemaError};
-use resilient_engine::breaker::{self, Phase};
-use resilient_engine::chain::{ProviderView, Writes};
+use resilient_engine::verdict::answer_check::{AnswerFacts, SchemaError};
+use resilient_engine::limits::breaker::{self, Phase};
+use resilient_engine::choose::chain::{ProviderView, Writes};
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig, TokenLimitConfig};
-use resilient_engine::in_flight::{self, Acquire};
-use resilient_engine::outcome::{Health, Outcome, TRANSIENT_ERRORS};
-use resilient_engine::rate_gate::{self, Take};
-use resilient_engine::record::record;
-use resilient_engine::retry_after::HintHeaders;
+use resilient_engine::limits::in_flight::{self, Acquire};
+use resilient_engine::verdict::outcome::{Health, Outcome, TRANSIENT_ERRORS};
+use resilient_engine::limits::rate_gate::{self, Take};
+use resilient_engine::item::record::record;
+use resilient_engine::facts::retry_after::HintHeaders;
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{Effect, ItemMachine, Step, WaitCause, WAKE_SLACK_MS};
+use resilient_engine::item::{Effect, ItemMachine, Step, WaitCause, WAKE_SLACK_MS};
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 

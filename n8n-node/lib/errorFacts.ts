@@ -1,7 +1,7 @@
 // What a thrown error left behind, as the engine's `facts` outcome: the status as it came, and
 // the codes, messages and class names down its cause chain, outermost first, unread. Which of
 // them decides (a socket code under a wrapper's, n8n's message texts, a class-only "5XX") is the
-// engine's call (src/error_facts.rs); nothing here filters or maps them.
+// engine's call (src/facts/error_facts.rs); nothing here filters or maps them.
 //
 // CLIENT_ERROR: where the chat model's wrapper keeps the client's error when n8n's own error lost
 // it (n8n 1). A Symbol, not `cause`: n8n serializes its errors with `cause` (toJSON), into run

@@ -1,5 +1,5 @@
 // Get Metrics: the Prometheus text exposition format for the chain's providers in its scope. The
-// engine renders it from the rows and counters (src/metrics.rs); this file moves them and the text.
+// engine renders it from the rows and counters (src/report/metrics.rs); this file moves them and the text.
 import type { INodeExecutionData } from 'n8n-workflow';
 import { engineModule, type Engine } from './engine';
 import { ROW_SEPARATOR } from './engineConstants';

@@ -3,7 +3,7 @@
 //! its error output runs the fallback with the same Retry On Fail. Seed 000's loop: sleep(1) and
 //! try the primary again, forever.
 use crate::world::{End, Runner, World};
-use resilient_engine::outcome::Outcome;
+use resilient_engine::verdict::outcome::Outcome;
 
 /// A baseline item's answer came back: done, wait and try again, the fallback, or lost.
 pub fn answered(w: &mut World, id: u32, outcome: Outcome) {

@@ -5,11 +5,11 @@
 //! whether to send another call (or when to ask again); once an answer ends the item, the calls
 //! still out are aborted, each handed back with `abandon`, and their late answers ignored.
 use crate::world::{apply, End, Runner, World};
-use resilient_engine::breaker::Phase;
-use resilient_engine::chain::ProviderView;
-use resilient_engine::outcome::Outcome;
-use resilient_engine::record::record;
-use resilient_engine::step::{Effect, ItemMachine, Poll, Step};
+use resilient_engine::choose::chain::ProviderView;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{Effect, ItemMachine, Poll, Step};
+use resilient_engine::limits::breaker::Phase;
+use resilient_engine::verdict::outcome::Outcome;
 
 /// The item's machine, the rows it reads and writes (its worker's, or the shared set) and their index.
 fn parts<'a>(w: &'a mut World, id: u32) -> (&'a mut ItemMachine, &'a mut [ProviderView], usize) {

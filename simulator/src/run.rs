@@ -7,7 +7,7 @@ use crate::policy::Policy;
 use crate::scenario::Scenario;
 use crate::tally::Tally;
 use crate::world::{Runner, World};
-use resilient_engine::outcome::Outcome;
+use resilient_engine::verdict::outcome::Outcome;
 
 /// What a finished run hands to the report.
 pub struct Run {

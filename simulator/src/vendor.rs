@@ -4,9 +4,9 @@
 //! A served answer takes the fixed latency plus uniform jitter, or a log-normal draw (a median and
 //! a p95), and a share of the calls may be slow (a long tail: they take a fixed, long time).
 //! The latency may change over time (`latency_changes`: from a moment on, another latency).
-use resilient_engine::outcome::Outcome;
-use resilient_engine::retry_after::HintHeaders;
+use resilient_engine::facts::retry_after::HintHeaders;
 use resilient_engine::rng::Rng;
+use resilient_engine::verdict::outcome::Outcome;
 
 /// How the vendor turns a request away.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,11 +8,11 @@ use crate::policy::Policy;
 use crate::scenario::Scenario;
 use crate::tally::Tally;
 use crate::vendor::Vendor;
-use resilient_engine::chain::{ProviderView, Writes};
+use resilient_engine::choose::chain::{ProviderView, Writes};
 use resilient_engine::config::Chain;
-use resilient_engine::outcome::Outcome;
+use resilient_engine::item::ItemMachine;
 use resilient_engine::rng::Rng;
-use resilient_engine::step::ItemMachine;
+use resilient_engine::verdict::outcome::Outcome;
 use std::sync::Arc;
 
 /// How an item in a slot decides what to do next.
@@ -236,5 +236,5 @@ impl<'s> World<'s> {
 pub fn apply(views: &mut [ProviderView], w: &Writes) {
     let v = &mut views[w.provider];
     debug_assert!(w.breaker.as_ref().is_none_or(|b| b.version == v.breaker.version + 1));
-    resilient_engine::row_text::apply(v, w);
+    resilient_engine::rows::row_text::apply(v, w);
 }

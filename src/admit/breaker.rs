@@ -2,11 +2,11 @@
 //! probe across the fleet holds a lease; a drained provider (weight 0) takes only probes. Settled
 //! by the call's health, which may open or close it.
 use super::limit::{Ask, Held, Limit, Refusal};
-use crate::breaker::{self as rule, Admission};
 use crate::config::Chain;
-use crate::reason::Reason;
+use crate::item::Effect;
+use crate::limits::breaker::{self as rule, Admission};
 use crate::rows::{ProviderView, Writes};
-use crate::step::Effect;
+use crate::verdict::reason::Reason;
 
 pub struct Breaker;
 
@@ -26,7 +26,7 @@ impl Limit for Breaker {
         Ok(())
     }
 
-    /// The breaker's own settlement is [`crate::record`]'s first step (its transition is the
+    /// The breaker's own settlement is [`crate::item::record`]'s first step (its transition is the
     /// write's event); nothing more here.
     fn settle(&self, _: &Chain, _: &ProviderView, _: &Effect, _: u64, _: &mut Writes) {}
 }

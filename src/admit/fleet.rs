@@ -5,11 +5,11 @@
 //! the execution's window goes to the fleet's row (`learned_limit`).
 use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
-use crate::fleet_limit::{self as rule, Take};
-use crate::learned_limit;
-use crate::reason::Reason;
+use crate::item::Effect;
+use crate::limits::fleet_limit::{self as rule, Take};
+use crate::limits::learned_limit;
 use crate::rows::{ProviderView, Writes};
-use crate::step::Effect;
+use crate::verdict::reason::Reason;
 
 pub struct FleetShare;
 

@@ -2,9 +2,9 @@
 //! it is out, released at its end (a lease its worker never released lapses).
 use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
-use crate::in_flight::{self as rule, Acquire};
+use crate::item::Effect;
+use crate::limits::in_flight::{self as rule, Acquire};
 use crate::rows::{ProviderView, Writes};
-use crate::step::Effect;
 
 pub struct InFlight;
 

@@ -1,12 +1,12 @@
 //! The one interface every limit implements, and what a call asks and holds.
-use crate::breaker::Transition;
 use crate::config::Chain;
-use crate::fleet_limit::Taker;
-use crate::reason::Reason;
+use crate::item::Effect;
+use crate::limits::breaker::Transition;
+use crate::limits::fleet_limit::Taker;
+use crate::limits::token_budget::Estimate;
+use crate::limits::token_limit::Reservation;
 use crate::rows::{ProviderView, Writes};
-use crate::step::Effect;
-use crate::token_budget::Estimate;
-use crate::token_limit::Reservation;
+use crate::verdict::reason::Reason;
 
 /// What this item alone knows about a provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -14,8 +14,8 @@
 // made and taken apart at once, once per provider asked, unboxed as `token_limit::Take` is.
 #![allow(clippy::result_large_err)]
 use crate::config::Chain;
+use crate::item::Effect;
 use crate::rows::{ProviderView, Writes};
-use crate::step::Effect;
 
 mod breaker;
 mod fleet;

@@ -2,10 +2,10 @@
 //! towards it; a 429 or a hint past the cap closes the gate for every worker.
 use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
-use crate::rate_gate::{self as rule, Take};
-use crate::reason::Reason;
+use crate::item::Effect;
+use crate::limits::rate_gate::{self as rule, Take};
 use crate::rows::{ProviderView, Writes};
-use crate::step::Effect;
+use crate::verdict::reason::Reason;
 
 pub struct RateGate;
 

@@ -2,11 +2,11 @@
 //! it, first calls never do; calls deposit into it, sampled, while the provider is in trouble.
 use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
-use crate::outcome::Health;
-use crate::reason::Reason;
-use crate::retry_budget::{Spend, SAMPLE_EVERY};
+use crate::item::Effect;
+use crate::limits::retry_budget::{Spend, SAMPLE_EVERY};
 use crate::rows::{ProviderView, Writes};
-use crate::step::Effect;
+use crate::verdict::outcome::Health;
+use crate::verdict::reason::Reason;
 
 pub struct RetryBudget;
 

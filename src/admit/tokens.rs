@@ -3,10 +3,10 @@
 //! reported (its cost into the period's spend) and its hold is released.
 use super::limit::{Ask, Held, Limit, Refusal};
 use crate::config::Chain;
+use crate::item::Effect;
+use crate::limits::spend_hold;
+use crate::limits::token_limit::{self as rule, Take};
 use crate::rows::{ProviderView, Writes};
-use crate::spend_hold;
-use crate::step::Effect;
-use crate::token_limit::{self as rule, Take};
 
 pub struct Tokens;
 

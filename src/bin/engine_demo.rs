@@ -1,12 +1,12 @@
 //! `engine-demo`: the engine alone, no n8n. Prints seed 003's delay schedule and seed 001's ten
 //! jobs against an always-500 provider, with and without a cooldown.
-use resilient_engine::backoff::{Backoff, Strategy};
-use resilient_engine::chain::ProviderView;
+use resilient_engine::choose::chain::ProviderView;
 use resilient_engine::config::{ChainConfig, ProviderConfig};
-use resilient_engine::outcome::Outcome;
-use resilient_engine::record::record;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Step};
+use resilient_engine::verdict::backoff::{Backoff, Strategy};
+use resilient_engine::verdict::outcome::Outcome;
 use std::sync::Arc;
 
 fn main() {
@@ -81,7 +81,7 @@ fn dead_provider_requests(cooldown: bool) -> usize {
     hits
 }
 
-fn apply(views: &mut [ProviderView], w: resilient_engine::chain::Writes) {
+fn apply(views: &mut [ProviderView], w: resilient_engine::choose::chain::Writes) {
     let v = &mut views[w.provider];
     if let Some(b) = w.breaker {
         v.breaker = b;

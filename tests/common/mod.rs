@@ -1,13 +1,13 @@
 //! An in-memory stand-in for the shared store, applying `Writes` with version checks, so the
 //! engine's scenarios run end to end (the real stores live in the node and are tested there).
 #![allow(dead_code)]
-use resilient_engine::chain::{ProviderView, Writes};
+use resilient_engine::choose::chain::{ProviderView, Writes};
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig};
-use resilient_engine::outcome::Outcome;
-use resilient_engine::record::record;
-use resilient_engine::retry_after::HintHeaders;
+use resilient_engine::facts::retry_after::HintHeaders;
+use resilient_engine::item::record::record;
+use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
-use resilient_engine::step::{ItemMachine, Step};
+use resilient_engine::verdict::outcome::Outcome;
 use std::sync::Arc;
 
 pub fn chain(names: &[&str], tweak: impl FnOnce(&mut ChainConfig)) -> Arc<Chain> {
@@ -58,7 +58,7 @@ impl Store {
         rising(w.budget.as_ref().map(|r| r.version), v.budget.version, "budget");
         rising(w.limit.as_ref().map(|r| r.version), v.limit.version, "limit");
         rising(w.tokens.as_ref().map(|r| r.version), v.tokens.version, "tokens");
-        resilient_engine::row_text::apply(&mut self.views[w.provider], w);
+        resilient_engine::rows::row_text::apply(&mut self.views[w.provider], w);
     }
 }
 

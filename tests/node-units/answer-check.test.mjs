@@ -1,6 +1,6 @@
 // Answer Check's reading of an answer: the schema checked against the meta-schema before use,
 // a fenced or bare JSON answer, the final-answer tool call's arguments, the validator's errors
-// kept to the leaves. What a failed check means is the engine's (tests/vectors, src/outcome.rs).
+// kept to the leaves. What a failed check means is the engine's (tests/vectors, src/verdict/outcome.rs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';

@@ -1,4 +1,4 @@
-// One defaults table: the engine's (src/config.rs, generated into engineConstants.ts). The
+// One defaults table: the engine's (src/config/mod.rs, generated into engineConstants.ts). The
 // node's parameter defaults and docs/call-chain.md's defaults table (moved from README) must say the same.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -11,7 +11,7 @@ const { ReadAheadStore } = require('../../dist/lib/store/readAhead.js');
 /** This process's clock as the read-ahead store sees it, moved by the tests (no waiting). */
 const clock = { t: 1_000_000, now: () => clock.t };
 const aheadOf = (s) => new ReadAheadStore(s, clock.now);
-/** What the engine's poll hands out for a plain call (src/read_ahead.rs). */
+/** What the engine's poll hands out for a plain call (src/rows/read_ahead.rs). */
 const GRANT = { serves_ms: 100, read_again_ms: 50 };
 
 /** A store whose rows are one version number, and whose writes finish when the test says. */

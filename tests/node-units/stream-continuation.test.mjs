@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 const { AIMessageChunk, HumanMessage } = require('@langchain/core/messages');
 const { Seam, chunkText } = require('../../dist/lib/chat/seam.js');
 const { Engine } = require('../../dist/engine/engine.js');
-// The engine reads the seam (src/seam.rs); the node holds and cuts the chunks.
+// The engine reads the seam (src/facts/seam.rs); the node holds and cuts the chunks.
 const engine = new Engine({ providers: [{ name: 'a' }] });
 const read = (h, n, e) => engine.seam(h, n, e);
 const {

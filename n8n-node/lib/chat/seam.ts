@@ -1,6 +1,6 @@
 // Where a continued answer meets the part the caller already has: the continuing model may repeat
 // the last words of that part, or start the answer over, before it goes on. Its first chunks are
-// held until the engine reads the seam (`Engine.seam`, src/seam.rs: how many of their characters
+// held until the engine reads the seam (`Engine.seam`, src/facts/seam.rs: how many of their characters
 // repeat what the caller has), then passed on with those cut, so the caller's stream reads as one
 // answer. Text only; the chunks' other parts (usage, ids) pass as they came.
 import { AIMessageChunk } from '@langchain/core/messages';

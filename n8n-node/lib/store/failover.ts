@@ -1,5 +1,5 @@
 // A shared store guarded by a per-operation timeout. When it is unreachable, too slow or keeps
-// losing compare-and-set races, the engine says what next (`storeFailed`, src/store_failure.rs,
+// losing compare-and-set races, the engine says what next (`storeFailed`, src/rows/store_failure.rs,
 // on the node's On Store Failure setting): carry on with this process's memory, marking the item
 // (fail open), or defer the item (fail closed: StoreUnavailable with the engine's reason). Rows,
 // tickets (ticketsFailover.ts) and the counters' write all fail over here. Never crash.

@@ -1,7 +1,7 @@
 // A shared store that serves the next item's read from rows already read, while the engine allows
 // it: at Item Concurrency 1 the store's round trip then overlaps a call, or is not made at all.
 // After each poll that hands out a call, the engine grants the rows it decided on, or rows read
-// while that call is out, to the next decision (`read_ahead`, src/read_ahead.rs): they serve it
+// while that call is out, to the next decision (`read_ahead`, src/rows/read_ahead.rs): they serve it
 // until `serves_ms` after they were read, if no write of this execution to the scope began or
 // ended since the read began (an item sees its own execution's writes); rows older than
 // `read_again_ms` when the call goes out are read again while it is out. Each grant serves one

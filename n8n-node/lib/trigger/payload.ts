@@ -1,4 +1,4 @@
-// One trigger item from an event text as the engine wrote it (src/event.rs): the event's fields,
+// One trigger item from an event text as the engine wrote it (src/report/event.rs): the event's fields,
 // with the scope the trigger watches. Events the trigger was not asked for give none: a breaker
 // transition by the phase it entered, a spend cap reached (`spend_cap`, alone or on the
 // transition the same write made) as *Spend Cap Reached*.

@@ -8,9 +8,9 @@
 //! retried after 1 s like a 429). Deterministic for a seed.
 //!
 //! `simulate_concurrency [--k 4] [--seed 7] [--json]`
-use resilient_engine::concurrency::{Admit, Signal, Window};
-use resilient_engine::fleet_limit::{self, Rules, Seat, Take, Taker};
-use resilient_engine::learned_limit::LimitRow;
+use resilient_engine::limits::concurrency::{Admit, Signal, Window};
+use resilient_engine::limits::fleet_limit::{self, Rules, Seat, Take, Taker};
+use resilient_engine::limits::learned_limit::LimitRow;
 use resilient_engine::rng::Rng;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};

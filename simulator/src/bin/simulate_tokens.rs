@@ -10,13 +10,13 @@
 //! usage, correct by the remaining count). Deterministic for a seed.
 //!
 //! `simulate_tokens [--calls 2000] [--seed 7]`
-use resilient_engine::rate_gate::{self, GateRow, RateLimit, Take};
-use resilient_engine::rng::Rng;
-use resilient_engine::spend_hold::SpendRow;
-use resilient_engine::token_budget::{self, Estimate, Limits, TokenRow, MINUTE_MS};
-use resilient_engine::token_limit::{
+use resilient_engine::limits::rate_gate::{self, GateRow, RateLimit, Take};
+use resilient_engine::limits::spend_hold::SpendRow;
+use resilient_engine::limits::token_budget::{self, Estimate, Limits, TokenRow, MINUTE_MS};
+use resilient_engine::limits::token_limit::{
     self, Period, Prices, Remaining, Reservation, Settle, TokenRules, Used, VendorCount,
 };
+use resilient_engine::rng::Rng;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 

@@ -1,6 +1,6 @@
 // Frozen: the released version 1; version 2 repeating some of these fields is accepted by design.
 // The node's parameters, described as data (as n8n's own nodes do). Defaults of engine settings
-// come from the engine's one defaults table (engineConstants.ts, generated from src/config.rs).
+// come from the engine's one defaults table (engineConstants.ts, generated from src/config/mod.rs).
 import {
 	STORE_DEFAULTS,
 	ENGINE_DEFAULTS as D,

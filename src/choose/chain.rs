@@ -1,0 +1,100 @@
+//! Fallback-chain choice: given the ordered chain, each provider's shared state and what this
+//! item already learned, which provider to call now, which to skip and why, or how long until
+//! one is admissible again.
+use crate::admit::{self, Ask, Held, Refusal};
+use crate::config::Chain;
+use crate::limits::breaker::Transition;
+use crate::limits::fleet_limit::Taker;
+use crate::limits::token_limit::Reservation;
+use crate::verdict::reason::Reason;
+// Where the chain's callers have always found them.
+pub use crate::admit::Local;
+pub use crate::choose::skip::Skip;
+pub use crate::rows::{ProviderView, Writes};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Choice {
+    Call {
+        provider: usize,
+        probe: bool,
+        writes: Writes,
+        transition: Option<Transition>,
+        /// The call holds a slot of the fleet's limit (`Some`); `Some(true)`: taking it grew the
+        /// limit.
+        seat: Option<bool>,
+        /// The tokens it reserved (where the provider has token limits), settled at its end.
+        tokens: Option<Reservation>,
+    },
+    /// A gate slot reserved at `at_ms` on this provider: sleep, then call it.
+    Reserve { provider: usize, at_ms: u64, writes: Writes },
+    /// Nothing admissible; `earliest` = when and why the soonest provider could be tried again.
+    Nothing {
+        earliest: Option<(u64, Reason)>,
+        all_permanent: bool,
+        /// Where the fleet's limit is spent: the row telling the others this worker waits.
+        register: Option<Writes>,
+    },
+}
+
+/// The first admissible provider in `order` (the item's route: every provider once).
+/// `takers[i]`: who takes a slot of provider i's fleet limit (where the chain bounds it).
+#[allow(clippy::too_many_arguments)]
+pub fn choose(
+    chain: &Chain,
+    order: &[usize],
+    views: &[ProviderView],
+    local: &[Local],
+    takers: &[Taker],
+    now: u64,
+    holder: &str,
+    max_wait_ms: u64,
+    skips: &mut Vec<Skip>,
+) -> Choice {
+    let mut register = None;
+    let mut earliest: Option<(u64, Reason)> = None;
+    let mut all_permanent = true;
+    let mut note = |skip: Skip, earliest: &mut Option<(u64, Reason)>, skips: &mut Vec<Skip>| {
+        if skip.reason.is_retryable() {
+            all_permanent = false;
+            if earliest.is_none_or(|(t, _)| skip.until_ms < t) {
+                *earliest = Some((skip.until_ms, skip.reason));
+            }
+        }
+        match skips.iter_mut().find(|s| s.provider == skip.provider) {
+            Some(s) => *s = skip,
+            None => skips.push(skip),
+        }
+    };
+    for &i in order {
+        if let Some((reason, until_ms)) = local[i].done {
+            note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
+            continue;
+        }
+        let ask = Ask {
+            chain,
+            provider: i,
+            view: &views[i],
+            local: &local[i],
+            taker: takers.get(i),
+            now,
+            holder,
+            max_wait_ms,
+        };
+        match admit::reserve(&ask) {
+            Ok(Held { writes, probe, transition, seat, tokens }) => {
+                return Choice::Call { provider: i, probe, writes, transition, seat, tokens };
+            }
+            Err(Refusal::Later { at_ms, writes }) => return Choice::Reserve { provider: i, at_ms, writes },
+            Err(Refusal::Skip { reason, until_ms, register: row, wait_here }) => {
+                note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
+                if register.is_none() {
+                    register = row;
+                }
+                if wait_here {
+                    return Choice::Nothing { earliest: Some((until_ms, reason)), all_permanent: false, register };
+                }
+            }
+        }
+    }
+    Choice::Nothing { earliest, all_permanent, register }
+}

@@ -1,0 +1,287 @@
+//! The item's next step at each poll: its route, the first admissible provider, or a wait (in
+//! line, for the rate gate, a backoff), or its end (deferred, failed).
+use super::*;
+
+impl ItemMachine {
+    pub(super) fn remaining(&self, now: u64) -> u64 {
+        (self.started_ms + self.chain.budget_ms).saturating_sub(now)
+    }
+
+    pub(super) fn finish(&mut self, step: Step) -> Poll {
+        self.finished = Some(step.clone());
+        Poll { step, writes: None, transition: None }
+    }
+
+    /// The next step, given the providers' shared state read at `now` (the store's clock).
+    pub fn poll(&mut self, now: u64, views: &[ProviderView]) -> Result<Poll, EngineError> {
+        self.came_from = self.queued_for.take();
+        let poll = self.decide(now, views);
+        // Woken from a line and gone elsewhere (another provider, a wait, its end): its slot
+        // goes to the next in line.
+        if let (Some(q), Some(pool)) = (self.came_from.take(), &self.pool) {
+            pool.borrow_mut().leave(q, self.member, &mut self.woken);
+        }
+        poll
+    }
+
+    pub(super) fn decide(&mut self, now: u64, views: &[ProviderView]) -> Result<Poll, EngineError> {
+        if let Some(step) = &self.finished {
+            return Ok(Poll { step: step.clone(), writes: None, transition: None });
+        }
+        if views.len() != self.chain.providers.len() {
+            return Err(EngineError::InvalidInput(format!(
+                "{} provider views for a chain of {}",
+                views.len(),
+                self.chain.providers.len()
+            )));
+        }
+        // The fleet's learned limits: a congestion seen by another execution lowers this one's
+        // windows now; a served window starts from what the fleet learned.
+        if let Some(pool) = &self.pool {
+            pool.borrow_mut().share(views.iter().map(|v| learned_limit::advice(&v.limit, now)));
+        }
+        // The worker's shares as the rows say (whether a served call was sent at the full one).
+        if let Some(seats) = &self.seats {
+            // Split borrows: no copy of the holder's name on every poll.
+            let Seats { holder, seats } = &mut *seats.borrow_mut();
+            for (i, seat) in seats.iter_mut().enumerate() {
+                if let Some(rules) = crate::limits::fleet_limit::rules(&self.chain, i) {
+                    seat.read(&views[i].limit, holder, now, rules);
+                }
+            }
+        }
+        // A call handed out by a poll whose write lost its race was never made.
+        self.drop_uncommitted();
+        if !self.pending.is_empty() {
+            return Err(EngineError::InvalidInput("a poll while a call is out: hand in its outcome first".into()));
+        }
+        // A wake a hair early (the node's timers run on the monotonic clock, the store's clock is
+        // another) is on time: sleeping the last millisecond would cost a second read of the rows.
+        if now.saturating_add(WAKE_SLACK_MS) < self.sleep_until_ms {
+            // The rest of a wait scheduled while a hedge was out, counted once.
+            self.report.slept_ms += self.sleep_until_ms.saturating_sub(now.max(self.slept_until_ms));
+            self.slept_until_ms = self.sleep_until_ms;
+            return Ok(Poll {
+                step: Step::Sleep { ms: self.sleep_until_ms - now, cause: self.sleep_cause },
+                writes: None,
+                transition: None,
+            });
+        }
+        // Woken within the slack: decide as of the wait's end (a gate the outcome closed for the
+        // same wait is open by then), at most WAKE_SLACK_MS ahead of the store's clock.
+        let now = self.tick(now.max(self.sleep_until_ms));
+        let remaining = self.remaining(now);
+        if remaining == 0 {
+            return Ok(self.defer(now, Some((now, Reason::BudgetExhausted))));
+        }
+        let max_wait = self.chain.retry_after_cap_ms.min(remaining);
+        // Every call after this item's first is a retry somewhere (the same provider again, or
+        // a fail-over after a failure): it spends from that provider's retry budget.
+        let retry = !self.report.attempts.is_empty();
+        for (l, p) in self.local.iter_mut().zip(&self.chain.providers) {
+            l.retry = retry;
+            if let Some(rules) = &p.tokens {
+                l.estimate = rules.estimate(self.token_facts.as_ref());
+            }
+        }
+        if let Some(mid) = self.mid_stream {
+            return Ok(self.continue_stream(now, views, mid));
+        }
+        if self.route.is_empty() {
+            self.route = route(&self.chain, views, now, &mut self.rng, self.streamed);
+            // Only where the routing would scatter a conversation: a configured order already
+            // brings every call back to the first provider that can take it.
+            if let (Some(p), true) = (self.prefer, self.chain.routing != Routing::Order) {
+                self.route.retain(|&i| i != p);
+                self.route.insert(0, p);
+            }
+            // Said in the run data whenever it is not simply the chain as listed.
+            let as_listed = self.route.iter().enumerate().all(|(k, &i)| k == i);
+            if self.chain.routing != Routing::Order || !as_listed {
+                self.report.route = Some(Route { routing: self.chain.routing, order: self.route.clone() });
+            }
+        }
+        // Skips of a poll that ends in a wait are not the item's: it will decide again.
+        let skipped_before = self.report.skipped.len();
+        let takers = self.takers(&self.holder);
+        loop {
+            match choose(
+                &self.chain,
+                &self.route,
+                views,
+                &self.local,
+                &takers,
+                now,
+                &self.holder,
+                max_wait,
+                &mut self.report.skipped,
+            ) {
+                Choice::Call { provider, probe, writes, transition, seat, tokens } => {
+                    let slot = match self.admit(provider, probe) {
+                        Some(Admit::Wait) => {
+                            // Nothing of this choice is written: poll again when a call to it ends.
+                            self.report.skipped.truncate(skipped_before);
+                            let step = Step::Queue { provider, ms: remaining };
+                            return Ok(Poll { step, writes: None, transition: None });
+                        }
+                        Some(Admit::Refuse) => {
+                            self.local[provider].done = Some(self.refused(provider, now, views));
+                            continue;
+                        }
+                        Some(Admit::Go { round }) => Some(round),
+                        None => None,
+                    };
+                    self.local[provider].reserved_at_ms = None;
+                    let held = Held { window_round: slot, seat, tokens };
+                    let step = self.hand_out(provider, probe, false, held, now, views);
+                    return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
+                }
+                Choice::Reserve { provider, at_ms, writes } => {
+                    self.local[provider].reserved_at_ms = Some(at_ms);
+                    self.sleep(now, at_ms - now, WaitCause::RateGate);
+                    return Ok(Poll {
+                        step: Step::Sleep { ms: at_ms - now, cause: WaitCause::RateGate },
+                        writes: Some(writes),
+                        transition: None,
+                    });
+                }
+                Choice::Nothing { all_permanent: true, .. } => {
+                    let reason = self.report.skipped.last().map(|s| s.reason).unwrap_or(Reason::NonRetryable);
+                    return Ok(self.finish(Step::Fail { reason }));
+                }
+                Choice::Nothing { earliest, register, .. } => {
+                    if let Some(ms) = self.in_line_for(now, earliest, max_wait) {
+                        self.report.skipped.truncate(skipped_before);
+                        self.sleep(now, ms, WaitCause::InLine);
+                        // Waiting for the fleet's limit: the others hear it and give back.
+                        return Ok(Poll {
+                            step: Step::Sleep { ms, cause: WaitCause::InLine },
+                            writes: register,
+                            transition: None,
+                        });
+                    }
+                    return Ok(self.defer(now, earliest));
+                }
+            }
+        }
+    }
+
+    /// Wait in line rather than be deferred (`wait_in_line`): when the earliest provider frees
+    /// within the item's wait (the Retry-After cap and its budget) from a shared limit that frees
+    /// by itself (a rate gate a 429 closed, a full in-flight cap), the wait until then, paced: a
+    /// jitter of up to the wait itself (50 ms to 1 s) so the items in line do not call at once.
+    pub(super) fn in_line_for(&mut self, now: u64, earliest: Option<(u64, Reason)>, max_wait: u64) -> Option<u64> {
+        let (at, reason) = earliest?;
+        let wait = at.saturating_sub(now);
+        let frees = matches!(
+            reason,
+            Reason::RateLimited
+                | Reason::InFlightCap
+                | Reason::ConcurrencyLimit
+                | Reason::TokenLimited
+                // Held by the calls out (soon back); a cap spent waits past any budget.
+                | Reason::SpendCap
+        );
+        if !self.chain.wait_in_line || !frees || wait > max_wait {
+            return None;
+        }
+        let paced = wait + self.rng.between(0, wait.clamp(50, 1_000));
+        Some(paced.min(self.remaining(now)).max(1))
+    }
+
+    /// The call step for `provider`, now one of the calls out (uncommitted until carried out);
+    /// `held`: the slots it holds (its window's, the fleet limit's).
+    pub(super) fn hand_out(
+        &mut self,
+        provider: usize,
+        probe: bool,
+        hedge: bool,
+        held: Held,
+        now: u64,
+        views: &[ProviderView],
+    ) -> Step {
+        let Held { window_round, seat, tokens } = held;
+        if let (Some(grew), Some(seats)) = (seat, &self.seats) {
+            seats.borrow_mut().seats[provider].sent(grew);
+        }
+        let call = self.next_call;
+        self.next_call += 1;
+        self.pending.push(Pending {
+            call,
+            provider,
+            probe,
+            at_ms: now,
+            hedge,
+            committed: false,
+            first_chunk_ms: None,
+            window_round,
+            seat: seat.is_some(),
+            tokens,
+            continues: self.continuation_due,
+        });
+        let remaining = self.remaining(now);
+        let p = &self.chain.providers[provider];
+        let deadline_ms = p.deadline_ms.min(remaining);
+        let stream = match self.chain.stream {
+            Some(limits) if self.streamed => Some(limits.step(deadline_ms, remaining)),
+            _ => None,
+        };
+        let hedging = self.chain.hedge.map(|h| CallTag {
+            call,
+            hedge,
+            // A streamed call is hedged while it has sent nothing that commits it.
+            hedge_after_ms: (!probe && self.hedges_sent() < h.max_hedges && self.repeatable(provider))
+                .then(|| h.delay_ms(&views[provider].latency.lane(self.streamed), now))
+                .filter(|&d| d < stream.map_or(deadline_ms, |s| s.first_chunk_ms)),
+        });
+        // Two calls out to one provider are its attempts n and n+1.
+        let out_there = self.pending.iter().filter(|q| q.provider == provider && q.call != call).count() as u32;
+        let repair = std::mem::take(&mut self.progress[provider].repair_due);
+        let continuation = self.continuation_due.take().is_some();
+        Step::Call {
+            provider,
+            name: p.name.clone(),
+            attempt: self.progress[provider].attempts + 1 + out_there,
+            deadline_ms,
+            probe,
+            repair,
+            continuation,
+            idempotency_key: if p.unsafe_method { self.keys[provider].clone() } else { None },
+            stream,
+            // A continuation is not hedged: part of the answer is out, one model finishes it.
+            hedging: hedging.map(|h| CallTag { hedge_after_ms: h.hedge_after_ms.filter(|_| !continuation), ..h }),
+        }
+    }
+
+    /// `now`, or the latest time this item already decided as of if that is later.
+    pub(super) fn tick(&mut self, now: u64) -> u64 {
+        self.clock = self.clock.max(now);
+        self.clock
+    }
+
+    /// Sending provider `i` the item's request twice cannot act twice (the rules that allow a
+    /// retry: a safe method, an idempotency key, or unsafe methods retried by choice).
+    pub(super) fn repeatable(&self, i: usize) -> bool {
+        CallFacts { unsafe_method: self.chain.providers[i].unsafe_method, has_idempotency_key: self.keys[i].is_some() }
+            .repeatable(&self.chain.rules)
+    }
+
+    pub(super) fn defer(&mut self, now: u64, earliest: Option<(u64, Reason)>) -> Poll {
+        let (at, reason) = earliest.unwrap_or((now, Reason::BudgetExhausted));
+        // Spread the wake-ups: items deferred by the same outage must not return in lockstep.
+        // Saturating: a hint of "forever" (Retry-After past u64 ms) must not wrap into the past.
+        let retry_at_ms = at.max(now).saturating_add(self.rng.between(0, self.chain.defer_spread_ms));
+        self.finish(Step::Defer { retry_at_ms, reason })
+    }
+
+    pub(super) fn sleep(&mut self, now: u64, ms: u64, cause: WaitCause) {
+        self.sleep_until_ms = now + ms;
+        self.sleep_cause = cause;
+        // With another call of the item still out, the node waits for that call, not this
+        // wait: counted (what is left of it) only if a poll comes to wait it out.
+        if self.pending.is_empty() {
+            self.report.slept_ms += ms;
+            self.slept_until_ms = self.sleep_until_ms;
+        }
+    }
+}

@@ -1,0 +1,565 @@
+//! Item Concurrency *Auto*: how many of one execution's calls a provider takes at once, learned
+//! from how it answers (TCP's slow start and AIMD, with the gradient of Netflix's
+//! concurrency-limits and Envoy's adaptive concurrency on the time to the first byte).
+//!
+//! - Before the provider's first success at most `threshold` calls are admitted that did not come
+//!   back neutral: a dead provider costs exactly the breaker's threshold, whatever the timing of
+//!   its failures. Once they are spent and none is out, the window refuses (nothing will free it):
+//!   the item moves on or is deferred as for a closed gate.
+//! - The one congestion rule of [`crate::limits::congestion`]: after successes the window grows by three
+//!   per success (quadrupling per round trip: slow start) until the first congestion, then by one
+//!   per window (additive), an eighth of that just below where it last met congestion.
+//! - Congestion cuts it (to half the first time, to 0.7 after), once per round: a 429, a 503 with
+//!   a hint, a timeout, or a time to first byte far above the provider's own recent baseline (the
+//!   gradient: the answer's length varies, its first byte much less).
+//! - The ceiling is Max Item Concurrency, and Max In Flight where the provider sets one.
+//!
+//! Sans-IO: the window counts calls admitted and released; the caller says when (the item
+//! machine, at a call's hand-out and its outcome).
+use crate::limits::congestion;
+use crate::limits::learned_limit::{Advice, WindowNews};
+use crate::verdict::outcome::{Classification, Health, Verdict};
+
+/// Whether a call may go to the provider now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admit {
+    /// Admitted: the call holds a slot until its outcome; `round` is the window's round then.
+    Go { round: u32 },
+    /// The window is full: wait for a slot to free.
+    Wait,
+    /// Spent before a first success, nothing out: no slot will free. Move on.
+    Refuse,
+}
+
+/// What an outcome says about the provider's capacity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Signal {
+    /// Served; `first_byte_ms`: the time to its first byte (streamed: first chunk), if known.
+    Served { first_byte_ms: Option<u64> },
+    /// Too much at once: a 429, a 503 with a hint, our deadline. `failure`: it also counts
+    /// against the provider's health (a timeout, a hinted 503; a 429 only where configured).
+    Congested { failure: bool },
+    /// Failed, but not for load (a 500, a reset): counts before a first success.
+    Failed,
+    /// Says nothing (a 404, a closed hedge's loser).
+    Neutral,
+}
+
+impl Signal {
+    /// What the classifier's reading of an outcome says about load. `timed_out`: our deadline.
+    pub fn of(c: &Classification, timed_out: bool, first_byte_ms: Option<u64>) -> Signal {
+        if c.health == Health::Success {
+            return Signal::Served { first_byte_ms };
+        }
+        let congested = c.closes_gate || timed_out || (c.hint.is_some() && c.verdict == Verdict::Retry);
+        match (congested, c.health) {
+            (true, health) => Signal::Congested { failure: health == Health::Failure },
+            (false, Health::Failure) => Signal::Failed,
+            _ => Signal::Neutral,
+        }
+    }
+}
+
+/// The gradient's tolerance: a first byte this many times the baseline reads as congestion.
+pub const GRADIENT_TOLERANCE: f64 = 1.5;
+/// How much of each new first-byte time the short-term average takes.
+const RECENT_WEIGHT: f64 = 0.2;
+/// How fast the baseline (the lowest recent first byte) drifts up towards what is seen, per
+/// window of answers, so a provider that got slower for good sets a new baseline instead of
+/// reading as congested forever (per answer it would outrun a wide window's queueing).
+const BASELINE_DRIFT: f64 = 0.01;
+/// Growth per success in slow start: the window quadruples per round trip (faster than TCP's
+/// doubling: a healthy vendor's batch should not wait many round trips to be sent at once).
+const SLOW_START_GROWTH: f64 = congestion::SLOW_START_GROWTH as f64;
+/// Growth per window just below the window at the last congestion.
+const PLATEAU_STEP: f64 = 1.0 / congestion::PLATEAU_ROUNDS as f64;
+/// Samples before the gradient is trusted.
+const GRADIENT_MIN_SAMPLES: u32 = 5;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Window {
+    limit: f64,
+    /// Growing by one per success (doubling per round trip) until the first congestion.
+    slow_start: bool,
+    /// The window when it last met congestion.
+    congested_at: f64,
+    ceiling: u32,
+    threshold: u32,
+    in_flight: u32,
+    served: bool,
+    /// Calls admitted before the first success that came back failed or congested.
+    spent_unserved: u32,
+    /// Of those, the ones that counted against the provider's health (its breaker's failures).
+    failed_unserved: u32,
+    /// Bumped at each decrease: an outcome of a call admitted before it is not congestion again.
+    round: u32,
+    trend: FirstByteTrend,
+    /// The fleet's last congestion this window heard of (its time on the store's clock).
+    heard_ms: u64,
+}
+
+impl Window {
+    /// `threshold`: the provider's breaker threshold (the window's start, and the calls a
+    /// provider gets before its first success); `ceiling`: Max Item Concurrency, or Max In Flight.
+    pub fn new(threshold: u32, ceiling: u32) -> Window {
+        let ceiling = ceiling.max(1);
+        Window {
+            limit: f64::from(threshold.clamp(1, ceiling)),
+            slow_start: true,
+            congested_at: f64::INFINITY,
+            ceiling,
+            threshold: threshold.max(1),
+            in_flight: 0,
+            served: false,
+            spent_unserved: 0,
+            failed_unserved: 0,
+            round: 0,
+            trend: FirstByteTrend::default(),
+            heard_ms: 0,
+        }
+    }
+
+    /// The fleet's learned limit, read at a poll: a congestion heard for the first time lowers
+    /// the window to the limit it left (one 429 anywhere slows every execution); a window that has
+    /// served starts from what the fleet learned instead of slow-starting from its threshold.
+    /// Before its first success the window still admits at most the threshold (`room`).
+    pub fn share(&mut self, fleet: Advice) {
+        let fleet_limit = f64::from(fleet.limit).min(f64::from(self.ceiling)).max(1.0);
+        if fleet.congested_at_ms > self.heard_ms {
+            self.heard_ms = fleet.congested_at_ms;
+            // Growth slows near the limit the fleet was cut to (the plateau).
+            self.congested_at = self.congested_at.min(fleet_limit);
+            if fleet_limit < self.limit {
+                self.limit = fleet_limit;
+                self.slow_start = false;
+                // Calls already out were sent at the old size: their congestion is old news.
+                self.round += 1;
+            }
+        }
+        if self.served && self.slow_start && fleet_limit > self.limit {
+            self.limit = fleet_limit;
+            // Where the fleet met congestion, grow additively from there.
+            self.slow_start = fleet.congested_at_ms == 0;
+        }
+    }
+
+    /// What the window's last outcome taught, for the fleet's row.
+    fn news(&self, cut: bool) -> WindowNews {
+        WindowNews { limit: self.limit(), congested: cut, served: self.served }
+    }
+
+    /// The calls it takes at once now (whole).
+    pub fn limit(&self) -> u32 {
+        self.limit as u32
+    }
+
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight
+    }
+
+    /// Spent before a first success with nothing out: no slot will free.
+    pub fn refuses(&self) -> bool {
+        !self.served && self.in_flight == 0 && self.spent_unserved >= self.threshold
+    }
+
+    /// Why it refuses: its spent calls failed (the breaker opened on them: `true`), or only met
+    /// congestion that says nothing of the provider's health (429s: its rate gate closed).
+    pub fn refused_for_failures(&self) -> bool {
+        self.failed_unserved > 0
+    }
+
+    /// How many more calls it would admit now.
+    pub fn room(&self) -> u32 {
+        let room = self.limit().saturating_sub(self.in_flight);
+        if self.served {
+            return room;
+        }
+        room.min(self.threshold.saturating_sub(self.spent_unserved + self.in_flight))
+    }
+
+    /// Whether one more call may go now; admitted, it holds a slot until [`Window::release`].
+    pub fn admit(&mut self) -> Admit {
+        if self.refuses() {
+            return Admit::Refuse;
+        }
+        if self.room() == 0 {
+            return Admit::Wait;
+        }
+        self.in_flight += 1;
+        Admit::Go { round: self.round }
+    }
+
+    /// A call admitted in `round` ended with `signal`.
+    pub fn release(&mut self, round: u32, signal: Signal) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        match signal {
+            Signal::Served { first_byte_ms } => {
+                self.served = true;
+                let queued = first_byte_ms.is_some_and(|ms| self.slower_than_baseline(ms as f64));
+                let ceiling = f64::from(self.ceiling);
+                if queued && self.slow_start {
+                    // Slow start overshot: the vendor queues. Back to the half, then additive.
+                    self.decrease(round);
+                } else if queued {
+                    // About one less per window while the first byte stays slow (Vegas-like).
+                    self.limit = (self.limit - 1.0 / self.limit).max(1.0);
+                } else if self.slow_start {
+                    self.limit = (self.limit + SLOW_START_GROWTH).min(ceiling);
+                } else {
+                    // Additive, and slower just below where it last met congestion (a plateau, as
+                    // CUBIC's): each 429 there pauses the provider for every call.
+                    let step = if self.limit + 1.0 >= self.congested_at { PLATEAU_STEP } else { 1.0 };
+                    self.limit = (self.limit + step / self.limit).min(ceiling);
+                }
+            }
+            Signal::Congested { failure } => {
+                if !self.served {
+                    self.spent_unserved += 1;
+                    self.failed_unserved += u32::from(failure);
+                }
+                self.decrease(round);
+            }
+            Signal::Failed => {
+                if !self.served {
+                    self.spent_unserved += 1;
+                    self.failed_unserved += 1;
+                }
+            }
+            Signal::Neutral => {}
+        }
+    }
+
+    /// Multiplicative decrease, once per round: the calls already out when the window shrank
+    /// were sent at the old size, so their congestion is the same news.
+    fn decrease(&mut self, round: u32) {
+        if round < self.round {
+            return;
+        }
+        self.round += 1;
+        let factor = f64::from(congestion::cut_tenths(self.slow_start)) / 10.0;
+        self.congested_at = self.limit;
+        self.limit = (self.limit * factor).max(1.0);
+        self.slow_start = false;
+    }
+
+    /// The gradient: is this first byte far above the provider's own recent baseline?
+    fn slower_than_baseline(&mut self, ms: f64) -> bool {
+        self.trend.slower(ms, self.limit)
+    }
+}
+
+/// The gradient of a provider's time to first byte: a short-term average against the lowest
+/// recent one (the baseline), which drifts up slowly so a provider that got slower for good sets
+/// a new baseline instead of reading as congested forever.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FirstByteTrend {
+    baseline_ms: Option<f64>,
+    recent_ms: Option<f64>,
+    samples: u32,
+}
+
+impl FirstByteTrend {
+    /// Is this first byte far above the baseline? `calls`: the calls at once it was measured at
+    /// (the drift is per window of answers: per answer it would outrun a wide window's queueing).
+    pub fn slower(&mut self, ms: f64, calls: f64) -> bool {
+        let ms = ms.max(1.0);
+        self.samples += 1;
+        let recent = self.recent_ms.map_or(ms, |r| r + RECENT_WEIGHT * (ms - r));
+        self.recent_ms = Some(recent);
+        let drift = BASELINE_DRIFT / calls.max(1.0);
+        let baseline = self.baseline_ms.map_or(ms, |b| (b + drift * (recent - b)).min(ms).max(1.0));
+        self.baseline_ms = Some(baseline);
+        self.samples >= GRADIENT_MIN_SAMPLES && recent > GRADIENT_TOLERANCE * baseline
+    }
+}
+
+/// One execution's windows, one per provider of its chain, shared by its items, each with its
+/// line: the items waiting for a slot, in the order they came. A freed slot is granted to the
+/// first in line (kept for it until it polls), so a newcomer never overtakes the line, and only
+/// as many items are woken as there are slots: no herd of polls (each one a store read).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pool {
+    lanes: Vec<Lane>,
+    members: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Lane {
+    window: Window,
+    line: Vec<u32>,
+    /// Slots kept for items woken from the line, until they poll.
+    granted: Vec<u32>,
+}
+
+impl Pool {
+    /// `ceiling`: Max Item Concurrency; a provider's Max In Flight, where set, caps its window too.
+    pub fn new(chain: &crate::config::Chain, ceiling: u32) -> Pool {
+        let lanes = chain
+            .providers
+            .iter()
+            .map(|p| Lane {
+                window: Window::new(p.breaker.threshold, p.max_in_flight.map_or(ceiling, |m| m.min(ceiling))),
+                line: Vec::new(),
+                granted: Vec::new(),
+            })
+            .collect();
+        Pool { lanes, members: 0 }
+    }
+
+    /// A new item's number in the pool (what a wake names).
+    pub fn join(&mut self) -> u32 {
+        self.members += 1;
+        self.members
+    }
+
+    /// Whether `provider`'s window refuses because its spent calls failed (see
+    /// [`Window::refused_for_failures`]).
+    pub fn refused_for_failures(&self, provider: usize) -> bool {
+        self.lanes[provider].window.refused_for_failures()
+    }
+
+    /// The calls its windows count as out, over every provider (none once every call ended).
+    pub fn calls_out(&self) -> u32 {
+        self.lanes.iter().map(|l| l.window.in_flight()).sum()
+    }
+
+    /// Each provider's window now (its limit), for the run data.
+    pub fn limits(&self) -> Vec<u32> {
+        self.lanes.iter().map(|l| l.window.limit()).collect()
+    }
+
+    /// Item `id` asks for a slot of `provider`: its grant, or a free slot when nobody is in line;
+    /// else it joins the line. `woken`: items to wake (all of the line, when the window refuses).
+    pub fn admit(&mut self, provider: usize, id: u32, woken: &mut Vec<u32>) -> Admit {
+        let lane = &mut self.lanes[provider];
+        let admit = if let Some(k) = lane.granted.iter().position(|&g| g == id) {
+            lane.granted.swap_remove(k);
+            // Its slot was kept for it; had the window shrunk since, it is first in line again.
+            let admit = lane.window.admit();
+            if admit == Admit::Wait {
+                lane.line.insert(0, id);
+            }
+            admit
+        } else if lane.window.room() > lane.granted.len() as u32 && lane.line.is_empty() {
+            lane.window.admit()
+        } else if lane.granted.is_empty() && lane.window.refuses() {
+            Admit::Refuse
+        } else {
+            if !lane.line.contains(&id) {
+                lane.line.push(id);
+            }
+            Admit::Wait
+        };
+        if admit == Admit::Refuse {
+            woken.append(&mut lane.line);
+        }
+        admit
+    }
+
+    /// Item `id` polled and did not take the slot kept for it (or left the line another way: it
+    /// moved on, or its wait ran out): the slot goes to the next in line.
+    pub fn leave(&mut self, provider: usize, id: u32, woken: &mut Vec<u32>) {
+        let lane = &mut self.lanes[provider];
+        lane.line.retain(|&q| q != id);
+        if let Some(k) = lane.granted.iter().position(|&g| g == id) {
+            lane.granted.swap_remove(k);
+        }
+        lane.grant(woken);
+    }
+
+    /// The fleet's learned limits at a poll (`None` where a provider has none fresh).
+    pub fn share(&mut self, fleet: impl Iterator<Item = Option<Advice>>) {
+        for (lane, advice) in self.lanes.iter_mut().zip(fleet) {
+            if let Some(a) = advice {
+                lane.window.share(a);
+            }
+        }
+    }
+
+    /// A call admitted in `round` ended with `signal`: its slot, and any the window grew by, go
+    /// to the first in line. Returns what it taught the window, for the fleet's row.
+    pub fn release(&mut self, provider: usize, round: u32, signal: Signal, woken: &mut Vec<u32>) -> WindowNews {
+        let lane = &mut self.lanes[provider];
+        let before = lane.window.round;
+        lane.window.release(round, signal);
+        // Only the vendor's own word (a 429, a hinted 503, a timeout) is the fleet's news: a first
+        // byte that slowed is as often this process's load as the vendor's queue (measured: one
+        // n8n process answering 256 calls at once cut its window, and the next execution heard it).
+        let news = lane.window.news(lane.window.round > before && matches!(signal, Signal::Congested { .. }));
+        if lane.window.refuses() && lane.granted.is_empty() {
+            // Nothing will free a slot before a success: everyone in line moves on.
+            woken.append(&mut lane.line);
+        }
+        lane.grant(woken);
+        news
+    }
+}
+
+impl Lane {
+    fn grant(&mut self, woken: &mut Vec<u32>) {
+        while self.window.room() > self.granted.len() as u32 {
+            if self.line.is_empty() {
+                break;
+            }
+            let id = self.line.remove(0);
+            self.granted.push(id);
+            woken.push(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn served(ms: u64) -> Signal {
+        Signal::Served { first_byte_ms: Some(ms) }
+    }
+
+    fn take(w: &mut Window) -> u32 {
+        match w.admit() {
+            Admit::Go { round } => round,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_dead_provider_gets_exactly_the_threshold_whatever_the_timing_of_its_failures() {
+        for order in 0..3 {
+            let mut w = Window::new(5, 256);
+            let mut out: Vec<u32> = (0..5).map(|_| take(&mut w)).collect();
+            assert_eq!(w.admit(), Admit::Wait, "five out: the sixth waits");
+            // Failures come back in some order, each freeing nothing for a new call.
+            while !out.is_empty() {
+                let r = if order == 0 { out.pop().unwrap() } else { out.remove(0) };
+                w.release(r, Signal::Failed);
+                if out.is_empty() {
+                    assert!(w.refuses(), "spent, nothing out: every waiter moves on");
+                } else {
+                    assert_eq!(w.admit(), Admit::Wait);
+                }
+            }
+            assert_eq!(w.admit(), Admit::Refuse);
+        }
+    }
+
+    #[test]
+    fn neutral_answers_before_a_success_spend_nothing() {
+        let mut w = Window::new(2, 256);
+        let r = take(&mut w);
+        w.release(r, Signal::Neutral);
+        let r = take(&mut w);
+        w.release(r, Signal::Neutral);
+        assert!(matches!(w.admit(), Admit::Go { .. }));
+    }
+
+    #[test]
+    fn slow_start_quadruples_per_round_trip_then_grows_by_one_per_window() {
+        let mut w = Window::new(5, 2000);
+        for round_trip in 0..4 {
+            let n = w.limit();
+            let rounds: Vec<u32> = (0..n).map(|_| take(&mut w)).collect();
+            assert_eq!(w.admit(), Admit::Wait);
+            for r in rounds {
+                w.release(r, served(100));
+            }
+            assert_eq!(w.limit(), 4 * n, "round trip {round_trip}");
+        }
+        assert_eq!(w.limit(), 1280);
+        let r = take(&mut w);
+        w.release(r, Signal::Congested { failure: false });
+        assert_eq!(w.limit(), 640, "halved");
+        for _ in 0..642 {
+            let r = take(&mut w);
+            w.release(r, served(100));
+        }
+        assert_eq!(w.limit(), 641, "additive after a congestion: about one per window");
+    }
+
+    #[test]
+    fn a_burst_of_429s_from_one_window_halves_it_once() {
+        let mut w = Window::new(5, 256);
+        for _ in 0..3 {
+            let r = take(&mut w);
+            w.release(r, served(100));
+        }
+        let limit = w.limit();
+        let rounds: Vec<u32> = (0..limit).map(|_| take(&mut w)).collect();
+        for r in rounds {
+            w.release(r, Signal::Congested { failure: false });
+        }
+        assert_eq!(w.limit(), limit / 2);
+    }
+
+    #[test]
+    fn the_ceiling_holds() {
+        let mut w = Window::new(5, 8);
+        for _ in 0..100 {
+            let r = take(&mut w);
+            w.release(r, served(100));
+        }
+        assert_eq!(w.limit(), 8);
+        let mut w = Window::new(50, 8);
+        assert_eq!(w.limit(), 8, "the start too");
+        (0..8).for_each(|_| {
+            take(&mut w);
+        });
+        assert_eq!(w.admit(), Admit::Wait);
+    }
+
+    #[test]
+    fn a_first_byte_that_doubles_beyond_the_vendors_capacity_settles_the_window() {
+        // A vendor whose first byte takes 100 ms up to K calls at once and twice that beyond.
+        for k in [8u32, 16, 40] {
+            let mut w = Window::new(5, 256);
+            let mut limits = Vec::new();
+            for _ in 0..60 {
+                let n = w.limit();
+                let rounds: Vec<u32> = (0..n).map(|_| take(&mut w)).collect();
+                let ms = if n > k { 200 } else { 100 };
+                for r in rounds {
+                    w.release(r, served(ms));
+                }
+                limits.push(w.limit());
+            }
+            let settled = &limits[30..];
+            let (lo, hi) = (settled.iter().min().unwrap(), settled.iter().max().unwrap());
+            assert!(*lo + 2 >= k && *hi <= k + 2, "K={k}: {limits:?}");
+        }
+    }
+
+    #[test]
+    fn a_congestion_heard_from_the_fleet_lowers_the_window_once_and_the_calls_out_are_old_news() {
+        let mut w = Window::new(5, 256);
+        let r = take(&mut w);
+        w.release(r, served(100));
+        assert_eq!(w.limit(), 8);
+        let out = take(&mut w);
+        w.share(Advice { limit: 3, congested_at_ms: 1000 });
+        assert_eq!(w.limit(), 3);
+        w.share(Advice { limit: 3, congested_at_ms: 1000 });
+        w.release(out, Signal::Congested { failure: false });
+        assert_eq!(w.limit(), 3, "a call sent before the news: not cut again");
+        w.share(Advice { limit: 2, congested_at_ms: 2000 });
+        assert_eq!(w.limit(), 2, "a newer congestion is heard");
+    }
+
+    #[test]
+    fn a_served_window_starts_from_the_fleets_limit_an_unserved_one_keeps_the_threshold() {
+        let mut w = Window::new(5, 256);
+        w.share(Advice { limit: 40, congested_at_ms: 0 });
+        assert_eq!(w.room(), 5, "before a first success: the threshold, whatever the fleet says");
+        let r = take(&mut w);
+        w.release(r, served(100));
+        w.share(Advice { limit: 40, congested_at_ms: 0 });
+        assert_eq!(w.limit(), 40);
+        let r = take(&mut w);
+        w.release(r, served(100));
+        assert_eq!(w.limit(), 43, "no congestion known: still slow start");
+        let mut w = Window::new(5, 20);
+        let r = take(&mut w);
+        w.release(r, served(100));
+        w.share(Advice { limit: 40, congested_at_ms: 9 });
+        assert_eq!(w.limit(), 20, "never above its ceiling");
+    }
+}

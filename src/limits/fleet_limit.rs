@@ -1,0 +1,441 @@
+//! The fleet's bound on calls in flight to a provider: the limit the fleet learned (the `limit`
+//! row), split into shares. A worker's share is held by its seat (one per process and chain) and
+//! spent without touching the store: a call within the share costs no write. The store is written
+//! only to take more of the limit, to renew a share's lease, to cut the limit at congestion (any
+//! worker's 429, hinted 503 or timeout), to grow it, or to give back to a worker that waits. A
+//! guard's check holds a share of one call, given back by its report. A worker that dies keeps its
+//! share only until its lease ends.
+//!
+//! The limit starts at the breaker's threshold (a dead provider costs the fleet that many calls,
+//! not that many per execution) and moves by the one congestion rule of [`crate::limits::congestion`]:
+//! quadrupling per round of served calls until the first congestion, then one call per round,
+//! slower still just below the limit where it last met congestion. A congestion halves it in slow
+//! start, else cuts it to 0.7, once per round: calls sent before the cut bring old news.
+//!
+//! Sans-IO: [`take`] and [`release`] read the row and propose the next; the seat counts calls.
+use crate::config::Chain;
+use crate::limits::concurrency::{FirstByteTrend, Signal};
+use crate::limits::congestion::{self, PLATEAU_ROUNDS, SLOW_START_GROWTH};
+use crate::limits::learned_limit::{LimitRow, Share, STALE_MS};
+use serde::{Deserialize, Serialize};
+
+/// A waiting call looks again after this (plus the line's jitter): a slot frees when a call ends.
+pub const RECHECK_MS: u64 = 20;
+
+/// What a provider's rules say about its part of the fleet's limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// The limit's start: the breaker's threshold.
+    pub start: u32,
+    /// Max In Flight (the hard ceiling), else none.
+    pub ceiling: u32,
+    /// A share's life: a dead worker's part comes back by then (the probe lease).
+    pub lease_ms: u64,
+    /// A share is renewed once less than this is left (the deadline and a second), so a call
+    /// sent within it ends before the share does.
+    pub renew_below_ms: u64,
+}
+
+/// Provider `i`'s part in the fleet's learned limit, when the chain bounds it.
+pub fn rules(chain: &Chain, i: usize) -> Option<Rules> {
+    let p = &chain.providers[i];
+    chain.fleet_limit.then(|| Rules {
+        start: p.breaker.threshold,
+        ceiling: p.max_in_flight.unwrap_or(u32::MAX),
+        lease_ms: p.breaker.probe_lease_ms,
+        renew_below_ms: p.deadline_ms.saturating_add(1_000),
+    })
+}
+
+/// Who takes a slot: a worker's seat (it keeps its share between calls) or one call (a guard's
+/// ticket: its share ends with the call).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taker {
+    pub holder: String,
+    pub keeps: bool,
+    /// Its calls out now.
+    pub in_use: u32,
+    /// Its calls served at its full share since the limit last changed by it.
+    pub served_full: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Take {
+    /// Within its share as stored: go, nothing to write.
+    Local,
+    /// Go, writing this row (more slots, a renewed lease, a grown limit). `grew`: this write
+    /// raised the limit (the seat's count of served calls starts again).
+    Write { row: LimitRow, grew: bool },
+    /// The limit is spent: look again at `until_ms`; `register`, when set, tells the others
+    /// this holder waits (they give back down to their fair part).
+    Full { until_ms: u64, register: Option<LimitRow> },
+}
+
+/// The fleet's limit as stored, or the start when none is fresh; never above the ceiling.
+pub fn limit(row: &LimitRow, now: u64, rules: Rules) -> u32 {
+    let fresh = row.limit > 0 && now.saturating_sub(row.updated_ms) < STALE_MS;
+    (if fresh { row.limit } else { rules.start }).clamp(1, rules.ceiling.max(1))
+}
+
+/// Shares whose lease has not ended.
+fn live(row: &LimitRow, now: u64) -> impl Iterator<Item = &Share> {
+    row.shares.iter().filter(move |s| s.until_ms > now)
+}
+
+/// The slots `holder` may use now: its share, or, while the shares exceed a limit just cut, what
+/// is left of the limit after the shares listed before it (every holder computes the same from
+/// the same row: together within the limit, and the first ones keep calling).
+pub fn allowance(row: &LimitRow, holder: &str, now: u64, rules: Rules) -> u32 {
+    let limit = limit(row, now, rules);
+    let mut before = 0u32;
+    for s in live(row, now) {
+        if s.holder == holder {
+            return s.slots.min(limit.saturating_sub(before));
+        }
+        before = before.saturating_add(s.slots);
+    }
+    0
+}
+
+/// The calls held by live shares (Get Provider State: the calls in flight are at most this).
+pub fn held(row: &LimitRow, now: u64) -> u32 {
+    live(row, now).map(|s| s.slots).sum()
+}
+
+/// An equal part of the limit among the live holders (and `holder`, if not yet among them);
+/// 0 when they outnumber the limit (a waiting holder then gets a slot as one frees).
+fn fair(row: &LimitRow, holder: &str, now: u64, limit: u32) -> u32 {
+    let others = live(row, now).filter(|s| s.holder != holder).count() as u32;
+    limit / (others + 1)
+}
+
+/// The row with `holder`'s share set (expired shares dropped), the limit as `limit`.
+fn with_share(row: &LimitRow, now: u64, limit: u32, share: Option<Share>) -> LimitRow {
+    let mut shares: Vec<Share> =
+        live(row, now).filter(|s| share.as_ref().is_none_or(|m| m.holder != s.holder)).cloned().collect();
+    shares.extend(share);
+    LimitRow { limit, shares, updated_ms: now, version: row.version.wrapping_add(1), ..row.clone() }
+}
+
+/// Whether `taker` may send one more call now.
+pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
+    let limit = limit(row, now, rules);
+    let mine = live(row, now).find(|s| s.holder == taker.holder);
+    let slots = mine.map_or(0, |s| s.slots);
+    let share = |slots: u32, wants: bool| Share {
+        holder: taker.holder.clone(),
+        slots,
+        until_ms: now.saturating_add(rules.lease_ms),
+        wants,
+    };
+    let allowed = allowance(row, &taker.holder, now, rules);
+    if taker.in_use < allowed {
+        let renew = mine.is_some_and(|m| m.until_ms.saturating_sub(now) < rules.renew_below_ms);
+        // A row gone stale keeps no limit: written again, so the next reader trusts it.
+        let stale = row.limit != limit;
+        return match renew || stale {
+            true => Take::Write { row: with_share(row, now, limit, Some(share(allowed, false))), grew: false },
+            false => Take::Local,
+        };
+    }
+    let others: u32 = live(row, now).filter(|s| s.holder != taker.holder).map(|s| s.slots).sum();
+    let free = limit.saturating_sub(others + slots);
+    if free > 0 {
+        // A seat takes up to its share again (its calls come in rounds); a call takes one.
+        let more = if taker.keeps { free.min(slots.max(1)) } else { 1 };
+        return Take::Write { row: with_share(row, now, limit, Some(share(slots + more, false))), grew: false };
+    }
+    if taker.keeps && limit < rules.ceiling && allowed == slots && grows(row, taker, slots, limit) {
+        let grown = limit.saturating_add(step(row, slots, limit)).min(rules.ceiling);
+        let mut next = with_share(row, now, grown, Some(share(slots + 1, false)));
+        next.limit = grown;
+        return Take::Write { row: next, grew: true };
+    }
+    let until_ms = now + RECHECK_MS;
+    let registered = mine.is_some_and(|m| m.wants || m.slots >= fair(row, &taker.holder, now, limit).max(1));
+    let register = (taker.keeps && !registered).then(|| with_share(row, now, limit, Some(share(slots, true))));
+    Take::Full { until_ms, register }
+}
+
+/// The limit after a congestion at `limit`: half in slow start (it overshot by up to four times);
+/// later 0.7 of it, but never more than one call below it while that is gentler (a small limit
+/// cut by a third sits well below the vendor's capacity for many rounds).
+fn cut(limit: u32, slow_start: bool) -> u32 {
+    let cut = limit.saturating_mul(congestion::cut_tenths(slow_start)) / 10;
+    let cut = if slow_start { cut } else { cut.max(limit.saturating_sub(1)) };
+    cut.max(1)
+}
+
+/// Served calls enough to grow the limit: in slow start, or far below where the limit last met
+/// congestion, a round of its own share; just below there, [`PLATEAU_ROUNDS`] rounds of the whole
+/// limit served by this holder alone (so a fleet of many small shares grows there no faster than
+/// one worker would).
+fn grows(row: &LimitRow, taker: &Taker, slots: u32, limit: u32) -> bool {
+    let need = match row.plateau {
+        p if p > 0 && limit + 1 >= p => limit * PLATEAU_ROUNDS,
+        _ => slots,
+    };
+    slots > 0 && taker.served_full >= need
+}
+
+/// The step of a growth: in slow start three more per slot held (a round quadruples it); below
+/// the plateau half the way back to it (a binary search, as BIC's); at it, one call.
+fn step(row: &LimitRow, slots: u32, limit: u32) -> u32 {
+    match row.plateau {
+        0 => SLOW_START_GROWTH * slots.max(1),
+        p => (p.saturating_sub(limit) / 2).max(1),
+    }
+}
+
+/// What a call's end tells the fleet's row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Released {
+    pub holder: String,
+    pub keeps: bool,
+    /// The holder's calls still out after this one.
+    pub in_use: u32,
+    /// The call met congestion (a 429, a hinted 503, our deadline).
+    pub congested: bool,
+    /// When it was sent: a call sent before the last cut brings old news.
+    pub sent_ms: u64,
+}
+
+/// The row to write after a call ended, or `None` (the usual: nothing changed).
+pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Option<LimitRow> {
+    let limit = limit(row, now, rules);
+    let mine = live(row, now).find(|s| s.holder == news.holder).cloned();
+    // A seat keeps its share (resized); a call's share ends with it.
+    let resized = |slots: u32| mine.clone().filter(|_| news.keeps).map(|m| Share { slots, wants: false, ..m });
+    // One cut per round: a call sent before the last cut, or while the shares still hold more
+    // than the limit (the calls of the old size are still out at the vendor), brings old news.
+    let fresh = news.sent_ms >= row.congested_at_ms && held(row, now) <= limit;
+    if news.congested && fresh {
+        let cut = cut(limit, row.plateau == 0);
+        // Its share keeps covering its calls still out: trimmed below them, the limit would count
+        // calls the vendor still holds as free.
+        let slots = mine.as_ref().map_or(0, |m| m.slots.min(fair(row, &news.holder, now, cut).max(news.in_use)));
+        let mut next = without(with_share(row, now, cut, resized(slots)), &news.holder, news.keeps);
+        next.plateau = limit;
+        next.congested_at_ms = now;
+        return Some(next);
+    }
+    let slots = mine.as_ref()?.slots;
+    let keep = news.in_use.max(fair(row, &news.holder, now, limit));
+    let someone_waits = live(row, now).any(|s| s.holder != news.holder && s.wants);
+    let changes = !news.keeps || (someone_waits && slots > keep);
+    // A call's end says nothing new about the limit: its age stays.
+    changes.then(|| LimitRow {
+        updated_ms: row.updated_ms,
+        ..without(with_share(row, now, limit, resized(keep)), &news.holder, news.keeps)
+    })
+}
+
+/// `row` without `holder`'s share unless it `keeps` it.
+fn without(mut row: LimitRow, holder: &str, keeps: bool) -> LimitRow {
+    if !keeps {
+        row.shares.retain(|s| s.holder != holder);
+    }
+    row
+}
+
+/// A seat none of whose calls is out gives its share back (its execution ended: the next
+/// process, or another worker, should not wait for the lease to end).
+pub fn leave(row: &LimitRow, holder: &str, now: u64) -> Option<LimitRow> {
+    live(row, now).any(|s| s.holder == holder).then(|| {
+        let mut next = LimitRow { version: row.version.wrapping_add(1), ..row.clone() };
+        next.shares.retain(|s| s.holder != holder && s.until_ms > now);
+        next
+    })
+}
+
+/// A worker's seats at the limits of one chain's providers (one per provider), kept by the
+/// engine across its items and executions: its calls within its shares cost no store write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seats {
+    pub holder: String,
+    pub seats: Vec<Seat>,
+}
+
+impl Seats {
+    pub fn new(holder: String, providers: usize) -> Seats {
+        Seats { holder, seats: vec![Seat::default(); providers] }
+    }
+
+    /// Who takes provider `i`'s next slot.
+    pub fn taker(&self, i: usize) -> Taker {
+        let s = &self.seats[i];
+        Taker { holder: self.holder.clone(), keeps: true, in_use: s.in_use, served_full: s.served_full }
+    }
+}
+
+/// A worker's seat at one provider's limit, kept by the engine across its items and executions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seat {
+    pub in_use: u32,
+    pub served_full: u32,
+    /// Its share as last read (whether a served call was sent at the full share).
+    pub slots: u32,
+    /// Its calls filled its share since it last grew: every call served since counts to growth
+    /// (a round's calls come back one by one, the first alone at the full share).
+    pub filled: bool,
+    trend: FirstByteTrend,
+    /// The last cut of the limit it heard of: served calls before it do not count to growth.
+    heard_ms: u64,
+}
+
+impl Seat {
+    /// The row as read now: its share there, and any cut since the last one it heard of (a cut
+    /// anywhere starts its count of served calls again, so the fleet does not grow back at once).
+    pub fn read(&mut self, row: &LimitRow, holder: &str, now: u64, rules: Rules) {
+        self.slots = allowance(row, holder, now, rules);
+        if row.congested_at_ms > self.heard_ms {
+            self.heard_ms = row.congested_at_ms;
+            self.served_full = 0;
+        }
+    }
+
+    /// A call of this seat was sent; `grew`: taking it grew the limit (the next growth needs a
+    /// round at the grown share).
+    pub fn sent(&mut self, grew: bool) {
+        self.in_use += 1;
+        if grew {
+            self.served_full = 0;
+            self.filled = false;
+        }
+        self.filled |= self.in_use >= self.slots.max(1);
+    }
+
+    /// A call of this seat ended with `signal`.
+    pub fn end(&mut self, signal: Signal) {
+        let full = self.filled || self.in_use >= self.slots;
+        self.in_use = self.in_use.saturating_sub(1);
+        match signal {
+            Signal::Served { first_byte_ms } => {
+                // A first byte far above the provider's own baseline: it queues, do not grow.
+                let calls = f64::from(self.slots.max(1));
+                let queued = first_byte_ms.is_some_and(|ms| self.trend.slower(ms as f64, calls));
+                if full && !queued {
+                    self.served_full += 1;
+                }
+            }
+            Signal::Congested { .. } => self.served_full = 0,
+            Signal::Failed | Signal::Neutral => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RULES: Rules = Rules { start: 5, ceiling: u32::MAX, lease_ms: 20_000, renew_below_ms: 11_000 };
+
+    fn seat(holder: &str, in_use: u32, served_full: u32) -> Taker {
+        Taker { holder: holder.into(), keeps: true, in_use, served_full }
+    }
+
+    fn written(t: Take) -> LimitRow {
+        match t {
+            Take::Write { row, .. } => row,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_worker_takes_the_threshold_then_calls_within_it_without_writing() {
+        let row = written(take(&LimitRow::default(), &seat("a", 0, 0), 0, RULES));
+        assert_eq!((row.limit, row.shares[0].slots), (5, 1));
+        let row = written(take(&row, &seat("a", 1, 0), 1, RULES));
+        assert_eq!(row.shares[0].slots, 2, "the share doubles while it is below the limit");
+        assert_eq!(take(&row, &seat("a", 1, 0), 2, RULES), Take::Local, "within its share: nothing written");
+        let row = written(take(&row, &seat("a", 2, 0), 2, RULES));
+        let row = written(take(&row, &seat("a", 4, 0), 2, RULES));
+        assert_eq!(row.shares[0].slots, 5);
+        assert!(matches!(take(&row, &seat("a", 5, 0), 3, RULES), Take::Full { .. }), "the limit is spent");
+    }
+
+    #[test]
+    fn a_second_worker_waits_and_the_first_gives_back_to_its_fair_part_as_calls_end() {
+        let mut row = LimitRow::default();
+        for in_use in [0, 1, 2, 4] {
+            row = written(take(&row, &seat("a", in_use, 0), 0, RULES));
+        }
+        let Take::Full { register: Some(r), .. } = take(&row, &seat("b", 0, 0), 1, RULES) else { panic!() };
+        let back = |in_use| Released { holder: "a".into(), keeps: true, in_use, congested: false, sent_ms: 0 };
+        let given = release(&r, &back(4), 2, RULES).unwrap();
+        assert_eq!(given.shares.iter().find(|s| s.holder == "a").unwrap().slots, 4, "only what it does not use");
+        let given = release(&given, &back(1), 3, RULES).unwrap();
+        assert_eq!(given.shares.iter().find(|s| s.holder == "a").unwrap().slots, 2, "down to its fair part");
+        let row = written(take(&given, &seat("b", 0, 0), 4, RULES));
+        assert_eq!(held(&row, 4), 3);
+        assert_eq!(release(&row, &back(0), 5, RULES), None, "nobody waits: the share is kept");
+    }
+
+    #[test]
+    fn a_congestion_cuts_the_limit_once_per_round_and_the_calls_out_stay_counted() {
+        let mut row = LimitRow::default();
+        for (h, in_use) in [("a", 0), ("a", 1), ("a", 2), ("b", 0)] {
+            row = written(take(&row, &seat(h, in_use, 0), 0, RULES));
+        }
+        let congested =
+            |h: &str, sent_ms| Released { holder: h.into(), keeps: true, in_use: 3, congested: true, sent_ms };
+        let cut = release(&row, &congested("a", 1), 10, RULES).unwrap();
+        assert_eq!((cut.limit, cut.plateau, cut.congested_at_ms), (2, 5, 10), "slow start: halved");
+        let a = cut.shares.iter().find(|s| s.holder == "a").unwrap();
+        assert_eq!(a.slots, 3, "its share still covers its 3 calls out: nobody takes them as free");
+        assert!(matches!(take(&cut, &seat("c", 0, 0), 11, RULES), Take::Full { .. }));
+        let late = Released { sent_ms: 11, ..congested("b", 11) };
+        assert_eq!(release(&cut, &late, 12, RULES), None, "the calls of the old size are still out: old news");
+        assert_eq!(release(&cut, &congested("b", 5), 11, RULES), None, "sent before the cut: old news");
+        let uses: u32 = ["a", "b"].iter().map(|h| allowance(&cut, h, 11, RULES)).sum();
+        assert!(uses <= cut.limit, "together within the cut limit: {uses}");
+    }
+
+    #[test]
+    fn growth_needs_a_round_served_at_the_full_share_and_slows_below_the_plateau() {
+        let mut row = LimitRow::default();
+        for in_use in [0, 1, 2, 4] {
+            row = written(take(&row, &seat("a", in_use, 0), 0, RULES));
+        }
+        assert!(matches!(take(&row, &seat("a", 5, 4), 1, RULES), Take::Full { .. }));
+        let Take::Write { row: grown, grew: true } = take(&row, &seat("a", 5, 5), 1, RULES) else { panic!() };
+        assert_eq!(grown.limit, 20, "slow start: three more per slot");
+        let after = LimitRow { plateau: 8, limit: 5, ..row.clone() };
+        let Take::Write { row: one, grew: true } = take(&after, &seat("a", 5, 5), 1, RULES) else { panic!() };
+        assert_eq!(one.limit, 6, "after a congestion: one per round");
+        let full = vec![Share { holder: "a".into(), slots: 20, until_ms: 20_000, wants: false }];
+        let far = LimitRow { plateau: 40, limit: 20, shares: full, ..row.clone() };
+        let Take::Write { row: half, grew: true } = take(&far, &seat("a", 20, 20), 1, RULES) else { panic!() };
+        assert_eq!(half.limit, 30, "far below the plateau: half the way back to it");
+        let near = LimitRow { plateau: 6, ..after };
+        assert!(matches!(take(&near, &seat("a", 5, 5), 1, RULES), Take::Full { .. }), "below the plateau: 8 rounds");
+        assert!(matches!(take(&near, &seat("a", 5, 40), 1, RULES), Take::Write { grew: true, .. }));
+        let capped = Rules { ceiling: 5, ..RULES };
+        assert!(matches!(take(&row, &seat("a", 5, 99), 1, capped), Take::Full { .. }), "Max In Flight holds");
+    }
+
+    #[test]
+    fn a_guarded_call_holds_one_slot_until_its_report_and_a_dead_workers_share_ends_with_its_lease() {
+        let call = Taker { holder: "t1".into(), keeps: false, in_use: 0, served_full: 0 };
+        let row = written(take(&LimitRow::default(), &call, 0, RULES));
+        assert_eq!(row.shares, vec![Share { holder: "t1".into(), slots: 1, until_ms: 20_000, wants: false }]);
+        let done = Released { holder: "t1".into(), keeps: false, in_use: 0, congested: false, sent_ms: 0 };
+        assert!(release(&row, &done, 5, RULES).unwrap().shares.is_empty());
+        let mut dead = LimitRow::default();
+        for in_use in [0, 1, 2, 4] {
+            dead = written(take(&dead, &seat("dead", in_use, 0), 0, RULES));
+        }
+        assert!(matches!(take(&dead, &seat("b", 0, 0), 19_999, RULES), Take::Full { .. }));
+        assert!(matches!(take(&dead, &seat("b", 0, 0), 20_000, RULES), Take::Write { .. }), "its lease ended");
+    }
+
+    #[test]
+    fn a_share_is_renewed_before_a_call_could_outlive_it_and_an_idle_seat_leaves() {
+        let row = written(take(&LimitRow::default(), &seat("a", 0, 0), 0, RULES));
+        assert_eq!(take(&row, &seat("a", 0, 0), 8_999, RULES), Take::Local);
+        let renewed = written(take(&row, &seat("a", 0, 0), 9_001, RULES));
+        assert_eq!(renewed.shares[0].until_ms, 29_001);
+        assert!(leave(&renewed, "a", 9_002).unwrap().shares.is_empty());
+        assert_eq!(leave(&renewed, "b", 9_002), None);
+    }
+}

@@ -1,0 +1,63 @@
+//! A provider's shared rows: as a poll reads them from the store in one round trip (the view), and
+//! as a decision or an outcome writes them back, each with its version raised by one.
+pub mod cas;
+pub mod read_ahead;
+pub mod row_decode;
+pub mod row_text;
+pub mod store_failure;
+use crate::choose::latency::LatencyRow;
+use crate::limits::breaker::BreakerRow;
+use crate::limits::in_flight::InFlightRow;
+use crate::limits::learned_limit::LimitRow;
+use crate::limits::rate_gate::GateRow;
+use crate::limits::retry_budget::BudgetRow;
+use crate::limits::spend_hold::SpendRow;
+use crate::limits::token_budget::TokenRow;
+use serde::{Deserialize, Serialize};
+
+/// A provider's shared state as read from the store in one round trip. Missing rows are fresh.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ProviderView {
+    pub breaker: BreakerRow,
+    pub gate: GateRow,
+    pub in_flight: InFlightRow,
+    pub latency: LatencyRow,
+    pub budget: BudgetRow,
+    /// The window the fleet learned (Item Concurrency Auto).
+    pub limit: LimitRow,
+    /// Tokens of the last minute and spend of the period (`token_limit`).
+    pub tokens: TokenRow,
+    /// The cost held by calls out against its spend cap (`spend_hold`).
+    pub spend: SpendRow,
+}
+
+/// New rows to write back atomically (each with `version` = stored version + 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Writes {
+    pub provider: usize,
+    pub breaker: Option<BreakerRow>,
+    pub gate: Option<GateRow>,
+    pub in_flight: Option<InFlightRow>,
+    pub latency: Option<LatencyRow>,
+    pub budget: Option<BudgetRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<LimitRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend: Option<SpendRow>,
+}
+
+impl Writes {
+    pub fn is_empty(&self) -> bool {
+        self.breaker.is_none()
+            && self.gate.is_none()
+            && self.in_flight.is_none()
+            && self.latency.is_none()
+            && self.budget.is_none()
+            && self.limit.is_none()
+            && self.tokens.is_none()
+            && self.spend.is_none()
+    }
+}

@@ -1,0 +1,291 @@
+//! Decoding a stored row's JSON into its struct, field by field, as serde would with
+//! `#[serde(default)]`: a missing field takes its default, an unknown one is ignored, a value of
+//! the wrong type (or out of range) is corrupt state. Rows hold only integers, strings, arrays
+//! and objects, so a small JSON reader (miniserde's) is all the WASM engine needs for them.
+use crate::choose::latency::LatencyRow;
+use crate::error::EngineError;
+use crate::limits::breaker::{BreakerRow, Bucket, Phase};
+use crate::limits::in_flight::InFlightRow;
+use crate::limits::learned_limit::{LimitRow, Share};
+use crate::limits::lease::Lease;
+use crate::limits::rate_gate::GateRow;
+use crate::limits::retry_budget::{BudgetRow, Second};
+use crate::limits::spend_hold::SpendRow;
+use crate::limits::token_budget::{Limits, Period, TokenRow};
+use miniserde::json::{self, Number, Object, Value};
+
+type Result<T> = std::result::Result<T, EngineError>;
+
+fn corrupt(kind: &str, what: &str) -> EngineError {
+    EngineError::CorruptState(format!("{kind} row: {what}"))
+}
+
+struct Fields<'a> {
+    kind: &'a str,
+    obj: &'a Object,
+}
+
+impl<'a> Fields<'a> {
+    fn of(kind: &'a str, v: &'a Value) -> Result<Self> {
+        match v {
+            Value::Object(obj) => Ok(Fields { kind, obj }),
+            _ => Err(corrupt(kind, "not an object")),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&'a Value> {
+        self.obj.get(name).filter(|v| !matches!(v, Value::Null))
+    }
+
+    fn u64(&self, name: &str) -> Result<u64> {
+        self.get(name).map_or(Ok(0), |v| unsigned(self.kind, name, v))
+    }
+
+    fn u32(&self, name: &str) -> Result<u32> {
+        u32::try_from(self.u64(name)?).map_err(|_| corrupt(self.kind, &format!("{name} out of range")))
+    }
+
+    fn required_u64(&self, name: &str) -> Result<u64> {
+        let v = self.get(name).ok_or_else(|| corrupt(self.kind, &format!("missing {name}")))?;
+        unsigned(self.kind, name, v)
+    }
+
+    fn flag(&self, name: &str) -> Result<bool> {
+        match self.get(name) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(corrupt(self.kind, &format!("{name} is not true or false"))),
+        }
+    }
+
+    fn text(&self, name: &str) -> Result<Option<String>> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(corrupt(self.kind, &format!("{name} is not a string"))),
+        }
+    }
+
+    fn list<T>(&self, name: &str, item: impl Fn(&Value) -> Result<T>) -> Result<Vec<T>> {
+        match self.get(name) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(a)) => {
+                // A plain loop: `collect` into a Result costs the WASM engine an adapter per type.
+                let mut out = Vec::with_capacity(a.len());
+                for v in a.iter() {
+                    out.push(item(v)?);
+                }
+                Ok(out)
+            }
+            Some(_) => Err(corrupt(self.kind, &format!("{name} is not an array"))),
+        }
+    }
+}
+
+fn unsigned(kind: &str, name: &str, v: &Value) -> Result<u64> {
+    match v {
+        Value::Number(Number::U64(n)) => Ok(*n),
+        _ => Err(corrupt(kind, &format!("{name} is not a whole number >= 0"))),
+    }
+}
+
+fn parse(kind: &str, text: &str) -> Result<Value> {
+    json::from_str(text).map_err(|_| corrupt(kind, "not JSON"))
+}
+
+fn lease(kind: &str, v: &Value) -> Result<Lease> {
+    let f = Fields::of(kind, v)?;
+    let holder = f.text("holder")?.ok_or_else(|| corrupt(kind, "a lease without holder"))?;
+    Ok(Lease { holder, until_ms: f.required_u64("until_ms")? })
+}
+
+pub fn breaker(text: &str) -> Result<BreakerRow> {
+    const K: &str = "breaker";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    let phase = match f.text("phase")?.as_deref() {
+        None | Some("closed") => Phase::Closed,
+        Some("half_open") => Phase::HalfOpen,
+        Some("open") => Phase::Open,
+        Some(other) => return Err(corrupt(K, &format!("unknown phase \"{other}\""))),
+    };
+    Ok(BreakerRow {
+        phase,
+        failures: f.list("failures", |v| unsigned(K, "failures[]", v))?,
+        buckets: f.list("buckets", |v| {
+            let b = Fields::of(K, v)?;
+            let count =
+                |name| u32::try_from(b.required_u64(name)?).map_err(|_| corrupt(K, "bucket count out of range"));
+            Ok(Bucket { start_ms: b.required_u64("start_ms")?, calls: count("calls")?, failures: count("failures")? })
+        })?,
+        open_until_ms: f.u64("open_until_ms")?,
+        streak: f.u32("streak")?,
+        trips: f.u64("trips")?,
+        probes: f.list("probes", |v| lease(K, v))?,
+        successes: f.u32("successes")?,
+        last_failure: f.text("last_failure")?,
+        version: f.u64("version")?,
+    })
+}
+
+pub fn gate(text: &str) -> Result<GateRow> {
+    let v = parse("gate", text)?;
+    let f = Fields::of("gate", &v)?;
+    Ok(GateRow { tat_us: f.u64("tat_us")?, closed_until_ms: f.u64("closed_until_ms")?, version: f.u64("version")? })
+}
+
+pub fn in_flight(text: &str) -> Result<InFlightRow> {
+    let v = parse("in_flight", text)?;
+    let f = Fields::of("in_flight", &v)?;
+    Ok(InFlightRow { leases: f.list("leases", |v| lease("in_flight", v))?, version: f.u64("version")? })
+}
+
+pub fn latency(text: &str) -> Result<LatencyRow> {
+    const K: &str = "latency";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    Ok(LatencyRow {
+        w: f.list("w", |v| unsigned(K, "w[]", v))?,
+        t: f.list("t", |v| unsigned(K, "t[]", v))?,
+        at_ms: f.u64("at_ms")?,
+        version: f.u64("version")?,
+    })
+}
+
+pub fn limit(text: &str) -> Result<LimitRow> {
+    const K: &str = "limit";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    Ok(LimitRow {
+        limit: f.u32("limit")?,
+        congested_at_ms: f.u64("congested_at_ms")?,
+        updated_ms: f.u64("updated_ms")?,
+        version: f.u64("version")?,
+        plateau: f.u32("plateau")?,
+        shares: f.list("shares", |v| {
+            let s = Fields::of(K, v)?;
+            Ok(Share {
+                holder: s.text("holder")?.ok_or_else(|| corrupt(K, "a share without holder"))?,
+                slots: s.u32("slots")?,
+                until_ms: s.required_u64("until_ms")?,
+                wants: s.flag("wants")?,
+            })
+        })?,
+    })
+}
+
+pub fn budget(text: &str) -> Result<BudgetRow> {
+    const K: &str = "budget";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    let seconds = f.list("seconds", |v| {
+        let b = Fields::of(K, v)?;
+        Ok(Second { s: b.required_u64("s")?, calls: b.u32("calls")?, retries: b.u32("retries")? })
+    })?;
+    Ok(BudgetRow { seconds, version: f.u64("version")? })
+}
+
+/// A list of [a, b] pairs of whole numbers (a window's buckets, a row's holds).
+fn pairs(f: &Fields, kind: &str, name: &str) -> Result<Vec<(u64, u64)>> {
+    f.list(name, |v| match v {
+        Value::Array(pair) if pair.len() == 2 => Ok((unsigned(kind, name, &pair[0])?, unsigned(kind, name, &pair[1])?)),
+        _ => Err(corrupt(kind, &format!("{name} holds an entry that is not a pair of numbers"))),
+    })
+}
+
+pub fn tokens(text: &str) -> Result<TokenRow> {
+    const K: &str = "tokens";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    Ok(TokenRow {
+        buckets: pairs(&f, K, "buckets")?,
+        input_buckets: pairs(&f, K, "input_buckets")?,
+        output_buckets: pairs(&f, K, "output_buckets")?,
+        period_start_ms: f.u64("period_start_ms")?,
+        spent_micros: f.u64("spent_micros")?,
+        limits: f.get("limits").map(limits).transpose()?,
+        version: f.u64("version")?,
+    })
+}
+
+pub fn spend(text: &str) -> Result<SpendRow> {
+    let v = parse("spend", text)?;
+    let f = Fields::of("spend", &v)?;
+    Ok(SpendRow { held: pairs(&f, "spend", "held")?, version: f.u64("version")? })
+}
+
+fn limits(v: &Value) -> Result<Limits> {
+    const K: &str = "tokens";
+    let f = Fields::of(K, v)?;
+    let opt = |name: &str| f.get(name).map(|v| unsigned(K, name, v)).transpose();
+    Ok(Limits {
+        per_minute: opt("per_minute")?,
+        input_per_minute: opt("input_per_minute")?,
+        output_per_minute: opt("output_per_minute")?,
+        spend_cap_micros: opt("spend_cap_micros")?,
+        period: match f.text("period")?.as_deref() {
+            None | Some("day") => Period::Day,
+            Some("month") => Period::Month,
+            Some(_) => return Err(corrupt(K, "limits.period is not day or month")),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row serde writes reads back the same, and so does serde's reading of odd rows.
+    #[test]
+    fn reads_what_serde_writes_and_agrees_with_serde_on_odd_rows() {
+        let b = BreakerRow {
+            phase: Phase::HalfOpen,
+            failures: vec![1, u64::MAX],
+            buckets: vec![Bucket { start_ms: 5, calls: 3, failures: 2 }],
+            open_until_ms: 9,
+            streak: 2,
+            trips: 7,
+            probes: vec![Lease { holder: "x:\"é\\\n".into(), until_ms: 11 }],
+            successes: 1,
+            last_failure: Some("check_failed:a.b".into()),
+            version: 12,
+        };
+        assert_eq!(breaker(&serde_json::to_string(&b).unwrap()).unwrap(), b);
+        for text in [
+            "{}",
+            r#"{"phase":"open","extra":[1,{"a":2}]}"#,
+            r#"{"last_failure":null,"version":3}"#,
+            r#"{"streak":4294967296}"#,
+            r#"{"failures":[-1]}"#,
+            r#"{"failures":[1.5]}"#,
+            r#"{"phase":"sideways"}"#,
+            r#"{"probes":[{"until_ms":1}]}"#,
+            "{",
+        ] {
+            let ours = breaker(text).ok();
+            let serdes = serde_json::from_str::<BreakerRow>(text).ok();
+            assert_eq!(ours, serdes, "{text}");
+        }
+        assert!(breaker("[]").is_err(), "serde would read an array as a struct; a row is an object");
+        let g = GateRow { tat_us: 1, closed_until_ms: 2, version: 3 };
+        assert_eq!(gate(&serde_json::to_string(&g).unwrap()).unwrap(), g);
+        let i = InFlightRow { leases: vec![Lease { holder: "h".into(), until_ms: 4 }], version: 5 };
+        assert_eq!(in_flight(&serde_json::to_string(&i).unwrap()).unwrap(), i);
+        let t = TokenRow {
+            buckets: vec![(5_000, 12), (10_000, 7)],
+            input_buckets: vec![(5_000, 10)],
+            limits: Some(Limits {
+                per_minute: Some(9),
+                spend_cap_micros: Some(3),
+                period: Period::Month,
+                ..Default::default()
+            }),
+            period_start_ms: 3,
+            spent_micros: 9,
+            version: 4,
+            ..Default::default()
+        };
+        assert_eq!(tokens(&serde_json::to_string(&t).unwrap()).unwrap(), t);
+        assert!(tokens(r#"{"buckets":[[1]]}"#).is_err());
+    }
+}
