@@ -168,9 +168,8 @@ fn run(
             Event::Answer { item, provider, outcome, usage } => {
                 out[provider] -= 1;
                 let m = &mut machines[item];
-                let effect = m
-                    .on_outcome_with(now, &outcome, &store.views, None, CallEnd { usage, delivered_chars: None })
-                    .unwrap();
+                let effect =
+                    m.on_outcome(now, &outcome, &store.views, None, CallEnd { usage, delivered_chars: None }).unwrap();
                 if let Some(t) = &effect.tokens {
                     seen.spent[provider] += t.used.cost_micros;
                 }

@@ -4,6 +4,7 @@
 mod common;
 use common::{chain, Store};
 use resilient_engine::config::ChainConfig;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
 use resilient_engine::verdict::answer_check::{AnswerFacts, SchemaError};
@@ -43,7 +44,7 @@ fn run(repairs: bool, mut answer: impl FnMut(usize, usize) -> Outcome) -> (Step,
             Step::Call { provider, repair, .. } => {
                 calls.push((provider, repair));
                 now += 10;
-                m.on_outcome(now, &answer(provider, calls.len()), &store.views, None).unwrap();
+                m.on_outcome(now, &answer(provider, calls.len()), &store.views, None, CallEnd::default()).unwrap();
             }
             Step::Sleep { ms, .. } => now += ms,
             end => return (end, calls, m),

@@ -7,6 +7,7 @@ mod common;
 use common::{chain, retry_after, status, Store};
 use resilient_engine::config::Chain;
 use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::limits::concurrency::Pool;
 use resilient_engine::limits::fleet_limit::Seats;
@@ -126,7 +127,7 @@ fn run_on(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32, s
                     vendor.in_flight -= 1;
                 }
                 let m = &mut machines[i];
-                let effect = m.on_outcome(now, &outcome, &store.views, None).unwrap();
+                let effect = m.on_outcome(now, &outcome, &store.views, None, CallEnd::default()).unwrap();
                 if let Some(w) = &record(chain, &store.views[effect.provider], &effect, now).writes {
                     store.apply(w);
                 }
@@ -258,7 +259,7 @@ fn items_in_line_when_the_threshold_is_spent_skip_the_provider_as_circuit_open()
     assert!(matches!(items[0].poll(0, &store.views).unwrap().step, Step::Call { provider: 0, .. }));
     assert!(matches!(items[1].poll(0, &store.views).unwrap().step, Step::Queue { provider: 0, .. }));
     // The 500 spends the threshold; its write is not applied before the line polls again.
-    items[0].on_outcome(100, &status(500), &store.views, None).unwrap();
+    items[0].on_outcome(100, &status(500), &store.views, None, CallEnd::default()).unwrap();
     assert_eq!(items[0].take_wake(), vec![items[1].member()], "the line is woken: nothing will free");
     assert!(matches!(items[1].poll(100, &store.views).unwrap().step, Step::Call { provider: 1, .. }));
     let skip = items[1].report().skipped[0];
@@ -281,7 +282,7 @@ fn a_threshold_spent_on_429s_alone_skips_the_provider_as_rate_limited() {
     let mut items = two_in_one_pool(&chain);
     items[0].poll(0, &store.views).unwrap();
     items[1].poll(0, &store.views).unwrap();
-    items[0].on_outcome(100, &retry_after(429, "1"), &store.views, None).unwrap();
+    items[0].on_outcome(100, &retry_after(429, "1"), &store.views, None, CallEnd::default()).unwrap();
     items[0].take_wake();
     items[1].poll(100, &store.views).unwrap();
     assert_eq!(items[1].report().skipped[0].reason, Reason::RateLimited);

@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use resilient_engine::config::Chain;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step, WaitCause};
 use resilient_engine::limits::breaker;
 use resilient_engine::verdict::outcome::{Health, Outcome};
@@ -222,7 +223,7 @@ fn the_guards_single_admitted_call_is_recorded_as_before() {
     let effect = |chain: &Arc<Chain>| {
         let mut m =
             ItemMachine::admitted(chain.clone(), 0, 0, "g".into(), 0, false, resilient_engine::rng::Rng::seeded(1));
-        m.on_outcome(5, &status(503), &[], None).unwrap()
+        m.on_outcome(5, &status(503), &[], None, CallEnd::default()).unwrap()
     };
     assert_eq!(effect(&on), effect(&chain_off(&on)));
 }

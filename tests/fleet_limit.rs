@@ -7,6 +7,7 @@ mod common;
 use common::{chain, status, Store};
 use resilient_engine::config::Chain;
 use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Poll, Step, WaitCause};
 use resilient_engine::limits::fleet_limit::Seats;
 use resilient_engine::rng::Rng;
@@ -94,7 +95,7 @@ fn check_provider_is_not_now_with_retry_at_and_its_report_gives_the_slot_back() 
     }
     // A report: the ticket's call, admitted elsewhere, answered 200; its share is given back.
     let mut report = ItemMachine::admitted(c.clone(), 20, 10, "item-0".into(), 0, false, Rng::seeded(9));
-    let effect = report.on_outcome(20, &status(200), &[], None).unwrap();
+    let effect = report.on_outcome(20, &status(200), &[], None, CallEnd::default()).unwrap();
     let rec = record(&c, &store.views[0], &effect, 20);
     store.apply(rec.writes.as_ref().expect("the share is given back"));
     assert_eq!(store.views[0].limit.shares.len(), 1, "one check's share left");
@@ -114,7 +115,7 @@ fn two_workers_together_stay_within_the_limit() {
     for now in (10..2_000).step_by(10) {
         let due: Vec<usize> = out.iter().filter(|&&(_, at)| now >= at + 30).map(|&(k, _)| k).collect();
         for k in due {
-            let eff = items[k].on_outcome(now, &status(200), &store.views, None).unwrap();
+            let eff = items[k].on_outcome(now, &status(200), &store.views, None, CallEnd::default()).unwrap();
             let rec = record(&c, &store.views[0], &eff, now);
             if let Some(w) = &rec.writes {
                 store.apply(w);

@@ -2,6 +2,7 @@
 //! they stay fixed. Most came from the `state_decode` target: a stored row is data from outside
 //! the engine, and a row written by a buggy or hostile peer may hold any u64 or u32. Counters
 //! saturate there; versions wrap (a compare-and-set only needs the new version to differ).
+use resilient_engine::item::CallEnd;
 use resilient_engine::limits::breaker::{admit, record, Admission, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
 use resilient_engine::limits::in_flight::{acquire, release, Acquire, InFlightRow};
 use resilient_engine::limits::lease::Lease;
@@ -174,7 +175,8 @@ fn backoffs_within_the_wake_slack_never_add_up_past_the_item_budget() {
     let end = loop {
         match m.poll(now, &views).unwrap().step {
             Step::Call { .. } => {
-                m.on_outcome(now, &Outcome::status(503, HintHeaders::default()), &views, None).unwrap();
+                m.on_outcome(now, &Outcome::status(503, HintHeaders::default()), &views, None, CallEnd::default())
+                    .unwrap();
             }
             Step::Sleep { ms, .. } => now += ms,
             end => break end,

@@ -10,6 +10,7 @@ use resilient_engine::choose::latency;
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig};
 use resilient_engine::item::record::record;
 use resilient_engine::item::session::Session;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{Effect, ItemMachine, Poll, Step, WaitCause};
 use resilient_engine::limits::breaker::{self, BreakerRow, Phase};
 use resilient_engine::rng::Rng;
@@ -83,7 +84,7 @@ fn a_slow_call_gets_a_hedge_to_the_next_provider_whose_answer_wins() {
     assert_eq!(m.calls_out(), [0], "the hedge counts as out once the node carries it out (its next crossing)");
 
     // B answers first: the item is served by the hedge, and A's call is to be aborted.
-    let won = m.on_outcome(1_300, &status(200), &store.views, Some(1)).unwrap();
+    let won = m.on_outcome(1_300, &status(200), &store.views, Some(1), CallEnd::default()).unwrap();
     commit(&chain, &mut store, &won, 1_300);
     assert!(matches!(m.finished(), Some(Step::Done { provider: 1, fallback: true, .. })));
     assert_eq!(m.calls_out(), [0], "A's call is still out: abort it");
@@ -107,7 +108,7 @@ fn the_first_call_answering_first_ends_the_item_and_aborts_the_hedge() {
     let mut m = item(&chain, 0);
     poll(&mut m, &mut store, 0);
     hedge(&mut m, &mut store, 200, false);
-    m.on_outcome(250, &status(200), &store.views, Some(0)).unwrap();
+    m.on_outcome(250, &status(200), &store.views, Some(0), CallEnd::default()).unwrap();
     assert_eq!(m.calls_out(), [1]);
     m.abandon(251, 1).unwrap();
     let c = m.counters();
@@ -122,11 +123,11 @@ fn a_failure_while_the_hedge_is_out_waits_for_the_hedge() {
     let mut m = item(&chain, 0);
     poll(&mut m, &mut store, 0);
     hedge(&mut m, &mut store, 200, false);
-    let failed = m.on_outcome(300, &status(503), &store.views, Some(0)).unwrap();
+    let failed = m.on_outcome(300, &status(503), &store.views, Some(0), CallEnd::default()).unwrap();
     assert_eq!(failed.health, Health::Failure);
     assert!(m.finished().is_none(), "the hedge may still serve the item");
     assert_eq!(m.calls_out(), [1]);
-    m.on_outcome(350, &status(200), &store.views, Some(1)).unwrap();
+    m.on_outcome(350, &status(200), &store.views, Some(1), CallEnd::default()).unwrap();
     assert!(matches!(m.finished(), Some(Step::Done { provider: 1, .. })));
     assert!(m.calls_out().is_empty(), "nothing to abort");
     assert_eq!(m.report().slept_ms, 0, "the backoff scheduled while the hedge was out was never waited");
@@ -139,11 +140,11 @@ fn a_backoff_scheduled_while_the_hedge_is_out_counts_only_what_is_left_of_it_onc
     let mut m = item(&chain, 0);
     poll(&mut m, &mut store, 0);
     hedge(&mut m, &mut store, 200, false);
-    m.on_outcome(300, &status(503), &store.views, Some(0)).unwrap();
+    m.on_outcome(300, &status(503), &store.views, Some(0), CallEnd::default()).unwrap();
     let wake = m.wake_at();
     assert!(wake > 400, "this seed's backoff outlasts the hedge: {wake}");
     // B answers 400: done with B for this item, and no wait of its own.
-    m.on_outcome(350, &status(400), &store.views, Some(1)).unwrap();
+    m.on_outcome(350, &status(400), &store.views, Some(1), CallEnd::default()).unwrap();
     assert_eq!(m.report().slept_ms, 0);
     // The item waits out what is left of A's backoff, counted once however early it wakes.
     assert_eq!(m.poll(400, &store.views).unwrap().step, Step::Sleep { ms: wake - 400, cause: WaitCause::Backoff });
@@ -158,7 +159,7 @@ fn a_bad_request_on_a_chat_chain_ends_the_item_and_aborts_the_hedge() {
     let mut m = item(&chain, 0);
     poll(&mut m, &mut store, 0);
     hedge(&mut m, &mut store, 200, false);
-    m.on_outcome(300, &status(400), &store.views, Some(1)).unwrap();
+    m.on_outcome(300, &status(400), &store.views, Some(1), CallEnd::default()).unwrap();
     assert!(matches!(m.finished(), Some(Step::Fail { .. })));
     assert_eq!(m.calls_out(), [0]);
 }
@@ -231,7 +232,7 @@ fn a_single_provider_is_hedged_on_itself_under_a_lease_of_its_own() {
     assert_eq!((provider_of(&first), provider_of(&hedged)), (0, 0));
     assert!(matches!(hedged, Step::Call { attempt: 2, .. }), "its attempt 2: {hedged:?}");
     assert_eq!(store.views[0].in_flight.leases.len(), 2, "two leases: the item's and the hedge's");
-    let won = m.on_outcome(300, &status(200), &store.views, Some(1)).unwrap();
+    let won = m.on_outcome(300, &status(200), &store.views, Some(1), CallEnd::default()).unwrap();
     commit(&chain, &mut store, &won, 300);
     let lost = m.abandon(300, 0).unwrap();
     commit(&chain, &mut store, &lost, 300);
@@ -250,7 +251,7 @@ fn the_p95_delay_is_read_from_the_fleets_latency_row() {
     let step = poll(&mut m, &mut store, 1_000);
     assert_eq!(tag(&step).hedge_after_ms, Some(2_000), "nothing measured: the ceiling");
     // Answered calls feed the row (the p95 needs it, whatever the routing).
-    let effect = m.on_outcome(1_100, &status(200), &store.views, None).unwrap();
+    let effect = m.on_outcome(1_100, &status(200), &store.views, None, CallEnd::default()).unwrap();
     assert_eq!(effect.latency_ms, Some(100));
     for k in 0..100 {
         store.views[0].latency = latency::record(&store.views[0].latency, 100, 1_100 + k);
@@ -267,7 +268,7 @@ fn an_aborted_call_is_a_latency_sample_at_least_as_long_as_it_ran() {
     let mut m = item(&chain, 0);
     poll(&mut m, &mut store, 0);
     hedge(&mut m, &mut store, 2_000, false);
-    m.on_outcome(2_100, &status(200), &store.views, Some(1)).unwrap();
+    m.on_outcome(2_100, &status(200), &store.views, Some(1), CallEnd::default()).unwrap();
     assert_eq!(m.abandon(2_100, 0).unwrap().latency_ms, Some(2_100));
 }
 
@@ -288,7 +289,7 @@ fn a_hedge_whose_write_lost_its_race_is_decided_again_on_fresh_rows() {
     }
     let again = hedge(&mut m, &mut store, 201, true);
     assert_eq!((provider_of(&again), tag(&again).call), (2, 2), "C, as call 2: call 1 was never made");
-    m.on_outcome(300, &status(200), &store.views, Some(2)).unwrap();
+    m.on_outcome(300, &status(200), &store.views, Some(2), CallEnd::default()).unwrap();
     assert_eq!(m.calls_out(), [0], "only A's call is out");
 }
 
@@ -310,7 +311,7 @@ fn through_the_session_the_end_comes_with_the_last_call_handed_back() {
     s.poll_views(0, fresh()).unwrap();
     let hedge = s.hedge_views(200, fresh(), false).unwrap();
     assert_eq!(tag(&hedge.step).call, 1);
-    let won = s.outcome(260, &status(200), Some(1)).unwrap();
+    let won = s.outcome(260, &status(200), Some(1), CallEnd::default()).unwrap();
     assert_eq!((won.abort.as_slice(), won.end.is_none()), ([0].as_slice(), true), "abort A first");
     let handed_back = s.abandon(261, 0).unwrap();
     assert!(handed_back.abort.is_empty());
@@ -366,7 +367,7 @@ fn a_streamed_call_is_hedged_until_a_chunk_commits_and_the_first_to_commit_wins(
     assert_eq!(m.hedge(400, &store.views, false).unwrap().step, Step::Await { hedge_after_ms: None });
     let lost = m.abandon(210, 0).unwrap();
     commit(&chain, &mut store, &lost, 210);
-    let done = m.on_outcome(2_000, &status(200), &store.views, Some(1)).unwrap();
+    let done = m.on_outcome(2_000, &status(200), &store.views, Some(1), CallEnd::default()).unwrap();
     commit(&chain, &mut store, &done, 2_000);
     assert!(matches!(m.finished(), Some(Step::Done { provider: 1, .. })));
     assert!(m.calls_out().is_empty());
@@ -397,7 +398,7 @@ fn a_streamed_calls_sample_is_its_time_to_the_first_chunk_in_a_lane_of_its_own()
     let step = poll(&mut m, &mut store, 0);
     let i = provider_of(&step);
     assert_eq!(m.commit(None, 120), Vec::<u32>::new(), "one call out: nothing to abort");
-    let effect = m.on_outcome(5_000, &status(200), &store.views, None).unwrap();
+    let effect = m.on_outcome(5_000, &status(200), &store.views, None, CallEnd::default()).unwrap();
     assert_eq!((effect.latency_ms, effect.first_chunk), (Some(120), true), "not the 5 s stream");
     commit(&chain, &mut store, &effect, 5_000);
     let row = &store.views[i].latency;
@@ -487,7 +488,7 @@ mod random {
                 }
                 now = first;
                 let (call, provider, _, outcome) = out.remove(k);
-                let effect = m.on_outcome(now, &outcome, &store.views, Some(call)).unwrap();
+                let effect = m.on_outcome(now, &outcome, &store.views, Some(call), CallEnd::default()).unwrap();
                 prop_assert_eq!(effect.provider, provider);
                 commit(&chain, &mut store, &effect, now);
                 if m.finished().is_some() {

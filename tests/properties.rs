@@ -5,6 +5,7 @@ use common::*;
 use proptest::prelude::*;
 use resilient_engine::config::RateLimitConfig;
 use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::limits::breaker::{
     admit, record as record_breaker, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule,
@@ -116,7 +117,7 @@ proptest! {
                     };
                     calls += 1;
                     now += call_ms;
-                    let effect = m.on_outcome(now, &outcome, &store.views, None).unwrap();
+                    let effect = m.on_outcome(now, &outcome, &store.views, None, CallEnd::default()).unwrap();
                     if let Some(w) = &record(&chain, &store.views[provider], &effect, now).writes { store.apply(w); }
                     // As the node does: sleep the outcome's wait, then poll.
                     let wake = m.wake_at();

@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use resilient_engine::config::Chain;
 use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
 use resilient_engine::verdict::reason::Reason;
@@ -58,7 +59,7 @@ fn storm(budget_percent: i64) -> Tally {
         });
         if let Some(i) = calling[w].take() {
             let status = if vendor.between(0, 99) < 30 { 503 } else { 200 };
-            let effect = m.on_outcome(now, &common::status(status), &store.views, None).unwrap();
+            let effect = m.on_outcome(now, &common::status(status), &store.views, None, CallEnd::default()).unwrap();
             if let Some(wr) = &record(&chain, &store.views[i], &effect, now).writes {
                 store.apply(wr);
             }

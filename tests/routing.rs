@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use resilient_engine::config::Chain;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::Step;
 use resilient_engine::verdict::reason::Reason;
 use std::sync::Arc;
@@ -136,7 +137,7 @@ fn timed(c: &Arc<Chain>, calls: u64, ms: impl Fn(usize, u64) -> u64) -> Vec<(usi
             match poll.step {
                 Step::Call { provider: i, .. } => {
                     now += ms(i, now);
-                    let effect = m.on_outcome(now, &status(200), &store.views, None).unwrap();
+                    let effect = m.on_outcome(now, &status(200), &store.views, None, CallEnd::default()).unwrap();
                     if let Some(w) = &record(c, &store.views[i], &effect, now).writes {
                         store.apply(w);
                     }

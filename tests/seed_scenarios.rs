@@ -1,6 +1,7 @@
 //! The four field reports' rules, as scenarios through the engine (see shared notes).
 mod common;
 use common::*;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{Step, WaitCause};
 use resilient_engine::limits::breaker::{admit, record, Admission, BreakerPolicy, BreakerRow, Phase};
 use resilient_engine::verdict::outcome::{Health, Outcome};
@@ -405,7 +406,7 @@ fn post_is_retried_only_with_an_idempotency_key_and_always_the_same_key() {
         match p.step {
             Step::Call { idempotency_key, .. } => {
                 keys.push(idempotency_key);
-                m.on_outcome(now, &status(503), &store.views, None).unwrap();
+                m.on_outcome(now, &status(503), &store.views, None, CallEnd::default()).unwrap();
             }
             Step::Sleep { ms, .. } => now += ms,
             _ => break,

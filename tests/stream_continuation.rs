@@ -43,14 +43,14 @@ fn poll(m: &mut ItemMachine, store: &mut Store, now: u64) -> Step {
 fn broke(c: &Chain, m: &mut ItemMachine, store: &mut Store, now: u64, chars: u64) {
     let end = CallEnd { usage: None, delivered_chars: Some(chars) };
     let broken = Outcome::Broken { code: "ECONNRESET".into() };
-    let e = m.on_outcome_with(now, &broken, &store.views, None, end).unwrap();
+    let e = m.on_outcome(now, &broken, &store.views, None, end).unwrap();
     if let Some(w) = record(c, &store.views[e.provider], &e, now).writes {
         store.apply(&w);
     }
 }
 
 fn answered(c: &Chain, m: &mut ItemMachine, store: &mut Store, now: u64, s: u16) {
-    let e = m.on_outcome(now, &status(s), &store.views, None).unwrap();
+    let e = m.on_outcome(now, &status(s), &store.views, None, CallEnd::default()).unwrap();
     if let Some(w) = record(c, &store.views[e.provider], &e, now).writes {
         store.apply(&w);
     }

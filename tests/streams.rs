@@ -5,6 +5,7 @@ use common::{chain, status, Store};
 use resilient_engine::config::ChainConfig;
 use resilient_engine::facts::stream::StreamStep;
 use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
 use resilient_engine::verdict::outcome::Outcome;
@@ -69,8 +70,15 @@ fn model_1_drops_its_stream_after_two_chunks_the_call_fails_and_model_2_is_never
             Step::Call { provider, .. } => {
                 calls.push(provider);
                 now += 2_000;
-                let effect =
-                    m.on_outcome(now, &Outcome::Broken { code: "ECONNRESET".into() }, &store.views, None).unwrap();
+                let effect = m
+                    .on_outcome(
+                        now,
+                        &Outcome::Broken { code: "ECONNRESET".into() },
+                        &store.views,
+                        None,
+                        CallEnd::default(),
+                    )
+                    .unwrap();
                 if let Some(w) = &record(&c, &store.views[provider], &effect, now).writes {
                     store.apply(w);
                 }

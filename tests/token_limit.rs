@@ -9,6 +9,7 @@ mod common;
 use common::{answer, chain, status, Store};
 use resilient_engine::config::{Chain, TokenLimitConfig};
 use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Poll, Step, WaitCause};
 use resilient_engine::limits::token_budget;
 use resilient_engine::limits::token_limit::{TokenFacts, Usage, DAY_MS};
@@ -43,7 +44,7 @@ fn poll(m: &mut ItemMachine, store: &mut Store, now: u64) -> Poll {
 
 /// The call out answers 200 with `usage` at `now`; its effect recorded.
 fn served(c: &Chain, m: &mut ItemMachine, store: &mut Store, now: u64, usage: Usage) {
-    let e = m.on_outcome_with_usage(now, &status(200), &store.views, None, Some(usage)).unwrap();
+    let e = m.on_outcome(now, &status(200), &store.views, None, CallEnd::used(Some(usage))).unwrap();
     if let Some(w) = record(c, &store.views[e.provider], &e, now).writes {
         store.apply(&w);
     }
@@ -106,12 +107,12 @@ fn input_and_output_limited_apart_as_anthropic_does_the_output_minute_full_sends
         ("anthropic-ratelimit-output-tokens-remaining", "1900"),
     ];
     let ok = answer(200, &headers, None);
-    let e = first.on_outcome_with_usage(
+    let e = first.on_outcome(
         2_000,
         &ok,
         &store.views,
         None,
-        Some(Usage { input: 600, output: 200, ..Default::default() }),
+        CallEnd::used(Some(Usage { input: 600, output: 200, ..Default::default() })),
     );
     store.apply(&record(&c, &store.views[0], &e.unwrap(), 2_000).writes.unwrap());
     let v = &store.views[0].tokens;
@@ -213,7 +214,7 @@ fn a_call_that_ends_without_usage_settles_at_its_estimate_flagged_and_a_429_at_n
     poll(&mut m, &mut store, 1_000);
     // The vendor refused it (429, its remaining tokens 0): nothing used, the window raised to its count.
     let limited = answer(429, &[("retry-after", "1"), ("x-ratelimit-remaining-tokens", "0")], None);
-    let e = m.on_outcome(1_500, &limited, &store.views, None).unwrap();
+    let e = m.on_outcome(1_500, &limited, &store.views, None, CallEnd::default()).unwrap();
     store.apply(&record(&c, &store.views[0], &e, 1_500).writes.unwrap());
     let t = m.report().attempts[0].tokens.unwrap();
     assert_eq!((t.input, t.output, t.estimated), (0, 0, false));
@@ -227,6 +228,7 @@ fn a_call_that_ends_without_usage_settles_at_its_estimate_flagged_and_a_429_at_n
         &resilient_engine::verdict::outcome::Outcome::Error { code: "ECONNRESET".into() },
         &store.views,
         None,
+        CallEnd::default(),
     );
     let e = e.unwrap();
     let writes = record(&c, &store.views[0], &e, 1_500).writes;
@@ -265,7 +267,7 @@ fn the_write_that_reaches_the_spend_cap_carries_the_triggers_event_once() {
         }
         // 0.004 a call: the third reaches the cap of 0.01.
         let usage = Some(Usage { input: 1_000, output: 250, ..Default::default() });
-        let e = m.on_outcome_with_usage(now + 10, &status(200), &store.views, None, usage).unwrap();
+        let e = m.on_outcome(now + 10, &status(200), &store.views, None, CallEnd::used(usage)).unwrap();
         let rec = record(&c, &store.views[0], &e, now + 10);
         let w = rec.writes.clone().unwrap();
         let text = resilient_engine::report::event::writes(&c, &w, rec.transition.as_ref(), rec.spend_cap.as_ref());

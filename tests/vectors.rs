@@ -3,6 +3,7 @@
 use resilient_engine::config::ChainConfig;
 use resilient_engine::facts::retry_after::{hint_with_body, HintHeaders};
 use resilient_engine::item::session::Session;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::Step;
 use resilient_engine::rng::Rng;
 use resilient_engine::rows::row_text::{RowWrites, ROW_KINDS};
@@ -86,7 +87,7 @@ fn run_scenario(case: &Value) -> Value {
                     let outcome = answers[provider][turn[provider] % answers[provider].len()].clone();
                     turn[provider] += 1;
                     now += call_ms;
-                    let rec = s.outcome(now, &outcome, None).unwrap();
+                    let rec = s.outcome(now, &outcome, None, CallEnd::default()).unwrap();
                     store.write(&rec.writes);
                     trace.push(json!({ "t": now, "recorded": rec }));
                     if let Some(end) = rec.end {

@@ -12,6 +12,7 @@
 //! `retry_at_ms` is not in the past; Done follows a successful call on that provider, Fail
 //! carries a permanent reason, Defer a retryable one.
 #![no_main]
+use resilient_engine::item::CallEnd;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use resilient_engine::verdict::answer_check::{AnswerFacts, SchemaError};
@@ -493,7 +494,7 @@ fuzz_target!(|input: Input| {
                     (answer.outcome(now), ev.call_ms as u64)
                 };
                 now += took;
-                let effect = m.on_outcome(now, &outcome, &store.views, None).expect("the outcome of the outstanding call");
+                let effect = m.on_outcome(now, &outcome, &store.views, None, CallEnd::default()).expect("the outcome of the outstanding call");
                 assert_eq!(effect.provider, provider);
                 let log = m.report().attempts.last().expect("the call is logged");
                 assert_eq!((log.provider, log.attempt), (provider, attempt));

@@ -3,9 +3,9 @@
 //! item within 1.5x of the ideal, nothing lost; with hedging, a p99 within 3x the vendor's
 //! tail-free median for at most 6 % extra requests; with latency routing, >= 85 % of the calls
 //! at the faster provider and a move within 10 s of a latency change; plus figures to read.
-use crate::routing::Shift;
 use crate::policy::Policy;
 use crate::report::Row;
+use crate::routing::Shift;
 use crate::run::Run;
 use crate::scenario::Scenario;
 use serde_json::{json, Value};

@@ -7,6 +7,7 @@
 use crate::world::{apply, End, Runner, World};
 use resilient_engine::choose::chain::ProviderView;
 use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{Effect, ItemMachine, Poll, Step};
 use resilient_engine::limits::breaker::Phase;
 use resilient_engine::verdict::outcome::Outcome;
@@ -81,7 +82,7 @@ fn commit(w: &mut World, scope: usize, effect: &Effect) -> bool {
 pub fn answered(w: &mut World, id: u32, call: Option<u32>, outcome: Outcome) {
     let now = w.now;
     let (machine, views, scope) = parts(w, id);
-    let effect = machine.on_outcome(now, &outcome, views, call).expect("a call was outstanding");
+    let effect = machine.on_outcome(now, &outcome, views, call, CallEnd::default()).expect("a call was outstanding");
     let opened = commit(w, scope, &effect);
     // The primary's breaker opened (any worker's, for per-process breakers: the first).
     w.tally.opened |= effect.provider == 0 && opened;

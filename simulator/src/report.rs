@@ -2,8 +2,8 @@
 //! compared against the JSON); and, when hedging policies run, the latency table beside it:
 //! each policy's item latency (p50, p95, p99) and requests per item; and, when policies route
 //! between the vendor and the fallback, the routing table: each provider's share of the calls.
-use crate::routing::{self, Figures, Shift};
 use crate::policy::Policy;
+use crate::routing::{self, Figures, Shift};
 use crate::run::Run;
 use crate::scenario::Scenario;
 use crate::vendor::{Latency, VendorSpec};

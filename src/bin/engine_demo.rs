@@ -3,6 +3,7 @@
 use resilient_engine::choose::chain::ProviderView;
 use resilient_engine::config::{ChainConfig, ProviderConfig};
 use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
 use resilient_engine::verdict::backoff::{Backoff, Strategy};
@@ -67,7 +68,7 @@ fn dead_provider_requests(cooldown: bool) -> usize {
                     let status = if provider == 0 { 500 } else { 200 };
                     now += 50;
                     let effect = m
-                        .on_outcome(now, &Outcome::status(status, Default::default()), &views, None)
+                        .on_outcome(now, &Outcome::status(status, Default::default()), &views, None, CallEnd::default())
                         .expect("pending call");
                     if let Some(w) = record(&chain, &views[provider], &effect, now).writes {
                         apply(&mut views, w);

@@ -27,7 +27,7 @@
 //! use resilient_engine::config::{ChainConfig, ProviderConfig};
 //! use resilient_engine::verdict::outcome::Outcome;
 //! use resilient_engine::rng::Rng;
-//! use resilient_engine::item::{ItemMachine, Step};
+//! use resilient_engine::item::{CallEnd, ItemMachine, Step};
 //!
 //! let providers = vec![ProviderConfig { name: "api".into(), ..Default::default() }];
 //! let chain = Arc::new(ChainConfig { providers, ..Default::default() }.validate().unwrap());
@@ -41,7 +41,7 @@
 //!         Step::Call { .. } => {
 //!             let status = answers.next().unwrap();
 //!             now += 100; // the call took 100 ms
-//!             item.on_outcome(now, &Outcome::status(status, Default::default()), &rows, None).unwrap();
+//!             item.on_outcome(now, &Outcome::status(status, Default::default()), &rows, None, CallEnd::default()).unwrap();
 //!         }
 //!         Step::Sleep { ms, .. } => now += ms, // the full-jitter backoff after the 503
 //!         end => break end,
@@ -194,6 +194,13 @@ struct MidStream {
 pub struct CallEnd {
     pub usage: Option<Usage>,
     pub delivered_chars: Option<u64>,
+}
+
+impl CallEnd {
+    /// A call's end whose answer reported `usage`.
+    pub fn used(usage: Option<Usage>) -> CallEnd {
+        CallEnd { usage, delivered_chars: None }
+    }
 }
 
 /// Continuation calls one broken answer may take (every model of the chain once, and one more).

@@ -161,33 +161,17 @@ impl Session {
         })
     }
 
-    /// The outcome of a call out: `call` names it (its step's `hedging.call`), or `None` for the
-    /// one call the last poll returned.
-    pub fn outcome(&mut self, now: u64, outcome: &Outcome, call: Option<u32>) -> Result<Recorded, EngineError> {
-        self.outcome_with_usage(now, outcome, call, None)
-    }
-
-    /// [`Session::outcome`] with the token usage the answer reported (`token_limit`).
-    pub fn outcome_with_usage(
-        &mut self,
-        now: u64,
-        outcome: &Outcome,
-        call: Option<u32>,
-        usage: Option<crate::limits::token_limit::Usage>,
-    ) -> Result<Recorded, EngineError> {
-        self.outcome_with(now, outcome, call, crate::item::CallEnd { usage, delivered_chars: None })
-    }
-
-    /// [`Session::outcome`] with what the caller saw of the call's end (its usage; the characters
-    /// of a broken stream's answer the caller had).
-    pub fn outcome_with(
+    /// The end of a call out: `call` names it (its step's `hedging.call`), or `None` for the one
+    /// call the last poll returned; `end`: what the caller saw beyond its outcome (its usage; the
+    /// characters of a broken stream's answer the caller had).
+    pub fn outcome(
         &mut self,
         now: u64,
         outcome: &Outcome,
         call: Option<u32>,
         end: crate::item::CallEnd,
     ) -> Result<Recorded, EngineError> {
-        let effect = self.machine.on_outcome_with(now, outcome, &self.views, call, end)?;
+        let effect = self.machine.on_outcome(now, outcome, &self.views, call, end)?;
         Ok(self.logged(effect, now))
     }
 

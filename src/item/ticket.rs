@@ -7,6 +7,7 @@ use crate::choose::chain::Skip;
 use crate::config::Chain;
 use crate::error::EngineError;
 use crate::item::record::record;
+use crate::item::CallEnd;
 use crate::item::{AttemptLog, Counters, ItemMachine, Step};
 use crate::limits::breaker::Transition;
 use crate::report::event;
@@ -163,7 +164,7 @@ pub fn report(
         Rng::seeded(now),
     );
     m.holding(ticket.held_micros);
-    let effect = m.on_outcome(now, outcome, &[], None)?;
+    let effect = m.on_outcome(now, outcome, &[], None, CallEnd::default())?;
     let rec = record(chain, &view, &effect, now);
     let attempt = m.report().attempts.last().cloned().expect("an outcome logs its attempt");
     let mut counters = Counters::default();

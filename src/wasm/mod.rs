@@ -294,7 +294,7 @@ impl Item {
             delivered_chars: input::delivered_chars(&outcome),
         };
         let outcome = input::outcome(&outcome).map_err(js_error)?;
-        done(self.s.outcome_with(ms(now_ms), &outcome, call, end))
+        done(self.s.outcome(ms(now_ms), &outcome, call, end))
     }
 
     /// What this item's request is: its input's size (`chars`, `cjk_chars` of them in CJK

@@ -5,6 +5,7 @@ use resilient_engine::choose::chain::{ProviderView, Writes};
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig};
 use resilient_engine::facts::retry_after::HintHeaders;
 use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::rng::Rng;
 use resilient_engine::verdict::outcome::Outcome;
@@ -102,7 +103,7 @@ pub fn run_item(
                 calls.push((i, *now));
                 let outcome = provider(i, *now);
                 *now += call_ms;
-                let effect = m.on_outcome(*now, &outcome, &store.views, None).unwrap();
+                let effect = m.on_outcome(*now, &outcome, &store.views, None, CallEnd::default()).unwrap();
                 let rec = record(chain, &store.views[i], &effect, *now);
                 if let Some(w) = &rec.writes {
                     store.apply(w);

@@ -3,35 +3,14 @@
 use super::*;
 
 impl ItemMachine {
-    /// Feed back the outcome of the call the last `poll` returned, with the providers' shared
-    /// state as the caller holds it now (read by Fail Over First's dry run only; `&[]` for a call
-    /// admitted elsewhere, which has no chain to move on in). Returns what to record in the
-    /// provider's shared state; the next `poll` says what the item does next.
-    /// `call`: the call's number (its step's `hedging.call`); `None` for the one call out.
+    /// Feed back the end of a call: its outcome, and what the caller saw beyond it ([`CallEnd`]:
+    /// the usage its answer reported, the characters of a broken stream the caller had), with the
+    /// providers' shared state as the caller holds it now (read by Fail Over First's dry run only;
+    /// `&[]` for a call admitted elsewhere, which has no chain to move on in). Returns what to
+    /// record in the provider's shared state; the next `poll` says what the item does next.
+    /// `call`: the call's number (its step's `hedging.call`); `None` for the one call out. The
+    /// one way an outcome enters the machine.
     pub fn on_outcome(
-        &mut self,
-        now: u64,
-        outcome: &Outcome,
-        views: &[ProviderView],
-        call: Option<u32>,
-    ) -> Result<Effect, EngineError> {
-        self.on_outcome_with_usage(now, outcome, views, call, None)
-    }
-
-    /// [`ItemMachine::on_outcome`], with the token usage the answer reported (`token_limit`).
-    pub fn on_outcome_with_usage(
-        &mut self,
-        now: u64,
-        outcome: &Outcome,
-        views: &[ProviderView],
-        call: Option<u32>,
-        usage: Option<Usage>,
-    ) -> Result<Effect, EngineError> {
-        self.on_outcome_with(now, outcome, views, call, CallEnd { usage, delivered_chars: None })
-    }
-
-    /// [`ItemMachine::on_outcome`], with what the caller saw of the call's end ([`CallEnd`]).
-    pub fn on_outcome_with(
         &mut self,
         now: u64,
         outcome: &Outcome,
