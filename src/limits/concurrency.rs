@@ -6,12 +6,13 @@
 //!   back neutral: a dead provider costs exactly the breaker's threshold, whatever the timing of
 //!   its failures. Once they are spent and none is out, the window refuses (nothing will free it):
 //!   the item moves on or is deferred as for a closed gate.
-//! - The one congestion rule of [`crate::limits::congestion`]: after successes the window grows by three
-//!   per success (quadrupling per round trip: slow start) until the first congestion, then by one
-//!   per window (additive), an eighth of that just below where it last met congestion.
-//! - Congestion cuts it (to half the first time, to 0.7 after), once per round: a 429, a 503 with
-//!   a hint, a timeout, or a time to first byte far above the provider's own recent baseline (the
-//!   gradient: the answer's length varies, its first byte much less).
+//! - The one congestion rule of [`crate::limits::congestion`], per served call (a round's growth
+//!   spread over its calls): slow start quadruples it per round trip; a 429, a 503 with a hint or a
+//!   timeout cuts it once per round (to half the first time, to 0.7 after); after a cut a round
+//!   goes half the way back to where it met congestion, an eighth of a call per round there.
+//! - Its own gradient: a time to first byte far above the provider's own recent baseline (the
+//!   answer's length varies, its first byte much less) ends slow start with the half cut, and
+//!   after it takes about one call per round and sets the plateau there.
 //! - The ceiling is Max Item Concurrency, and Max In Flight where the provider sets one.
 //!
 //! Sans-IO: the window counts calls admitted and released; the caller says when (the item
@@ -68,11 +69,6 @@ const RECENT_WEIGHT: f64 = 0.2;
 /// window of answers, so a provider that got slower for good sets a new baseline instead of
 /// reading as congested forever (per answer it would outrun a wide window's queueing).
 const BASELINE_DRIFT: f64 = 0.01;
-/// Growth per success in slow start: the window quadruples per round trip (faster than TCP's
-/// doubling: a healthy vendor's batch should not wait many round trips to be sent at once).
-const SLOW_START_GROWTH: f64 = congestion::SLOW_START_GROWTH as f64;
-/// Growth per window just below the window at the last congestion.
-const PLATEAU_STEP: f64 = 1.0 / congestion::PLATEAU_ROUNDS as f64;
 /// Samples before the gradient is trusted.
 const GRADIENT_MIN_SAMPLES: u32 = 5;
 
@@ -201,15 +197,13 @@ impl Window {
                     // Slow start overshot: the vendor queues. Back to the half, then additive.
                     self.decrease(round);
                 } else if queued {
-                    // About one less per window while the first byte stays slow (Vegas-like).
+                    // About one less per window while the first byte stays slow (Vegas-like); the
+                    // vendor queues here, so growth creeps back from here (the rule's plateau).
+                    self.congested_at = self.limit;
                     self.limit = (self.limit - 1.0 / self.limit).max(1.0);
-                } else if self.slow_start {
-                    self.limit = (self.limit + SLOW_START_GROWTH).min(ceiling);
                 } else {
-                    // Additive, and slower just below where it last met congestion (a plateau, as
-                    // CUBIC's): each 429 there pauses the provider for every call.
-                    let step = if self.limit + 1.0 >= self.congested_at { PLATEAU_STEP } else { 1.0 };
-                    self.limit = (self.limit + step / self.limit).min(ceiling);
+                    // The one rule's growth, a round's spread over its calls.
+                    self.limit = (self.limit + congestion::growth_per_call(self.limit, self.plateau())).min(ceiling);
                 }
             }
             Signal::Congested { failure } => {
@@ -236,10 +230,15 @@ impl Window {
             return;
         }
         self.round += 1;
-        let factor = f64::from(congestion::cut_tenths(self.slow_start)) / 10.0;
         self.congested_at = self.limit;
-        self.limit = (self.limit * factor).max(1.0);
+        self.limit = congestion::cut(self.limit, self.slow_start);
         self.slow_start = false;
+    }
+
+    /// Where it last met congestion, for the rule's growth (`None` in slow start; a window that
+    /// took a fleet's limit learned without congestion creeps from there).
+    fn plateau(&self) -> Option<f64> {
+        (!self.slow_start).then(|| if self.congested_at.is_finite() { self.congested_at } else { self.limit })
     }
 
     /// The gradient: is this first byte far above the provider's own recent baseline?
@@ -454,7 +453,7 @@ mod tests {
     }
 
     #[test]
-    fn slow_start_quadruples_per_round_trip_then_grows_by_one_per_window() {
+    fn slow_start_quadruples_per_round_trip_then_a_round_goes_half_way_back_to_the_plateau() {
         let mut w = Window::new(5, 2000);
         for round_trip in 0..4 {
             let n = w.limit();
@@ -469,11 +468,18 @@ mod tests {
         let r = take(&mut w);
         w.release(r, Signal::Congested { failure: false });
         assert_eq!(w.limit(), 640, "halved");
-        for _ in 0..642 {
+        for _ in 0..640 {
             let r = take(&mut w);
             w.release(r, served(100));
         }
-        assert_eq!(w.limit(), 641, "additive after a congestion: about one per window");
+        let after_a_round = w.limit();
+        assert!((840..=960).contains(&after_a_round), "about half the way back in a round: {after_a_round}");
+        for _ in 0..20_000 {
+            let r = take(&mut w);
+            w.release(r, served(100));
+        }
+        let near = w.limit();
+        assert!((1270..=1290).contains(&near), "then it creeps at the plateau: {near}");
     }
 
     #[test]

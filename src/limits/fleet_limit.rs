@@ -7,15 +7,15 @@
 //! share only until its lease ends.
 //!
 //! The limit starts at the breaker's threshold (a dead provider costs the fleet that many calls,
-//! not that many per execution) and moves by the one congestion rule of [`crate::limits::congestion`]:
-//! quadrupling per round of served calls until the first congestion, then one call per round,
-//! slower still just below the limit where it last met congestion. A congestion halves it in slow
-//! start, else cuts it to 0.7, once per round: calls sent before the cut bring old news.
+//! not that many per execution) and moves by the one congestion rule of
+//! [`crate::limits::congestion`] in whole calls: a seat earns its share's part of a round's growth
+//! once it served its share at the full share; a congestion cuts it once per round, to the
+//! nearest call: calls sent before the cut bring old news.
 //!
 //! Sans-IO: [`take`] and [`release`] read the row and propose the next; the seat counts calls.
 use crate::config::Chain;
 use crate::limits::concurrency::{FirstByteTrend, Signal};
-use crate::limits::congestion::{self, PLATEAU_ROUNDS, SLOW_START_GROWTH};
+use crate::limits::congestion;
 use crate::limits::learned_limit::{LimitRow, Share, STALE_MS};
 use serde::{Deserialize, Serialize};
 
@@ -157,34 +157,35 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     Take::Full { until_ms, register }
 }
 
-/// The limit after a congestion at `limit`: half in slow start (it overshot by up to four times);
-/// later 0.7 of it, but never more than one call below it while that is gentler (a small limit
-/// cut by a third sits well below the vendor's capacity for many rounds).
+/// The limit after a congestion at `limit`, by the one rule, to the nearest whole call.
 fn cut(limit: u32, slow_start: bool) -> u32 {
-    let cut = limit.saturating_mul(congestion::cut_tenths(slow_start)) / 10;
-    let cut = if slow_start { cut } else { cut.max(limit.saturating_sub(1)) };
-    cut.max(1)
+    (congestion::cut(f64::from(limit), slow_start).round() as u32).max(1)
 }
 
-/// Served calls enough to grow the limit: in slow start, or far below where the limit last met
-/// congestion, a round of its own share; just below there, [`PLATEAU_ROUNDS`] rounds of the whole
-/// limit served by this holder alone (so a fleet of many small shares grows there no faster than
-/// one worker would).
-fn grows(row: &LimitRow, taker: &Taker, slots: u32, limit: u32) -> bool {
-    let need = match row.plateau {
-        p if p > 0 && limit + 1 >= p => limit * PLATEAU_ROUNDS,
-        _ => slots,
-    };
-    slots > 0 && taker.served_full >= need
-}
-
-/// The step of a growth: in slow start three more per slot held (a round quadruples it); below
-/// the plateau half the way back to it (a binary search, as BIC's); at it, one call.
-fn step(row: &LimitRow, slots: u32, limit: u32) -> u32 {
-    match row.plateau {
-        0 => SLOW_START_GROWTH * slots.max(1),
-        p => (p.saturating_sub(limit) / 2).max(1),
+/// The one rule's growth for a seat holding `slots` of `limit`: served calls at its full share
+/// that earn a growth, and by how many calls. Its part of a round is `slots` calls earning
+/// `slots / limit` of the round's growth; a growth under a call needs as many more calls.
+fn growth(row: &LimitRow, slots: u32, limit: u32) -> (u32, u32) {
+    let plateau = (row.plateau > 0).then_some(f64::from(row.plateau));
+    let per_call = congestion::growth_per_call(f64::from(limit), plateau);
+    let slots = slots.max(1);
+    let earned = per_call * f64::from(slots);
+    if earned >= 1.0 {
+        (slots, earned as u32)
+    } else {
+        ((1.0 / per_call).ceil() as u32, 1)
     }
+}
+
+/// Served calls enough to grow the limit (so a fleet of many small shares grows no faster than
+/// one worker holding the whole limit would).
+fn grows(row: &LimitRow, taker: &Taker, slots: u32, limit: u32) -> bool {
+    slots > 0 && taker.served_full >= growth(row, slots, limit).0
+}
+
+/// The calls a growth adds.
+fn step(row: &LimitRow, slots: u32, limit: u32) -> u32 {
+    growth(row, slots, limit).1
 }
 
 /// What a call's end tells the fleet's row.
@@ -380,7 +381,11 @@ mod tests {
         let congested =
             |h: &str, sent_ms| Released { holder: h.into(), keeps: true, in_use: 3, congested: true, sent_ms };
         let cut = release(&row, &congested("a", 1), 10, RULES).unwrap();
-        assert_eq!((cut.limit, cut.plateau, cut.congested_at_ms), (2, 5, 10), "slow start: halved");
+        assert_eq!(
+            (cut.limit, cut.plateau, cut.congested_at_ms),
+            (3, 5, 10),
+            "slow start: halved, to the nearest call"
+        );
         let a = cut.shares.iter().find(|s| s.holder == "a").unwrap();
         assert_eq!(a.slots, 3, "its share still covers its 3 calls out: nobody takes them as free");
         assert!(matches!(take(&cut, &seat("c", 0, 0), 11, RULES), Take::Full { .. }));

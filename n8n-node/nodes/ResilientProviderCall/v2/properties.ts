@@ -122,7 +122,7 @@ export const properties: INodeProperties[] = [
 				name: 'Auto',
 				value: 'auto',
 				description:
-					'Learned from how each provider answers: up to its breaker threshold before its first success, growing with successes, cut by a 429, a timeout or a slowing first byte (to half the first time, to 0.7 after)',
+					'Learned from how each provider answers: up to its breaker threshold before its first success, growing with successes, cut by a 429, a timeout or a slowing first byte (to half the first time, to 0.7 after, then half the way back per round)',
 			},
 			{
 				name: 'Fixed',
