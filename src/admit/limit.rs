@@ -2,11 +2,13 @@
 use crate::config::Chain;
 use crate::item::Effect;
 use crate::limits::breaker::Transition;
+use crate::limits::concurrency::Pool;
 use crate::limits::fleet_limit::Taker;
 use crate::limits::token_budget::Estimate;
 use crate::limits::token_limit::Reservation;
 use crate::rows::{ProviderView, Writes};
 use crate::verdict::reason::Reason;
+use std::cell::RefCell;
 
 /// What this item alone knows about a provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,6 +35,15 @@ pub struct Ask<'a> {
     pub now: u64,
     pub holder: &'a str,
     pub max_wait_ms: u64,
+    /// The item's place in its execution's windows (Item Concurrency *Auto*); none for a call
+    /// outside them (a hedge, a continuation, a dry run, a guard's check).
+    pub pool: Option<&'a InPool<'a>>,
+}
+
+/// An item's place in its execution's pool of windows.
+pub struct InPool<'a> {
+    pub pool: &'a RefCell<Pool>,
+    pub member: u32,
 }
 
 /// What a call holds once the limits let it go: the rows its reservations write with it, and
@@ -47,6 +58,8 @@ pub struct Held {
     pub seat: Option<bool>,
     /// What it reserved of the provider's tokens and spend cap.
     pub tokens: Option<Reservation>,
+    /// The round of the execution's window it holds a slot of.
+    pub window_round: Option<u32>,
 }
 
 /// Why a limit does not let the call go now.
@@ -57,6 +70,8 @@ pub enum Refusal {
     Skip { reason: Reason, until_ms: u64, register: Option<Writes>, wait_here: bool },
     /// The rate gate reserved a later slot for the call: these rows alone, then sleep until it.
     Later { at_ms: u64, writes: Writes },
+    /// The execution's window is full: wait in its line for this provider, nothing written.
+    Queue,
 }
 
 impl Refusal {

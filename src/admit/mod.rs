@@ -7,9 +7,8 @@
 //! The order: the breaker first (an open provider asks nothing else, and its half-open probe is
 //! a claim the rate gate must not reserve a later slot for), then the shared limits that only
 //! count (the retry budget, the rate gate, tokens and spend), then those that hold a slot while
-//! the call is out (Max In Flight, the fleet's limit). The execution's window (Item Concurrency
-//! *Auto*, in memory) is asked after these by the item machine, so it never keeps a slot for a
-//! call a shared limit turned away.
+//! the call is out (Max In Flight, the fleet's limit), and last the execution's window (Item
+//! Concurrency *Auto*, in memory), so it never keeps a slot for a call a shared limit turned away.
 // A refusal carries the rows it writes (a later gate slot, a waiting worker's registration):
 // made and taken apart at once, once per provider asked, unboxed as `token_limit::Take` is.
 #![allow(clippy::result_large_err)]
@@ -24,17 +23,19 @@ mod limit;
 mod rate_gate;
 mod retry_budget;
 mod tokens;
+mod window;
 
-pub use limit::{Ask, Held, Limit, Local, Refusal};
+pub use limit::{Ask, Held, InPool, Limit, Local, Refusal};
 
 /// Every limit, in the order a call asks them.
-pub const LIMITS: [&dyn Limit; 6] = [
+pub const LIMITS: [&dyn Limit; 7] = [
     &breaker::Breaker,
     &retry_budget::RetryBudget,
     &rate_gate::RateGate,
     &tokens::Tokens,
     &in_flight::InFlight,
     &fleet::FleetShare,
+    &window::ExecutionWindow,
 ];
 
 /// Ask every limit in order: the call's holds when all let it go, else the first that did not.

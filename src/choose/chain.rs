@@ -1,7 +1,7 @@
 //! Fallback-chain choice: given the ordered chain, each provider's shared state and what this
 //! item already learned, which provider to call now, which to skip and why, or how long until
 //! one is admissible again.
-use crate::admit::{self, Ask, Held, Refusal};
+use crate::admit::{self, Ask, Held, InPool, Refusal};
 use crate::config::Chain;
 use crate::limits::breaker::Transition;
 use crate::limits::fleet_limit::Taker;
@@ -24,7 +24,11 @@ pub enum Choice {
         seat: Option<bool>,
         /// The tokens it reserved (where the provider has token limits), settled at its end.
         tokens: Option<Reservation>,
+        /// The round of the execution's window it holds a slot of (Item Concurrency *Auto*).
+        window_round: Option<u32>,
     },
+    /// The execution's window for this provider is full: wait in its line, nothing written.
+    Queue { provider: usize },
     /// A gate slot reserved at `at_ms` on this provider: sleep, then call it.
     Reserve { provider: usize, at_ms: u64, writes: Writes },
     /// Nothing admissible; `earliest` = when and why the soonest provider could be tried again.
@@ -37,7 +41,8 @@ pub enum Choice {
 }
 
 /// The first admissible provider in `order` (the item's route: every provider once).
-/// `takers[i]`: who takes a slot of provider i's fleet limit (where the chain bounds it).
+/// `takers[i]`: who takes a slot of provider i's fleet limit (where the chain bounds it);
+/// `pool`: the item's place in its execution's windows, where it asks them.
 #[allow(clippy::too_many_arguments)]
 pub fn choose(
     chain: &Chain,
@@ -48,6 +53,7 @@ pub fn choose(
     now: u64,
     holder: &str,
     max_wait_ms: u64,
+    pool: Option<&InPool>,
     skips: &mut Vec<Skip>,
 ) -> Choice {
     let mut register = None;
@@ -79,11 +85,13 @@ pub fn choose(
             now,
             holder,
             max_wait_ms,
+            pool,
         };
         match admit::reserve(&ask) {
-            Ok(Held { writes, probe, transition, seat, tokens }) => {
-                return Choice::Call { provider: i, probe, writes, transition, seat, tokens };
+            Ok(Held { writes, probe, transition, seat, tokens, window_round }) => {
+                return Choice::Call { provider: i, probe, writes, transition, seat, tokens, window_round };
             }
+            Err(Refusal::Queue) => return Choice::Queue { provider: i },
             Err(Refusal::Later { at_ms, writes }) => return Choice::Reserve { provider: i, at_ms, writes },
             Err(Refusal::Skip { reason, until_ms, register: row, wait_here }) => {
                 note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);

@@ -54,6 +54,7 @@
 use super::counters::Counters;
 use super::retry::{self, Retry, Standing};
 use super::types::{AttemptLog, Effect, Poll, Report, Step, WaitCause, WAKE_SLACK_MS};
+use crate::admit::InPool;
 use crate::choose::chain::{choose, Choice, Local, ProviderView};
 use crate::choose::hedge::CallTag;
 use crate::choose::routing::{route, Route};
@@ -61,8 +62,7 @@ use crate::config::Chain;
 use crate::config::Routing;
 use crate::error::EngineError;
 use crate::facts::retry_after::HintHeaders;
-use crate::limits::breaker;
-use crate::limits::concurrency::{Admit, Pool, Signal};
+use crate::limits::concurrency::{Pool, Signal};
 use crate::limits::fleet_limit::{Released, Seats, Taker};
 use crate::limits::learned_limit::{self, WindowNews};
 use crate::limits::token_limit::{self, Reservation, Settle, TokenFacts, Usage, Used};
@@ -164,7 +164,7 @@ pub struct ItemMachine {
     /// During a poll: the line it came from, until it takes its slot or joins the line again.
     came_from: Option<usize>,
     /// Items in the pool to poll again: slots were granted to them (or the window refuses all).
-    woken: Vec<u32>,
+
     /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
     /// them each call holds a share of its own (a guard's check).
     seats: Option<Rc<RefCell<Seats>>>,
@@ -239,7 +239,6 @@ impl ItemMachine {
             member: 0,
             queued_for: None,
             came_from: None,
-            woken: Vec::new(),
             seats: None,
             token_facts: None,
             mid_stream: None,

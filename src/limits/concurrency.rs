@@ -280,6 +280,8 @@ impl FirstByteTrend {
 pub struct Pool {
     lanes: Vec<Lane>,
     members: u32,
+    /// Items to poll again: slots were granted to them (or a window refuses all its line).
+    woken: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -302,7 +304,7 @@ impl Pool {
                 granted: Vec::new(),
             })
             .collect();
-        Pool { lanes, members: 0 }
+        Pool { lanes, members: 0, woken: Vec::new() }
     }
 
     /// A new item's number in the pool (what a wake names).
@@ -327,10 +329,16 @@ impl Pool {
         self.lanes.iter().map(|l| l.window.limit()).collect()
     }
 
+    /// The items to poll again since this was last asked (their slots were granted, or a window
+    /// refuses its whole line).
+    pub fn take_woken(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.woken)
+    }
+
     /// Item `id` asks for a slot of `provider`: its grant, or a free slot when nobody is in line;
-    /// else it joins the line. `woken`: items to wake (all of the line, when the window refuses).
-    pub fn admit(&mut self, provider: usize, id: u32, woken: &mut Vec<u32>) -> Admit {
-        let lane = &mut self.lanes[provider];
+    /// else it joins the line. Items to wake join the pool's list.
+    pub fn admit(&mut self, provider: usize, id: u32) -> Admit {
+        let (lane, woken) = (&mut self.lanes[provider], &mut self.woken);
         let admit = if let Some(k) = lane.granted.iter().position(|&g| g == id) {
             lane.granted.swap_remove(k);
             // Its slot was kept for it; had the window shrunk since, it is first in line again.
@@ -357,8 +365,8 @@ impl Pool {
 
     /// Item `id` polled and did not take the slot kept for it (or left the line another way: it
     /// moved on, or its wait ran out): the slot goes to the next in line.
-    pub fn leave(&mut self, provider: usize, id: u32, woken: &mut Vec<u32>) {
-        let lane = &mut self.lanes[provider];
+    pub fn leave(&mut self, provider: usize, id: u32) {
+        let (lane, woken) = (&mut self.lanes[provider], &mut self.woken);
         lane.line.retain(|&q| q != id);
         if let Some(k) = lane.granted.iter().position(|&g| g == id) {
             lane.granted.swap_remove(k);
@@ -377,8 +385,8 @@ impl Pool {
 
     /// A call admitted in `round` ended with `signal`: its slot, and any the window grew by, go
     /// to the first in line. Returns what it taught the window, for the fleet's row.
-    pub fn release(&mut self, provider: usize, round: u32, signal: Signal, woken: &mut Vec<u32>) -> WindowNews {
-        let lane = &mut self.lanes[provider];
+    pub fn release(&mut self, provider: usize, round: u32, signal: Signal) -> WindowNews {
+        let (lane, woken) = (&mut self.lanes[provider], &mut self.woken);
         let before = lane.window.round;
         lane.window.release(round, signal);
         // Only the vendor's own word (a 429, a hinted 503, a timeout) is the fleet's news: a first

@@ -19,7 +19,7 @@ impl ItemMachine {
         // Woken from a line and gone elsewhere (another provider, a wait, its end): its slot
         // goes to the next in line.
         if let (Some(q), Some(pool)) = (self.came_from.take(), &self.pool) {
-            pool.borrow_mut().leave(q, self.member, &mut self.woken);
+            pool.borrow_mut().leave(q, self.member);
         }
         poll
     }
@@ -104,64 +104,63 @@ impl ItemMachine {
         // Skips of a poll that ends in a wait are not the item's: it will decide again.
         let skipped_before = self.report.skipped.len();
         let takers = self.takers(&self.holder);
-        loop {
-            match choose(
-                &self.chain,
-                &self.route,
-                views,
-                &self.local,
-                &takers,
-                now,
-                &self.holder,
-                max_wait,
-                &mut self.report.skipped,
-            ) {
-                Choice::Call { provider, probe, writes, transition, seat, tokens } => {
-                    let slot = match self.admit(provider, probe) {
-                        Some(Admit::Wait) => {
-                            // Nothing of this choice is written: poll again when a call to it ends.
-                            self.report.skipped.truncate(skipped_before);
-                            let step = Step::Queue { provider, ms: remaining };
-                            return Ok(Poll { step, writes: None, transition: None });
-                        }
-                        Some(Admit::Refuse) => {
-                            self.local[provider].done = Some(self.refused(provider, now, views));
-                            continue;
-                        }
-                        Some(Admit::Go { round }) => Some(round),
-                        None => None,
-                    };
-                    self.local[provider].reserved_at_ms = None;
-                    let held = Held { window_round: slot, seat, tokens };
-                    let step = self.hand_out(provider, probe, false, held, now, views);
-                    return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
-                }
-                Choice::Reserve { provider, at_ms, writes } => {
-                    self.local[provider].reserved_at_ms = Some(at_ms);
-                    self.sleep(now, at_ms - now, WaitCause::RateGate);
+        let place = self.pool.as_deref().map(|pool| InPool { pool, member: self.member });
+        let choice = choose(
+            &self.chain,
+            &self.route,
+            views,
+            &self.local,
+            &takers,
+            now,
+            &self.holder,
+            max_wait,
+            place.as_ref(),
+            &mut self.report.skipped,
+        );
+        // Woken for a slot of this provider: taken now, or back in line; either way not left.
+        if let Choice::Call { provider, .. } | Choice::Queue { provider } = choice {
+            if self.came_from == Some(provider) {
+                self.came_from = None;
+            }
+        }
+        match choice {
+            Choice::Call { provider, probe, writes, transition, seat, tokens, window_round } => {
+                self.local[provider].reserved_at_ms = None;
+                let held = Held { window_round, seat, tokens };
+                let step = self.hand_out(provider, probe, false, held, now, views);
+                Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition })
+            }
+            Choice::Queue { provider } => {
+                // Nothing of this poll is written: poll again when a call to it ends.
+                self.queued_for = Some(provider);
+                self.report.skipped.truncate(skipped_before);
+                Ok(Poll { step: Step::Queue { provider, ms: remaining }, writes: None, transition: None })
+            }
+            Choice::Reserve { provider, at_ms, writes } => {
+                self.local[provider].reserved_at_ms = Some(at_ms);
+                self.sleep(now, at_ms - now, WaitCause::RateGate);
+                Ok(Poll {
+                    step: Step::Sleep { ms: at_ms - now, cause: WaitCause::RateGate },
+                    writes: Some(writes),
+                    transition: None,
+                })
+            }
+            Choice::Nothing { all_permanent: true, .. } => {
+                let reason = self.report.skipped.last().map(|s| s.reason).unwrap_or(Reason::NonRetryable);
+                Ok(self.finish(Step::Fail { reason }))
+            }
+            Choice::Nothing { earliest, register, .. } => {
+                if let Some(ms) = self.in_line_for(now, earliest, max_wait) {
+                    self.report.skipped.truncate(skipped_before);
+                    self.sleep(now, ms, WaitCause::InLine);
+                    // Waiting for the fleet's limit: the others hear it and give back.
                     return Ok(Poll {
-                        step: Step::Sleep { ms: at_ms - now, cause: WaitCause::RateGate },
-                        writes: Some(writes),
+                        step: Step::Sleep { ms, cause: WaitCause::InLine },
+                        writes: register,
                         transition: None,
                     });
                 }
-                Choice::Nothing { all_permanent: true, .. } => {
-                    let reason = self.report.skipped.last().map(|s| s.reason).unwrap_or(Reason::NonRetryable);
-                    return Ok(self.finish(Step::Fail { reason }));
-                }
-                Choice::Nothing { earliest, register, .. } => {
-                    if let Some(ms) = self.in_line_for(now, earliest, max_wait) {
-                        self.report.skipped.truncate(skipped_before);
-                        self.sleep(now, ms, WaitCause::InLine);
-                        // Waiting for the fleet's limit: the others hear it and give back.
-                        return Ok(Poll {
-                            step: Step::Sleep { ms, cause: WaitCause::InLine },
-                            writes: register,
-                            transition: None,
-                        });
-                    }
-                    return Ok(self.defer(now, earliest));
-                }
+                Ok(self.defer(now, earliest))
             }
         }
     }

@@ -56,14 +56,14 @@ impl ItemMachine {
         for mut order in [others, same] {
             order.retain(|&i| self.repeatable(i));
             while !order.is_empty() {
-                match choose(&self.chain, &order, views, &local, &takers, now, &holder, 0, &mut Vec::new()) {
-                    Choice::Call { provider, probe: false, writes, transition, seat, tokens } => {
+                match choose(&self.chain, &order, views, &local, &takers, now, &holder, 0, None, &mut Vec::new()) {
+                    Choice::Call { provider, probe: false, writes, transition, seat, tokens, .. } => {
                         let held = Held { window_round: None, seat, tokens };
                         let step = self.hand_out(provider, false, true, held, now, views);
                         return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
                     }
                     // Never a half-open probe, never a wait for a gate slot: skip that provider.
-                    Choice::Call { provider, .. } | Choice::Reserve { provider, .. } => {
+                    Choice::Call { provider, .. } | Choice::Reserve { provider, .. } | Choice::Queue { provider } => {
                         order.retain(|&i| i != provider)
                     }
                     Choice::Nothing { .. } => break,

@@ -80,7 +80,7 @@ impl ItemMachine {
     /// The items of the pool to poll again after this item's last decision or outcome: slots of
     /// a window were granted to them (or it refuses all).
     pub fn take_wake(&mut self) -> Vec<u32> {
-        std::mem::take(&mut self.woken)
+        self.pool.as_ref().map(|p| p.borrow_mut().take_woken()).unwrap_or_default()
     }
 
     /// Each provider's window now, if the item is in a pool (for its run data).
@@ -92,36 +92,9 @@ impl ItemMachine {
     /// Returns what it taught the window (none without a slot).
     pub(super) fn release_slot(&mut self, provider: usize, round: Option<u32>, signal: Signal) -> Option<WindowNews> {
         match (round, &self.pool) {
-            (Some(round), Some(pool)) => Some(pool.borrow_mut().release(provider, round, signal, &mut self.woken)),
+            (Some(round), Some(pool)) => Some(pool.borrow_mut().release(provider, round, signal)),
             _ => None,
         }
-    }
-
-    /// Asks the provider's window for a slot (a probe does not wait for one: it is the breaker's
-    /// one call). `None`: no pool.
-    pub(super) fn admit(&mut self, provider: usize, probe: bool) -> Option<Admit> {
-        let pool = self.pool.as_ref().filter(|_| !probe)?;
-        let admit = pool.borrow_mut().admit(provider, self.member, &mut self.woken);
-        if self.came_from == Some(provider) && admit != Admit::Refuse {
-            self.came_from = None; // its slot taken, or back in line
-        }
-        if admit == Admit::Wait {
-            self.queued_for = Some(provider);
-        }
-        Some(admit)
-    }
-
-    /// Why a window that refuses skips its provider: the threshold spent on failures opened
-    /// the breaker (what Item Concurrency 1 says of it too); spent on 429s alone, its rate gate
-    /// closed.
-    pub(super) fn refused(&self, provider: usize, now: u64, views: &[ProviderView]) -> (Reason, u64) {
-        let failed = self.pool.as_ref().is_some_and(|p| p.borrow().refused_for_failures(provider));
-        let view = &views[provider];
-        if failed {
-            return breaker::spent_skip(&view.breaker, &self.chain.providers[provider].breaker, now);
-        }
-        let until = view.gate.closed_until_ms.max(now.saturating_add(self.chain.backoff.cap_ms));
-        (Reason::RateLimited, until)
     }
 
     /// The admitted call's hold on its provider's spend cap (its check's), released with its

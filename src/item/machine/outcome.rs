@@ -205,15 +205,15 @@ impl ItemMachine {
         let takers = self.takers(&self.holder);
         let mut skips = Vec::new();
         let mut choice =
-            choose(&self.chain, &self.route, views, &self.local, &takers, now, &self.holder, 0, &mut skips);
+            choose(&self.chain, &self.route, views, &self.local, &takers, now, &self.holder, 0, None, &mut skips);
         if !matches!(choice, Choice::Call { .. }) {
             let mut local = self.local.clone();
             local[mid.last_broken].done = None;
             let again = [mid.last_broken];
-            choice = choose(&self.chain, &again, views, &local, &takers, now, &self.holder, 0, &mut skips);
+            choice = choose(&self.chain, &again, views, &local, &takers, now, &self.holder, 0, None, &mut skips);
         }
         self.report.skipped.extend(skips);
-        let Choice::Call { provider, probe, writes, transition, seat, tokens } = choice else {
+        let Choice::Call { provider, probe, writes, transition, seat, tokens, .. } = choice else {
             return self.finish(Step::Fail { reason: Reason::StreamBroken });
         };
         mid.calls += 1;
@@ -235,8 +235,18 @@ impl ItemMachine {
         local[failed].done = Some((Reason::FailedOver, now));
         let max_wait = self.chain.retry_after_cap_ms.min(self.remaining(now));
         let takers = self.takers(&self.holder);
-        let choice =
-            choose(&self.chain, &self.route, views, &local, &takers, now, &self.holder, max_wait, &mut Vec::new());
+        let choice = choose(
+            &self.chain,
+            &self.route,
+            views,
+            &local,
+            &takers,
+            now,
+            &self.holder,
+            max_wait,
+            None,
+            &mut Vec::new(),
+        );
         matches!(choice, Choice::Call { .. })
     }
 }
