@@ -338,6 +338,11 @@ export class Item {
      */
     abandon(now_ms: number, call: number): Recorded;
     /**
+     * The execution was cancelled: the calls out, each to `abandon` (its holds given back now,
+     * not when its leases end).
+     */
+    cancelled(): Uint32Array;
+    /**
      * A streamed call is about to hand its first committing chunk to the caller, `after_ms`
      * after it started (its time-to-first-chunk sample). `call`: a hedging item's call number,
      * left out for the one call out. The calls to abort now: a hedging item's others, or `call`

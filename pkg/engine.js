@@ -322,6 +322,17 @@ class Item {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
+     * The execution was cancelled: the calls out, each to `abandon` (its holds given back now,
+     * not when its leases end).
+     * @returns {Uint32Array}
+     */
+    cancelled() {
+        const ret = wasm.item_cancelled(this.__wbg_ptr);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
      * A streamed call is about to hand its first committing chunk to the caller, `after_ms`
      * after it started (its time-to-first-chunk sample). `call`: a hedging item's call number,
      * left out for the one call out. The calls to abort now: a hedging item's others, or `call`

@@ -86,6 +86,13 @@ export class ItemRun {
 		return rec;
 	}
 
+	/** The execution was cancelled: each call out is abandoned and its writes committed, so its
+	 * holds (Max In Flight's lease, a probe's, the fleet's share, the window's slot) are given back
+	 * now rather than when their leases end. Best effort: the cancel still ends the item. */
+	async cancelled(): Promise<void> {
+		for (const call of this.item.cancelled()) await this.abandon(call).catch(() => undefined);
+	}
+
 	/** Write what an outcome did to the provider's rows; on a lost race the engine records the
 	 * same outcome again on the provider's fresh rows (only its rows can have changed under it). */
 	private async commit(first: Recorded): Promise<void> {

@@ -63,6 +63,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 	} catch (error) {
 		if (error instanceof StoreUnavailable)
 			return run.finish(item.deferNow(await store.now(), error.reason));
+		if (error instanceof Cancelled) await run.cancelled();
 		throw error;
 	} finally {
 		item.free();

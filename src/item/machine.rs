@@ -307,6 +307,14 @@ impl ItemMachine {
         self.pending.iter().filter(|p| p.committed).map(|p| p.call).collect()
     }
 
+    /// The execution was cancelled with calls out: every call the node carried out, each to be
+    /// [`ItemMachine::abandon`]ed (its window slot, seat and leases given back, its tokens at their
+    /// estimate) rather than left to hold them until the leases end.
+    pub fn cancelled(&mut self) -> Vec<u32> {
+        self.pending.iter_mut().for_each(|p| p.committed = true);
+        self.calls_out()
+    }
+
     /// This item's contribution to each provider's counters, once it ended.
     pub fn counters(&self) -> Vec<Counters> {
         let mut c = vec![Counters::default(); self.chain.providers.len()];

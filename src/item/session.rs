@@ -186,6 +186,13 @@ impl Session {
     }
 
     /// A call out aborted after the item ended (another call's answer won).
+    /// The execution was cancelled: the calls out, to abandon ([`ItemMachine::cancelled`]).
+    pub fn cancelled(&mut self) -> Vec<u32> {
+        self.machine.cancelled()
+    }
+
+    /// A call out, aborted (another's answer won, or the execution was cancelled): recorded as
+    /// neither success nor failure.
     pub fn abandon(&mut self, now: u64, call: u32) -> Result<Recorded, EngineError> {
         let effect = self.machine.abandon(now, call)?;
         Ok(self.logged(effect, now))

@@ -336,6 +336,12 @@ impl Item {
         done(self.s.abandon(ms(now_ms), call))
     }
 
+    /// The execution was cancelled: the calls out, each to `abandon` (its holds given back now,
+    /// not when its leases end).
+    pub fn cancelled(&mut self) -> Vec<u32> {
+        self.s.cancelled()
+    }
+
     /// Try `provider` first while it is admissible, before the routing's choice: the model that
     /// served the earlier calls of the same conversation (an agent's tool rounds).
     pub fn prefer(&mut self, provider: u32) -> Result<(), JsValue> {

@@ -1,5 +1,7 @@
 // Cancel: an execution stopped (n8n's REST "stop", as the editor's Stop button does) while the
-// node sleeps out a 12 s Retry-After ends promptly, and the provider gets no further call.
+// node sleeps out a 12 s Retry-After ends promptly, and the provider gets no further call; one
+// stopped while its call is out gives back that call's Max In Flight slot at once, so the next
+// execution calls without waiting for the slot's lease to end.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -24,8 +26,8 @@ const until = async (what, ok, ms = 30_000) => {
 };
 const calls = (of = id) => providers.arrivals.filter((a) => a.id === of);
 /** A new execution; a marker's call goes to an id of its own and is answered 200 at once. */
-const fire = (marker = false) =>
-	fetch(`http://127.0.0.1:${port}/webhook/cancel-${id}`, {
+const fire = (marker = false, path = 'cancel') =>
+	fetch(`http://127.0.0.1:${port}/webhook/${path}-${id}`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify(marker ? { m: 1 } : {}),
@@ -91,6 +93,19 @@ before(async () => {
 	};
 	n8n.importWorkflow(wf);
 	n8n.activate(wf.id);
+	// One call at a time to a vendor answering in 8 s: a cancel while it is out.
+	const capped = structuredClone(wf);
+	capped.id = `cancelcap${id}`;
+	capped.name = 'cancel while a call is out';
+	capped.nodes[0].webhookId = randomUUID();
+	capped.nodes[0].parameters.path = `cancelcap-${id}`;
+	capped.nodes[1].parameters.providers.provider[0] = {
+		name: `capped-${id}`,
+		url: `=http://127.0.0.1:${providers.port}/ok?delay={{ $json.body.m ? 0 : 8000 }}&id=${id}-cap{{ $json.body.m ? '-m' : '' }}`,
+		maxInFlight: 1,
+	};
+	n8n.importWorkflow(capped);
+	n8n.activate(capped.id);
 	server = await n8n.start();
 	port = server.port;
 	const setup = await rest('POST', '/owner/setup', {
@@ -163,4 +178,34 @@ test('stopping the execution while the node sleeps out a Retry-After ends it pro
 		1,
 		'no call after the stop, not even when the hint ran out: only the markers came',
 	);
+});
+
+test('stopping the execution while its call is out gives back its Max In Flight slot at once', async () => {
+	const r = await until('the webhook', async () => {
+		const res = await fire(false, 'cancelcap');
+		await res.arrayBuffer();
+		return res.status !== 404 && res;
+	});
+	assert.equal(r.status, 200);
+	await until('the call out at the vendor', () => calls(`${id}-cap`)[0]);
+	const running = await until('the running execution', async () => {
+		const list = (await rest('GET', '/executions')).json.data;
+		const found = (list.results ?? list).filter(
+			(e) => e.status === 'running' && e.workflowId === `cancelcap${id}`,
+		);
+		return found.length > 0 && found;
+	});
+	const t0 = Date.now();
+	await rest('POST', `/executions/${running[0].id}/stop`);
+	await until('the stopped execution', async () => {
+		const e = (await rest('GET', `/executions/${running[0].id}`)).json.data;
+		return e.status !== 'running' && e.stoppedAt;
+	});
+	// A new execution now: its one call goes out at once, though the stopped call's lease (the
+	// probe lease: at least the deadline + 5 s) has not ended.
+	await (await fire(true, 'cancelcap')).arrayBuffer();
+	const marker = await until('the next execution at the vendor', () => calls(`${id}-cap-m`)[0], 30_000);
+	const ms = marker.t - t0;
+	console.log(`n8n ${major}: the next execution's call came ${ms} ms after the stop`);
+	assert.ok(ms < 4000, `the slot was given back at the stop (${ms} ms), not when its lease ended`);
 });
