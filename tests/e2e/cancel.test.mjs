@@ -204,7 +204,11 @@ test('stopping the execution while its call is out gives back its Max In Flight 
 	// A new execution now: its one call goes out at once, though the stopped call's lease (the
 	// probe lease: at least the deadline + 5 s) has not ended.
 	await (await fire(true, 'cancelcap')).arrayBuffer();
-	const marker = await until('the next execution at the vendor', () => calls(`${id}-cap-m`)[0], 30_000);
+	const marker = await until(
+		'the next execution at the vendor',
+		() => calls(`${id}-cap-m`)[0],
+		30_000,
+	);
 	const ms = marker.t - t0;
 	console.log(`n8n ${major}: the next execution's call came ${ms} ms after the stop`);
 	assert.ok(ms < 4000, `the slot was given back at the stop (${ms} ms), not when its lease ended`);
