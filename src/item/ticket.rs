@@ -10,6 +10,7 @@ use crate::item::record::record;
 use crate::item::CallEnd;
 use crate::item::{AttemptLog, Counters, ItemMachine, Step};
 use crate::limits::breaker::Transition;
+use crate::limits::token_limit::{Reservation, Usage};
 use crate::report::event;
 use crate::rng::Rng;
 use crate::rows::row_text::{self, RowWrites};
@@ -34,6 +35,35 @@ pub struct Ticket {
     /// none): its report releases the hold.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub held_micros: u64,
+    /// What its call reserved of the provider's tokens per minute (total, input, output; 0 for
+    /// none) and the estimate (input, output) they came from: its report settles them at the
+    /// usage the answer reported.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reserved_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reserved_input: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reserved_output: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimate_input: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimate_output: u64,
+}
+
+impl Ticket {
+    /// What its call reserved, as the item machine carries it (none where it reserved nothing).
+    pub fn reservation(&self) -> Option<Reservation> {
+        let r = Reservation {
+            at_ms: self.issued_ms,
+            tokens: self.reserved_tokens,
+            input: self.reserved_input,
+            output: self.reserved_output,
+            estimate: (self.estimate_input, self.estimate_output),
+            held_micros: self.held_micros,
+        };
+        let any = r.tokens + r.input + r.output + r.estimate.0 + r.estimate.1 + r.held_micros > 0;
+        any.then_some(r)
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -104,9 +134,22 @@ pub fn check(
         Step::Call { provider, name, probe, .. } => {
             let ticket_ttl_ms = chain.providers[provider].breaker.probe_lease_ms;
             let expires_ms = now.saturating_add(ticket_ttl_ms);
-            let held_micros = m.reserved(provider).map_or(0, |r| r.held_micros);
-            let ticket =
-                Ticket { provider, name: name.clone(), probe, lease, scope, issued_ms: now, expires_ms, held_micros };
+            let r = m.reserved(provider);
+            let ticket = Ticket {
+                provider,
+                name: name.clone(),
+                probe,
+                lease,
+                scope,
+                issued_ms: now,
+                expires_ms,
+                held_micros: r.map_or(0, |r| r.held_micros),
+                reserved_tokens: r.map_or(0, |r| r.tokens),
+                reserved_input: r.map_or(0, |r| r.input),
+                reserved_output: r.map_or(0, |r| r.output),
+                estimate_input: r.map_or(0, |r| r.estimate.0),
+                estimate_output: r.map_or(0, |r| r.estimate.1),
+            };
             (Decision::Go { provider, name, ticket, ticket_ttl_ms }, poll.writes)
         }
         // A gate slot further off: the caller cannot sleep towards it, so it is not taken.
@@ -130,14 +173,16 @@ pub fn check(
     })
 }
 
-/// Record the outcome of a call a ticket admitted, on the provider's row texts read at `now`.
-/// Pure: after a lost race, report again on fresh rows.
+/// Record the outcome of a call a ticket admitted, on the provider's row texts read at `now`;
+/// `usage`: the tokens its answer reported, which settle what its check reserved. Pure: after a
+/// lost race, report again on fresh rows.
 pub fn report(
     chain: &Arc<Chain>,
     ticket: &Ticket,
     scope: &str,
     now: u64,
     outcome: &Outcome,
+    usage: Option<Usage>,
     rows: &[impl AsRef<str>],
 ) -> Result<Reported, EngineError> {
     let belongs = chain.providers.get(ticket.provider).is_some_and(|p| p.name == ticket.name);
@@ -163,8 +208,8 @@ pub fn report(
         ticket.probe,
         Rng::seeded(now),
     );
-    m.holding(ticket.held_micros);
-    let effect = m.on_outcome(now, outcome, &[], None, CallEnd::default())?;
+    m.holding(ticket.reservation());
+    let effect = m.on_outcome(now, outcome, &[], None, CallEnd::used(usage))?;
     let rec = record(chain, &view, &effect, now);
     let attempt = m.report().attempts.last().cloned().expect("an outcome logs its attempt");
     let mut counters = Counters::default();
@@ -220,6 +265,7 @@ mod tests {
                 "global",
                 1001 + t,
                 &Outcome::status(500, Default::default()),
+                None,
                 &rows[0..row_text::ROW_KINDS.len()],
             )
             .unwrap();
@@ -239,7 +285,7 @@ mod tests {
         assert_eq!(c.counters[0], Counters { rejections: 1, ..Default::default() }, "the open breaker's rejection");
         let busy = Outcome::status(429, Default::default());
         let Decision::Go { ticket, .. } = c.decision else { unreachable!() };
-        let r = report(&chain, &ticket, "global", 1011, &busy, &rows[row_text::ROW_KINDS.len()..]).unwrap();
+        let r = report(&chain, &ticket, "global", 1011, &busy, None, &rows[row_text::ROW_KINDS.len()..]).unwrap();
         assert_eq!(r.counters, Counters { calls: 1, rate_limited_429: 1, ..Default::default() });
     }
 
@@ -263,13 +309,48 @@ mod tests {
         assert!(matches!(second.decision, Decision::Defer { reason: Reason::SpendCap, .. }), "{second:?}");
         let travelled: Ticket = serde_json::from_str(&serde_json::to_string(&ticket).unwrap()).unwrap();
         let ok = Outcome::status(200, Default::default());
-        let r = report(&chain, &travelled, "global", 20, &ok, &rows).unwrap();
+        // Its answer reported 20 tokens (100 millionths): what it spent, its hold released.
+        let used = Usage { input: 10, output: 10, ..Default::default() };
+        let r = report(&chain, &travelled, "global", 20, &ok, Some(used), &rows).unwrap();
         let kinds: Vec<&str> = r.writes.as_ref().unwrap().rows.iter().map(|w| w.kind).collect();
         assert!(kinds.contains(&"spend"), "released: {kinds:?}");
         store_rows(&mut rows, &r.writes);
         assert!(rows[7].contains(r#""held":[]"#), "{}", rows[7]);
         let third = check(&chain, 21, &rows, "l3".into(), "global".into(), Rng::seeded(3)).unwrap();
         assert!(matches!(third.decision, Decision::Go { .. }), "the cap is free again: {third:?}");
+    }
+
+    #[test]
+    fn a_reported_call_settles_its_tokens_and_spend_at_the_usage_its_answer_reported() {
+        use crate::config::TokenLimitConfig;
+        let limits = TokenLimitConfig {
+            tokens_per_minute: 100_000,
+            spend_cap: 1.0,
+            price_input: 5.0,
+            price_output: 5.0,
+            ..Default::default()
+        };
+        let cfg = ChainConfig {
+            providers: vec![ProviderConfig { name: "a".into(), token_limit: Some(limits), ..Default::default() }],
+            ..Default::default()
+        };
+        let chain = Arc::new(cfg.validate().unwrap());
+        let n = row_text::ROW_KINDS.len();
+        let tokens = row_text::ROW_KINDS.iter().position(|k| *k == "tokens").unwrap();
+        let mut rows = vec![String::new(); n];
+        let c = check(&chain, 10, &rows, "l1".into(), "global".into(), Rng::seeded(1)).unwrap();
+        let Decision::Go { ticket, .. } = c.decision else { panic!("{c:?}") };
+        assert!(ticket.reserved_tokens >= 1_000, "the output reserve at least: {ticket:?}");
+        store_rows(&mut rows, &c.writes);
+        let travelled: Ticket = serde_json::from_str(&serde_json::to_string(&ticket).unwrap()).unwrap();
+        let ok = Outcome::status(200, Default::default());
+        let usage = Usage { input: 100, output: 50, ..Default::default() };
+        let r = report(&chain, &travelled, "global", 20, &ok, Some(usage), &rows).unwrap();
+        store_rows(&mut rows, &r.writes);
+        let row: serde_json::Value = serde_json::from_str(rows[tokens].split_once('|').unwrap().1).unwrap();
+        assert_eq!(row["spent_micros"], 750, "150 tokens at 5 per million, not the 1,000-token estimate: {row}");
+        let in_minute: u64 = row["buckets"].as_array().unwrap().iter().map(|b| b[1].as_u64().unwrap()).sum();
+        assert_eq!(in_minute, 150, "the minute holds what the call used: {row}");
     }
 
     #[test]
@@ -281,16 +362,16 @@ mod tests {
         assert_eq!(ticket_ttl_ms, ticket.expires_ms - ticket.issued_ms, "the store keeps it as long as its leases");
         assert!(ticket_ttl_ms > 0);
         let ok = Outcome::status(200, Default::default());
-        let e = report(&chain, &ticket, "wf:7", 1, &ok, &rows[0..row_text::ROW_KINDS.len()]).unwrap_err();
+        let e = report(&chain, &ticket, "wf:7", 1, &ok, None, &rows[0..row_text::ROW_KINDS.len()]).unwrap_err();
         assert_eq!(e.code(), "invalid_ticket");
         let other = Ticket { name: "zzz".into(), ..ticket.clone() };
         assert_eq!(
-            report(&chain, &other, "global", 1, &ok, &rows[0..row_text::ROW_KINDS.len()]).unwrap_err().code(),
+            report(&chain, &other, "global", 1, &ok, None, &rows[0..row_text::ROW_KINDS.len()]).unwrap_err().code(),
             "invalid_ticket"
         );
         let late = ticket.expires_ms + 1;
         assert_eq!(
-            report(&chain, &ticket, "global", late, &ok, &rows[0..row_text::ROW_KINDS.len()]).unwrap_err().code(),
+            report(&chain, &ticket, "global", late, &ok, None, &rows[0..row_text::ROW_KINDS.len()]).unwrap_err().code(),
             "invalid_ticket"
         );
         let json = serde_json::to_string(&ticket).unwrap();
@@ -318,7 +399,8 @@ mod tests {
             let t = t as u64;
             let c = check(&chain, 10 + t, &rows, format!("l{t}"), "global".into(), Rng::seeded(t)).unwrap();
             let Decision::Go { ticket, .. } = c.decision else { panic!("{c:?}") };
-            let r = report(&chain, &ticket, "global", 11 + t, &outcome, &rows[0..row_text::ROW_KINDS.len()]).unwrap();
+            let r =
+                report(&chain, &ticket, "global", 11 + t, &outcome, None, &rows[0..row_text::ROW_KINDS.len()]).unwrap();
             assert_eq!(r.served, served, "{outcome:?}");
         }
     }

@@ -217,11 +217,21 @@ pub fn ticket(v: &JsValue) -> Result<crate::item::ticket::Ticket, EngineError> {
         scope: s("scope")?,
         issued_ms: whole(v, "issued_ms")?,
         expires_ms: whole(v, "expires_ms")?,
-        held_micros: match field(v, "held_micros") {
-            h if h.is_undefined() => 0,
-            _ => whole(v, "held_micros")?,
-        },
+        held_micros: optional(v, "held_micros")?,
+        reserved_tokens: optional(v, "reserved_tokens")?,
+        reserved_input: optional(v, "reserved_input")?,
+        reserved_output: optional(v, "reserved_output")?,
+        estimate_input: optional(v, "estimate_input")?,
+        estimate_output: optional(v, "estimate_output")?,
     })
+}
+
+/// A whole number a ticket from an older worker may leave out (0 then).
+fn optional(v: &JsValue, name: &str) -> Result<u64, EngineError> {
+    match field(v, name) {
+        h if h.is_undefined() => Ok(0),
+        _ => whole(v, name),
+    }
 }
 
 /// A reason code, by its name.

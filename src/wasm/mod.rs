@@ -247,8 +247,9 @@ impl Engine {
         rows: &str,
     ) -> Result<JsValue, JsValue> {
         let ticket = input::ticket(&ticket).map_err(js_error)?;
+        let usage = input::usage(&outcome).map_err(js_error)?;
         let outcome = input::outcome(&outcome).map_err(js_error)?;
-        done(ticket::report(&self.chain, &ticket, &scope, ms(now_ms), &outcome, &row_text::split(rows)))
+        done(ticket::report(&self.chain, &ticket, &scope, ms(now_ms), &outcome, usage, &row_text::split(rows)))
     }
 }
 

@@ -153,6 +153,10 @@ export interface Ticket {
   provider: number; name: string; probe: boolean; lease: string; scope: string; issued_ms: number; expires_ms: number;
   /** Its call's estimated cost held against the spend cap (millionths), released by its report. */
   held_micros?: number;
+  /** What its call reserved of the tokens per minute (total, input, output) and the estimate
+   * (input, output) they came from: its report settles them at the usage the answer reported. */
+  reserved_tokens?: number; reserved_input?: number; reserved_output?: number;
+  estimate_input?: number; estimate_output?: number;
 }
 export type Decision =
   /** `ticket_ttl_ms`: how long the store keeps the ticket (the life of its leases). */

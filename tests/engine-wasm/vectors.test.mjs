@@ -42,6 +42,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 	]);
 	assert.deepEqual(methods(shipped.Item), [
 		'abandon',
+		'cancelled',
 		'commit',
 		'deferNow',
 		'hedge',
@@ -209,7 +210,7 @@ test('guard tickets: check hands one out, report records it, a foreign one is re
 	);
 });
 
-test("a guard ticket carries its call's hold on a spend cap through JSON, and its report releases it", () => {
+test("a guard ticket carries its call's hold on a spend cap through JSON, and its report settles it at the usage reported", () => {
 	const eng = new shipped.Engine({
 		providers: [{ name: 'a', token_limit: { spend_cap: 0.001, price_input: 5, price_output: 5 } }],
 	});
@@ -224,7 +225,8 @@ test("a guard ticket carries its call's hold on a spend cap through JSON, and it
 		1002,
 		ticket,
 		'global',
-		{ kind: 'status', status: 200 },
+		// The answer reported 20 tokens: 100 millionths spent, the 5,000 held released.
+		{ kind: 'facts', answered: true, status: 200, usage: { input: 10, output: 10 } },
 		joined(rows),
 	);
 	write(rows, reported.writes);

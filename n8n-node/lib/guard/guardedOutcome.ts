@@ -1,6 +1,6 @@
 // What the guarded node did with one item, read from what n8n put there, as the engine's Outcome.
 // Facts only: which output the item came from, and the status, code, message and class n8n
-// recorded, unread; which of them decides (n8n's message texts, a class-only "5XX"), whether
+// recorded, unread (and the tokens an answer reported); which of them decides (n8n's message texts, a class-only "5XX"), whether
 // that counts against the provider, is worth a retry or closes the gate, and whether the item
 // was served (Report Outcome's output) is the engine's call: a 503 the guarded node passed on its
 // main output is no success.
@@ -8,6 +8,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { OutcomeFacts } from '../engine';
 import { factsOfError, type ErrorLike } from '../errorFacts';
 import { hintHeaders } from '../hintHeaders';
+import { usageOf } from '../tokens/usage';
 
 /** The fields of the HTTP Request node's full response (its "Include Response Headers and
  * Status" option): an item with all of them carries the status it was answered with. */
@@ -28,11 +29,14 @@ export function guardedOutcome(item: INodeExecutionData, fromOutput: number): Ou
 		item.error !== undefined;
 	if (!errorItem) {
 		const full = FULL_RESPONSE.every((k) => keys.includes(k));
+		// The tokens the answer reported settle what the check reserved (its tokens, its spend).
+		const usage = usageOf(full ? json.body : json);
 		return {
 			kind: 'facts',
 			answered: true,
 			status: full ? (json.statusCode as number | string) : undefined,
 			headers: full ? hintHeaders(json.headers) : undefined,
+			...(usage ? { usage } : {}),
 		};
 	}
 	const error = (item.error ?? json.error) as unknown;

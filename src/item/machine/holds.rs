@@ -97,12 +97,11 @@ impl ItemMachine {
         }
     }
 
-    /// The admitted call's hold on its provider's spend cap (its check's), released with its
-    /// outcome; a report carries no usage, so the tokens it reserved stand at their estimate.
-    pub fn holding(&mut self, held_micros: u64) {
-        if let Some(p) = self.pending.first_mut().filter(|_| held_micros > 0) {
-            let estimate = (0, 0);
-            p.tokens = Some(Reservation { at_ms: p.at_ms, tokens: 0, input: 0, output: 0, estimate, held_micros });
+    /// What the admitted call reserved at its check (its tokens, its spend hold), settled with
+    /// its outcome at the usage reported.
+    pub fn holding(&mut self, reserved: Option<Reservation>) {
+        if let (Some(p), Some(r)) = (self.pending.first_mut(), reserved) {
+            p.tokens = Some(r);
         }
     }
 
