@@ -375,7 +375,16 @@ test('Check/Report counted through the engine: Get Metrics equals the vendor (3 
 
 for (const full of [false, true])
 	test(`Report Outcome after an HTTP Request node (full response ${full ? 'on' : 'off'}): 408, 429, 529 and a reset, each read and counted as README's outcome table says`, async (t) => {
-		const { run, log } = await n8n.execute(`guardstatuses${full}${id}`);
+		const started = Date.now();
+		// Twice in a full run beside two other lanes, `n8n execute` hung here for 300 s with only
+		// its start-up logged (never alone, nor beside three CPU hogs): where it stopped is told by
+		// what the vendor saw by then.
+		const { run, log } = await n8n.execute(`guardstatuses${full}${id}`).catch((e) => {
+			const seen = providers.arrivals
+				.filter((a) => a.id === `st-${id}`)
+				.map((a) => `${a.route} at +${a.t - started} ms`);
+			throw new Error(`${e.message}\nthe vendor saw: ${seen.join(', ') || 'nothing'}`);
+		});
 		assert.ok(run, log.slice(-8000));
 		const items = outputs(run, 'Report')
 			.flat()
