@@ -11,7 +11,7 @@ pub struct InFlight;
 impl Limit for InFlight {
     fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
         let Some(cap) = ask.chain.lease_cap(ask.provider) else { return Ok(()) };
-        let lease_ms = ask.chain.providers[ask.provider].breaker.probe_lease_ms;
+        let lease_ms = ask.chain.call_lease_ms(ask.provider);
         match rule::acquire(&ask.view.in_flight, cap, ask.holder, ask.now, lease_ms) {
             Acquire::Granted { row } => {
                 held.writes.in_flight = Some(row);

@@ -14,7 +14,7 @@ impl Limit for Tokens {
     fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
         let p = &ask.chain.providers[ask.provider];
         let Some(rules) = &p.tokens else { return Ok(()) };
-        let holds = rule::SpendHolds { row: &ask.view.spend, lease_ms: p.breaker.probe_lease_ms };
+        let holds = rule::SpendHolds { row: &ask.view.spend, lease_ms: ask.chain.call_lease_ms(ask.provider) };
         match rule::take(&ask.view.tokens, rules, ask.local.estimate, holds, ask.now) {
             Take::Granted { row, spend, reservation } => {
                 held.writes.tokens = row;
@@ -32,7 +32,7 @@ impl Limit for Tokens {
         writes.tokens = rule::settle(&view.tokens, rules, s, now);
         // Its cost's hold released: the cost itself is in the spend now.
         if s.reservation.held_micros > 0 {
-            let until = s.reservation.at_ms.saturating_add(p.breaker.probe_lease_ms);
+            let until = s.reservation.at_ms.saturating_add(chain.call_lease_ms(effect.provider));
             writes.spend = spend_hold::release(&view.spend, until, s.reservation.held_micros, now);
         }
     }

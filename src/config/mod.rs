@@ -319,6 +319,26 @@ impl Chain {
         self.providers[i].max_in_flight.or(self.routing.leases_every_call().then_some(u32::MAX))
     }
 
+    /// The longest provider `i`'s call lives: its deadline, or on a chain that streams the item's
+    /// budget (a stream's total is what is left of it).
+    pub fn call_life_ms(&self, i: usize) -> u64 {
+        let deadline = self.providers[i].deadline_ms;
+        if self.stream.is_some() {
+            self.budget_ms.max(deadline)
+        } else {
+            deadline
+        }
+    }
+
+    /// The lease of a hold provider `i`'s call takes while it is out (Max In Flight's lease, its
+    /// spend hold, the fleet's share it calls within): its life with a margin, so only a holder
+    /// that died lets it lapse, never a stream still running. (The half-open probe's lease is the
+    /// breaker's own, `BreakerPolicy::probe_lease_ms`.)
+    pub fn call_lease_ms(&self, i: usize) -> u64 {
+        let life = self.call_life_ms(i);
+        life.saturating_mul(2).max(life.saturating_add(5_000))
+    }
+
     /// Answered calls' durations are recorded in the providers' latency rows (for the latency
     /// routing, or a hedge delay read from them).
     pub fn tracks_latency(&self) -> bool {

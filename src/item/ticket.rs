@@ -132,7 +132,8 @@ pub fn check(
     let mut counters = m.counters();
     let (decision, writes) = match poll.step {
         Step::Call { provider, name, probe, .. } => {
-            let ticket_ttl_ms = chain.providers[provider].breaker.probe_lease_ms;
+            // Its leases' life: the guarded call is made by another node, within a call's lease.
+            let ticket_ttl_ms = chain.call_lease_ms(provider);
             let expires_ms = now.saturating_add(ticket_ttl_ms);
             let r = m.reserved(provider);
             let ticket = Ticket {

@@ -29,9 +29,9 @@ pub struct Rules {
     pub start: u32,
     /// Max In Flight (the hard ceiling), else none.
     pub ceiling: u32,
-    /// A share's life: a dead worker's part comes back by then (the probe lease).
+    /// A share's life: a dead worker's part comes back by then (a call's lease).
     pub lease_ms: u64,
-    /// A share is renewed once less than this is left (the deadline and a second), so a call
+    /// A share is renewed once less than this is left (a call's life and a second), so a call
     /// sent within it ends before the share does.
     pub renew_below_ms: u64,
 }
@@ -42,8 +42,8 @@ pub fn rules(chain: &Chain, i: usize) -> Option<Rules> {
     chain.fleet_limit.then(|| Rules {
         start: p.breaker.threshold,
         ceiling: p.max_in_flight.unwrap_or(u32::MAX),
-        lease_ms: p.breaker.probe_lease_ms,
-        renew_below_ms: p.deadline_ms.saturating_add(1_000),
+        lease_ms: chain.call_lease_ms(i),
+        renew_below_ms: chain.call_life_ms(i).saturating_add(1_000),
     })
 }
 
