@@ -73,6 +73,19 @@ pub fn take(row: &GateRow, limit: Option<&RateLimit>, now_ms: u64, max_wait_ms: 
     }
 }
 
+/// A reserved slot its item did not take (it moved on, or was deferred): one interval back off
+/// the theoretical arrival time, never before now, so the next caller may have it; `None` where
+/// nothing is left to give back (the time has caught up with it).
+pub fn give_back(row: &GateRow, limit: Option<&RateLimit>, now_ms: u64) -> Option<GateRow> {
+    let limit = limit?;
+    let now_us = now_ms.saturating_mul(1000);
+    (row.tat_us > now_us).then(|| GateRow {
+        tat_us: row.tat_us.saturating_sub(limit.interval_us()).max(now_us),
+        version: row.version.wrapping_add(1),
+        ..row.clone()
+    })
+}
+
 /// Close the gate for every worker until `until_ms`; `None` if it already was.
 pub fn close(row: &GateRow, until_ms: u64) -> Option<GateRow> {
     (until_ms > row.closed_until_ms).then(|| GateRow {
@@ -85,6 +98,21 @@ pub fn close(row: &GateRow, until_ms: u64) -> Option<GateRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slot_given_back_goes_to_the_next_caller() {
+        let limit = RateLimit { requests: 1, period_ms: 1_000, burst: 1 };
+        let mut row = GateRow::default();
+        let Take::Now { row: Some(r) } = take(&row, Some(&limit), 0, 0) else { panic!() };
+        row = r;
+        let Take::Reserved { at_ms: 1_000, row: r } = take(&row, Some(&limit), 10, 5_000) else { panic!() };
+        row = r;
+        // Its holder left it: the next caller gets 1 000 ms, not 2 000 ms.
+        let back = give_back(&row, Some(&limit), 1_000).unwrap();
+        assert!(matches!(take(&back, Some(&limit), 1_000, 0), Take::Now { .. }));
+        assert!(matches!(take(&row, Some(&limit), 1_000, 5_000), Take::Reserved { at_ms: 2_000, .. }), "kept: later");
+        assert_eq!(give_back(&GateRow::default(), Some(&limit), 5), None, "nothing reserved");
+    }
 
     #[test]
     fn gcra_is_exact_with_burst() {

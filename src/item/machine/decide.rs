@@ -15,13 +15,30 @@ impl ItemMachine {
     /// The next step, given the providers' shared state read at `now` (the store's clock).
     pub fn poll(&mut self, now: u64, views: &[ProviderView]) -> Result<Poll, EngineError> {
         self.came_from = self.queued_for.take();
-        let poll = self.decide(now, views);
+        let mut poll = self.decide(now, views);
         // Woken from a line and gone elsewhere (another provider, a wait, its end): its slot
         // goes to the next in line.
         if let (Some(q), Some(pool)) = (self.came_from.take(), &self.pool) {
             pool.borrow_mut().leave(q, self.member);
         }
+        // A gate slot it reserved and did not take goes back, with a poll that writes nothing else.
+        if let Ok(p) = &mut poll {
+            if p.writes.is_none() {
+                p.writes = self.gate_give_back(now, views);
+            }
+        }
         poll
+    }
+
+    /// The rows that give back the first gate slot this item left untaken, if any is left.
+    fn gate_give_back(&mut self, now: u64, views: &[ProviderView]) -> Option<crate::rows::Writes> {
+        while let Some(i) = self.gate_given_up.pop() {
+            let limit = self.chain.providers[i].rate_limit.as_ref();
+            if let Some(gate) = crate::limits::rate_gate::give_back(&views.get(i)?.gate, limit, now) {
+                return Some(crate::rows::Writes { provider: i, gate: Some(gate), ..Default::default() });
+            }
+        }
+        None
     }
 
     pub(super) fn decide(&mut self, now: u64, views: &[ProviderView]) -> Result<Poll, EngineError> {
@@ -117,6 +134,18 @@ impl ItemMachine {
             place.as_ref(),
             &mut self.report.skipped,
         );
+        // A gate slot due now that this poll does not take (the gate closed since, the breaker
+        // opened, another provider answers first): left for the next caller.
+        let called = match choice {
+            Choice::Call { provider, .. } => Some(provider),
+            _ => None,
+        };
+        for (i, l) in self.local.iter_mut().enumerate() {
+            if l.reserved_at_ms.is_some_and(|at| at <= now) && called != Some(i) {
+                l.reserved_at_ms = None;
+                self.gate_given_up.push(i);
+            }
+        }
         // Woken for a slot of this provider: taken now, or back in line; either way not left.
         if let Choice::Call { provider, .. } | Choice::Queue { provider } = choice {
             if self.came_from == Some(provider) {
