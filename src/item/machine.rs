@@ -163,9 +163,10 @@ pub struct ItemMachine {
     queued_for: Option<usize>,
     /// During a poll: the line it came from, until it takes its slot or joins the line again.
     came_from: Option<usize>,
-    /// Providers whose reserved gate slot it left untaken: given back by the next poll that
-    /// writes nothing else (a poll writes one provider's rows).
-    gate_given_up: Vec<usize>,
+    /// The provider whose reserved gate slot it left untaken (an item sleeps towards one slot at
+    /// a time): given back by the next poll that writes nothing else (a poll writes one
+    /// provider's rows).
+    gate_given_up: Option<usize>,
     /// Items in the pool to poll again: slots were granted to them (or the window refuses all).
 
     /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
@@ -242,7 +243,7 @@ impl ItemMachine {
             member: 0,
             queued_for: None,
             came_from: None,
-            gate_given_up: Vec::new(),
+            gate_given_up: None,
             seats: None,
             token_facts: None,
             mid_stream: None,

@@ -33,20 +33,20 @@ pub struct Ticket {
     pub expires_ms: u64,
     /// Its call's estimated cost held against the provider's spend cap (`spend_hold`, 0 for
     /// none): its report releases the hold.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub held_micros: u64,
     /// What its call reserved of the provider's tokens per minute (total, input, output; 0 for
     /// none) and the estimate (input, output) they came from: its report settles them at the
     /// usage the answer reported.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub reserved_tokens: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub reserved_input: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub reserved_output: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub estimate_input: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub estimate_output: u64,
 }
 
@@ -64,10 +64,6 @@ impl Ticket {
         let any = r.tokens + r.input + r.output + r.estimate.0 + r.estimate.1 + r.held_micros > 0;
         any.then_some(r)
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -30,15 +30,12 @@ impl ItemMachine {
         poll
     }
 
-    /// The rows that give back the first gate slot this item left untaken, if any is left.
+    /// The rows that give back the gate slot this item left untaken, if any is left.
     fn gate_give_back(&mut self, now: u64, views: &[ProviderView]) -> Option<crate::rows::Writes> {
-        while let Some(i) = self.gate_given_up.pop() {
-            let limit = self.chain.providers[i].rate_limit.as_ref();
-            if let Some(gate) = crate::limits::rate_gate::give_back(&views.get(i)?.gate, limit, now) {
-                return Some(crate::rows::Writes { provider: i, gate: Some(gate), ..Default::default() });
-            }
-        }
-        None
+        let i = self.gate_given_up.take()?;
+        let limit = self.chain.providers[i].rate_limit.as_ref();
+        let gate = crate::limits::rate_gate::give_back(&views.get(i)?.gate, limit, now)?;
+        Some(crate::rows::Writes { provider: i, gate: Some(gate), ..Default::default() })
     }
 
     pub(super) fn decide(&mut self, now: u64, views: &[ProviderView]) -> Result<Poll, EngineError> {
@@ -143,7 +140,7 @@ impl ItemMachine {
         for (i, l) in self.local.iter_mut().enumerate() {
             if l.reserved_at_ms.is_some_and(|at| at <= now) && called != Some(i) {
                 l.reserved_at_ms = None;
-                self.gate_given_up.push(i);
+                self.gate_given_up = Some(i);
             }
         }
         // Woken for a slot of this provider: taken now, or back in line; either way not left.
