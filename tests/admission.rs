@@ -6,12 +6,12 @@
 //! every hold a call took is given back once every call ended, and every item ends once.
 mod common;
 
+use common::execution::{self, Ends, Reply, Vendors};
 use common::{chain, Store};
 use proptest::prelude::*;
 use resilient_engine::config::{Chain, RateLimitConfig, TokenLimitConfig};
 use resilient_engine::facts::retry_after::HintHeaders;
-use resilient_engine::item::record::record;
-use resilient_engine::item::{CallEnd, ItemMachine, Step};
+use resilient_engine::item::ItemMachine;
 use resilient_engine::limits::concurrency::Pool;
 use resilient_engine::limits::fleet_limit::Seats;
 use resilient_engine::limits::spend_hold;
@@ -19,7 +19,6 @@ use resilient_engine::limits::token_limit::{TokenFacts, Usage};
 use resilient_engine::rng::Rng;
 use resilient_engine::verdict::outcome::Outcome;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -78,16 +77,27 @@ fn chain_of(ps: &[Provider], fleet_limit: bool, wait_in_line: bool) -> Arc<Chain
     })
 }
 
-enum Event {
-    Poll(usize),
-    Answer { item: usize, provider: usize, outcome: Outcome, usage: Option<Usage> },
+/// The chain's vendors, answering at random as each provider's vendor says.
+struct RandomVendors<'a> {
+    ps: &'a [Provider],
+    rng: Rng,
 }
 
-#[derive(Default, Debug)]
-struct Seen {
-    ended: u32,
-    most_at_once: Vec<u32>,
-    spent: Vec<u64>,
+impl Vendors for RandomVendors<'_> {
+    fn call(&mut self, provider: usize, _: u64) -> Reply {
+        let v = &self.ps[provider].vendor;
+        let roll = self.rng.between(0, 9);
+        let (outcome, usage) = if roll < v.fails {
+            (Outcome::status(500, HintHeaders::default()), None)
+        } else if roll < v.fails + v.busy {
+            (Outcome::status(429, HintHeaders::default().with("retry-after", "1")), None)
+        } else {
+            let output = self.rng.between(0, 75);
+            (Outcome::status(200, HintHeaders::default()), Some(Usage { input: 125, output, ..Default::default() }))
+        };
+        let after_ms = v.latency_ms + self.rng.between(0, v.latency_ms);
+        Reply { after_ms, outcome, usage, held: true }
+    }
 }
 
 fn run(
@@ -95,7 +105,7 @@ fn run(
     ps: &[Provider],
     items: usize,
     seed: u64,
-) -> (Seen, Store, Rc<RefCell<Pool>>, Rc<RefCell<Seats>>) {
+) -> (Ends, Store, Rc<RefCell<Pool>>, Rc<RefCell<Seats>>) {
     let n = ps.len();
     let mut store = Store::new(n);
     let pool = Rc::new(RefCell::new(Pool::new(chain, 256)));
@@ -111,86 +121,9 @@ fn run(
             m
         })
         .collect();
-    let members: Vec<u32> = machines.iter().map(ItemMachine::member).collect();
-    let mut rng = Rng::seeded(seed);
-    let mut events: BTreeMap<(u64, u64), Event> = BTreeMap::new();
-    let mut seq = 0u64;
-    let mut at = |events: &mut BTreeMap<(u64, u64), Event>, t: u64, e: Event| {
-        seq += 1;
-        events.insert((t, seq), e);
-    };
-    for i in 0..items {
-        at(&mut events, 0, Event::Poll(i));
-    }
-    let mut waiting: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut out = vec![0u32; n];
-    let mut seen = Seen { most_at_once: vec![0; n], spent: vec![0; n], ..Default::default() };
-    while let Some(((now, _), event)) = events.pop_first() {
-        assert!(now < 86_400_000, "the run ends within a day");
-        let i = match event {
-            Event::Poll(i) => {
-                if machines[i].finished().is_some() {
-                    continue;
-                }
-                let poll = machines[i].poll(now, &store.views).unwrap();
-                if let Some(w) = &poll.writes {
-                    store.apply(w);
-                }
-                match poll.step {
-                    Step::Call { provider, .. } => {
-                        out[provider] += 1;
-                        seen.most_at_once[provider] = seen.most_at_once[provider].max(out[provider]);
-                        let v = &ps[provider].vendor;
-                        let roll = rng.between(0, 9);
-                        let (outcome, usage) = if roll < v.fails {
-                            (Outcome::status(500, HintHeaders::default()), None)
-                        } else if roll < v.fails + v.busy {
-                            (Outcome::status(429, HintHeaders::default().with("retry-after", "1")), None)
-                        } else {
-                            let output = rng.between(0, 75);
-                            (
-                                Outcome::status(200, HintHeaders::default()),
-                                Some(Usage { input: 125, output, ..Default::default() }),
-                            )
-                        };
-                        let answer = now + v.latency_ms + rng.between(0, v.latency_ms);
-                        at(&mut events, answer, Event::Answer { item: i, provider, outcome, usage });
-                    }
-                    Step::Sleep { ms, .. } => at(&mut events, now + ms, Event::Poll(i)),
-                    Step::Queue { .. } => {
-                        waiting.insert(members[i], i);
-                    }
-                    Step::Done { .. } | Step::Defer { .. } | Step::Fail { .. } => seen.ended += 1,
-                    Step::Await { .. } => unreachable!("no hedging here"),
-                }
-                i
-            }
-            Event::Answer { item, provider, outcome, usage } => {
-                out[provider] -= 1;
-                let m = &mut machines[item];
-                let effect =
-                    m.on_outcome(now, &outcome, &store.views, None, CallEnd { usage, delivered_chars: None }).unwrap();
-                if let Some(t) = &effect.tokens {
-                    seen.spent[provider] += t.used.cost_micros;
-                }
-                if let Some(w) = &record(chain, &store.views[effect.provider], &effect, now).writes {
-                    store.apply(w);
-                }
-                match m.finished() {
-                    Some(_) => seen.ended += 1,
-                    None => at(&mut events, m.wake_at().max(now), Event::Poll(item)),
-                }
-                item
-            }
-        };
-        for w in machines[i].take_wake() {
-            if let Some(next) = waiting.remove(&w) {
-                at(&mut events, now, Event::Poll(next));
-            }
-        }
-    }
-    assert!(waiting.is_empty(), "items left in line: {waiting:?}");
-    (seen, store, pool, seats)
+    let mut vendors = RandomVendors { ps, rng: Rng::seeded(seed) };
+    let ends = execution::run(chain, &mut machines, &mut store, 0, &mut vendors);
+    (ends, store, pool, seats)
 }
 
 proptest! {
@@ -206,14 +139,14 @@ proptest! {
     ) {
         let chain = chain_of(&ps, fleet_limit, wait_in_line);
         let (seen, store, pool, seats) = run(&chain, &ps, items, seed);
-        prop_assert_eq!(seen.ended as usize, items, "every item ends once");
+        prop_assert_eq!(seen.ended() as usize, items, "every item ends once");
         for (k, p) in ps.iter().enumerate() {
             if let Some(cap) = p.max_in_flight {
                 prop_assert!(i64::from(seen.most_at_once[k]) <= cap, "p{}: {} at once over Max In Flight {}", k, seen.most_at_once[k], cap);
             }
             // Usage at most the estimate: within the cap plus one call's cost.
             if let Some(calls) = p.spend_cap_calls {
-                prop_assert!(seen.spent[k] <= (calls + 1) * CALL_MICROS, "p{}: spent {} of a cap of {}", k, seen.spent[k], calls * CALL_MICROS);
+                prop_assert!(seen.spent_micros[k] <= (calls + 1) * CALL_MICROS, "p{}: spent {} of a cap of {}", k, seen.spent_micros[k], calls * CALL_MICROS);
             }
             let view = &store.views[k];
             prop_assert_eq!(spend_hold::held(&view.spend, 0), 0, "p{}: a spend hold left", k);

@@ -4,17 +4,15 @@
 //! is the in-memory stand-in; the vendor counts what it is sent.
 mod common;
 
+use common::execution::{self, Ends, Reply, Vendors};
 use common::{chain, retry_after, status, Store};
 use resilient_engine::config::Chain;
-use resilient_engine::item::record::record;
 use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step};
 use resilient_engine::limits::concurrency::Pool;
 use resilient_engine::limits::fleet_limit::Seats;
 use resilient_engine::rng::Rng;
-use resilient_engine::verdict::outcome::Outcome;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -36,25 +34,35 @@ impl Vendor {
     }
 }
 
-#[derive(Debug, Default)]
-struct Tally {
-    done: u32,
-    deferred: u32,
-    failed: u32,
-    ended_at: u64,
+impl Vendors for Vendor {
+    fn call(&mut self, _: usize, _: u64) -> Reply {
+        self.calls += 1;
+        let reply = |after_ms, outcome, held| Reply { after_ms, outcome, usage: None, held };
+        if self.dead {
+            return reply(self.latency_ms, status(500), false);
+        }
+        if self.capacity.is_some_and(|k| self.in_flight >= k) {
+            self.rejected_429 += 1;
+            return reply(5, retry_after(429, "1"), false);
+        }
+        self.in_flight += 1;
+        self.most_at_once = self.most_at_once.max(self.in_flight);
+        reply(self.latency_ms, status(200), true)
+    }
+
+    fn replied(&mut self, _: usize, reply: &Reply) {
+        if reply.held {
+            self.in_flight -= 1;
+        }
+    }
 }
 
-enum Event {
-    Poll(usize),
-    Answer(usize, Outcome, bool),
-}
-
-fn run(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32) -> Tally {
+fn run(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32) -> Ends {
     run_on(chain, vendor, items, ceiling, &mut Store::new(chain.providers.len()), 0)
 }
 
 /// One execution from `start` on `store` (shared with the fleet's other executions).
-fn run_on(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32, store: &mut Store, start: u64) -> Tally {
+fn run_on(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32, store: &mut Store, start: u64) -> Ends {
     let pool = Rc::new(RefCell::new(Pool::new(chain, ceiling)));
     // Where the chain bounds the fleet (Call Chain 2.1's default), this process's seats.
     let seats = chain.fleet_limit.then(|| Rc::new(RefCell::new(Seats::new("worker".into(), chain.providers.len()))));
@@ -69,80 +77,7 @@ fn run_on(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32, s
             m
         })
         .collect();
-    let mut events: BTreeMap<(u64, u64), Event> = BTreeMap::new();
-    let mut seq = 0u64;
-    let mut at = |events: &mut BTreeMap<(u64, u64), Event>, t: u64, e: Event| {
-        seq += 1;
-        events.insert((t, seq), e);
-    };
-    for i in 0..items {
-        at(&mut events, start, Event::Poll(i));
-    }
-    // The node's side of a line: who waits, by their number in the pool; a wake names them.
-    let mut waiting: BTreeMap<u32, usize> = BTreeMap::new();
-    let members: Vec<u32> = machines.iter().map(ItemMachine::member).collect();
-    let mut tally = Tally::default();
-    while let Some(((now, _), event)) = events.pop_first() {
-        match event {
-            Event::Poll(i) => {
-                let poll = machines[i].poll(now, &store.views).unwrap();
-                for m in machines[i].take_wake() {
-                    if let Some(next) = waiting.remove(&m) {
-                        at(&mut events, now, Event::Poll(next));
-                    }
-                }
-                if let Some(w) = &poll.writes {
-                    store.apply(w);
-                }
-                match poll.step {
-                    Step::Call { .. } => {
-                        vendor.calls += 1;
-                        let over = vendor.capacity.is_some_and(|k| vendor.in_flight >= k);
-                        if vendor.dead {
-                            at(&mut events, now + vendor.latency_ms, Event::Answer(i, status(500), false));
-                        } else if over {
-                            vendor.rejected_429 += 1;
-                            at(&mut events, now + 5, Event::Answer(i, retry_after(429, "1"), false));
-                        } else {
-                            vendor.in_flight += 1;
-                            vendor.most_at_once = vendor.most_at_once.max(vendor.in_flight);
-                            at(&mut events, now + vendor.latency_ms, Event::Answer(i, status(200), true));
-                        }
-                    }
-                    Step::Sleep { ms, .. } => at(&mut events, now + ms, Event::Poll(i)),
-                    Step::Queue { .. } => {
-                        waiting.insert(members[i], i);
-                    }
-                    Step::Done { .. } => tally.done += 1,
-                    Step::Defer { .. } => tally.deferred += 1,
-                    Step::Fail { .. } => tally.failed += 1,
-                    Step::Await { .. } => unreachable!("no hedging here"),
-                }
-                if machines[i].finished().is_some() {
-                    tally.ended_at = tally.ended_at.max(now);
-                }
-            }
-            Event::Answer(i, outcome, held) => {
-                if held {
-                    vendor.in_flight -= 1;
-                }
-                let m = &mut machines[i];
-                let effect = m.on_outcome(now, &outcome, &store.views, None, CallEnd::default()).unwrap();
-                if let Some(w) = &record(chain, &store.views[effect.provider], &effect, now).writes {
-                    store.apply(w);
-                }
-                for m in m.take_wake() {
-                    if let Some(next) = waiting.remove(&m) {
-                        at(&mut events, now, Event::Poll(next));
-                    }
-                }
-                let wake = machines[i].wake_at().max(now);
-                at(&mut events, wake, Event::Poll(i));
-            }
-        }
-    }
-    assert!(waiting.is_empty(), "items left in line: {waiting:?}");
-    tally
+    execution::run(chain, &mut machines, store, start, vendor)
 }
 
 fn in_line() -> Arc<Chain> {

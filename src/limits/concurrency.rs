@@ -12,7 +12,8 @@
 //!   goes half the way back to where it met congestion, an eighth of a call per round there.
 //! - Its own gradient: a time to first byte far above the provider's own recent baseline (the
 //!   answer's length varies, its first byte much less) ends slow start with the half cut, and
-//!   after it takes about one call per round and sets the plateau there.
+//!   after it takes about one call per round. It sets no plateau (it is as often this process's
+//!   own load as the vendor's queue), so growth after it is a call a round.
 //! - The ceiling is Max Item Concurrency, and Max In Flight where the provider sets one.
 //!
 //! Sans-IO: the window counts calls admitted and released; the caller says when (the item
@@ -194,12 +195,14 @@ impl Window {
                 let queued = first_byte_ms.is_some_and(|ms| self.slower_than_baseline(ms as f64));
                 let ceiling = f64::from(self.ceiling);
                 if queued && self.slow_start {
-                    // Slow start overshot: the vendor queues. Back to the half, then additive.
+                    // Slow start overshot: the vendor queues, or this process does (its answers'
+                    // times grow with its own load: it cannot tell). Back to the half, with no
+                    // plateau: then a call a round.
+                    let plateau = self.congested_at;
                     self.decrease(round);
+                    self.congested_at = plateau;
                 } else if queued {
-                    // About one less per window while the first byte stays slow (Vegas-like); the
-                    // vendor queues here, so growth creeps back from here (the rule's plateau).
-                    self.congested_at = self.limit;
+                    // About one less per window while the first byte stays slow (Vegas-like).
                     self.limit = (self.limit - 1.0 / self.limit).max(1.0);
                 } else {
                     // The one rule's growth, a round's spread over its calls.
@@ -235,10 +238,10 @@ impl Window {
         self.slow_start = false;
     }
 
-    /// Where it last met congestion, for the rule's growth (`None` in slow start; a window that
-    /// took a fleet's limit learned without congestion creeps from there).
+    /// Where it last met congestion, for the rule's growth (`None` in slow start; infinite where
+    /// it met none: a cut by its gradient alone, a fleet's limit learned without congestion).
     fn plateau(&self) -> Option<f64> {
-        (!self.slow_start).then(|| if self.congested_at.is_finite() { self.congested_at } else { self.limit })
+        (!self.slow_start).then_some(self.congested_at)
     }
 
     /// The gradient: is this first byte far above the provider's own recent baseline?

@@ -14,7 +14,8 @@
 //!   search: a limit cut far below its capacity gets back there in a few rounds), by at least one
 //!   call; from one call below the plateau on by an eighth of a call (each 429 there pauses the
 //!   provider for every call; probing past it faster cost a third more time against a vendor taking
-//!   16 calls at once, `tests/concurrency.rs`).
+//!   16 calls at once, `tests/concurrency.rs`). Where no plateau is known (a cut that sets none),
+//!   a call a round (additive).
 
 /// Growth per served call in slow start: a round trip quadruples the limit.
 pub const SLOW_START_GROWTH: f64 = 3.0;
@@ -26,11 +27,12 @@ pub const CUT: f64 = 0.7;
 pub const PLATEAU_ROUNDS: f64 = 8.0;
 
 /// The limit after one round of served calls at `limit` (a round: `limit` calls served).
-/// `plateau`: where it last met congestion, `None` in slow start.
+/// `plateau`: where it last met congestion, `None` in slow start; infinite where none is known.
 pub fn grown(limit: f64, plateau: Option<f64>) -> f64 {
     let limit = limit.max(1.0);
     match plateau {
         None => limit * (1.0 + SLOW_START_GROWTH),
+        Some(p) if p.is_infinite() => limit + 1.0,
         Some(p) if limit + 1.0 >= p => limit + 1.0 / PLATEAU_ROUNDS,
         Some(p) => limit + ((p - limit) / 2.0).max(1.0),
     }
@@ -64,6 +66,7 @@ mod tests {
         assert_eq!(grown(39.5, Some(40.0)), 39.625);
         assert_eq!(grown(39.0, Some(40.0)), 39.125, "within one call: an eighth");
         assert_eq!(grown(45.0, Some(40.0)), 45.125, "past it too");
+        assert_eq!(grown(45.0, Some(f64::INFINITY)), 46.0, "none known: a call a round");
     }
 
     #[test]

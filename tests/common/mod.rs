@@ -1,6 +1,7 @@
 //! An in-memory stand-in for the shared store, applying `Writes` with version checks, so the
 //! engine's scenarios run end to end (the real stores live in the node and are tested there).
 #![allow(dead_code)]
+pub mod execution;
 use resilient_engine::choose::chain::{ProviderView, Writes};
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig};
 use resilient_engine::facts::retry_after::HintHeaders;
