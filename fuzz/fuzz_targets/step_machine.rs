@@ -12,20 +12,20 @@
 //! `retry_at_ms` is not in the past; Done follows a successful call on that provider, Fail
 //! carries a permanent reason, Defer a retryable one.
 #![no_main]
-use resilient_engine::item::CallEnd;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use resilient_engine::verdict::answer_check::{AnswerFacts, SchemaError};
-use resilient_engine::limits::breaker::{self, Phase};
 use resilient_engine::choose::chain::{ProviderView, Writes};
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig, TokenLimitConfig};
-use resilient_engine::limits::in_flight::{self, Acquire};
-use resilient_engine::verdict::outcome::{Health, Outcome, TRANSIENT_ERRORS};
-use resilient_engine::limits::rate_gate::{self, Take};
-use resilient_engine::item::record::record;
 use resilient_engine::facts::retry_after::HintHeaders;
-use resilient_engine::rng::Rng;
+use resilient_engine::item::record::record;
+use resilient_engine::item::CallEnd;
 use resilient_engine::item::{Effect, ItemMachine, Step, WaitCause, WAKE_SLACK_MS};
+use resilient_engine::limits::breaker::{self, Phase};
+use resilient_engine::limits::in_flight::{self, Acquire};
+use resilient_engine::limits::rate_gate::{self, Take};
+use resilient_engine::rng::Rng;
+use resilient_engine::verdict::answer_check::{AnswerFacts, SchemaError};
+use resilient_engine::verdict::outcome::{Health, Outcome, TRANSIENT_ERRORS};
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -110,7 +110,12 @@ enum Answer {
     Unknown,
     CheckFailed,
     /// A success whose answer the node describes: empty, refused, cut, off-schema or good.
-    Answered { empty: bool, refusal: bool, finish: u8, schema_miss: bool },
+    Answered {
+        empty: bool,
+        refusal: bool,
+        finish: u8,
+        schema_miss: bool,
+    },
     /// A 400 (or another status) whose body says the input is too long for the model.
     TooLong(u8),
     RetryAfter {
@@ -494,7 +499,9 @@ fuzz_target!(|input: Input| {
                     (answer.outcome(now), ev.call_ms as u64)
                 };
                 now += took;
-                let effect = m.on_outcome(now, &outcome, &store.views, None, CallEnd::default()).expect("the outcome of the outstanding call");
+                let effect = m
+                    .on_outcome(now, &outcome, &store.views, None, CallEnd::default())
+                    .expect("the outcome of the outstanding call");
                 assert_eq!(effect.provider, provider);
                 let log = m.report().attempts.last().expect("the call is logged");
                 assert_eq!((log.provider, log.attempt), (provider, attempt));
@@ -519,8 +526,19 @@ fuzz_target!(|input: Input| {
             Step::Sleep { ms, cause } => {
                 assert!(ms > 0, "a zero sleep");
                 assert!(now + ms <= deadline, "a sleep to {} past the budget's end {deadline}", now + ms);
-                if poll.writes.is_some() {
-                    assert_eq!(cause, WaitCause::RateGate, "only a gate reservation writes before a sleep");
+                // A gate reservation writes before its sleep; any other sleep writes at most a gate
+                // slot given back (a reserved slot the item did not take), the gate's row alone,
+                // its arrival time moved back, its closure kept.
+                if let (Some(w), false) = (&poll.writes, cause == WaitCause::RateGate) {
+                    let (before, gate) = (&store.views[w.provider].gate, w.gate.as_ref());
+                    assert!(
+                        gate.is_some_and(|g| g.tat_us < before.tat_us && g.closed_until_ms == before.closed_until_ms),
+                        "only a gate reservation or a gate slot given back writes before a sleep: {w:?}"
+                    );
+                    assert!(
+                        w.breaker.is_none() && w.in_flight.is_none() && w.limit.is_none() && w.tokens.is_none(),
+                        "a give-back writes the gate alone: {w:?}"
+                    );
                 }
                 if let Some(w) = &poll.writes {
                     store.apply(w);
