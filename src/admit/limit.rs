@@ -48,7 +48,7 @@ pub struct InPool<'a> {
 
 /// What a call holds once the limits let it go: the rows its reservations write with it, and
 /// what it carries to its settlement.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Held {
     pub writes: Writes,
     /// It is the breaker's half-open probe.

@@ -3,9 +3,7 @@
 //! one is admissible again.
 use crate::admit::{self, Ask, Held, InPool, Refusal};
 use crate::config::Chain;
-use crate::limits::breaker::Transition;
 use crate::limits::fleet_limit::Taker;
-use crate::limits::token_limit::Reservation;
 use crate::verdict::reason::Reason;
 // Where the chain's callers have always found them.
 pub use crate::admit::Local;
@@ -14,19 +12,9 @@ pub use crate::rows::{ProviderView, Writes};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Choice {
-    Call {
-        provider: usize,
-        probe: bool,
-        writes: Writes,
-        transition: Option<Transition>,
-        /// The call holds a slot of the fleet's limit (`Some`); `Some(true)`: taking it grew the
-        /// limit.
-        seat: Option<bool>,
-        /// The tokens it reserved (where the provider has token limits), settled at its end.
-        tokens: Option<Reservation>,
-        /// The round of the execution's window it holds a slot of (Item Concurrency *Auto*).
-        window_round: Option<u32>,
-    },
+    /// Call `provider`, holding what every limit reserved for the call (its rows written with
+    /// it, what it carries to its end).
+    Call { provider: usize, held: Held },
     /// The execution's window for this provider is full: wait in its line, nothing written.
     Queue { provider: usize },
     /// A gate slot reserved at `at_ms` on this provider: sleep, then call it.
@@ -88,9 +76,7 @@ pub fn choose(
             pool,
         };
         match admit::reserve(&ask) {
-            Ok(Held { writes, probe, transition, seat, tokens, window_round }) => {
-                return Choice::Call { provider: i, probe, writes, transition, seat, tokens, window_round };
-            }
+            Ok(held) => return Choice::Call { provider: i, held },
             Err(Refusal::Queue) => return Choice::Queue { provider: i },
             Err(Refusal::Later { at_ms, writes }) => return Choice::Reserve { provider: i, at_ms, writes },
             Err(Refusal::Skip { reason, until_ms, register: row, wait_here }) => {

@@ -54,7 +54,7 @@
 use super::counters::Counters;
 use super::retry::{self, Retry, Standing};
 use super::types::{AttemptLog, Effect, Poll, Report, Step, WaitCause, WAKE_SLACK_MS};
-use crate::admit::InPool;
+use crate::admit::{self, InPool};
 use crate::choose::chain::{choose, Choice, Local, ProviderView};
 use crate::choose::hedge::CallTag;
 use crate::choose::routing::{route, Route};
@@ -103,15 +103,6 @@ struct Pending {
     tokens: Option<Reservation>,
     /// It continues a broken stream: the characters the caller had when it was asked for.
     continues: Option<u64>,
-}
-
-/// The slots a call handed out holds: its window's (Item Concurrency *Auto*: the window's round
-/// then) and the fleet limit's (`Some(true)`: taking it grew the limit).
-#[derive(Debug, Clone, Copy, Default)]
-struct Held {
-    window_round: Option<u32>,
-    seat: Option<bool>,
-    tokens: Option<Reservation>,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -150,11 +150,9 @@ impl ItemMachine {
             }
         }
         match choice {
-            Choice::Call { provider, probe, writes, transition, seat, tokens, window_round } => {
+            Choice::Call { provider, held } => {
                 self.local[provider].reserved_at_ms = None;
-                let held = Held { window_round, seat, tokens };
-                let step = self.hand_out(provider, probe, false, held, now, views);
-                Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition })
+                Ok(self.hand_out(provider, false, held, now, views))
             }
             Choice::Queue { provider } => {
                 // Nothing of this poll is written: poll again when a call to it ends.
@@ -214,18 +212,18 @@ impl ItemMachine {
         Some(paced.min(self.remaining(now)).max(1))
     }
 
-    /// The call step for `provider`, now one of the calls out (uncommitted until carried out);
-    /// `held`: the slots it holds (its window's, the fleet limit's).
+    /// The call to `provider`, now one of the calls out (uncommitted until carried out), with
+    /// the rows its limits' reservations write; `held`: what they reserved (its window's slot,
+    /// the fleet limit's, its tokens).
     pub(super) fn hand_out(
         &mut self,
         provider: usize,
-        probe: bool,
         hedge: bool,
-        held: Held,
+        held: admit::Held,
         now: u64,
         views: &[ProviderView],
-    ) -> Step {
-        let Held { window_round, seat, tokens } = held;
+    ) -> Poll {
+        let admit::Held { writes, probe, transition, seat, tokens, window_round } = held;
         if let (Some(grew), Some(seats)) = (seat, &self.seats) {
             seats.borrow_mut().seats[provider].sent(grew);
         }
@@ -263,7 +261,7 @@ impl ItemMachine {
         let out_there = self.pending.iter().filter(|q| q.provider == provider && q.call != call).count() as u32;
         let repair = std::mem::take(&mut self.progress[provider].repair_due);
         let continuation = self.continuation_due.take().is_some();
-        Step::Call {
+        let step = Step::Call {
             provider,
             name: p.name.clone(),
             attempt: self.progress[provider].attempts + 1 + out_there,
@@ -275,7 +273,8 @@ impl ItemMachine {
             stream,
             // A continuation is not hedged: part of the answer is out, one model finishes it.
             hedging: hedging.map(|h| CallTag { hedge_after_ms: h.hedge_after_ms.filter(|_| !continuation), ..h }),
-        }
+        };
+        Poll { step, writes: (!writes.is_empty()).then_some(writes), transition }
     }
 
     /// `now`, or the latest time this item already decided as of if that is later.

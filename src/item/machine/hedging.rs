@@ -1,6 +1,6 @@
 //! A hedging item's extra calls: the hedge itself (one more call while none has answered), the
 //! first streamed call to commit, and the calls closed because another's answer won.
-use super::{call_sample, Held, ItemMachine, Pending};
+use super::{call_sample, ItemMachine, Pending};
 use crate::choose::chain::{choose, Choice, ProviderView};
 use crate::error::EngineError;
 use crate::item::types::{AttemptLog, Effect, Poll, Step, WAKE_SLACK_MS};
@@ -57,10 +57,8 @@ impl ItemMachine {
             order.retain(|&i| self.repeatable(i));
             while !order.is_empty() {
                 match choose(&self.chain, &order, views, &local, &takers, now, &holder, 0, None, &mut Vec::new()) {
-                    Choice::Call { provider, probe: false, writes, transition, seat, tokens, .. } => {
-                        let held = Held { window_round: None, seat, tokens };
-                        let step = self.hand_out(provider, false, true, held, now, views);
-                        return Ok(Poll { step, writes: (!writes.is_empty()).then_some(writes), transition });
+                    Choice::Call { provider, held } if !held.probe => {
+                        return Ok(self.hand_out(provider, true, held, now, views));
                     }
                     // Never a half-open probe, never a wait for a gate slot: skip that provider.
                     Choice::Call { provider, .. } | Choice::Reserve { provider, .. } | Choice::Queue { provider } => {

@@ -213,15 +213,13 @@ impl ItemMachine {
             choice = choose(&self.chain, &again, views, &local, &takers, now, &self.holder, 0, None, &mut skips);
         }
         self.report.skipped.extend(skips);
-        let Choice::Call { provider, probe, writes, transition, seat, tokens, .. } = choice else {
+        let Choice::Call { provider, held } = choice else {
             return self.finish(Step::Fail { reason: Reason::StreamBroken });
         };
         mid.calls += 1;
         self.mid_stream = Some(mid);
         self.continuation_due = Some(mid.delivered_chars);
-        let held = Held { window_round: None, seat, tokens };
-        let step = self.hand_out(provider, probe, false, held, now, views);
-        Poll { step, writes: (!writes.is_empty()).then_some(writes), transition }
+        self.hand_out(provider, false, held, now, views)
     }
 
     /// Fail over first: whether the next poll would call another provider now, were `failed`
