@@ -31,6 +31,7 @@ export interface TokenLimitConfig {
     tokens_per_minute?: number; input_tokens_per_minute?: number; output_tokens_per_minute?: number;
     output_reserve?: number; spend_cap?: number; spend_period?: "day" | "month";
     price_input?: number; price_output?: number; price_cached_input?: number; price_reasoning?: number;
+    price_cache_write?: number;
 }
 /** Every field but `providers` is optional and takes README's default. */
 export interface ChainConfig {
@@ -214,8 +215,11 @@ export interface OutcomeFacts {
     usage?: UsageFacts;
 }
 /** The tokens an answer reported, as the vendor counted them: `output` with its reasoning tokens
- * (Gemini's thoughts added), `cached_input` part of `input`. */
-export interface UsageFacts { input: number; output: number; cached_input?: number; reasoning?: number }
+ * (Gemini's thoughts added), `cached_input` (read from the cache) and `cache_write` (written
+ * to it: Anthropic's cache_creation_input_tokens) parts of `input`. */
+export interface UsageFacts {
+    input: number; output: number; cached_input?: number; reasoning?: number; cache_write?: number;
+}
 /** What the node saw of a success answer, as the vendor and the validator said it; which check it
  * fails and what that counts against is the engine's. */
 export interface AnswerFacts {
@@ -395,12 +399,12 @@ export class Item {
      */
     stream(): void;
     /**
-     * What this item's request is: its input's size (`chars`, `cjk_chars` of them in CJK
-     * scripts; `counted` by the model's tokenizer where it has one) and the most output it asks
-     * for; what its calls reserve of a provider's tokens per minute. Crossed once per item, on
-     * a chain with token limits.
+     * What this item's request to `provider` is: its input's size (`chars`, `cjk_chars` of
+     * them in CJK scripts; `counted` by the model's tokenizer where it has one) and the most
+     * output it asks for; what its calls reserve of that provider's tokens per minute. Crossed
+     * once per item and token-limited provider.
      */
-    tokens(chars: number, cjk_chars: number, counted?: number | null, max_output?: number | null): void;
+    tokens(provider: number, chars: number, cjk_chars: number, counted?: number | null, max_output?: number | null): void;
 }
 
 /**

@@ -463,17 +463,18 @@ class Item {
         }
     }
     /**
-     * What this item's request is: its input's size (`chars`, `cjk_chars` of them in CJK
-     * scripts; `counted` by the model's tokenizer where it has one) and the most output it asks
-     * for; what its calls reserve of a provider's tokens per minute. Crossed once per item, on
-     * a chain with token limits.
+     * What this item's request to `provider` is: its input's size (`chars`, `cjk_chars` of
+     * them in CJK scripts; `counted` by the model's tokenizer where it has one) and the most
+     * output it asks for; what its calls reserve of that provider's tokens per minute. Crossed
+     * once per item and token-limited provider.
+     * @param {number} provider
      * @param {number} chars
      * @param {number} cjk_chars
      * @param {number | null} [counted]
      * @param {number | null} [max_output]
      */
-    tokens(chars, cjk_chars, counted, max_output) {
-        wasm.item_tokens(this.__wbg_ptr, chars, cjk_chars, !isLikeNone(counted), isLikeNone(counted) ? 0 : counted, !isLikeNone(max_output), isLikeNone(max_output) ? 0 : max_output);
+    tokens(provider, chars, cjk_chars, counted, max_output) {
+        wasm.item_tokens(this.__wbg_ptr, provider, chars, cjk_chars, !isLikeNone(counted), isLikeNone(counted) ? 0 : counted, !isLikeNone(max_output), isLikeNone(max_output) ? 0 : max_output);
     }
 }
 if (Symbol.dispose) Item.prototype[Symbol.dispose] = Item.prototype.free;

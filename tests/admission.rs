@@ -72,6 +72,7 @@ fn chain_of(ps: &[Provider], fleet_limit: bool, wait_in_line: bool) -> Arc<Chain
                 price_output: 5.0,
                 price_cached_input: 0.0,
                 price_reasoning: 0.0,
+                price_cache_write: 0.0,
             });
         }
     })

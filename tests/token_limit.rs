@@ -61,6 +61,7 @@ const TPM: TokenLimitConfig = TokenLimitConfig {
     price_output: 0.0,
     price_cached_input: 0.0,
     price_reasoning: 0.0,
+    price_cache_write: 0.0,
 };
 
 #[test]
@@ -335,4 +336,37 @@ fn a_hold_its_worker_never_released_lapses_at_its_lease_end() {
     assert!(!matches!(poll(&mut next, &mut store, lease - 1).step, Step::Call { .. }), "still held");
     let mut later = item(&c, 3, 400, 75);
     assert!(matches!(poll(&mut later, &mut store, lease).step, Step::Call { .. }), "lapsed");
+}
+
+#[test]
+fn a_chain_of_a_small_and_a_large_model_reserves_each_ones_own_estimate() {
+    // Both limited; the small model asks for at most 200 tokens out, the large one for 4000.
+    let c = chain(&["small", "large"], |c| {
+        for p in &mut c.providers {
+            p.token_limit = Some(TPM);
+        }
+    });
+    let mut store = Store::new(2);
+    let mut m = ItemMachine::new(c.clone(), 0, "item-1".into(), Vec::new(), Rng::seeded(1));
+    m.provider_tokens(0, TokenFacts { chars: 4_000, max_output: Some(200), ..Default::default() });
+    m.provider_tokens(1, TokenFacts { chars: 4_100, max_output: Some(4_000), ..Default::default() });
+    assert!(matches!(poll(&mut m, &mut store, 1_000).step, Step::Call { provider: 0, .. }));
+    // 4000 characters: 1000 tokens and a quarter in, 200 out.
+    assert_eq!(token_budget::used(&store.views[0].tokens.buckets, 1_000), 1_450);
+    // The small model fails for good (a 400): the large one reserves its own body and maximum.
+    let e = m.on_outcome(1_500, &status(400), &store.views, None, CallEnd::default()).unwrap();
+    if let Some(w) = record(&c, &store.views[0], &e, 1_500).writes {
+        store.apply(&w);
+    }
+    let mut at = 1_500;
+    let provider = loop {
+        match poll(&mut m, &mut store, at).step {
+            Step::Call { provider, .. } => break provider,
+            Step::Sleep { ms, .. } => at += ms,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(provider, 1);
+    // 4100 characters: 1025 tokens and a quarter (1282, rounded up), 4000 out.
+    assert_eq!(token_budget::used(&store.views[1].tokens.buckets, at), 5_282);
 }

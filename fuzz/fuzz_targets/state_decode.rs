@@ -136,7 +136,7 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
     let rules = TokenRules {
         limits,
         output_reserve: 1 + k.period_ms as u64 % 100_000,
-        prices: Prices { input: k.rate as f64, output: k.min_calls as f64, cached_input: 0.0, reasoning: 0.5 },
+        prices: Prices { input: k.rate as f64, output: k.min_calls as f64, cached_input: 0.0, reasoning: 0.5, cache_write: 0.0 },
     };
     let estimate = Estimate { input: k.window_ms as u64, max_output: k.open_ms as u64 };
     let t = &view.tokens;

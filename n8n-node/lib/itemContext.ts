@@ -41,6 +41,6 @@ export interface ItemContext {
 	more?: () => boolean;
 	/** Each provider's last answer off the schema, for its repair round (Call Chain's presets). */
 	misses?: Map<number, Miss>;
-	/** What the item's request is, where a provider has token limits: its calls' estimate. */
-	tokens?: TokenFacts;
+	/** What the item's request is to each provider with token limits: that provider's estimate. */
+	tokens?: Array<TokenFacts | undefined>;
 }

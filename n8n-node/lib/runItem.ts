@@ -27,8 +27,9 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		const member = c.line ? item.join(c.line.pool) : 0;
 		if (c.streamed) item.stream();
 		if (c.prefer !== undefined) item.prefer(c.prefer);
-		if (c.tokens)
-			item.tokens(c.tokens.chars, c.tokens.cjkChars, c.tokens.counted, c.tokens.maxOutput);
+		c.tokens?.forEach(
+			(t, provider) => t && item.tokens(provider, t.chars, t.cjkChars, t.counted, t.maxOutput),
+		);
 		for (;;) {
 			const poll = await run.poll();
 			if (poll.end) return run.finish(poll.end);

@@ -97,7 +97,10 @@ fn int(v: &Value) -> Option<i64> {
     }
 }
 
-const CHAIN: &[&str] = &[
+// The fields the decoder knows, at each level: anything else is an unknown field. Public for the
+// config fuzz target and its coverage test (`tests/config_fuzz_coverage.rs`), which read them
+// through `fields()`.
+pub const CHAIN: &[&str] = &[
     "providers",
     "routing",
     "strategy",
@@ -141,7 +144,7 @@ const CHAIN: &[&str] = &[
     "half_open_probes",
     "successes_to_close",
 ];
-const PROVIDER: &[&str] = &[
+pub const PROVIDER: &[&str] = &[
     "name",
     "method",
     "idempotent",
@@ -156,7 +159,8 @@ const PROVIDER: &[&str] = &[
     "weight",
     "token_limit",
 ];
-const TOKEN_LIMIT: &[&str] = &[
+pub const RATE_LIMIT: &[&str] = &["requests", "period_ms", "burst"];
+pub const TOKEN_LIMIT: &[&str] = &[
     "tokens_per_minute",
     "input_tokens_per_minute",
     "output_tokens_per_minute",
@@ -166,8 +170,32 @@ const TOKEN_LIMIT: &[&str] = &[
     "price_input",
     "price_output",
     "price_cached_input",
+    "price_cache_write",
     "price_reasoning",
 ];
+
+/// Every field the decoder knows, as dotted paths: `base_ms`, `providers`, `providers[].name`,
+/// `providers[].rate_limit`, `providers[].rate_limit.burst`, `providers[].token_limit.spend_cap`.
+/// A rejection's field is one of them with its index filled in (`providers[2].tier`).
+pub fn fields() -> Vec<String> {
+    let mut all = Vec::new();
+    for &c in CHAIN {
+        all.push(c.to_string());
+        if c != "providers" {
+            continue;
+        }
+        for &p in PROVIDER {
+            all.push(format!("providers[].{p}"));
+            let nested: &[&str] = match p {
+                "rate_limit" => RATE_LIMIT,
+                "token_limit" => TOKEN_LIMIT,
+                _ => &[],
+            };
+            all.extend(nested.iter().map(|n| format!("providers[].{p}.{n}")));
+        }
+    }
+    all
+}
 
 fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
     let f = Fields::of(format!("providers[{i}]"), v, PROVIDER)?;
@@ -194,7 +222,7 @@ fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
         p.weight = Some(w);
     }
     if let Some(r) = f.get("rate_limit") {
-        let r = Fields::of(f.field("rate_limit"), r, &["requests", "period_ms", "burst"])?;
+        let r = Fields::of(f.field("rate_limit"), r, RATE_LIMIT)?;
         let mut limit = RateLimitConfig::default();
         r.int("requests", &mut limit.requests)?;
         r.int("period_ms", &mut limit.period_ms)?;
@@ -215,6 +243,7 @@ fn provider(i: usize, v: &Value) -> Result<ProviderConfig> {
             ("price_output", &mut limit.price_output),
             ("price_cached_input", &mut limit.price_cached_input),
             ("price_reasoning", &mut limit.price_reasoning),
+            ("price_cache_write", &mut limit.price_cache_write),
         ] {
             t.float(name, slot)?;
         }

@@ -237,6 +237,8 @@ pub struct TokenLimitConfig {
     pub price_output: f64,
     pub price_cached_input: f64,
     pub price_reasoning: f64,
+    /// A write to the vendor's prompt cache (0: 1.25x the input price, Anthropic's 5-minute cache).
+    pub price_cache_write: f64,
 }
 
 /// A provider's shared rate limit (the node's reading, `config_decode`, reads one of 0 requests
@@ -598,6 +600,7 @@ impl TokenLimitConfig {
             output: money("price_output", self.price_output)?,
             cached_input: money("price_cached_input", self.price_cached_input)?,
             reasoning: money("price_reasoning", self.price_reasoning)?,
+            cache_write: money("price_cache_write", self.price_cache_write)?,
         };
         let priced = prices.input > 0.0 || prices.output > 0.0;
         if cap > 0.0 && !priced {

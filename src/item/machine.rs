@@ -163,8 +163,9 @@ pub struct ItemMachine {
     /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
     /// them each call holds a share of its own (a guard's check).
     seats: Option<Rc<RefCell<Seats>>>,
-    /// What its request is, for the token limits' estimate (none given: the output reserve).
-    token_facts: Option<TokenFacts>,
+    /// What its request is to each provider, for that provider's token estimate (none given:
+    /// the output reserve): a chain of a small and a large model asks each for its own maximum.
+    token_facts: Vec<Option<TokenFacts>>,
     /// Part of its streamed answer reached the caller and the stream broke: it is finished by
     /// continuation calls (`continue_broken_streams`).
     mid_stream: Option<MidStream>,
@@ -236,7 +237,7 @@ impl ItemMachine {
             came_from: None,
             gate_given_up: None,
             seats: None,
-            token_facts: None,
+            token_facts: Vec::new(),
             mid_stream: None,
             continuation_due: None,
         }

@@ -175,9 +175,9 @@ impl Session {
         Ok(self.logged(effect, now))
     }
 
-    /// What the item's request is, for its calls' token estimates.
-    pub fn tokens(&mut self, facts: crate::limits::token_limit::TokenFacts) {
-        self.machine.tokens(facts);
+    /// What the item's request is to `provider`, for its calls' token estimate there.
+    pub fn provider_tokens(&mut self, provider: usize, facts: crate::limits::token_limit::TokenFacts) {
+        self.machine.provider_tokens(provider, facts);
     }
 
     /// A streamed call's first committing chunk (see [`ItemMachine::commit`]): the calls to abort.

@@ -35,14 +35,20 @@ const ANTHROPIC_OUTPUT: (&str, &str) =
 pub use crate::limits::token_budget::Period;
 
 /// Prices per million tokens, in the user's currency unit; 0 is unpriced (cached input at the
-/// input price, reasoning at the output price).
+/// input price, reasoning at the output price, a cache write at 1.25x the input price: what
+/// Anthropic bills a write to its 5-minute cache, and more than plain input wherever writes are
+/// billed).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
 pub struct Prices {
     pub input: f64,
     pub output: f64,
     pub cached_input: f64,
     pub reasoning: f64,
+    pub cache_write: f64,
 }
+
+/// A cache write's price per input price where the provider sets none (Anthropic's 5-minute cache).
+const CACHE_WRITE_PER_INPUT: f64 = 1.25;
 
 /// A provider's validated token and spend limits.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -66,7 +72,9 @@ pub struct TokenFacts {
 }
 
 /// The usage an answer reported. `output` includes the reasoning tokens (the node adds Gemini's
-/// `thoughtsTokenCount`, which it reports apart); `cached_input` is part of `input`.
+/// `thoughtsTokenCount`, which it reports apart); `cached_input` (read from the vendor's cache)
+/// and `cache_write` (written to it: Anthropic's `cache_creation_input_tokens`) are parts of
+/// `input`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Usage {
     pub input: u64,
@@ -75,6 +83,8 @@ pub struct Usage {
     pub cached_input: u64,
     #[serde(default)]
     pub reasoning: u64,
+    #[serde(default)]
+    pub cache_write: u64,
 }
 
 /// A call's reservation: when (its bucket) and how many tokens in each window (the total, the
@@ -203,9 +213,11 @@ impl TokenRules {
         let p = &self.prices;
         let or = |price: f64, fallback: f64| if price > 0.0 { price } else { fallback };
         let cached = u.cached_input.min(u.input);
+        let written = u.cache_write.min(u.input - cached);
         let reasoning = u.reasoning.min(u.output);
-        let micros = (u.input - cached) as f64 * p.input
+        let micros = (u.input - cached - written) as f64 * p.input
             + cached as f64 * or(p.cached_input, p.input)
+            + written as f64 * or(p.cache_write, p.input * CACHE_WRITE_PER_INPUT)
             + (u.output - reasoning) as f64 * p.output
             + reasoning as f64 * or(p.reasoning, p.output);
         micros.round() as u64
@@ -391,7 +403,7 @@ mod tests {
     const RULES: TokenRules = TokenRules {
         limits: LIMITS,
         output_reserve: DEFAULT_OUTPUT_RESERVE,
-        prices: Prices { input: 2.0, output: 8.0, cached_input: 0.5, reasoning: 0.0 },
+        prices: Prices { input: 2.0, output: 8.0, cached_input: 0.5, reasoning: 0.0, cache_write: 0.0 },
     };
 
     fn granted(t: Take) -> (Option<TokenRow>, Reservation) {
@@ -402,6 +414,22 @@ mod tests {
     }
 
     #[test]
+    fn anthropic_prompt_caching_is_priced_as_anthropic_bills_it() {
+        // Claude Sonnet's prices: 3 in, 15 out, a cache read 0.30, a 5-minute cache write 3.75.
+        let priced = |cached_input, cache_write| TokenRules {
+            prices: Prices { input: 3.0, output: 15.0, cached_input, reasoning: 0.0, cache_write },
+            ..RULES
+        };
+        // 100 plain input tokens, 2000 written to the cache, 5000 read from it, 200 out.
+        let usage = Usage { input: 7_100, output: 200, cached_input: 5_000, cache_write: 2_000, reasoning: 0 };
+        let billed = 100.0 * 3.0 + 2_000.0 * 3.75 + 5_000.0 * 0.3 + 200.0 * 15.0;
+        assert_eq!(priced(0.3, 3.75).cost_micros(&usage), billed as u64);
+        // Unpriced, a write costs 1.25x input (never less than plain input), a read the input price.
+        let unpriced = 100.0 * 3.0 + 2_000.0 * 3.75 + 5_000.0 * 3.0 + 200.0 * 15.0;
+        assert_eq!(priced(0.0, 0.0).cost_micros(&usage), unpriced as u64);
+    }
+
+    #[test]
     fn a_call_reserves_its_estimate_and_settles_at_its_reported_usage() {
         let facts = TokenFacts { chars: 8_000, max_output: Some(500), ..Default::default() };
         let e = RULES.estimate(Some(&facts));
@@ -409,7 +437,7 @@ mod tests {
         let (row, r) = granted(take(&TokenRow::default(), &RULES, e, free(), 1_000));
         let row = row.unwrap();
         assert_eq!(token_budget::used(&row.buckets, 1_000), 3_000);
-        let usage = Usage { input: 2_100, output: 300, cached_input: 100, reasoning: 0 };
+        let usage = Usage { input: 2_100, output: 300, cached_input: 100, ..Usage::default() };
         let u = used(&RULES, &r, Some(&usage), false);
         assert_eq!(u.cost_micros, 2_000 * 2 + 100 / 2 + 300 * 8, "uncached, cached and output at their prices");
         let s = Settle { reservation: r, used: u, remaining: Remaining::default() };

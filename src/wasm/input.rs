@@ -115,7 +115,7 @@ pub fn answer_facts(a: &JsValue) -> Result<Option<AnswerFacts>, EngineError> {
     Ok(Some(facts))
 }
 
-/// An outcome's `usage?: { input, output, cached_input?, reasoning? }`: the tokens its answer
+/// An outcome's `usage?: { input, output, cached_input?, reasoning?, cache_write? }`: the tokens its answer
 /// reported, as the vendor counted them (`token_limit`).
 pub fn usage(v: &JsValue) -> Result<Option<crate::limits::token_limit::Usage>, EngineError> {
     let u = field(v, "usage");
@@ -137,6 +137,7 @@ pub fn usage(v: &JsValue) -> Result<Option<crate::limits::token_limit::Usage>, E
         output: count("output")?,
         cached_input: count("cached_input")?,
         reasoning: count("reasoning")?,
+        cache_write: count("cache_write")?,
     }))
 }
 

@@ -298,18 +298,21 @@ impl Item {
         done(self.s.outcome(ms(now_ms), &outcome, call, end))
     }
 
-    /// What this item's request is: its input's size (`chars`, `cjk_chars` of them in CJK
-    /// scripts; `counted` by the model's tokenizer where it has one) and the most output it asks
-    /// for; what its calls reserve of a provider's tokens per minute. Crossed once per item, on
-    /// a chain with token limits.
-    pub fn tokens(&mut self, chars: f64, cjk_chars: f64, counted: Option<f64>, max_output: Option<f64>) {
+    /// What this item's request to `provider` is: its input's size (`chars`, `cjk_chars` of
+    /// them in CJK scripts; `counted` by the model's tokenizer where it has one) and the most
+    /// output it asks for; what its calls reserve of that provider's tokens per minute. Crossed
+    /// once per item and token-limited provider.
+    pub fn tokens(&mut self, provider: u32, chars: f64, cjk_chars: f64, counted: Option<f64>, max_output: Option<f64>) {
         let whole = |v: f64| ms(v);
-        self.s.tokens(crate::limits::token_limit::TokenFacts {
-            counted: counted.map(whole),
-            chars: whole(chars),
-            cjk_chars: whole(cjk_chars),
-            max_output: max_output.map(whole).filter(|&m| m > 0),
-        });
+        self.s.provider_tokens(
+            provider as usize,
+            crate::limits::token_limit::TokenFacts {
+                counted: counted.map(whole),
+                chars: whole(chars),
+                cjk_chars: whole(cjk_chars),
+                max_output: max_output.map(whole).filter(|&m| m > 0),
+            },
+        );
     }
 
     /// A hedging item's calls are all unanswered after its step's `hedge_after_ms`: a hedge

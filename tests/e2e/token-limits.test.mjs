@@ -9,6 +9,10 @@
 // - a Spend Cap reached mid-run: the rest of the items go to the next provider; on a chain with
 //   no other, they leave on `deferred` with `spend_cap` and a `retry_at` at the next UTC day;
 //   every item accounted for, the metrics' spend equal to the vendor's usage at the prices;
+// - a chain of a small and a large model, Tokens per Minute on both: each one's calls reserve its
+//   own Max Tokens (the large one's minute is not overrun at the small one's estimate): 0 429s;
+// - a Spend Cap over an Anthropic model answering with prompt-cache usage: the spend is what
+//   Anthropic bills (a cache write at its price, a read at its own), the cap held within a call;
 // - input and output tokens per minute apart, as Anthropic limits them: the chat model over n8n's
 //   Anthropic Chat Model (a loopback Messages API enforcing both, and saying what is left of each
 //   in its headers) and an OpenAI one; short prompts with a large maximum meet the output minute,
@@ -43,7 +47,8 @@ const TPM = 20_000;
 const PRICES = { priceInput: 2, priceOutput: 8 };
 const ITPM = 2_000;
 const OTPM = 3_000;
-let vendor, apart, a, b, redis;
+const PAIR_TPM = 4_000;
+let vendor, apart, pair, cached, a, b, redis;
 
 /** Item n's question: 600 to 3000 characters, every fifth with CJK text. */
 const question = (n) =>
@@ -76,14 +81,14 @@ function callChain(id, rows, items) {
 	return wf;
 }
 
-/** An OpenAI preset row named `name` at vendor instance `instance`, with `options`. */
-const row = (name, instance, options = {}) => ({
+/** An OpenAI preset row named `name` at instance `instance` of `server`, with `options`. */
+const row = (name, instance, options = {}, server = vendor) => ({
 	name,
 	kind: 'openAiChat',
 	model: 'gpt-test',
 	userMessage: '',
 	authentication: 'none',
-	openAiChatOptions: { baseUrl: `${vendor.url(instance)}/v1`, maxTokens: 200, ...options },
+	openAiChatOptions: { baseUrl: `${server.url(instance)}/v1`, maxTokens: 200, ...options },
 });
 
 /** A Get Metrics sample's value (NaN when absent). */
@@ -95,6 +100,8 @@ function sample(text, name, labels) {
 before(async () => {
 	vendor = await startTpmVendor({ tpm: TPM, delayMs: 150 });
 	apart = await startTpmVendor({ tpm: 1e9, itpm: ITPM, otpm: OTPM, delayMs: 150 });
+	pair = await startTpmVendor({ tpm: PAIR_TPM, delayMs: 150 });
+	cached = await startTpmVendor({ tpm: 1e9, delayMs: 100, promptCache: true });
 	redis = new Redis({ host: '127.0.0.1', port: REDIS_PORT, lazyConnect: false });
 	// Installed as n8n's community installer does (the chat model sub-node needs the package's
 	// own install, as in a user's n8n).
@@ -107,6 +114,8 @@ after(async () => {
 	await redis?.quit().catch(() => {});
 	await vendor?.close();
 	await apart?.close();
+	await pair?.close();
+	await cached?.close();
 });
 
 test(`n8n ${major}: Call Chain and the chat model on one provider's Tokens per Minute, two processes at once: every item served, <= 1 % 429s, tokens_total equal to the vendor's count`, async () => {
@@ -287,6 +296,93 @@ test(`n8n ${major}: Call Chain 2.1 at its defaults (Item Concurrency Auto), a Sp
 		assert.ok(spent(stats) <= 0.01 + 0.0035, `${what}: spent ${spent(stats)}`);
 		for (const i of deferred) assert.equal(i.json._resilience.reason, 'spend_cap');
 	}
+});
+
+test(`n8n ${major}: a chain of a small and a large model, Tokens per Minute on both: each model's calls reserve its own Max Tokens, so the large one takes no more than its minute holds (0 429s)`, async () => {
+	// The vendor holds a request's prompt and max_tokens for its minute: 4000 tokens hold about
+	// six of the small model's calls (Max Tokens 100) but two of the large one's (Max Tokens
+	// 1500). Reserving the large model's calls at the small one's maximum sends it 429s.
+	const limits = { tokensPerMinute: PAIR_TPM };
+	const wf = callChain(
+		`tokP${tag}`,
+		[
+			row(`small-${tag}`, 'small', { ...limits, maxTokens: 100 }, pair),
+			row(`large-${tag}`, 'large', { ...limits, maxTokens: 1500 }, pair),
+		],
+		12,
+	);
+	// Room to wait a little, not a whole minute: what no minute holds soon is deferred.
+	wf.nodes.find((n) => n.name === 'chain').parameters.retryPolicy = { budgetMs: 8_000 };
+	a.importWorkflow(wf);
+	const r = await a.execute(wf.id, { timeoutMs: 300_000 });
+	assert.ok(r.run, r.log.slice(-3000));
+	const [served, deferred, failed] = outputs(r.run, 'chain');
+	const [small, large] = [pair.stats('small'), pair.stats('large')];
+	const byLarge = served.filter((i) => i.json._resilience.provider === `large-${tag}`).length;
+	console.log(
+		`n8n ${major}: small and large models on ${PAIR_TPM} tokens a minute each: ${served.length} served (${byLarge} by the large model), ${deferred.length} deferred; the vendor: small ${small.requests} requests (${small.r429} 429s), large ${large.requests} requests (${large.r429} 429s), at most ${large.peakMinute} tokens in the large one's minute`,
+	);
+	assert.equal(served.length + deferred.length + failed.length, 12, 'every item accounted for');
+	assert.equal(failed.length, 0);
+	assert.ok(byLarge >= 1, 'the large model took what the small one had no room for');
+	assert.equal(small.r429 + large.r429, 0, 'no 429 at either model');
+	assert.ok(large.peakMinute <= PAIR_TPM, `${large.peakMinute}`);
+	for (const i of deferred) assert.equal(i.json._resilience.reason, 'token_limited');
+});
+
+test(`n8n ${major}: a Spend Cap over an Anthropic model answering with prompt-cache usage: spent as Anthropic bills a cache write (1.25x input) and a read (0.1x), the cap held within one call`, async () => {
+	// Claude's prices per million: 3 in, 15 out, 0.30 a cache read, 3.75 a 5-minute cache write.
+	// Every item's call has the same long system prompt: the first writes it to the cache, the
+	// rest read it. Billed as plain input, the cache write alone would be 20 % short.
+	const prices = { priceInput: 3, priceOutput: 15, priceCachedInput: 0.3, priceCacheWrite: 3.75 };
+	const bill = (v) =>
+		(3 * (v.input - v.cacheWrite - v.cacheRead) +
+			3.75 * v.cacheWrite +
+			0.3 * v.cacheRead +
+			15 * v.output) /
+		1e6;
+	const claude = (name, options) => ({
+		name,
+		kind: 'anthropicMessages',
+		model: 'claude-test',
+		userMessage: '',
+		authentication: 'none',
+		anthropicMessagesOptions: {
+			baseUrl: cached.url('claude'),
+			maxTokens: 200,
+			systemPrompt: `You answer questions. ${'Rules of the house. '.repeat(400)}`,
+			...options,
+		},
+	});
+	// A first call costs about 0.0095 (2000 tokens written), the next about 0.0030 each.
+	const cap = 0.02;
+	const wf = callChain(`tokC${tag}`, [claude(`claude-${tag}`, { spendCap: cap, ...prices })], 10);
+	wf.nodes.find((n) => n.name === 'chain').parameters.itemConcurrency = 1;
+	a.importWorkflow(wf);
+	const r = await a.execute(wf.id, { timeoutMs: 300_000 });
+	assert.ok(r.run, r.log.slice(-3000));
+	const [served, deferred, failed] = outputs(r.run, 'chain');
+	const v = cached.stats('claude');
+	const metrics = await metricsText(`tokCM${tag}`, [
+		claude(`claude-${tag}`, { spendCap: cap, ...prices }),
+	]);
+	const spend = sample(
+		metrics,
+		'resilient_provider_spend_total',
+		`scope="global",provider="claude-${tag}"`,
+	);
+	console.log(
+		`n8n ${major}: cap ${cap} over Anthropic prompt caching: ${served.length} served, ${deferred.length} deferred; the vendor: ${v.requests} requests, ${v.cacheWrite} tokens written to its cache, ${v.cacheRead} read from it; billed as Anthropic would ${bill(v).toFixed(6)}, Get Metrics' spend ${spend}`,
+	);
+	assert.equal(served.length + deferred.length + failed.length, 10, 'every item accounted for');
+	assert.equal(failed.length, 0);
+	assert.ok(v.cacheWrite > 0 && v.cacheRead > 0, 'the calls wrote and read the cache');
+	// Each call's cost is kept in millionths: within half a millionth a call.
+	assert.ok(Math.abs(spend - bill(v)) <= 5e-7 * v.requests, `spend ${spend}, billed ${bill(v)}`);
+	assert.ok(deferred.length > 0, 'the cap was reached');
+	// One call costs at most about 0.0095 here (the cache write's).
+	assert.ok(bill(v) >= cap && bill(v) <= cap + 0.0035, `billed ${bill(v)}`);
+	for (const i of deferred) assert.equal(i.json._resilience.reason, 'spend_cap');
 });
 
 test(`n8n ${major}: input and output tokens per minute apart (Anthropic's): the output minute full, then the input minute full, sends the chat model's calls on with no 429`, async () => {

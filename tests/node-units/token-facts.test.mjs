@@ -27,7 +27,27 @@ test("each vendor's usage in one shape: output with its reasoning, cached input 
 			cache_creation_input_tokens: 5,
 		},
 	};
-	assert.deepEqual(usageOf(anthropic), { input: 125, output: 7, cached_input: 100 });
+	// Anthropic's cache write is input too, priced above plain input by the engine.
+	assert.deepEqual(usageOf(anthropic), {
+		input: 125,
+		output: 7,
+		cached_input: 100,
+		cache_write: 5,
+	});
+	const cachedMessage = {
+		usage_metadata: {
+			input_tokens: 2100,
+			output_tokens: 30,
+			input_token_details: { cache_read: 1500, cache_creation: 500 },
+		},
+	};
+	assert.deepEqual(usageOf(cachedMessage), {
+		input: 2100,
+		output: 30,
+		cached_input: 1500,
+		reasoning: 0,
+		cache_write: 500,
+	});
 	const gemini = {
 		usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 20, thoughtsTokenCount: 15 },
 	};

@@ -10,8 +10,11 @@
 //   input tokens per minute (`itpm`, charged at the request) and output tokens per minute
 //   (`otpm`: the request's max_tokens held at the request, charged at what it wrote once served,
 //   as Anthropic estimates it), each refused with a 429 (rate_limit_error, Retry-After) and told
-//   in anthropic-ratelimit-{input,output}-tokens-{limit,remaining,reset}; `usage` in its answer
-// `startTpmVendor({ tpm, itpm, otpm, delayMs })`: `url(id)`, `stats(id)` → { requests, served,
+//   in anthropic-ratelimit-{input,output}-tokens-{limit,remaining,reset}; `usage` in its answer;
+//   with `promptCache`, its system prompt cached as Anthropic's prompt caching does: the first
+//   request with a system prompt writes it (`cache_creation_input_tokens`), the later ones read it
+//   (`cache_read_input_tokens`), `input_tokens` the rest (`stats(id).cacheWrite`, `.cacheRead`)
+// `startTpmVendor({ tpm, itpm, otpm, delayMs, promptCache })`: `url(id)`, `stats(id)` → { requests, served,
 // r429, input, output, peakMinute, peakInputMinute, peakOutputMinute }, `close()`.
 import http from 'node:http';
 
@@ -41,11 +44,22 @@ export async function startTpmVendor({
 	itpm = Infinity,
 	otpm = Infinity,
 	delayMs = 100,
+	promptCache = false,
 } = {}) {
 	const instances = new Map();
 	const of = (id) => {
 		if (!instances.has(id))
-			instances.set(id, { charges: [], requests: 0, served: 0, r429: 0, input: 0, output: 0 });
+			instances.set(id, {
+				charges: [],
+				requests: 0,
+				served: 0,
+				r429: 0,
+				input: 0,
+				output: 0,
+				cached: new Set(),
+				cacheWrite: 0,
+				cacheRead: 0,
+			});
 		return instances.get(id);
 	};
 	/** Tokens charged within the minute before `now` (reservations of calls still out included). */
@@ -214,6 +228,15 @@ export async function startTpmVendor({
 			v.output += output;
 			const said = `${body.model} says ${'word '.repeat(Math.min(output, 40)).trim()}`;
 			const usage = { input_tokens: input, output_tokens: output };
+			if (promptCache && system) {
+				// The system prompt's tokens from the cache, written there by its first request.
+				const part = Math.min(input, vendorTokens(system));
+				const read = v.cached.has(system);
+				v.cached.add(system);
+				usage.input_tokens = input - part;
+				usage[read ? 'cache_read_input_tokens' : 'cache_creation_input_tokens'] = part;
+				v[read ? 'cacheRead' : 'cacheWrite'] += part;
+			}
 			const h = headers(Date.now());
 			if (body.stream) {
 				res.writeHead(200, { 'content-type': 'text/event-stream', ...h });
@@ -278,6 +301,8 @@ export async function startTpmVendor({
 				peakMinute: peak(v.charges),
 				peakInputMinute: peak(v.charges, (c) => c.input ?? 0),
 				peakOutputMinute: peak(v.charges, (c) => c.output ?? 0),
+				cacheWrite: v.cacheWrite,
+				cacheRead: v.cacheRead,
 			};
 		},
 		close: () => new Promise((r) => server.close(r)),

@@ -17,6 +17,7 @@ export const TOKEN_PARAMETERS = [
 	'priceInput',
 	'priceOutput',
 	'priceCachedInput',
+	'priceCacheWrite',
 	'priceReasoning',
 ] as const;
 
@@ -44,6 +45,7 @@ export function readTokenLimit(
 		price_output: money('priceOutput'),
 		price_cached_input: money('priceCachedInput'),
 		price_reasoning: money('priceReasoning'),
+		price_cache_write: money('priceCacheWrite'),
 	};
 	const set = Object.fromEntries(Object.entries(limit).filter(([, v]) => v !== undefined));
 	return Object.keys(set).length ? (set as TokenLimitConfig) : undefined;

@@ -41,12 +41,14 @@ export function bodyFacts(body: unknown): TokenFacts {
 	};
 }
 
-/** The facts of an item of Call Chain, where a provider of its chain has token limits: the
- * request of the first such provider (the chain's requests carry the same prompt). */
+/** The facts of an item of Call Chain for each provider of its chain with token limits: that
+ * provider's own request (its body, its Max Tokens); none for a provider without limits. */
 export function planTokenFacts(plan: {
 	config: { providers: Array<{ token_limit?: unknown }> };
 	requests: Array<{ body: unknown }>;
-}): TokenFacts | undefined {
-	const k = plan.config.providers.findIndex((p) => p.token_limit);
-	return k < 0 ? undefined : bodyFacts(plan.requests[k].body);
+}): Array<TokenFacts | undefined> | undefined {
+	if (!plan.config.providers.some((p) => p.token_limit)) return undefined;
+	return plan.config.providers.map((p, k) =>
+		p.token_limit ? bodyFacts(plan.requests[k].body) : undefined,
+	);
 }

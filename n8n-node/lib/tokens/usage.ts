@@ -1,7 +1,8 @@
 // The tokens an answer reports, as its vendor counted them, in one shape for the engine: OpenAI's
 // `usage` (and every vendor of its dialect), Anthropic's `usage`, Gemini's `usageMetadata`,
 // Ollama's eval counts and LangChain's `usage_metadata` on a chat model's message. Only reads:
-// what a call used, what it costs and what it settles are the engine's.
+// what a call used, what it costs (a cache write above plain input) and what it settles are the
+// engine's.
 import type { UsageFacts } from '../engine';
 
 type Obj = Record<string, unknown>;
@@ -43,12 +44,15 @@ function counted(
 	return { input: i, output: o, cached_input: at(parts.cached), reasoning: at(parts.reasoning) };
 }
 
-/** LangChain's usage_metadata (input counts its cached part, output its reasoning). */
-const langChain = (u: Obj | undefined) =>
-	counted(u, 'input_tokens', 'output_tokens', {
+/** LangChain's usage_metadata (input counts its cache reads and writes, output its reasoning). */
+function langChain(u: Obj | undefined): UsageFacts | undefined {
+	const usage = counted(u, 'input_tokens', 'output_tokens', {
 		cached: ['input_token_details', 'cache_read'],
 		reasoning: ['output_token_details', 'reasoning'],
 	});
+	const written = count(obj(u?.input_token_details)?.cache_creation);
+	return usage && written ? { ...usage, cache_write: written } : usage;
+}
 
 /** OpenAI: prompt_tokens with its cached part, completion_tokens with its reasoning. */
 const openAi = (u: Obj) =>
@@ -63,10 +67,12 @@ function anthropic(u: Obj): UsageFacts | undefined {
 	const output = count(u.output_tokens);
 	if (plain === undefined || output === undefined) return undefined;
 	const read = count(u.cache_read_input_tokens) ?? 0;
+	const written = count(u.cache_creation_input_tokens) ?? 0;
 	return {
-		input: plain + read + (count(u.cache_creation_input_tokens) ?? 0),
+		input: plain + read + written,
 		output,
 		cached_input: read,
+		...(written ? { cache_write: written } : {}),
 	};
 }
 
@@ -102,5 +108,8 @@ export function addUsage(
 		output: sum.output + more.output,
 		cached_input: (sum.cached_input ?? 0) + (more.cached_input ?? 0),
 		reasoning: (sum.reasoning ?? 0) + (more.reasoning ?? 0),
+		...(sum.cache_write || more.cache_write
+			? { cache_write: (sum.cache_write ?? 0) + (more.cache_write ?? 0) }
+			: {}),
 	};
 }

@@ -34,7 +34,7 @@ const RULES: TokenRules = TokenRules {
         period: Period::Day,
     },
     output_reserve: MAX_OUTPUT,
-    prices: Prices { input: 0.0, output: 0.0, cached_input: 0.0, reasoning: 0.0 },
+    prices: Prices { input: 0.0, output: 0.0, cached_input: 0.0, reasoning: 0.0, cache_write: 0.0 },
 };
 
 #[derive(Clone, Copy, Debug)]

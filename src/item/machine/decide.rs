@@ -92,10 +92,10 @@ impl ItemMachine {
         // Every call after this item's first is a retry somewhere (the same provider again, or
         // a fail-over after a failure): it spends from that provider's retry budget.
         let retry = !self.report.attempts.is_empty();
-        for (l, p) in self.local.iter_mut().zip(&self.chain.providers) {
+        for (i, (l, p)) in self.local.iter_mut().zip(&self.chain.providers).enumerate() {
             l.retry = retry;
             if let Some(rules) = &p.tokens {
-                l.estimate = rules.estimate(self.token_facts.as_ref());
+                l.estimate = rules.estimate(self.token_facts.get(i).and_then(Option::as_ref));
             }
         }
         if let Some(mid) = self.mid_stream {

@@ -4,10 +4,19 @@
 use super::*;
 
 impl ItemMachine {
-    /// What this item's request is (its input's size, the output it asks for at most): what its
-    /// calls reserve of a provider's tokens per minute.
+    /// What this item's request is to every provider of its chain (its input's size, the output
+    /// it asks for at most): what its calls reserve of a provider's tokens per minute.
     pub fn tokens(&mut self, facts: TokenFacts) {
-        self.token_facts = Some(facts);
+        self.token_facts = vec![Some(facts); self.chain.providers.len()];
+    }
+
+    /// What this item's request is to `provider` alone (its own body and Max Tokens). A provider
+    /// out of the chain's range is ignored.
+    pub fn provider_tokens(&mut self, provider: usize, facts: TokenFacts) {
+        if provider < self.chain.providers.len() {
+            self.token_facts.resize(self.chain.providers.len(), None);
+            self.token_facts[provider] = Some(facts);
+        }
     }
 
     /// A call's reservation settled with what it used: `usage` as its answer reported, or none

@@ -69,6 +69,11 @@ export function tokenFields(displayOptions?: IDisplayOptions): INodeProperties[]
 			'What a million input tokens read from the vendor cache cost; 0: the input price',
 		),
 		price(
+			'Price per Million Cache Write Tokens',
+			'priceCacheWrite',
+			"What a million input tokens written to the vendor cache cost (Anthropic's cache_creation_input_tokens); 0: 1.25x the input price, Anthropic's 5-minute cache",
+		),
+		price(
 			'Price per Million Reasoning Tokens',
 			'priceReasoning',
 			'What a million reasoning tokens cost; 0: the output price',
