@@ -506,6 +506,28 @@ if (Symbol.dispose) Pool.prototype[Symbol.dispose] = Pool.prototype.free;
 exports.Pool = Pool;
 
 /**
+ * A vendor's finish word in the one vocabulary of Call Chain's LLM presets (`stop`, `length`,
+ * `tool_calls`, `content_filter`; another word lower-cased). Crossed once per preset answer.
+ * @param {string} word
+ * @returns {string}
+ */
+function finishReason(word) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(word, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.finishReason(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+exports.finishReason = finishReason;
+
+/**
  * Whether rows read `age_ms` ago may still serve under a read-ahead grant's `limit_ms`.
  * @param {number} age_ms
  * @param {number} limit_ms

@@ -17,6 +17,7 @@ export const engine_pool: (a: number, b: number) => number;
 export const engine_raceLost: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const engine_report: (a: number, b: number, c: any, d: number, e: number, f: any, g: number, h: number) => [number, number, number];
 export const engine_seam: (a: number, b: number, c: number, d: number, e: number, f: number) => number;
+export const finishReason: (a: number, b: number) => [number, number];
 export const item_abandon: (a: number, b: number, c: number) => [number, number, number];
 export const item_cancelled: (a: number) => [number, number];
 export const item_commit: (a: number, b: number, c: number) => [number, number];

@@ -204,6 +204,7 @@ fn within_ranges(cfg: &ChainConfig, chain: &Chain) {
         (r.count_429, r.retry_unsafe_methods, r.count_answer_misses),
         (cfg.count_429, cfg.retry_unsafe_methods, cfg.count_answer_misses)
     );
+    assert_eq!((r.answer_checks.empty, r.answer_checks.finish), (cfg.check_empty, cfg.check_finish));
     assert_eq!(
         [
             chain.next_provider_when_input_too_long,

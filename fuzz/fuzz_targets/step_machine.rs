@@ -67,6 +67,8 @@ struct ConfigIn {
     count_429: bool,
     retry_unsafe_methods: bool,
     count_answer_misses: bool,
+    check_empty: bool,
+    check_finish: bool,
     next_provider_when_input_too_long: bool,
     next_provider_on_client_error: bool,
     fail_over_first: bool,
@@ -222,6 +224,8 @@ impl ConfigIn {
             count_429: self.count_429,
             retry_unsafe_methods: self.retry_unsafe_methods,
             count_answer_misses: self.count_answer_misses,
+            check_empty: self.check_empty,
+            check_finish: self.check_finish,
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
@@ -512,7 +516,7 @@ fuzz_target!(|input: Input| {
                     gave_up[provider] = true;
                 }
                 last_success = (matches!(outcome, Outcome::Status { status: 100..=399, .. })
-                    && outcome.decisive_check().is_none())
+                    && outcome.decisive_check(chain.rules.answer_checks).is_none())
                 .then_some(provider);
                 if let Some(w) = record(&chain, &store.views[provider], &effect, now).writes {
                     store.apply(&w);

@@ -4,6 +4,8 @@ export const ENGINE_DEFAULTS = {
 	"base_ms": 400,
 	"budget_ms": 60000,
 	"cap_ms": 20000,
+	"check_empty": true,
+	"check_finish": true,
 	"continue_broken_streams": false,
 	"count_429": false,
 	"count_answer_misses": false,
@@ -52,6 +54,24 @@ export const CHAT_OVERRIDES = {
 } as const;
 
 export const CHAT_DEFAULTS = { ...ENGINE_DEFAULTS, ...CHAT_OVERRIDES } as const;
+
+/** Each node version's defaults (src/config/versions.rs): `[from version, defaults]`, oldest
+* first; a node reads the newest at or below its typeVersion (`versionDefaults`). */
+export const VERSION_DEFAULTS = {
+	callChain: [
+		[1, {"wait_in_line":false,"fleet_limit":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[2, {"wait_in_line":false,"fleet_limit":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[2.1, {"wait_in_line":true,"fleet_limit":true,"check_empty":true,"check_finish":true,"continue_broken_streams":false,"item_concurrency":"auto","max_item_concurrency":256}],
+	],
+	guard: [
+		[2, {"wait_in_line":false,"fleet_limit":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[2.1, {"wait_in_line":false,"fleet_limit":true,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"item_concurrency":"fixed","max_item_concurrency":256}],
+	],
+	chatModel: [
+		[1, {"wait_in_line":false,"fleet_limit":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[1.1, {"wait_in_line":false,"fleet_limit":true,"check_empty":true,"check_finish":true,"continue_broken_streams":true,"item_concurrency":"fixed","max_item_concurrency":256}],
+	],
+} as const;
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
 export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit', 'tokens', 'spend'] as const;

@@ -9,7 +9,8 @@ import type { PresetKind } from './presets';
 import { extrasV2, readRowsV2 } from './providerRowsV2';
 import { fieldReader } from './plan/fields';
 import { readTokenLimit } from './plan/tokenLimit';
-import { applyPolicy, fleetLimitDefault } from './plan/policyTable';
+import { applyPolicy } from './plan/policyTable';
+import { versionDefaults, withVersionDefaults } from './plan/versionDefaults';
 import { idempotencyKeys, type KeyRule } from './plan/idempotencyKeys';
 import { SCOPE_MODES, scopeName, type ScopeMode } from './plan/scope';
 import { readAnswerCheck, type AnswerCheckPlan } from './plan/answerCheck';
@@ -43,9 +44,9 @@ export interface ProviderRequest {
 	usagePath?: string;
 }
 
-/** The node's version: how its parameters are laid out (2.1: version 2's panel with this round's
- * new defaults, which a saved version 2 workflow keeps without). */
-export type NodeVersion = 1 | 2 | 2.1;
+/** The node's typeVersion: how its parameters are laid out (1, or 2 and after) and, through the
+ * engine's version table, what it does where the user set nothing. */
+export type NodeVersion = number;
 
 export interface ItemPlan {
 	config: ChainConfig;
@@ -143,16 +144,15 @@ export function readItemPlan(
 			};
 		}),
 	};
-	// Call Chain 2.1: an item that a provider can take soon waits its turn instead of being
-	// deferred at once (the engine's `wait_in_line`).
-	if (version >= 2.1) config.wait_in_line = true;
 	applyPolicy(config, { retryPolicy, breaker }, read);
-	fleetLimitDefault(config, version >= 2.1);
+	// What the version does where the user set nothing (2.1: items wait in line, the fleet's limit).
+	const defaults = versionDefaults('callChain', version);
+	withVersionDefaults(config, defaults);
 	const answerCheck =
 		version >= 2
 			? readAnswerCheck(
 					ctx.getNodeParameter('answerCheck', i, {}) as IDataObject,
-					version >= 2.1,
+					defaults,
 					config,
 					fail,
 				)

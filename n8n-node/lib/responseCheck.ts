@@ -5,7 +5,7 @@ import type { AnswerFacts } from './engine';
 import { answerFacts, checkedFacts } from './answerCheck/facts';
 import { answerJson, type Parsed } from './answerCheck/answerJson';
 import type { AnswerCheckPlan } from './plan/answerCheck';
-import { presetAnswer, presetFailedCheck, presetRefused } from './presets';
+import { presetCheckParts, presetFailedCheck, presetRefused } from './presets';
 import type { ProviderRequest } from './params';
 import { missingPath } from './transport';
 
@@ -28,18 +28,20 @@ export function responseFacts(
 		return { failed_check: `required_path:${req.requiredPath}` };
 	const schema = check?.schema;
 	if (req.preset) {
-		const a = presetAnswer(req.preset, body, req.name);
+		const a = presetCheckParts(req.preset, body);
 		const parts = {
 			text: a.text,
 			toolCalls: 0,
-			finish: a.finish_reason,
+			finish: a.finish,
 			refusal: presetRefused(req.preset, body),
 		};
+		// Version 2.0, checking nothing: the preset's own check, as before (`empty_text`).
+		const failed = check?.checkEmpty ? undefined : presetFailedCheck(a);
 		const checked = checkedFacts(check, parts);
-		if (checked) return { answer: checked.facts, text: a.text, parsed: checked.parsed };
-		// Version 2 without an Answer Check: the preset's own check, as before (`empty_text`).
-		const failed = presetFailedCheck(a);
-		return failed ? { failed_check: failed } : {};
+		return {
+			...(failed ? { failed_check: failed } : {}),
+			...(checked ? { answer: checked.facts, text: a.text, parsed: checked.parsed } : {}),
+		};
 	}
 	if (!schema) return {};
 	const checked = answerFacts(bodyParts(body), schema);

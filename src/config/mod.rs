@@ -3,6 +3,7 @@
 pub mod decode;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod node_constants;
+pub mod versions;
 use crate::choose::hedge::{Hedge, HedgeDelay};
 use crate::error::EngineError;
 use crate::facts::status_set::StatusSet;
@@ -12,6 +13,7 @@ use crate::limits::rate_gate::RateLimit;
 use crate::limits::retry_budget::RetryBudget;
 use crate::limits::token_budget::Limits;
 use crate::limits::token_limit::{Period, Prices, TokenRules, DEFAULT_OUTPUT_RESERVE};
+use crate::verdict::answer_check::AnswerChecks;
 use crate::verdict::backoff::{Backoff, Strategy};
 use crate::verdict::outcome::RetryRules;
 use serde::{Deserialize, Serialize};
@@ -44,6 +46,12 @@ pub struct ChainConfig {
     /// health (`answer_check`); off by default: they are the workflow's prompt, schema or Max
     /// Tokens, as a 400 is.
     pub count_answer_misses: bool,
+    /// An answer with neither text nor a tool call fails (`empty`), where the node hands over
+    /// what the answer was. On by default; the node's version table says when it is off.
+    pub check_empty: bool,
+    /// The answer's finish word and a refusal are read (`cut`, `content_policy`): *Fail Over on
+    /// Cut, Filtered or Refused Answers*. On by default; off, they are served as they came.
+    pub check_finish: bool,
     /// A 400 saying the input is too long for the model moves on to the next provider (a larger
     /// context) instead of failing the item with `context_too_long`.
     pub next_provider_when_input_too_long: bool,
@@ -127,6 +135,8 @@ impl Default for ChainConfig {
             count_429: false,
             retry_unsafe_methods: false,
             count_answer_misses: false,
+            check_empty: true,
+            check_finish: true,
             next_provider_when_input_too_long: false,
             next_provider_on_client_error: true,
             streams: false,
@@ -521,6 +531,7 @@ impl ChainConfig {
                 count_429: self.count_429,
                 retry_unsafe_methods: self.retry_unsafe_methods,
                 count_answer_misses: self.count_answer_misses,
+                answer_checks: AnswerChecks { empty: self.check_empty, finish: self.check_finish },
             },
             next_provider_when_input_too_long: self.next_provider_when_input_too_long,
             next_provider_on_client_error: self.next_provider_on_client_error,

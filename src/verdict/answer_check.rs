@@ -94,15 +94,33 @@ fn is_one_of(word: &str, words: &[&str]) -> bool {
     words.iter().any(|w| w.eq_ignore_ascii_case(word))
 }
 
+/// Which answer checks a chain keeps: the node's version and its Answer Check say (the schema is
+/// checked wherever one is set). Both on by default: facts handed over are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerChecks {
+    /// An answer with neither text nor a tool call fails (`empty`).
+    pub empty: bool,
+    /// The finish word and a refusal are read (`content_policy`, `cut`): *Fail Over on Cut,
+    /// Filtered or Refused Answers*.
+    pub finish: bool,
+}
+
+impl Default for AnswerChecks {
+    fn default() -> Self {
+        AnswerChecks { empty: true, finish: true }
+    }
+}
+
 impl AnswerFacts {
     /// The check this answer fails, the first in order of what it says about the answer: a
-    /// refusal or filter (whatever text came with it), nothing at all, cut short, off-schema.
-    pub fn failed(&self) -> Option<AnswerCheck> {
-        let finish = self.finish.as_deref().unwrap_or("");
-        if self.refusal || is_one_of(finish, POLICY_WORDS) {
+    /// refusal or filter (whatever text came with it), nothing at all, cut short, off-schema;
+    /// only among the checks the chain keeps.
+    pub fn failed(&self, checks: AnswerChecks) -> Option<AnswerCheck> {
+        let finish = if checks.finish { self.finish.as_deref().unwrap_or("") } else { "" };
+        if (checks.finish && self.refusal) || is_one_of(finish, POLICY_WORDS) {
             return Some(AnswerCheck::ContentPolicy);
         }
-        if self.empty {
+        if checks.empty && self.empty {
             return Some(AnswerCheck::Empty);
         }
         if is_one_of(finish, CUT_WORDS) {
@@ -133,31 +151,49 @@ mod tests {
     }
 
     #[test]
+    fn a_check_the_chain_does_not_keep_is_not_failed_though_its_fact_came() {
+        let no_finish = AnswerChecks { empty: true, finish: false };
+        assert_eq!(finish("length").failed(no_finish), None);
+        let refused = AnswerFacts { refusal: true, ..Default::default() };
+        assert_eq!(refused.failed(no_finish), None);
+        // Finish words off, an empty answer still fails: the chat model's empty check stays.
+        let empty = AnswerFacts { empty: true, ..finish("stop") };
+        assert_eq!(empty.failed(no_finish), Some(AnswerCheck::Empty));
+        assert_eq!(empty.failed(AnswerChecks { empty: false, finish: true }), None);
+        let off_schema = AnswerFacts { schema_errors: vec![SchemaError::default()], ..Default::default() };
+        assert_eq!(off_schema.failed(AnswerChecks { empty: false, finish: false }), Some(AnswerCheck::Schema));
+    }
+
+    #[test]
     fn each_vendors_finish_word_is_read_as_its_check() {
         for w in ["length", "max_tokens", "MAX_TOKENS", "max_output_tokens"] {
-            assert_eq!(finish(w).failed(), Some(AnswerCheck::Cut), "{w}");
+            assert_eq!(finish(w).failed(AnswerChecks::default()), Some(AnswerCheck::Cut), "{w}");
         }
         for w in ["content_filter", "SAFETY", "RECITATION", "refusal", "PROHIBITED_CONTENT", "guardrail_intervened"] {
-            assert_eq!(finish(w).failed(), Some(AnswerCheck::ContentPolicy), "{w}");
+            assert_eq!(finish(w).failed(AnswerChecks::default()), Some(AnswerCheck::ContentPolicy), "{w}");
         }
         for w in ["stop", "end_turn", "STOP", "tool_calls", "tool_use", ""] {
-            assert_eq!(finish(w).failed(), None, "{w}");
+            assert_eq!(finish(w).failed(AnswerChecks::default()), None, "{w}");
         }
     }
 
     #[test]
     fn a_refusal_outranks_an_empty_answer_and_an_empty_one_a_schema_miss() {
         let refused = AnswerFacts { refusal: true, empty: true, ..Default::default() };
-        assert_eq!(refused.failed(), Some(AnswerCheck::ContentPolicy));
+        assert_eq!(refused.failed(AnswerChecks::default()), Some(AnswerCheck::ContentPolicy));
         let empty = AnswerFacts {
             empty: true,
             schema_checked: true,
             schema_errors: vec![SchemaError { path: String::new(), message: "not JSON".into() }],
             ..Default::default()
         };
-        assert_eq!(empty.failed(), Some(AnswerCheck::Empty));
+        assert_eq!(empty.failed(AnswerChecks::default()), Some(AnswerCheck::Empty));
         let cut = AnswerFacts { schema_errors: empty.schema_errors.clone(), ..finish("length") };
-        assert_eq!(cut.failed(), Some(AnswerCheck::Cut), "a cut answer's JSON is broken because it was cut");
+        assert_eq!(
+            cut.failed(AnswerChecks::default()),
+            Some(AnswerCheck::Cut),
+            "a cut answer's JSON is broken because it was cut"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::facts::content_policy::refused_by_policy;
 use crate::facts::context_limit::input_too_long;
 use crate::facts::retry_after::{hint_with_body, spent_reset, Hint, HintHeaders};
 use crate::facts::status_set::StatusSet;
-use crate::verdict::answer_check::{AnswerCheck, AnswerFacts};
+use crate::verdict::answer_check::{AnswerCheck, AnswerChecks, AnswerFacts};
 use crate::verdict::reason::Reason;
 use serde::{Deserialize, Serialize};
 
@@ -66,11 +66,11 @@ impl Outcome {
     }
 
     /// The failed check that decides this outcome: a success status with a failed response
-    /// check (Response Must Contain), or an answer check it failed.
-    pub fn decisive_check(&self) -> Option<&str> {
+    /// check (Response Must Contain), or an answer check it failed of those the chain keeps.
+    pub fn decisive_check(&self, checks: AnswerChecks) -> Option<&str> {
         match self {
             Outcome::Status { status, failed_check, answer, .. } if (100..400).contains(status) => {
-                failed_check.as_deref().or_else(|| answer.as_ref()?.failed().map(AnswerCheck::name))
+                failed_check.as_deref().or_else(|| answer.as_ref()?.failed(checks).map(AnswerCheck::name))
             }
             _ => None,
         }
@@ -110,6 +110,8 @@ pub struct RetryRules {
     /// Count an answer cut at its token limit or off the schema against the provider (they are
     /// the workflow's prompt, schema or Max Tokens, so by default they are not).
     pub count_answer_misses: bool,
+    /// The answer checks the chain keeps (`check_empty`, `check_finish`).
+    pub answer_checks: AnswerChecks,
 }
 
 /// Facts about the call that the outcome alone does not carry.
@@ -182,7 +184,7 @@ pub fn classify(outcome: &Outcome, facts: CallFacts, rules: &RetryRules, now_ms:
                     c.health = Health::Failure;
                     c.verdict = Verdict::Stop(Reason::CheckFailed);
                     c.check = Some(AnswerCheck::RequiredPath);
-                } else if let Some(check) = answer.as_ref().and_then(AnswerFacts::failed) {
+                } else if let Some(check) = answer.as_ref().and_then(|a| a.failed(rules.answer_checks)) {
                     c.check = Some(check);
                     // The answer is no use: the chain moves on. Whose fault it is decides what it
                     // counts against (seed 001: never cool down on your own bugs).
@@ -410,7 +412,7 @@ mod tests {
             body: None,
         };
         assert_eq!(run(&busy, get()).verdict, Verdict::Retry, "a 503 is a 503, whatever its body lacks");
-        assert_eq!(busy.decisive_check(), None);
+        assert_eq!(busy.decisive_check(AnswerChecks::default()), None);
     }
 
     fn answered(a: AnswerFacts) -> Outcome {

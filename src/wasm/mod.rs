@@ -99,6 +99,13 @@ pub fn store_down_metrics(scope: &str) -> String {
     crate::report::metrics::store_families(scope, false, fallbacks(scope))
 }
 
+/// A vendor's finish word in the one vocabulary of Call Chain's LLM presets (`stop`, `length`,
+/// `tool_calls`, `content_filter`; another word lower-cased). Crossed once per preset answer.
+#[wasm_bindgen(js_name = finishReason)]
+pub fn finish_reason(word: &str) -> String {
+    crate::verdict::finish_word::shared(word)
+}
+
 /// Whether rows read `age_ms` ago may still serve under a read-ahead grant's `limit_ms`.
 #[wasm_bindgen(js_name = readServes)]
 pub fn read_serves(age_ms: f64, limit_ms: f64) -> bool {
@@ -202,7 +209,7 @@ impl Engine {
     #[wasm_bindgen(js_name = answerFails)]
     pub fn answer_fails(&self, answer: JsValue) -> Result<Option<String>, JsValue> {
         let facts = input::answer_facts(&answer).map_err(js_error)?;
-        Ok(facts.and_then(|f| f.failed()).map(|c| c.name().to_string()))
+        Ok(facts.and_then(|f| f.failed(self.chain.rules.answer_checks)).map(|c| c.name().to_string()))
     }
 
     /// After a lost compare-and-set race (the `lost_in_row`-th): read again, give the shared

@@ -39,6 +39,8 @@ export interface ChainConfig {
   base_ms?: number; cap_ms?: number; max_attempts?: number; deadline_ms?: number; budget_ms?: number;
   retry_after_cap_ms?: number; defer_spread_ms?: number; retry_statuses?: string;
   health_statuses?: string; count_429?: boolean; retry_unsafe_methods?: boolean; count_answer_misses?: boolean;
+  /** The answer checks kept (both default true): `empty`, and the finish word and refusal. */
+  check_empty?: boolean; check_finish?: boolean;
   next_provider_when_input_too_long?: boolean; next_provider_on_client_error?: boolean;
   streams?: boolean; first_chunk_deadline_ms?: number; stream_idle_ms?: number;
   fail_over_first?: boolean;

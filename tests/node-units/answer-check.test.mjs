@@ -9,6 +9,8 @@ const { readSchema } = require('../../dist/lib/answerCheck/schema.js');
 const { answerJson, finalAnswerArgs } = require('../../dist/lib/answerCheck/answerJson.js');
 const { answerFacts } = require('../../dist/lib/answerCheck/facts.js');
 const { responseFacts } = require('../../dist/lib/responseCheck.js');
+const { presetAnswer } = require('../../dist/lib/presets/index.js');
+const { Engine } = require('../../dist/engine/engine.js');
 
 const BRIEF = {
 	type: 'object',
@@ -91,12 +93,22 @@ test('Call Chain: a preset answer is checked only as its version and Answer Chec
 	const body = (content, finish = 'stop', refusal) => ({
 		choices: [{ message: { content, refusal }, finish_reason: finish }],
 	});
-	// Version 2 with nothing added: the preset's own check only, as before.
-	assert.deepEqual(responseFacts(req, body(''), { checkFinish: false }), {
-		failed_check: 'empty_text',
-	});
-	assert.deepEqual(responseFacts(req, body('cut', 'length'), { checkFinish: false }), {});
-	// Version 2.1: the finish word and the refusal go to the engine.
+	// Version 2.0 with nothing added: the preset's own check (empty_text), as before; the facts
+	// go as they came, and the engine's switches (check_empty, check_finish off) leave them unread.
+	const v20 = { checkFinish: false, checkEmpty: false };
+	assert.equal(responseFacts(req, body(''), v20).failed_check, 'empty_text');
+	assert.equal(responseFacts(req, body('cut', 'length'), v20).failed_check, undefined);
+	assert.equal(responseFacts(req, body('cut', 'length'), v20).answer.finish, 'length');
+	// Version 2.1: the engine checks empty answers itself; no preset check beside it.
+	const v21 = { checkFinish: true, checkEmpty: true };
+	assert.equal(responseFacts(req, body(''), v21).failed_check, undefined);
+	assert.equal(responseFacts(req, body(''), v21).answer.empty, true);
+	// Anthropic's and Gemini's words as they came (the engine reads them; the answer shows them
+	// in the shared vocabulary).
+	const anthropic = { content: [{ type: 'text', text: 'cut' }], stop_reason: 'max_tokens' };
+	const claude = { ...req, preset: 'anthropicMessages' };
+	assert.equal(responseFacts(claude, anthropic, v21).answer.finish, 'max_tokens');
+	assert.equal(presetAnswer('anthropicMessages', anthropic, 'c').finish_reason, 'length');
 	assert.equal(
 		responseFacts(req, body('cut', 'length'), { checkFinish: true }).answer.finish,
 		'length',
@@ -140,4 +152,15 @@ test("the repair round's turn: the model's answer, then the errors, in each pres
 	]);
 	const gemini = repairBody('geminiGenerateContent', { contents: [{ role: 'user' }] }, miss);
 	assert.deepEqual(gemini.contents[1], { role: 'model', parts: [{ text: 'not json' }] });
+});
+
+test('a check the chain does not keep is off in the engine, its facts handed over all the same', () => {
+	const cut = { empty: false, finish: 'length', refusal: false };
+	const empty = { empty: true, finish: 'stop', refusal: false };
+	const engine = (extra) => new Engine({ providers: [{ name: 'a' }], ...extra });
+	assert.equal(engine({}).answerFails(cut), 'cut');
+	assert.equal(engine({ check_finish: false }).answerFails(cut), undefined);
+	// Finish words off, an empty answer still fails (the chat model 1.1 with the option off).
+	assert.equal(engine({ check_finish: false }).answerFails(empty), 'empty');
+	assert.equal(engine({ check_finish: false, check_empty: false }).answerFails(empty), undefined);
 });

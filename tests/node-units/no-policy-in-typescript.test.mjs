@@ -1,7 +1,7 @@
 // The architecture's promise, held by a test: TypeScript moves bytes, the engine decides. A
-// status comparison, an error-code regex or delay arithmetic in n8n-node/ (outside the files the
-// engine generates) is a decision made in TypeScript, and a metric counted there a count of its
-// own. Each pattern is checked first against the
+// status comparison, an error-code regex, delay arithmetic, a version's default, a finish-word
+// table or a price in n8n-node/ (outside the files the engine generates) is a decision made in
+// TypeScript, and a metric counted there a count of its own. Each pattern is checked first against the
 // kind of line it exists to catch (the lines this package once had), so a pattern that catches
 // nothing fails here rather than passing silently.
 import { test } from 'node:test';
@@ -46,6 +46,27 @@ const PATTERNS = [
 		],
 		spares: ['for (const [k, v] of Object.entries(c)) if (v) p[k] = (p[k] ?? 0) + v;'],
 	},
+	{
+		what: "a version default (the engine's table, src/config/versions.rs, says what a version does)",
+		re: /typeVersion\s*[<>]=?\s*\d|(?<![.\w])version\s*[<>]=?\s*\d+\.\d/,
+		catches: [
+			'fleetLimitDefault(config, ctx.getNode().typeVersion >= 1.1);',
+			'if (version >= 2.1) config.wait_in_line = true;',
+		],
+		spares: ['const list = version >= 2 ? readRowsV2(ctx, i, rows, fail) : rows;'],
+	},
+	{
+		what: 'a finish-word table (the engine reads finish words: src/verdict/finish_word.rs)',
+		re: /\b(end_turn|max_tokens|MAX_TOKENS|tool_use|SAFETY|PROHIBITED_CONTENT)\s*:\s*['"]/,
+		catches: ["end_turn: 'stop',", "MAX_TOKENS: 'length',"],
+		spares: ['max_tokens: maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,'],
+	},
+	{
+		what: "a price (what tokens cost is the engine's: src/limits/token_limit.rs)",
+		re: /\b(cache_write|cached_input|cacheWrite|cachedInput)\w*\s*\*|\*\s*1\.25\b|\binput\s*\*\s*price/i,
+		catches: ['const cost = cache_write * 1.25', 'input * price_input'],
+		spares: ["price_cache_write: money('priceCacheWrite'),"],
+	},
 ];
 
 test('each pattern catches the decisions it names and spares the lines it does not', () => {
@@ -55,7 +76,7 @@ test('each pattern catches the decisions it names and spares the lines it does n
 	}
 });
 
-test('n8n-node/ holds no status comparison, error-code regex or delay arithmetic', () => {
+test('n8n-node/ holds no status comparison, error-code regex, delay arithmetic, version default, finish-word table or price', () => {
 	const { files, lines } = nodeSources();
 	const found = [];
 	for (const { at, line } of lines)

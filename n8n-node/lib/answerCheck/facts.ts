@@ -42,13 +42,11 @@ export function answerFacts(p: AnswerParts, schema?: AnswerSchema): CheckedAnswe
 	return { facts, parsed: json.value };
 }
 
-/** The facts a node's Answer Check hands over for `p`: none when it checks nothing (the node's
- * older versions), the finish word and refusal only when it checks them. */
+/** The facts a node with an Answer Check hands over for `p`, all of them as they came: which
+ * checks read them is the engine's `check_empty` and `check_finish`. */
 export function checkedFacts(
 	check: AnswerCheckPlan | undefined,
 	p: AnswerParts,
 ): CheckedAnswer | undefined {
-	if (!check || (!check.checkFinish && !check.schema)) return undefined;
-	const parts = check.checkFinish ? p : { ...p, finish: null, refusal: false };
-	return answerFacts(parts, check.schema);
+	return check ? answerFacts(p, check.schema) : undefined;
 }

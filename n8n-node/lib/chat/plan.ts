@@ -15,7 +15,7 @@ import {
 	type ISupplyDataFunctions,
 } from 'n8n-workflow';
 import { readAnswerCheck } from '../plan/answerCheck';
-import { fleetLimitDefault } from '../plan/policyTable';
+import { versionDefaults, withVersionDefaults } from '../plan/versionDefaults';
 import { CHAT_OVERRIDES } from '../engineConstants';
 import { readItemPlan, type ItemPlan } from '../params';
 import type { Connected } from './connected';
@@ -47,21 +47,25 @@ export function readChatPlan(
 	const plan = readItemPlan(view as unknown as IExecuteFunctions, 0);
 	const config = { ...CHAT_OVERRIDES, ...plan.config };
 	config.providers = config.providers.map((p) => ({ ...p, idempotent: true }));
-	fleetLimitDefault(config, ctx.getNode().typeVersion >= 1.1);
-	// On a Broken Stream (1.1): Continue, the default, or End With an Error, version 1's promise.
-	if (ctx.getNode().typeVersion >= 1.1) {
-		const onBroken = ctx.getNodeParameter('onBrokenStream', 0, 'continue');
-		if (onBroken !== 'continue' && onBroken !== 'error')
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`"On a Broken Stream" must be continue or error, got ${JSON.stringify(String(onBroken).slice(0, 50))}`,
-			);
-		if (onBroken === 'continue') config.continue_broken_streams = true;
-	}
-	// Answer Check: on by default from version 1.1 (empty, cut, filtered, refused answers move on).
+	const defaults = versionDefaults('chatModel', ctx.getNode().typeVersion);
+	// On a Broken Stream (from 1.1; 1.0 has no such parameter and keeps its own default): Continue
+	// or End With an Error.
+	const onBroken = ctx.getNodeParameter(
+		'onBrokenStream',
+		0,
+		defaults.continue_broken_streams ? 'continue' : 'error',
+	);
+	if (onBroken !== 'continue' && onBroken !== 'error')
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`"On a Broken Stream" must be continue or error, got ${JSON.stringify(String(onBroken).slice(0, 50))}`,
+		);
+	if (onBroken === 'continue') config.continue_broken_streams = true;
+	withVersionDefaults(config, defaults);
+	// Answer Check: the version's checks (1.1: empty, cut, filtered, refused answers move on).
 	const answerCheck = readAnswerCheck(
 		ctx.getNodeParameter('answerCheck', 0, {}) as IDataObject,
-		ctx.getNode().typeVersion >= 1.1,
+		defaults,
 		config,
 		(message) => {
 			throw new NodeOperationError(ctx.getNode(), message);

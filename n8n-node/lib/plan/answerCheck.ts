@@ -3,22 +3,26 @@
 // handed to the engine, and whether the engine counts the workflow's own misses.
 import type { IDataObject } from 'n8n-workflow';
 import type { ChainConfig } from '../engine';
+import type { VersionDefaults } from './versionDefaults';
 import { readSchema, type AnswerSchema } from '../answerCheck/schema';
 import type { Fail } from './fields';
 
 export interface AnswerCheckPlan {
 	schema?: AnswerSchema;
-	/** Hand an LLM preset's finish word and refusal to the engine (cut, filtered, refused). */
+	/** The engine reads the finish word and a refusal (cut, filtered, refused): its `check_finish`. */
 	checkFinish: boolean;
+	/** The engine fails an empty answer (its `check_empty`); off, version 2.0's presets keep their
+	 * own `empty_text` check. */
+	checkEmpty: boolean;
 	/** One repair round for an LLM's answer off the schema (the engine's `repairs`). */
 	repair: boolean;
 }
 
-/** `finishByDefault`: the node's version's default when Fail Over on Cut, Filtered or Refused
- * Answers is not added (a new default comes with a new version: Call Chain 2.1, chat model 1.1). */
+/** `defaults`: the node version's, where Fail Over on Cut, Filtered or Refused Answers is not
+ * added. The checks are the engine's switches; the answer's facts are always handed over. */
 export function readAnswerCheck(
 	raw: IDataObject,
-	finishByDefault: boolean,
+	defaults: VersionDefaults,
 	config: ChainConfig,
 	fail: Fail,
 ): AnswerCheckPlan {
@@ -29,6 +33,16 @@ export function readAnswerCheck(
 		fail(`Answer Check: "JSON Schema" ${(e as Error).message}`);
 	}
 	if (raw.countAnswerMisses === true) config.count_answer_misses = true;
-	const checkFinish = typeof raw.checkFinish === 'boolean' ? raw.checkFinish : finishByDefault;
-	return { schema, checkFinish, repair: schema !== undefined && raw.repairRound === true };
+	const checkFinish =
+		typeof raw.checkFinish === 'boolean' ? raw.checkFinish : defaults.check_finish;
+	// Before its version checked empty answers, a node checked them where it checked anything.
+	const checkEmpty = defaults.check_empty || checkFinish || schema !== undefined;
+	config.check_finish = checkFinish;
+	config.check_empty = checkEmpty;
+	return {
+		schema,
+		checkFinish,
+		checkEmpty,
+		repair: schema !== undefined && raw.repairRound === true,
+	};
 }

@@ -78,9 +78,3 @@ export function applyPolicy(
 export const POLICY_PARAMETERS: ReadonlyArray<readonly [string, string, string]> = ROWS.map(
 	([setting, collection, param]) => [setting, collection, param] as const,
 );
-
-/** Where the user left the fleet's learned limit unset, the node version's default: on from Call
- * Chain 2.1 and the chat model 1.1 (a saved workflow keeps what it did). */
-export function fleetLimitDefault(config: ChainConfig, on: boolean): void {
-	if (config.fleet_limit === undefined && on) config.fleet_limit = true;
-}

@@ -7,8 +7,7 @@ import {
 	checkedFields,
 	joinTexts,
 	JSON_HEADERS,
-	presetAnswer,
-	type PresetAnswer,
+	type AnswerParts,
 	type PresetFields,
 	type PresetRequest,
 } from './shared';
@@ -36,25 +35,14 @@ export function anthropicMessagesRequest(f: PresetFields): PresetRequest {
 	};
 }
 
-const FINISH: Record<string, string> = {
-	end_turn: 'stop',
-	stop_sequence: 'stop',
-	max_tokens: 'length',
-	tool_use: 'tool_calls',
-	refusal: 'content_filter',
-};
-
-export function anthropicMessagesAnswer(raw: unknown, provider: string): PresetAnswer {
+/** The answer's parts as the vendor's body has them (its finish word as it came). */
+export function anthropicMessagesParts(raw: unknown): AnswerParts {
 	const body = asObject(raw);
-	return presetAnswer(
-		provider,
-		{
-			text: joinTexts(at(body, 'content'), (p) => p.type === 'text'),
-			model: at(body, 'model'),
-			inputTokens: at(body, 'usage', 'input_tokens'),
-			outputTokens: at(body, 'usage', 'output_tokens'),
-			finish: at(body, 'stop_reason'),
-		},
-		FINISH,
-	);
+	return {
+		text: joinTexts(at(body, 'content'), (p) => p.type === 'text'),
+		model: at(body, 'model'),
+		inputTokens: at(body, 'usage', 'input_tokens'),
+		outputTokens: at(body, 'usage', 'output_tokens'),
+		finish: at(body, 'stop_reason'),
+	};
 }

@@ -7,8 +7,7 @@ import {
 	checkedFields,
 	joinTexts,
 	JSON_HEADERS,
-	presetAnswer,
-	type PresetAnswer,
+	type AnswerParts,
 	type PresetFields,
 	type PresetRequest,
 } from './shared';
@@ -36,28 +35,16 @@ export function geminiGenerateContentRequest(f: PresetFields): PresetRequest {
 	};
 }
 
-const FINISH: Record<string, string> = {
-	STOP: 'stop',
-	MAX_TOKENS: 'length',
-	SAFETY: 'content_filter',
-	PROHIBITED_CONTENT: 'content_filter',
-	BLOCKLIST: 'content_filter',
-	SPII: 'content_filter',
-};
-
-export function geminiGenerateContentAnswer(raw: unknown, provider: string): PresetAnswer {
+/** The answer's parts as the vendor's body has them (its finish word as it came). */
+export function geminiGenerateContentParts(raw: unknown): AnswerParts {
 	const body = asObject(raw);
 	const candidate = at(body, 'candidates', 0);
-	return presetAnswer(
-		provider,
-		{
-			// Thinking models add `thought: true` parts: those are not the answer.
-			text: joinTexts(at(candidate, 'content', 'parts'), (p) => p.thought !== true),
-			model: at(body, 'modelVersion'),
-			inputTokens: at(body, 'usageMetadata', 'promptTokenCount'),
-			outputTokens: at(body, 'usageMetadata', 'candidatesTokenCount'),
-			finish: at(candidate, 'finishReason'),
-		},
-		FINISH,
-	);
+	return {
+		// Thinking models add `thought: true` parts: those are not the answer.
+		text: joinTexts(at(candidate, 'content', 'parts'), (p) => p.thought !== true),
+		model: at(body, 'modelVersion'),
+		inputTokens: at(body, 'usageMetadata', 'promptTokenCount'),
+		outputTokens: at(body, 'usageMetadata', 'candidatesTokenCount'),
+		finish: at(candidate, 'finishReason'),
+	};
 }

@@ -1,9 +1,18 @@
 // LLM presets: a provider kind that builds the vendor's request from a few fields and reads its
 // answer into one shape. Pure functions; the item loop calls them, the engine decides policy.
-import { anthropicMessagesAnswer, anthropicMessagesRequest } from './anthropicMessages';
-import { geminiGenerateContentAnswer, geminiGenerateContentRequest } from './geminiGenerateContent';
-import { openAiChatAnswer, openAiChatRequest } from './openAiChat';
-import { asObject, at, type PresetAnswer, type PresetFields, type PresetRequest } from './shared';
+import { anthropicMessagesParts, anthropicMessagesRequest } from './anthropicMessages';
+import { geminiGenerateContentParts, geminiGenerateContentRequest } from './geminiGenerateContent';
+import { openAiChatParts, openAiChatRequest } from './openAiChat';
+import {
+	asObject,
+	at,
+	finishWord,
+	presetAnswer as answerOf,
+	type AnswerParts,
+	type PresetAnswer,
+	type PresetFields,
+	type PresetRequest,
+} from './shared';
 
 export type { PresetAnswer, PresetFields, PresetRequest } from './shared';
 export { PresetInputError } from './shared';
@@ -27,14 +36,14 @@ const PRESETS: Record<
 	PresetKind,
 	{
 		request: (f: PresetFields) => PresetRequest;
-		answer: (body: unknown, provider: string) => PresetAnswer;
+		parts: (body: unknown) => AnswerParts;
 	}
 > = {
-	openAiChat: { request: openAiChatRequest, answer: openAiChatAnswer },
-	anthropicMessages: { request: anthropicMessagesRequest, answer: anthropicMessagesAnswer },
+	openAiChat: { request: openAiChatRequest, parts: openAiChatParts },
+	anthropicMessages: { request: anthropicMessagesRequest, parts: anthropicMessagesParts },
 	geminiGenerateContent: {
 		request: geminiGenerateContentRequest,
-		answer: geminiGenerateContentAnswer,
+		parts: geminiGenerateContentParts,
 	},
 };
 
@@ -56,7 +65,17 @@ export function presetRequest(kind: PresetKind, fields: PresetFields): PresetReq
 /** The vendor's answer body in one shape. Never throws on an odd body: missing values are ''
  * (text) or null. */
 export function presetAnswer(kind: PresetKind, body: unknown, provider: string): PresetAnswer {
-	return preset(kind).answer(body, provider);
+	return answerOf(provider, preset(kind).parts(body));
+}
+
+/** What the answer checks read of the vendor's answer body: its text and its finish word as
+ * it came (the engine reads the word; the answer shows it in the shared vocabulary). */
+export function presetCheckParts(
+	kind: PresetKind,
+	body: unknown,
+): { text: string; finish: string | null } {
+	const parts = preset(kind).parts(body);
+	return { text: parts.text, finish: finishWord(parts.finish) };
 }
 
 /** Whether the vendor marked the answer a refusal apart from its finish word (OpenAI's
@@ -73,6 +92,6 @@ export const EMPTY_TEXT_CHECK = 'empty_text';
 /** The default response check of every preset: the failed check's name, or undefined when the
  * answer has text (whitespace alone is no answer). The item loop puts it in the outcome's `failed_check`; the engine decides what
  * a failed check means. */
-export function presetFailedCheck(answer: PresetAnswer): string | undefined {
+export function presetFailedCheck(answer: { text: string }): string | undefined {
 	return answer.text.trim() === '' ? EMPTY_TEXT_CHECK : undefined;
 }

@@ -6,9 +6,8 @@ import {
 	baseUrlOr,
 	checkedFields,
 	JSON_HEADERS,
-	presetAnswer,
 	str,
-	type PresetAnswer,
+	type AnswerParts,
 	type PresetFields,
 	type PresetRequest,
 } from './shared';
@@ -37,10 +36,8 @@ export function openAiChatRequest(f: PresetFields): PresetRequest {
 	return { url: `${base}/chat/completions`, method: 'POST', headers: { ...JSON_HEADERS }, body };
 }
 
-/** OpenAI's finish words are the shared vocabulary: nothing to map. */
-const FINISH: Record<string, string> = {};
-
-export function openAiChatAnswer(raw: unknown, provider: string): PresetAnswer {
+/** The answer's parts as the vendor's body has them (its finish word as it came). */
+export function openAiChatParts(raw: unknown): AnswerParts {
 	const body = asObject(raw);
 	const choice = at(body, 'choices', 0);
 	const content = at(choice, 'message', 'content');
@@ -48,15 +45,11 @@ export function openAiChatAnswer(raw: unknown, provider: string): PresetAnswer {
 	const text = Array.isArray(content)
 		? content.map((p) => str(at(p, 'text')) ?? '').join('')
 		: (str(content) ?? '');
-	return presetAnswer(
-		provider,
-		{
-			text,
-			model: at(body, 'model'),
-			inputTokens: at(body, 'usage', 'prompt_tokens'),
-			outputTokens: at(body, 'usage', 'completion_tokens'),
-			finish: at(choice, 'finish_reason'),
-		},
-		FINISH,
-	);
+	return {
+		text,
+		model: at(body, 'model'),
+		inputTokens: at(body, 'usage', 'prompt_tokens'),
+		outputTokens: at(body, 'usage', 'completion_tokens'),
+		finish: at(choice, 'finish_reason'),
+	};
 }

@@ -1,5 +1,6 @@
 // What every preset shares: the fields a user fills in, the one answer shape, and the tolerant
 // readers that turn an odd vendor body into empty values instead of an exception.
+import { engineModule } from '../engine';
 
 /** What the user fills in for an LLM preset (expressions already resolved). */
 export interface PresetFields {
@@ -114,10 +115,9 @@ export function asObject(body: unknown): unknown {
 	}
 }
 
-/** Maps a vendor's finish word to the shared vocabulary; unknown words pass through lower-cased. */
-export function finishReason(raw: unknown, map: Record<string, string>): string | null {
-	if (typeof raw !== 'string' || raw === '') return null;
-	return map[raw] ?? raw.toLowerCase();
+/** The vendor's finish word as it came, or null. */
+export function finishWord(raw: unknown): string | null {
+	return typeof raw === 'string' && raw !== '' ? raw : null;
 }
 
 /** Where a vendor's body keeps each part of the answer (any value; odd ones read as empty). */
@@ -129,17 +129,15 @@ export interface AnswerParts {
 	finish: unknown;
 }
 
-/** The one answer shape from a vendor's parts, its finish words mapped by `finishMap`. */
-export function presetAnswer(
-	provider: string,
-	parts: AnswerParts,
-	finishMap: Record<string, string>,
-): PresetAnswer {
+/** The one answer shape from a vendor's parts, its finish word in the shared vocabulary (the
+ * engine's table). */
+export function presetAnswer(provider: string, parts: AnswerParts): PresetAnswer {
+	const finish = finishWord(parts.finish);
 	return {
 		text: parts.text,
 		provider,
 		model: str(parts.model),
 		usage: { input_tokens: count(parts.inputTokens), output_tokens: count(parts.outputTokens) },
-		finish_reason: finishReason(parts.finish, finishMap),
+		finish_reason: finish === null ? null : engineModule().finishReason(finish),
 	};
 }

@@ -18,6 +18,7 @@ import { callProvider } from '../../lib/transport';
 import { redactDeep } from '../../lib/secrets';
 import { correlationId as correlationOf, itemFailed } from '../../lib/errorItem';
 import { planTokenFacts } from '../../lib/tokens/requestFacts';
+import { versionDefaults } from '../../lib/plan/versionDefaults';
 import { CounterDeltas, warnAll } from '../../lib/counters';
 import type { LoadedCredentials } from '../../lib/auth';
 import { assertRequestSecrets } from '../../lib/requestSecrets';
@@ -129,14 +130,21 @@ function itemConcurrency(
 			);
 		return n;
 	};
-	const mode = version >= 2.1 ? ctx.getNodeParameter('itemConcurrencyMode', 0, 'auto') : 'fixed';
+	// Version 2.0 has no Item Concurrency mode: its default (fixed) from the version's table.
+	const defaults = versionDefaults('callChain', version);
+	const mode = ctx.getNodeParameter('itemConcurrencyMode', 0, defaults.item_concurrency);
 	if (mode !== 'auto' && mode !== 'fixed')
 		throw new NodeOperationError(
 			ctx.getNode(),
 			`Node: "Item Concurrency" (itemConcurrencyMode) must be auto or fixed, got ${JSON.stringify(String(mode).slice(0, 50))}`,
 		);
 	if (mode === 'fixed') return { lanes: whole('itemConcurrency', 'Item Concurrency', 1, 1000) };
-	const ceiling = whole('maxItemConcurrency', 'Max Item Concurrency', 256, 10_000);
+	const ceiling = whole(
+		'maxItemConcurrency',
+		'Max Item Concurrency',
+		defaults.max_item_concurrency,
+		10_000,
+	);
 	return { lanes: ceiling, lineFor: linesFor(ceiling) };
 }
 

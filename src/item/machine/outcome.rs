@@ -55,7 +55,7 @@ impl ItemMachine {
         let took_ms = first_chunk_ms.unwrap_or(now.saturating_sub(at_ms));
         let signal = Signal::of(&c, timed_out, Some(took_ms));
         let remaining = self.remaining(now);
-        let label = match (outcome, outcome.decisive_check()) {
+        let label = match (outcome, outcome.decisive_check(self.chain.rules.answer_checks)) {
             (_, Some(check)) => format!("check_failed:{check}"),
             (Outcome::Status { status, .. }, None) => status.to_string(),
             (Outcome::Class { class }, None) => format!("{class}XX"),

@@ -36,6 +36,6 @@ export class ResilientProviderCallV2 implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const operation = this.getNodeParameter('operation', 0, 'callChain');
 		if (isGuardOperation(operation)) return guardNode(this, operation);
-		return executeNode.call(this, this.getNode().typeVersion >= 2.1 ? 2.1 : 2);
+		return executeNode.call(this, this.getNode().typeVersion);
 	}
 }

@@ -1,0 +1,23 @@
+// Each node version's defaults, from the engine's table (src/config/versions.rs, generated into
+// engineConstants.ts): a saved workflow keeps what its version did, as n8n saves only the values
+// a user changed. The node looks its typeVersion up here; it keeps no default of its own.
+import type { ChainConfig } from '../engine';
+import { VERSION_DEFAULTS } from '../engineConstants';
+
+export type VersionedNode = keyof typeof VERSION_DEFAULTS;
+export type VersionDefaults = (typeof VERSION_DEFAULTS)[VersionedNode][number][1];
+
+/** `node`'s defaults at `typeVersion`: the table's newest row at or below it. */
+export function versionDefaults(node: VersionedNode, typeVersion: number): VersionDefaults {
+	const rows = VERSION_DEFAULTS[node];
+	let defaults: VersionDefaults = rows[0][1];
+	for (const [from, d] of rows) if (from <= typeVersion) defaults = d;
+	return defaults;
+}
+
+/** The engine's switches the version turns on, where the user set nothing (off is the engine's
+ * own default). */
+export function withVersionDefaults(config: ChainConfig, d: VersionDefaults): void {
+	for (const key of ['wait_in_line', 'fleet_limit', 'continue_broken_streams'] as const)
+		if (config[key] === undefined && d[key]) config[key] = true;
+}

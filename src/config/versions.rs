@@ -1,0 +1,96 @@
+//! What each version of each node does where its user set nothing: n8n saves only the values a
+//! user changed, so a new default comes with a new node version and a saved workflow keeps what
+//! it did. One table per node, read by the node by its `typeVersion` (generated into
+//! `engineConstants.ts`); docs/versions.md shows the same table and `tests/versions.rs` holds the
+//! two together.
+use serde::Serialize;
+
+/// A node version's defaults: the engine's switches it turns on (`ChainConfig`'s fields of the
+/// same names) and, for Call Chain, how its items run at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct VersionDefaults {
+    /// `ChainConfig::wait_in_line`: an item a provider can take soon waits its turn.
+    pub wait_in_line: bool,
+    /// `ChainConfig::fleet_limit`: the fleet's learned limit on calls in flight.
+    pub fleet_limit: bool,
+    /// `ChainConfig::check_empty`: an answer with neither text nor a tool call fails.
+    pub check_empty: bool,
+    /// `ChainConfig::check_finish`: a cut, filtered or refused answer fails (*Fail Over on Cut,
+    /// Filtered or Refused Answers*).
+    pub check_finish: bool,
+    /// `ChainConfig::continue_broken_streams`: *On a Broken Stream: Continue*.
+    pub continue_broken_streams: bool,
+    /// Call Chain's *Item Concurrency*: `auto` (learned, up to `max_item_concurrency`) or
+    /// `fixed` (one at a time unless set).
+    pub item_concurrency: &'static str,
+    pub max_item_concurrency: u32,
+}
+
+const NONE: VersionDefaults = VersionDefaults {
+    wait_in_line: false,
+    fleet_limit: false,
+    check_empty: false,
+    check_finish: false,
+    continue_broken_streams: false,
+    item_concurrency: "fixed",
+    max_item_concurrency: 256,
+};
+
+/// Resilient Provider Call's *Call Chain* operation, from each version on.
+pub const CALL_CHAIN: &[(f64, VersionDefaults)] = &[
+    (1.0, NONE),
+    (2.0, NONE),
+    (
+        2.1,
+        VersionDefaults {
+            wait_in_line: true,
+            fleet_limit: true,
+            check_empty: true,
+            check_finish: true,
+            item_concurrency: "auto",
+            ..NONE
+        },
+    ),
+];
+
+/// Resilient Provider Call's *Check Provider* and *Report Outcome* (the guard): the check holds
+/// a slot of the fleet's limit from 2.1; it never waits in line (it answers go or defer).
+pub const GUARD: &[(f64, VersionDefaults)] = &[(2.0, NONE), (2.1, VersionDefaults { fleet_limit: true, ..NONE })];
+
+/// The Resilient Chat Model.
+pub const CHAT_MODEL: &[(f64, VersionDefaults)] = &[
+    (1.0, NONE),
+    (
+        1.1,
+        VersionDefaults {
+            fleet_limit: true,
+            check_empty: true,
+            check_finish: true,
+            continue_broken_streams: true,
+            ..NONE
+        },
+    ),
+];
+
+/// The nodes by the names the node's TypeScript and the docs use.
+pub const NODES: [(&str, &[(f64, VersionDefaults)]); 3] =
+    [("callChain", CALL_CHAIN), ("guard", GUARD), ("chatModel", CHAT_MODEL)];
+
+/// `table`'s defaults at `version`: those of the newest version at or below it (the oldest's
+/// below the first).
+pub fn at(table: &[(f64, VersionDefaults)], version: f64) -> VersionDefaults {
+    table.iter().rev().find(|(from, _)| *from <= version).unwrap_or(&table[0]).1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_between_two_takes_the_older_ones_defaults() {
+        assert!(!at(CALL_CHAIN, 2.0).wait_in_line);
+        assert!(at(CALL_CHAIN, 2.1).wait_in_line);
+        assert!(at(CALL_CHAIN, 2.5).wait_in_line, "a newer version keeps 2.1's until it says otherwise");
+        assert_eq!(at(CHAT_MODEL, 0.5), NONE);
+    }
+}
