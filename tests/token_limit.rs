@@ -162,6 +162,10 @@ fn alone_a_call_chain_item_waits_in_line_for_the_window_within_its_budget() {
         other => panic!("{other:?}"),
     }
     assert!(matches!(poll(&mut second, &mut store, 66_000).step, Step::Call { provider: 0, .. }));
+    // The wait is counted where an operator sees it (resilient_provider_token_waits_total), and
+    // it turned no call away.
+    let counters = &second.counters()[0];
+    assert_eq!((counters.token_waits, counters.token_limited), (1, 0));
 }
 
 #[test]

@@ -49,6 +49,10 @@ pub struct Counters {
     /// Calls the provider's tokens per minute or spend cap turned away (moved on or deferred).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub token_limited: u32,
+    /// Waits in line for the provider's tokens per minute or spend cap (Call Chain's items that
+    /// waited their turn rather than moving on or deferring).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub token_waits: u32,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -158,6 +158,9 @@ pub struct ItemMachine {
     /// a time): given back by the next poll that writes nothing else (a poll writes one
     /// provider's rows).
     gate_given_up: Option<usize>,
+    /// Its waits in line, per provider, on that provider's tokens per minute or spend cap
+    /// (counted as `token_waits`: the skips they replace are not kept).
+    token_waits: Vec<u32>,
     /// Items in the pool to poll again: slots were granted to them (or the window refuses all).
 
     /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
@@ -236,6 +239,7 @@ impl ItemMachine {
             queued_for: None,
             came_from: None,
             gate_given_up: None,
+            token_waits: Vec::new(),
             seats: None,
             token_facts: Vec::new(),
             mid_stream: None,
@@ -323,6 +327,9 @@ impl ItemMachine {
                 matches!(s.reason, Reason::CircuitOpen | Reason::Cooldown | Reason::HalfOpenBusy) as u32;
             c[s.provider].retry_budget_exhausted += (s.reason == Reason::RetryBudget) as u32;
             c[s.provider].token_limited += matches!(s.reason, Reason::TokenLimited | Reason::SpendCap) as u32;
+        }
+        for (c, &waits) in c.iter_mut().zip(&self.token_waits) {
+            c.token_waits += waits;
         }
         if matches!(self.finished, Some(Step::Defer { .. } | Step::Fail { .. })) {
             c[0].give_ups += 1;

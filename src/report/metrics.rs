@@ -61,6 +61,7 @@ pub const TOKENS_ESTIMATED: &str = "resilient_provider_tokens_estimated_total";
 pub const SPEND: &str = "resilient_provider_spend_total";
 /// Calls a token limit or spend cap turned away from the provider.
 pub const TOKEN_LIMITED: &str = "resilient_provider_token_limited_total";
+pub const TOKEN_WAITS: &str = "resilient_provider_token_waits_total";
 /// Answers' latency and streamed calls' time to their first chunk, from the latency row (recorded
 /// under latency routing or p95 hedging), by lane and quantile.
 pub const LATENCY: &str = "resilient_provider_latency_seconds";
@@ -210,7 +211,7 @@ pub fn render(
             let _ = writeln!(out, "{TOKENS}{l} {value}");
         }
     }
-    let families: [(&str, &str, &str, bool); 3] = [
+    let families: [(&str, &str, &str, bool); 4] = [
         (
             TOKENS_ESTIMATED,
             "tokens:estimated",
@@ -222,6 +223,12 @@ pub fn render(
             TOKEN_LIMITED,
             "token_limited",
             "Calls the provider's tokens per minute or spend cap turned away (moved on or deferred).",
+            false,
+        ),
+        (
+            TOKEN_WAITS,
+            "token_waits",
+            "Waits in line for the provider's tokens per minute or spend cap (items that waited their turn).",
             false,
         ),
     ];

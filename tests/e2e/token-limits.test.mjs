@@ -173,8 +173,9 @@ test(`n8n ${major}: Call Chain and the chat model on one provider's Tokens per M
 		sample(metrics, 'resilient_provider_tokens_total', `${labels},direction="${d}"`),
 	);
 	const spend = sample(metrics, 'resilient_provider_spend_total', labels);
+	const waits = sample(metrics, 'resilient_provider_token_waits_total', labels);
 	console.log(
-		`n8n ${major}: ${served.length} Call Chain items and ${chat.length} chat calls in ${((Date.now() - started) / 1000).toFixed(1)} s; the vendor: ${s.requests} requests, ${s.r429} answered 429, ${s.input} + ${s.output} tokens charged for the calls it served, at most ${s.peakMinute} in a minute (${((100 * s.peakMinute) / TPM).toFixed(1)} % of ${TPM}); Get Metrics: tokens ${counted[0]} + ${counted[1]}, spend ${spend}; ${overflow.requests} chat calls moved on to the second model`,
+		`n8n ${major}: ${served.length} Call Chain items and ${chat.length} chat calls in ${((Date.now() - started) / 1000).toFixed(1)} s; the vendor: ${s.requests} requests, ${s.r429} answered 429, ${s.input} + ${s.output} tokens charged for the calls it served, at most ${s.peakMinute} in a minute (${((100 * s.peakMinute) / TPM).toFixed(1)} % of ${TPM}); Get Metrics: tokens ${counted[0]} + ${counted[1]}, spend ${spend}, ${waits} waits in line for the minute; ${overflow.requests} chat calls moved on to the second model`,
 	);
 	assert.equal(
 		served.length,
@@ -194,6 +195,9 @@ test(`n8n ${major}: Call Chain and the chat model on one provider's Tokens per M
 	assert.deepEqual(counted, [s.input, s.output], "tokens_total is the vendor's count");
 	assert.ok(Math.abs(spend - (2 * s.input + 8 * s.output) / 1e6) < 1e-9, `spend ${spend}`);
 	assert.equal(sample(metrics, 'resilient_provider_tokens_estimated_total', labels), 0);
+	// Waits in line for the minute are counted in their own family (tests/token_limit.rs counts
+	// one wait exactly); here it is in the scrape, a whole number.
+	assert.ok(Number.isInteger(waits), `resilient_provider_token_waits_total: ${waits}`);
 });
 
 test(`n8n ${major}: a Spend Cap reached mid-run sends the rest to the next provider, or to deferred with spend_cap until the next UTC day`, async () => {

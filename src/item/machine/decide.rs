@@ -175,6 +175,7 @@ impl ItemMachine {
             }
             Choice::Nothing { earliest, register, .. } => {
                 if let Some(ms) = self.in_line_for(now, earliest, max_wait) {
+                    self.count_token_waits(skipped_before);
                     self.report.skipped.truncate(skipped_before);
                     self.sleep(now, ms, WaitCause::InLine);
                     // Waiting for the fleet's limit: the others hear it and give back.

@@ -10,6 +10,15 @@ impl ItemMachine {
         self.token_facts = vec![Some(facts); self.chain.providers.len()];
     }
 
+    /// The item waits in line: each provider this poll skipped for its tokens per minute or its
+    /// spend cap counts a token wait (the skips themselves are dropped with the wait).
+    pub(super) fn count_token_waits(&mut self, skipped_before: usize) {
+        self.token_waits.resize(self.chain.providers.len(), 0);
+        for s in &self.report.skipped[skipped_before..] {
+            self.token_waits[s.provider] += matches!(s.reason, Reason::TokenLimited | Reason::SpendCap) as u32;
+        }
+    }
+
     /// What this item's request is to `provider` alone (its own body and Max Tokens). A provider
     /// out of the chain's range is ignored.
     pub fn provider_tokens(&mut self, provider: usize, facts: TokenFacts) {
