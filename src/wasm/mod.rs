@@ -22,6 +22,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
+/// The allocator: talc in place of Rust's default dlmalloc, 6.8 KB less WASM (issue 57) at the
+/// same speed. It frees and coalesces as dlmalloc does (the engine lives as long as n8n's
+/// process); its unsynchronised WASM form needs a single-threaded module (no `atomics`), as here.
+#[global_allocator]
+static ALLOC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// The answer to `leave`: rows to write, if any.
 #[derive(Serialize)]
 struct Left {
