@@ -288,8 +288,8 @@ mod tests {
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
         assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
-        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 9);
-        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 9);
+        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 10);
+        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 10);
         // After the open window the gauge reads half-open, as a call would meet it.
         let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
@@ -307,7 +307,7 @@ mod tests {
             text.contains(r#"{scope="s\"\n\\",provider="x\"} 1\nresilient_provider_state{provider=\"y\\"} 0"#),
             "{text}"
         );
-        let families = COUNTERS.len() + 9;
+        let families = COUNTERS.len() + 10;
         assert_eq!(
             text.lines().count(),
             3 * families + CHECK_NAMES.len() - 1 + 1 - 1,
