@@ -61,7 +61,7 @@ function earlier(E) {
 			sink += it.poll(i, views).step.provider;
 			it.free();
 		},
-		// What runItem.ts did per attempt then: item, poll, onOutcome, lastAttempt, record,
+		// What itemLoop.ts did per attempt then: item, poll, onOutcome, lastAttempt, record,
 		// finished, and at the item's end report + counters.
 		attempt(i) {
 			const it = eng.item(i, 'h', []);
@@ -90,7 +90,7 @@ function current(E) {
 			sink += it.poll(i, rows.join(SEP)).step.provider;
 			it.free();
 		},
-		// What runItem.ts does per attempt: item, poll, outcome (the end comes with it).
+		// What itemLoop.ts does per attempt: item, poll, outcome (the end comes with it).
 		attempt(i) {
 			const it = eng.item(i, 'h', '');
 			const poll = it.poll(i, rows.join(SEP));

@@ -71,16 +71,57 @@ export function deferredJson(
 	};
 }
 
+/** Where a Call Chain item leaves (0 success, 1 deferred, 2 failed), the fields it carries beside
+ * its JSON (`retry_at`, `reason`) and its `_resilience`: one shape from what the engine returned.
+ * `defaultOnExhaustion`: On Exhaustion "default" (a deferred item leaves on success, `degraded`). */
+export function itemOutcome(
+	r: ItemResult,
+	correlationId: string,
+	nodeWarnings: string[],
+	defaultOnExhaustion: boolean,
+): { output: 0 | 1 | 2; fields: IDataObject; meta: IDataObject } {
+	const end = r.end;
+	const degraded = end.kind === 'defer' && defaultOnExhaustion;
+	const meta = runData(r, correlationId, nodeWarnings, degraded);
+	if (end.kind === 'done' || degraded) return { output: 0, fields: {}, meta };
+	if (end.kind === 'defer')
+		return { output: 1, fields: { retry_at: meta.retry_at, reason: end.reason }, meta };
+	return { output: 2, fields: { reason: end.reason }, meta };
+}
+
+/** An item as an AI agent's tool hands it back (agents read one output): whether it was served,
+ * by whom, and else why and until when, from the `_resilience` `itemOutcome` made. */
+export function toolJson(json: IDataObject): IDataObject {
+	const { _resilience: meta, ...data } = json as IDataObject & { _resilience?: IDataObject };
+	const status = (meta?.outcome as string) ?? 'failed';
+	return {
+		status,
+		provider: (meta?.provider as string) ?? null,
+		reason: (meta?.reason as string) ?? null,
+		retry_at: (meta?.retry_at as string) ?? null,
+		result: status === 'success' || status === 'degraded' ? data : null,
+	};
+}
+
 /** What the engine did for one item: Call Chain's `_resilience` and the chat model's run entry.
- * `nodeWarnings`: the node's own (Retry On Fail), said before the item's. */
+ * `nodeWarnings`: the node's own (Retry On Fail), said before the item's; `degraded`: a deferred
+ * item served the Default Value (On Exhaustion "default"). */
 export function runData(
 	r: ItemResult,
 	correlationId: string,
 	nodeWarnings: string[] = [],
+	degraded = false,
 ): IDataObject {
 	const end = r.end;
 	const data: IDataObject = {
-		outcome: end.kind === 'done' ? 'success' : end.kind === 'defer' ? 'deferred' : 'failed',
+		outcome:
+			end.kind === 'done'
+				? 'success'
+				: degraded
+					? 'degraded'
+					: end.kind === 'defer'
+						? 'deferred'
+						: 'failed',
 		provider: end.kind === 'done' ? end.name : null,
 		fallback: end.kind === 'done' ? end.fallback : false,
 		attempts: r.attempts,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { Engine } = require('../../dist/engine/engine.js');
-const { runItem } = require('../../dist/lib/runItem.js');
+const { runItem } = require('../../dist/lib/itemLoop.js');
 const { MemoryStore } = require('../../dist/lib/store/memory.js');
 const { FailoverStore } = require('../../dist/lib/store/failover.js');
 const { CounterDeltas } = require('../../dist/lib/counters.js');

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { geminiQuotaError } from '../support/llm-vendors.mjs';
 const require = createRequire(import.meta.url);
 const { Engine } = require('../../dist/engine/engine.js');
-const { runItem } = require('../../dist/lib/runItem.js');
+const { runItem } = require('../../dist/lib/itemLoop.js');
 const { MemoryStore } = require('../../dist/lib/store/memory.js');
 const { FailoverStore } = require('../../dist/lib/store/failover.js');
 const { bodyExcerpt } = require('../../dist/lib/transport.js');

@@ -1,4 +1,4 @@
-// The boundary is narrow: the node's item loop (dist/lib/runItem.js) crosses into the engine
+// The boundary is narrow: the node's item loop (dist/lib/itemLoop.js) crosses into the engine
 // twice per attempt (poll, outcome) over a chain with retries, a fallback and a half-open probe;
 // a wait (the rate gate) adds one poll, a lost compare-and-set race one `raceLost` and one poll
 // or rerecord (docs/architecture.md says so). Every engine export is wrapped in a counting proxy.
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { Engine } = require('../../dist/engine/engine.js');
-const { runItem } = require('../../dist/lib/runItem.js');
+const { runItem } = require('../../dist/lib/itemLoop.js');
 const { MemoryStore } = require('../../dist/lib/store/memory.js');
 const { FailoverStore } = require('../../dist/lib/store/failover.js');
 const { ROW_SEPARATOR, MAX_CAS_RACES } = require('../../dist/lib/engineConstants.js');

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { Engine } = require('../../dist/engine/engine.js');
-const { runItem } = require('../../dist/lib/runItem.js');
+const { runItem } = require('../../dist/lib/itemLoop.js');
 const { MemoryStore } = require('../../dist/lib/store/memory.js');
 const { FailoverStore } = require('../../dist/lib/store/failover.js');
 const { Cancelled } = require('../../dist/lib/transport.js');

@@ -1,4 +1,4 @@
-// The node's TypeScript imports no module in a circle (one was: itemView.ts <-> runItem.ts, for
+// The node's TypeScript imports no module in a circle (one was: itemView.ts <-> itemLoop.ts, for
 // a type): a circle means neither module can be read, tested or moved alone. Type-only imports
 // count too.
 import { test } from 'node:test';

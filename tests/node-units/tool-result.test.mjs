@@ -45,6 +45,21 @@ test('success, deferred and failed items become one structured result each on ou
 	});
 	assert.equal(only[0].json.reason, 'circuit_open');
 	assert.equal(only[0].json.retry_at, 'T');
+	// On Exhaustion "default": the Default Value, said degraded, with why the chain gave up.
+	const degraded = {
+		json: {
+			fallback: 'sorry',
+			_resilience: { outcome: 'degraded', reason: 'circuit_open', retry_at: 'T' },
+		},
+		pairedItem: { item: 0 },
+	};
+	assert.deepEqual(toolResult([[degraded], [], []])[0][0].json, {
+		status: 'degraded',
+		provider: null,
+		reason: 'circuit_open',
+		retry_at: 'T',
+		result: { fallback: 'sorry' },
+	});
 });
 
 test('tool mode is recognised by the generated Tool node type or the ai_tool rewiring', () => {

@@ -1,4 +1,4 @@
-// Store tests drive the node's real item loop (dist/lib/runItem.js) and its real stores against
+// Store tests drive the node's real item loop (dist/lib/itemLoop.js) and its real stores against
 // real Redis and Postgres servers (scripts/lib/services.sh, ports in tests/support/services.mjs) and loopback providers; HTTP goes
 // through Node's fetch here instead of n8n's helper (the node's HTTP path is tested in tests/e2e).
 import { createRequire } from 'node:module';
@@ -10,7 +10,7 @@ import path from 'node:path';
 const require = createRequire(import.meta.url);
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const engine = require(path.join(ROOT, 'dist/engine/engine.js'));
-export const { runItem } = require(path.join(ROOT, 'dist/lib/runItem.js'));
+export const { runItem } = require(path.join(ROOT, 'dist/lib/itemLoop.js'));
 export const { MemoryStore } = require(path.join(ROOT, 'dist/lib/store/memory.js'));
 export const { RedisStore, redisClient, closeRedisClients } = require(
 	path.join(ROOT, 'dist/lib/store/redis.js'),

@@ -1,4 +1,4 @@
-// One call of the Resilient Chat Model: one item of the engine's loop (lib/runItem.ts), each
+// One call of the Resilient Chat Model: one item of the engine's loop (lib/itemLoop.ts), each
 // attempt a call to one connected model, classified into the engine's outcome. One run-data entry
 // per call on the sub-node (provider, attempts, skips, transitions) shows which model served.
 import {
@@ -11,7 +11,7 @@ import type { AIMessageChunk, BaseMessage, BaseMessageLike } from '@langchain/co
 import type { ChatResult } from '@langchain/core/outputs';
 import type { Engine, Outcome } from '../engine';
 import type { ItemPlan } from '../params';
-import { runItem } from '../runItem';
+import { runItem } from '../itemLoop';
 import { continuationMessages } from './continuation';
 import { Seam } from './seam';
 import { usageOf } from '../tokens/usage';

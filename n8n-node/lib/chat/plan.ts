@@ -60,7 +60,7 @@ export function readChatPlan(
 			ctx.getNode(),
 			`"On a Broken Stream" must be continue or error, got ${JSON.stringify(String(onBroken).slice(0, 50))}`,
 		);
-	if (onBroken === 'continue') config.continue_broken_streams = true;
+	config.continue_broken_streams = onBroken === 'continue';
 	withVersionDefaults(config, defaults);
 	// Answer Check: the version's checks (1.1: empty, cut, filtered, refused answers move on).
 	const answerCheck = readAnswerCheck(

@@ -1,5 +1,5 @@
 // The chat model the root node (AI Agent, Basic LLM Chain) sees: a LangChain BaseChatModel whose
-// every call is one item of the engine's loop (lib/runItem.ts), each attempt a call to one of the
+// every call is one item of the engine's loop (lib/itemLoop.ts), each attempt a call to one of the
 // connected models. @langchain/core is no dependency of this package (nor a peer): required here
 // at run time, it resolves through the NODE_PATH n8n sets to n8n's own copy.
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';

@@ -11,7 +11,7 @@ import {
 	type ItemPlan,
 	type NodeVersion,
 } from '../../lib/params';
-import { runItem } from '../../lib/runItem';
+import { runItem } from '../../lib/itemLoop';
 import { itemStore, type SharedStore, type StoreSettings } from '../../lib/store/open';
 import { readAheadScopes } from '../../lib/store/readAhead';
 import { callProvider } from '../../lib/transport';

@@ -2,7 +2,7 @@
 // the Default Value when the chain was exhausted under On Exhaustion "default"), `deferred`
 // (the input with `retry_at`) or `failed`; `_resilience` on each says what the engine did.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { runData } from '../../lib/resilience';
+import { itemOutcome } from '../../lib/resilience';
 import type { ItemPlan } from '../../lib/params';
 import { presetAnswer } from '../../lib/presets';
 import type { ItemResult } from '../../lib/itemResult';
@@ -21,35 +21,29 @@ export function placeItem(
 	correlationId: string,
 ) {
 	// The node's own warnings (Retry On Fail) first, then the item's.
-	const meta = runData(r, correlationId, warnings);
-	const pairedItem = { item: i };
+	const { output, fields, meta } = itemOutcome(
+		r,
+		correlationId,
+		warnings,
+		plan.onExhaustion === 'default',
+	);
+	out[output].push({
+		json: { ...itemJson(input, plan, r), ...fields, _resilience: meta },
+		pairedItem: { item: i },
+	});
+}
+
+/** What an item's JSON is on its output: the serving provider's answer, the Default Value for an
+ * exhausted chain under On Exhaustion "default", or the input as it came. */
+function itemJson(input: INodeExecutionData, plan: ItemPlan, r: ItemResult): IDataObject {
 	if (r.end.kind === 'done') {
 		const body = answerOf(plan, r.end.name, r.body, r.parsed);
-		const json =
-			body !== null && typeof body === 'object' && !Array.isArray(body)
-				? { ...(body as IDataObject) }
-				: { data: body as IDataObject };
-		out[SUCCESS].push({ json: { ...json, _resilience: meta }, pairedItem });
-		return;
+		return body !== null && typeof body === 'object' && !Array.isArray(body)
+			? { ...(body as IDataObject) }
+			: { data: body as IDataObject };
 	}
-	if (r.end.kind === 'defer') {
-		if (plan.onExhaustion === 'default') {
-			out[SUCCESS].push({
-				json: { ...plan.defaultValue, _resilience: { ...meta, outcome: 'degraded' } },
-				pairedItem,
-			});
-		} else {
-			out[DEFERRED].push({
-				json: { ...input.json, retry_at: meta.retry_at, reason: r.end.reason, _resilience: meta },
-				pairedItem,
-			});
-		}
-		return;
-	}
-	out[FAILED].push({
-		json: { ...input.json, reason: r.end.reason, _resilience: meta },
-		pairedItem,
-	});
+	if (r.end.kind === 'defer' && plan.onExhaustion === 'default') return { ...plan.defaultValue };
+	return input.json;
 }
 
 /** Keep input order within each output (a pool finishes items out of order). */

@@ -13,7 +13,7 @@ import { logAttempt } from './attemptLog';
 import { skipView, transitionView } from './resilience';
 import { compareAndSet, newTally } from './store/compareAndSet';
 
-export class ItemRun {
+export class ItemConversation {
 	private readonly keys: string[];
 	private readonly started = Date.now();
 	private readonly transitions: IDataObject[] = [];

@@ -1,11 +1,11 @@
 // Drives one item through the engine: read rows, poll, write, call, report the outcome, write.
 // Two engine calls per attempt (poll, outcome); all decisions come from the engine. This file is
-// the loop; each exchange with the engine and the store is itemRun.ts's, each call's request
+// the loop; each exchange with the engine and the store is itemConversation.ts's, each call's request
 // sendAttempt.ts's, a hedging item's calls side by side hedgedCalls.ts's.
 import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemContext } from './itemContext';
 import type { ItemResult } from './itemResult';
-import { ItemRun } from './itemRun';
+import { ItemConversation } from './itemConversation';
 import { send } from './sendAttempt';
 import { StoreUnavailable } from './store/failover';
 import { Cancelled } from './attemptAbort';
@@ -22,7 +22,7 @@ export async function runItem(c: ItemContext): Promise<ItemResult> {
 		`${c.correlationId}:${randomTag()}`,
 		plan.keys.map((k) => k ?? '').join(ROW_SEPARATOR),
 	);
-	const run = new ItemRun(c, item);
+	const run = new ItemConversation(c, item);
 	try {
 		const member = c.line ? item.join(c.line.pool) : 0;
 		if (c.streamed) item.stream();
