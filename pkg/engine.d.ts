@@ -55,7 +55,9 @@ export interface ChainConfig {
     max_hedges?: number;
     trip_rule?: "consecutive" | "failure_rate"; failure_rate?: number; min_calls?: number;
     threshold?: number; window_ms?: number; open_ms?: number; open_growth?: number;
-    open_max_ms?: number; half_open_probes?: number; successes_to_close?: number;
+    open_max_ms?: number;
+    /** A failed probe re-opens the breaker for this long (0: the growing open window). */
+    probe_interval_ms?: number; half_open_probes?: number; successes_to_close?: number;
 }
 export interface ProviderState {
     state: Phase; state_gauge: 0 | 1 | 2; open_until_ms: number | null; trips: number; recent_failures: number;

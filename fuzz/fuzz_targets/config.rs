@@ -288,13 +288,17 @@ fn within_ranges(cfg: &ChainConfig, chain: &Chain) {
         if let TripRule::FailureRate { rate, min_calls } = br.trip {
             assert!(rate > 0.0 && rate <= 1.0 && (1..=100_000).contains(&min_calls));
         }
-        // The open window stays within its bounds for any streak.
+        // The open window stays within its bounds for any streak: with a probe interval, at most
+        // three intervals (the first trip: the shorter of it and the open window).
+        let every = br.probe_interval_ms;
+        assert!(every == 0 || (1_000..=DAY).contains(&every), "{br:?}");
         for streak in [0, 1, 2, 10, 63, 64, 1000, u32::MAX] {
             let w = br.open_window(streak);
-            assert!(
-                w >= br.open_ms.min(br.open_max_ms) && w <= br.open_max_ms.max(br.open_ms),
-                "{w} at streak {streak}: {br:?}"
-            );
+            let (low, high) = match every {
+                0 => (br.open_ms.min(br.open_max_ms), br.open_max_ms.max(br.open_ms)),
+                _ => (br.open_ms.min(every), 3 * every),
+            };
+            assert!(w >= low && w <= high, "{w} at streak {streak}: {br:?}");
         }
         if let Some(r) = p.rate_limit {
             assert!((1..=1_000_000).contains(&r.requests) && (1..=1_000_000).contains(&r.burst), "{r:?}");

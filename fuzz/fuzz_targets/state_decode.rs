@@ -13,17 +13,17 @@
 #![no_main]
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use resilient_engine::limits::breaker::{self, Admission, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
 use resilient_engine::choose::chain::ProviderView;
-use resilient_engine::limits::in_flight::{self, Acquire, InFlightRow};
 use resilient_engine::choose::latency::LatencyRow;
+use resilient_engine::limits::breaker::{self, Admission, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
+use resilient_engine::limits::in_flight::{self, Acquire, InFlightRow};
 use resilient_engine::limits::learned_limit::{LimitRow, Share};
 use resilient_engine::limits::lease::Lease;
-use resilient_engine::verdict::outcome::Health;
 use resilient_engine::limits::rate_gate::{self, GateRow, RateLimit, Take};
-use resilient_engine::limits::spend_hold::SpendRow;
 use resilient_engine::limits::retry_budget::{BudgetRow, Second};
+use resilient_engine::limits::spend_hold::SpendRow;
 use resilient_engine::limits::token_budget::{Limits, Period, TokenRow};
+use resilient_engine::verdict::outcome::Health;
 
 #[derive(Debug, Arbitrary)]
 struct Knobs {
@@ -68,6 +68,11 @@ impl Knobs {
             open_ms,
             open_growth: 1.0 + self.open_growth as f64 / 2.56,
             open_max_ms: open_ms + self.open_max_extra as u64 % (7 * 86_400_000),
+            // Validation: 0 (none) or 1 s to a day.
+            probe_interval_ms: match self.open_max_extra % 3 {
+                0 => 0,
+                _ => 1_000 + self.open_max_extra as u64 % 86_400_000,
+            },
             half_open_probes: self.half_open_probes as u32 % 8,
             successes_to_close: 1 + self.successes_to_close as u32 % 8,
             // Validation: twice the call deadline (1 ms to a day), at least deadline + 5 s.
@@ -136,11 +141,21 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
     let rules = TokenRules {
         limits,
         output_reserve: 1 + k.period_ms as u64 % 100_000,
-        prices: Prices { input: k.rate as f64, output: k.min_calls as f64, cached_input: 0.0, reasoning: 0.5, cache_write: 0.0 },
+        prices: Prices {
+            input: k.rate as f64,
+            output: k.min_calls as f64,
+            cached_input: 0.0,
+            reasoning: 0.5,
+            cache_write: 0.0,
+        },
     };
     let estimate = Estimate { input: k.window_ms as u64, max_output: k.open_ms as u64 };
     let t = &view.tokens;
-    let windows = [(&t.buckets, limits.per_minute), (&t.input_buckets, limits.input_per_minute), (&t.output_buckets, limits.output_per_minute)];
+    let windows = [
+        (&t.buckets, limits.per_minute),
+        (&t.input_buckets, limits.input_per_minute),
+        (&t.output_buckets, limits.output_per_minute),
+    ];
     let held = token_limit::SpendHolds { row: &view.spend, lease_ms: k.period_ms as u64 };
     let taken = token_limit::take(&view.tokens, &rules, estimate, held, now);
     // A grant under a spend cap: what was spent and what the calls out hold is below it.
@@ -155,7 +170,10 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
         let released = resilient_engine::limits::spend_hold::release(spend, until, reservation.held_micros, now);
         let released = released.expect("its hold is there");
         // Its own hold released, the others' live holds are what they were.
-        assert_eq!(resilient_engine::limits::spend_hold::held(&released, now), resilient_engine::limits::spend_hold::held(&view.spend, now));
+        assert_eq!(
+            resilient_engine::limits::spend_hold::held(&released, now),
+            resilient_engine::limits::spend_hold::held(&view.spend, now)
+        );
     }
     match taken {
         Take::Granted { row: Some(row), reservation, .. } => {
@@ -163,13 +181,22 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
                 assert!(limit.is_none_or(|l| used(window, now) <= l), "granted into an overfull minute");
             }
             assert_eq!(row.version, view.tokens.version.wrapping_add(1));
-            let used = Used { input: k.max_wait_ms as u64, output: k.threshold as u64, estimated: false, cost_micros: 7 };
+            let used =
+                Used { input: k.max_wait_ms as u64, output: k.threshold as u64, estimated: false, cost_micros: 7 };
             let count = |left: u64, full_at_ms: Option<u64>| Some(token_limit::VendorCount { left, full_at_ms });
-            let s = Settle { reservation, used, remaining: token_limit::Remaining {
-                total: count(k.close_until_ms, Some(now.wrapping_add(k.period_ms as u64))),
-                input: count(k.max_wait_ms as u64, None),
-                output: if k.health % 2 == 0 { count(k.open_ms as u64, Some(now.wrapping_sub(k.period_ms as u64))) } else { None },
-            } };
+            let s = Settle {
+                reservation,
+                used,
+                remaining: token_limit::Remaining {
+                    total: count(k.close_until_ms, Some(now.wrapping_add(k.period_ms as u64))),
+                    input: count(k.max_wait_ms as u64, None),
+                    output: if k.health % 2 == 0 {
+                        count(k.open_ms as u64, Some(now.wrapping_sub(k.period_ms as u64)))
+                    } else {
+                        None
+                    },
+                },
+            };
             if let Some(next) = token_limit::settle(&row, &rules, &s, now) {
                 assert_eq!(next.version, row.version.wrapping_add(1));
             }
@@ -177,7 +204,8 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
         Take::Granted { row: None, .. } => unreachable!("a limited minute always reserves"),
         Take::Full { .. } => {}
     }
-    let r = Reservation { at_ms: now, tokens: k.window_ms as u64, input: 1, output: 2, estimate: (1, 2), held_micros: 3 };
+    let r =
+        Reservation { at_ms: now, tokens: k.window_ms as u64, input: 1, output: 2, estimate: (1, 2), held_micros: 3 };
     let _ = token_limit::used(&rules, &r, None, k.health % 2 == 0);
     let _ = token_limit::left(&view.tokens, &rules.limits, now);
 }
@@ -280,14 +308,23 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
         plateau: wide32(u)?,
         shares: (0..u8::arbitrary(u)? % 6)
             .map(|k| {
-                Ok(Share { holder: format!("w{k}\"é"), slots: wide32(u)?, until_ms: wide(u)?, wants: bool::arbitrary(u)? })
+                Ok(Share {
+                    holder: format!("w{k}\"é"),
+                    slots: wide32(u)?,
+                    until_ms: wide(u)?,
+                    wants: bool::arbitrary(u)?,
+                })
             })
             .collect::<arbitrary::Result<_>>()?,
     };
     let tokens = TokenRow {
         buckets: (0..u8::arbitrary(u)? % 14).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,
-        input_buckets: (0..u8::arbitrary(u)? % 14).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,
-        output_buckets: (0..u8::arbitrary(u)? % 14).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,
+        input_buckets: (0..u8::arbitrary(u)? % 14)
+            .map(|_| Ok((wide(u)?, wide(u)?)))
+            .collect::<arbitrary::Result<_>>()?,
+        output_buckets: (0..u8::arbitrary(u)? % 14)
+            .map(|_| Ok((wide(u)?, wide(u)?)))
+            .collect::<arbitrary::Result<_>>()?,
         period_start_ms: wide(u)?,
         spent_micros: wide(u)?,
         limits: bool::arbitrary(u)?.then_some(Limits {

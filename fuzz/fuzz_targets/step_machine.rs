@@ -256,6 +256,11 @@ impl ConfigIn {
             open_ms,
             open_growth: 1.0 + self.open_growth as f64 / 2.56,
             open_max_ms: open_ms + (self.open_max_extra_ms as u64 % (6 * DAY)) as i64,
+            // Some chains probe every 1 to 60 s (Call Chain 2.2's Probe Interval), the rest not.
+            probe_interval_ms: match self.open_max_extra_ms % 2 {
+                0 => 0,
+                _ => 1_000 + (self.open_max_extra_ms as u64 % 59_000) as i64,
+            },
             half_open_probes: self.half_open_probes as i64 % 4,
             successes_to_close: 1 + self.successes_to_close as i64 % 4,
         }

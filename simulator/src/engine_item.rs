@@ -45,7 +45,9 @@ fn carry_out(w: &mut World, id: u32, scope: usize, poll: Poll) {
     }
     match poll.step {
         Step::Call { provider, deadline_ms, probe, hedging, .. } => {
-            w.tally.probes += (probe && provider == 0) as u64;
+            if probe && provider == 0 {
+                w.tally.probe(w.now);
+            }
             w.tally.hedges += hedging.is_some_and(|t| t.hedge) as u64;
             w.send(id, provider, Some(deadline_ms), hedging.map(|t| t.call));
             match hedging.and_then(|t| t.hedge_after_ms) {

@@ -17,6 +17,9 @@ pub struct Row {
     pub in_outage: u64,
     pub in_outage_before_open: u64,
     pub probes: u64,
+    /// The most probes within any 10 s, and how long after its recovery the primary served again.
+    pub most_probes_in_10_s: usize,
+    pub back_in_use_after_s: Option<f64>,
     /// Most arrivals at the primary in one second after its last outage ended.
     pub peak_after_recovery: Option<u32>,
     /// The same per window of the vendor's quota (equal to the above for a per-second quota).
@@ -56,6 +59,8 @@ impl Row {
             in_outage: t.in_outage,
             in_outage_before_open: t.in_outage_before_open,
             probes: t.probes,
+            most_probes_in_10_s: t.most_probes_within(10_000),
+            back_in_use_after_s: t.back_in_use_ms.zip(t.recovered_ms).map(|(b, r)| (b - r) as f64 / 1000.0),
             peak_after_recovery: recovered.then(|| t.peak_per_second_from(recovered_ms.div_ceil(1000))),
             peak_window_after_recovery: if recovered { t.peak_per_window_from(recovered_ms) } else { None },
             over_quota: t.over_quota,
@@ -99,6 +104,8 @@ impl Row {
             // (retries the breaker did not stop; a policy without a breaker has only the rest).
             "in_outage_before_open": self.in_outage_before_open,
             "probes": self.probes,
+            "most_probes_in_10_s": self.most_probes_in_10_s,
+            "back_in_use_s_after_recovery": self.back_in_use_after_s,
             "peak_per_s_after_recovery": self.peak_after_recovery,
             "peak_per_quota_window_after_recovery": self.peak_window_after_recovery,
             "over_quota_429": self.over_quota,

@@ -16,8 +16,13 @@ pub struct Tally {
     pub in_outage_before_open: u64,
     /// The primary's breaker has opened (a transition to open was written).
     pub opened: bool,
-    /// Half-open probes admitted at the primary.
+    /// Half-open probes admitted at the primary, and when each was.
     pub probes: u64,
+    pub probe_ms: Vec<u64>,
+    /// The primary's last outage ends here (it recovers), where that is within the run.
+    pub recovered_ms: Option<u64>,
+    /// The first request the primary served from its recovery on: it is back in use.
+    pub back_in_use_ms: Option<u64>,
     /// 429 answers (primary and fallback).
     pub over_quota: u64,
     /// Requests answered by a ban.
@@ -48,8 +53,20 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn new(window_ms: Option<u64>) -> Self {
-        Tally { window_ms, ..Default::default() }
+    pub fn new(window_ms: Option<u64>, recovered_ms: Option<u64>) -> Self {
+        Tally { window_ms, recovered_ms, ..Default::default() }
+    }
+
+    /// A half-open probe admitted at the primary.
+    pub fn probe(&mut self, now: u64) {
+        self.probes += 1;
+        self.probe_ms.push(now);
+    }
+
+    /// The most probes admitted within any `ms` (the fleet's probe rate at its worst).
+    pub fn most_probes_within(&self, ms: u64) -> usize {
+        let t = &self.probe_ms;
+        (0..t.len()).map(|i| t[i..].iter().take_while(|&&at| at < t[i] + ms).count()).max().unwrap_or(0)
     }
 
     pub fn request(&mut self, provider: usize, now: u64, kind: ReplyKind, in_outage: bool) {
@@ -62,6 +79,9 @@ impl Tally {
         }
         if provider != 0 {
             return;
+        }
+        if kind == ReplyKind::Served && self.back_in_use_ms.is_none() && self.recovered_ms.is_some_and(|r| now >= r) {
+            self.back_in_use_ms = Some(now);
         }
         self.in_outage += in_outage as u64;
         self.in_outage_before_open += (in_outage && !self.opened) as u64;

@@ -95,7 +95,10 @@ impl<'s> World<'s> {
             rows: vec![vec![ProviderView::default(); providers]; sets],
             chain,
             rng,
-            tally: Tally::new(sc.vendor.quota.as_ref().map(|q| q.period_ms)),
+            tally: Tally::new(
+                sc.vendor.quota.as_ref().map(|q| q.period_ms),
+                sc.vendor.recovered_ms().filter(|&r| r < sc.horizon_ms),
+            ),
             generation: vec![0; sc.executions.total() as usize],
             deferred_now: 0,
             last_id: 0,

@@ -94,6 +94,21 @@ fn probe_storm_k_probes_fleet_wide_against_one_per_worker() {
 }
 
 #[test]
+fn a_provider_down_ten_minutes_is_probed_at_most_once_per_10_s_and_back_in_use_within_30_s() {
+    let r = json_of("recovery-probes.json");
+    let ours = policy(&r, "shared_store");
+    let probes = ours["probes"].as_u64().unwrap();
+    assert!(ours["most_probes_in_10_s"].as_u64().unwrap() <= 1, "one probe per 10 s for the fleet: {ours}");
+    // 600 s down: about one probe per 10 s for 5 minutes, then one per 30 s at most.
+    assert!((15..=61).contains(&probes), "{probes} probes");
+    let back = ours["back_in_use_s_after_recovery"].as_f64().expect("the primary served again");
+    assert!(back <= 30.0, "back in use {back} s after its recovery");
+    assert_eq!(ours["lost"], 0);
+    // Per-process breakers probe once per worker.
+    assert!(policy(&r, "per_process_breakers")["most_probes_in_10_s"].as_u64().unwrap() > 1);
+}
+
+#[test]
 fn a_run_is_deterministic_for_its_seed() {
     let path = scenario("probe-storm.json");
     let a = simulate(&[path.to_str().unwrap(), "--json", "--seed", "11"]).1;

@@ -143,6 +143,7 @@ pub const CHAIN: &[&str] = &[
     "open_ms",
     "open_growth",
     "open_max_ms",
+    "probe_interval_ms",
     "half_open_probes",
     "successes_to_close",
 ];
@@ -301,6 +302,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("window_ms", &mut c.window_ms),
         ("open_ms", &mut c.open_ms),
         ("open_max_ms", &mut c.open_max_ms),
+        ("probe_interval_ms", &mut c.probe_interval_ms),
         ("half_open_probes", &mut c.half_open_probes),
         ("successes_to_close", &mut c.successes_to_close),
         ("first_chunk_deadline_ms", &mut c.first_chunk_deadline_ms),

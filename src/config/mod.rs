@@ -113,6 +113,11 @@ pub struct ChainConfig {
     pub open_ms: i64,
     pub open_growth: f64,
     pub open_max_ms: i64,
+    /// After a failed half-open probe the breaker opens again for this long (0: the open window,
+    /// growing by `open_growth` per failed probe). Its growth starts only after five minutes of
+    /// failed probes, to three intervals at most: a vendor is back in use within about an interval
+    /// of its recovery, however long it was down, for one probe per interval for the fleet.
+    pub probe_interval_ms: i64,
     pub half_open_probes: i64,
     pub successes_to_close: i64,
 }
@@ -162,6 +167,7 @@ impl Default for ChainConfig {
             open_ms: 30_000,
             open_growth: 2.0,
             open_max_ms: 600_000,
+            probe_interval_ms: 0,
             half_open_probes: 1,
             successes_to_close: 1,
         }
@@ -486,6 +492,10 @@ impl ChainConfig {
             open_ms,
             open_growth: self.open_growth,
             open_max_ms,
+            probe_interval_ms: match self.probe_interval_ms {
+                0 => 0,
+                v => ms("probe_interval_ms", v, 1_000, DAY)?,
+            },
             half_open_probes: count("half_open_probes", self.half_open_probes, 0, 1000)?,
             successes_to_close: count("successes_to_close", self.successes_to_close, 1, 1000)?,
             probe_lease_ms: 0,

@@ -20,6 +20,12 @@ pub struct VersionDefaults {
     pub check_finish: bool,
     /// `ChainConfig::continue_broken_streams`: *On a Broken Stream: Continue*.
     pub continue_broken_streams: bool,
+    /// `ChainConfig::next_provider_when_input_too_long`: an input too long for a model goes to
+    /// the next one (a larger context window).
+    pub next_provider_when_input_too_long: bool,
+    /// `ChainConfig::probe_interval_ms`: a broken provider is probed this often (0: the open
+    /// window, growing per failed probe).
+    pub probe_interval_ms: u64,
     /// Call Chain's *Item Concurrency*: `auto` (learned, up to `max_item_concurrency`) or
     /// `fixed` (one at a time unless set).
     pub item_concurrency: &'static str,
@@ -32,6 +38,8 @@ const NONE: VersionDefaults = VersionDefaults {
     check_empty: false,
     check_finish: false,
     continue_broken_streams: false,
+    next_provider_when_input_too_long: false,
+    probe_interval_ms: 0,
     item_concurrency: "fixed",
     max_item_concurrency: 256,
 };
@@ -51,11 +59,33 @@ pub const CALL_CHAIN: &[(f64, VersionDefaults)] = &[
             ..NONE
         },
     ),
+    (2.2, CALL_CHAIN_2_2),
 ];
+
+/// Call Chain 2.2: 2.1's, a broken provider probed every 10 s (back in use within seconds of its
+/// recovery) and an input too long for a model sent on to the next.
+const CALL_CHAIN_2_2: VersionDefaults = VersionDefaults {
+    wait_in_line: true,
+    fleet_limit: true,
+    check_empty: true,
+    check_finish: true,
+    item_concurrency: "auto",
+    next_provider_when_input_too_long: true,
+    probe_interval_ms: PROBE_INTERVAL_MS,
+    ..NONE
+};
+
+/// The probe interval from Call Chain 2.2 and the chat model 1.2: a probe per 10 s for the whole
+/// fleet is one call, and a provider is back in use within about 10 s of its recovery.
+pub const PROBE_INTERVAL_MS: u64 = 10_000;
 
 /// Resilient Provider Call's *Check Provider* and *Report Outcome* (the guard): the check holds
 /// a slot of the fleet's limit from 2.1; it never waits in line (it answers go or defer).
-pub const GUARD: &[(f64, VersionDefaults)] = &[(2.0, NONE), (2.1, VersionDefaults { fleet_limit: true, ..NONE })];
+pub const GUARD: &[(f64, VersionDefaults)] = &[
+    (2.0, NONE),
+    (2.1, VersionDefaults { fleet_limit: true, ..NONE }),
+    (2.2, VersionDefaults { fleet_limit: true, probe_interval_ms: PROBE_INTERVAL_MS, ..NONE }),
+];
 
 /// The Resilient Chat Model.
 pub const CHAT_MODEL: &[(f64, VersionDefaults)] = &[
@@ -67,6 +97,18 @@ pub const CHAT_MODEL: &[(f64, VersionDefaults)] = &[
             check_empty: true,
             check_finish: true,
             continue_broken_streams: true,
+            ..NONE
+        },
+    ),
+    (
+        1.2,
+        VersionDefaults {
+            fleet_limit: true,
+            check_empty: true,
+            check_finish: true,
+            continue_broken_streams: true,
+            next_provider_when_input_too_long: true,
+            probe_interval_ms: PROBE_INTERVAL_MS,
             ..NONE
         },
     ),

@@ -44,6 +44,12 @@ pub struct BreakerPolicy {
     pub open_ms: u64,
     pub open_growth: f64,
     pub open_max_ms: u64,
+    /// The breaker opens for at most this long, and after a failed probe for this long (0: the
+    /// growing open window instead), for the outage's first [`PROBE_STEADY_MS`]; after that the
+    /// interval grows by `open_growth` per failed probe, to [`PROBE_INTERVAL_GROWTH_CAP`] times
+    /// itself.
+    #[serde(default)]
+    pub probe_interval_ms: u64,
     pub half_open_probes: u32,
     pub successes_to_close: u32,
     pub probe_lease_ms: u64,
@@ -53,9 +59,28 @@ pub struct BreakerPolicy {
     pub probe_answer_ms: u64,
 }
 
+/// How long failed probes keep the probe interval before it grows: a vendor back within minutes
+/// is found within one interval of its recovery.
+pub const PROBE_STEADY_MS: u64 = 300_000;
+/// The most the probe interval grows to, in intervals: a provider down for hours is still found
+/// within a few intervals of its recovery, at one call per interval for the whole fleet.
+pub const PROBE_INTERVAL_GROWTH_CAP: u64 = 3;
+
 impl BreakerPolicy {
-    /// Open window after `streak` re-trips without a clean close: grows, capped.
+    /// Open window after `streak` re-trips without a clean close: grows, capped. With a probe
+    /// interval, the breaker opens for the interval (the open window, where shorter, the first
+    /// time), growing only after [`PROBE_STEADY_MS`] of failed probes: recovery is found within
+    /// about an interval, at the cost of one probe per interval for the fleet.
     pub fn open_window(&self, streak: u32) -> u64 {
+        let every = self.probe_interval_ms;
+        if let Some(steady) = PROBE_STEADY_MS.checked_div(every) {
+            if streak == 0 {
+                return self.open_ms.min(every);
+            }
+            let grown_by = u64::from(streak).saturating_sub(steady.max(1)).min(64) as i32;
+            let grown = every as f64 * self.open_growth.powi(grown_by);
+            return (grown as u64).clamp(every, every.saturating_mul(PROBE_INTERVAL_GROWTH_CAP));
+        }
         let grown = self.open_ms as f64 * self.open_growth.powi(streak.min(64) as i32);
         (grown.min(self.open_max_ms as f64) as u64).max(self.open_ms.min(self.open_max_ms))
     }
@@ -271,4 +296,25 @@ fn finish<T>(old: &BreakerRow, mut next: BreakerRow, decision: T, transition: Op
     }
     next.version = old.version.wrapping_add(1);
     Decided { decision, row: Some(next), transition }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_probe_reopens_for_the_probe_interval_which_grows_only_after_five_minutes() {
+        let p = BreakerPolicy { probe_interval_ms: 10_000, ..Default::default() };
+        assert_eq!(p.open_window(0), 10_000, "the first trip: the interval, as the open window is longer");
+        assert_eq!(p.open_window(1), 10_000);
+        assert_eq!(p.open_window(30), 10_000, "30 failed probes: 5 minutes at one per 10 s");
+        assert_eq!(p.open_window(31), 20_000);
+        assert_eq!(p.open_window(32), 30_000, "three intervals at most");
+        assert_eq!(p.open_window(u32::MAX), 30_000);
+        let shorter = BreakerPolicy { open_ms: 4_000, ..p.clone() };
+        assert_eq!(shorter.open_window(0), 4_000);
+        // Without one, the open window as before: 30 s doubled per failed probe, to 10 minutes.
+        let before = BreakerPolicy { probe_interval_ms: 0, ..p };
+        assert_eq!((before.open_window(0), before.open_window(1), before.open_window(9)), (30_000, 60_000, 600_000));
+    }
 }

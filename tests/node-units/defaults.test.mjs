@@ -47,10 +47,15 @@ test("the node's parameter defaults are the engine's (versions 1 and 2)", () => 
 });
 
 test("version 2's own settings take the engine's defaults too", () => {
-	const options = VERSIONS[2].find((p) => p.name === 'retryPolicy').options;
-	for (const [name, key] of [
-		['nextProviderWhenInputTooLong', 'next_provider_when_input_too_long'],
-		['failOverFirst', 'fail_over_first'],
+	const collection = (name) => VERSIONS[2].find((p) => p.name === name).options;
+	for (const [name, key, options] of [
+		[
+			'nextProviderWhenInputTooLong',
+			'next_provider_when_input_too_long',
+			collection('retryPolicy'),
+		],
+		['failOverFirst', 'fail_over_first', collection('retryPolicy')],
+		['probeIntervalMs', 'probe_interval_ms', collection('breaker')],
 	]) {
 		const option = options.find((o) => o.name === name);
 		assert.equal(option.default, D[key], `${name} default vs engine ${key}`);

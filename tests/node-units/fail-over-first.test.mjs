@@ -22,7 +22,7 @@ const chat = require('../../dist/nodes/ResilientChatModel/description.js').prope
 const { readItemPlan } = require('../../dist/lib/params.js');
 const { readChatPlan } = require('../../dist/lib/chat/plan.js');
 const { Engine } = require('../../dist/engine/engine.js');
-const { runItem } = require('../../dist/lib/runItem.js');
+const { runItem } = require('../../dist/lib/itemLoop.js');
 const { MemoryStore } = require('../../dist/lib/store/memory.js');
 const { FailoverStore } = require('../../dist/lib/store/failover.js');
 
@@ -184,4 +184,32 @@ test('through the engine: the chat plan moves on at once, Call Chain backs off o
 		['backoff', 'backoff'],
 	);
 	assert.ok(onCallChain.items.every((r) => r.end.name === 'fallback'));
+});
+
+test("each version's defaults come from the engine's table: 2.2 and the chat model 1.2 probe every 10 s and send a too-long input on", () => {
+	const plan = (version, breaker = {}) =>
+		readItemPlan(
+			context({ operation: 'callChain', providers: { provider: ROWS }, breaker }),
+			0,
+			version,
+		).config;
+	for (const version of [2, 2.1]) {
+		assert.equal(plan(version).probe_interval_ms, undefined, `${version}: the open window`);
+		assert.equal(plan(version).next_provider_when_input_too_long, undefined);
+	}
+	assert.equal(plan(2.2).probe_interval_ms, 10_000);
+	assert.equal(plan(2.2).next_provider_when_input_too_long, true);
+	assert.equal(plan(2.2, { probeIntervalMs: 0 }).probe_interval_ms, 0, 'a set 0 wins');
+	assert.equal(plan(2.1).wait_in_line, true);
+	assert.equal(plan(2).wait_in_line, undefined);
+	const chatAt = (typeVersion) => {
+		const ctx = context({});
+		ctx.getNode = () => ({ name: 'node', type: 'test', typeVersion, parameters: {} });
+		return readChatPlan(ctx, ['primary', 'fallback']).config;
+	};
+	assert.equal(chatAt(1.1).probe_interval_ms, undefined);
+	assert.equal(chatAt(1.2).probe_interval_ms, 10_000);
+	assert.equal(chatAt(1.2).next_provider_when_input_too_long, true);
+	assert.equal(chatAt(1.1).continue_broken_streams, true);
+	assert.equal(chatAt(1).continue_broken_streams, false, "version 1: the broken model's error");
 });

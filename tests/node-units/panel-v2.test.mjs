@@ -48,9 +48,9 @@ test('version 1 is frozen: its description is the released one', () => {
 		readFileSync(new URL('./fixtures/v1-description.json', import.meta.url), 'utf8'),
 	);
 	const { defaultVersion, ...described } = JSON.parse(JSON.stringify(v1));
-	assert.equal(defaultVersion, 2.1, 'new nodes are created with version 2.1');
+	assert.equal(defaultVersion, 2.2, 'new nodes are created with version 2.2');
 	assert.deepEqual(described, released);
-	assert.equal(node.currentVersion, 2.1);
+	assert.equal(node.currentVersion, 2.2);
 });
 
 test('a provider row shows at most 6 fields for an LLM preset and 8 for Custom HTTP', () => {

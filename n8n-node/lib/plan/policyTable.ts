@@ -49,6 +49,7 @@ const ROWS: Row[] = [
 	['open_ms', 'breaker', 'openMs', 'whole'],
 	['open_growth', 'breaker', 'openGrowth', 'number'],
 	['open_max_ms', 'breaker', 'openMaxMs', 'whole'],
+	['probe_interval_ms', 'breaker', 'probeIntervalMs', 'whole'],
 	['half_open_probes', 'breaker', 'halfOpenProbes', 'whole'],
 	['successes_to_close', 'breaker', 'successesToClose', 'whole'],
 ];

@@ -15,9 +15,16 @@ export function versionDefaults(node: VersionedNode, typeVersion: number): Versi
 	return defaults;
 }
 
-/** The engine's switches the version turns on, where the user set nothing (off is the engine's
- * own default). */
+/** The engine's settings the version turns on, where the user set nothing (off, or 0, is the
+ * engine's own default). */
 export function withVersionDefaults(config: ChainConfig, d: VersionDefaults): void {
-	for (const key of ['wait_in_line', 'fleet_limit', 'continue_broken_streams'] as const)
+	for (const key of [
+		'wait_in_line',
+		'fleet_limit',
+		'continue_broken_streams',
+		'next_provider_when_input_too_long',
+	] as const)
 		if (config[key] === undefined && d[key]) config[key] = true;
+	if (config.probe_interval_ms === undefined && d.probe_interval_ms)
+		config.probe_interval_ms = d.probe_interval_ms;
 }

@@ -27,10 +27,10 @@ export class ResilientChatModel implements INodeType {
 		name: 'resilientChatModel',
 		icon: { light: 'file:resilientChatModel.svg', dark: 'file:resilientChatModel.dark.svg' },
 		group: ['transform'],
-		// 1.1: this round's new defaults (Answer Check's empty, cut, filtered and refused answers
-		// move on to the next model); a saved 1 keeps what it had.
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// Each minor version gathers a round's new defaults (docs/versions.md): a saved workflow
+		// keeps what its version did.
+		version: [1, 1.1, 1.2],
+		defaultVersion: 1.2,
 		subtitle: '={{$parameter["numberInputs"] + " models"}}',
 		description:
 			'A fallback chain of chat models with a shared breaker, cooldown and Retry-After: one chat model for an AI Agent or LLM chain',

@@ -18,7 +18,7 @@ export class ResilientProviderCall extends VersionedNodeType {
 			subtitle: '={{$parameter["operation"]}}',
 			description:
 				'Call a fallback chain of flaky providers: jittered retries, Retry-After, shared cooldown and breaker, deferred output',
-			defaultVersion: 2.1,
+			defaultVersion: 2.2,
 		};
 		const v2 = new ResilientProviderCallV2(baseDescription);
 		super(
@@ -26,6 +26,7 @@ export class ResilientProviderCall extends VersionedNodeType {
 				1: new ResilientProviderCallV1(baseDescription),
 				2: v2,
 				2.1: v2,
+				2.2: v2,
 			},
 			baseDescription,
 		);

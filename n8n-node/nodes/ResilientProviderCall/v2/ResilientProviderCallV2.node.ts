@@ -20,9 +20,9 @@ export class ResilientProviderCallV2 implements INodeType {
 	constructor(baseDescription: INodeTypeBaseDescription) {
 		this.description = {
 			...baseDescription,
-			// 2.1 gathers this round's new defaults (Item Concurrency Auto, waiting in line): a saved
-			// version 2 workflow keeps what it had.
-			version: [2, 2.1],
+			// Each minor version gathers a round's new defaults (docs/versions.md): a saved workflow
+			// keeps what its version did.
+			version: [2, 2.1, 2.2],
 			defaults: { name: 'Resilient Provider Call' },
 			usableAsTool: true,
 			inputs: [NodeConnectionTypes.Main],

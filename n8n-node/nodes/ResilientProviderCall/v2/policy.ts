@@ -283,6 +283,15 @@ export const breaker: INodeProperties = {
 			description: 'Factor applied to the window on each re-trip, e.g. 2',
 		},
 		{
+			displayName: 'Probe Interval (ms)',
+			name: 'probeIntervalMs',
+			type: 'number',
+			default: D.probe_interval_ms,
+			typeOptions: { minValue: 0 },
+			description:
+				'A broken provider is probed this often, e.g. 10000 (one call for the whole fleet), so it is back in use within about this long of its recovery; growth starts after 5 minutes of failed probes, to 3 intervals. 0 = the growing Open Window. Not added: 10 s from version 2.2 (the chat model 1.2), 0 before.',
+		},
+		{
 			displayName: 'Successes to Close',
 			name: 'successesToClose',
 			type: 'number',
