@@ -39,6 +39,8 @@ function loadEarlier() {
 const now = require(path.join(ROOT, 'pkg/engine.js'));
 const before = loadEarlier();
 const SEP = '\u001e'; // ROW_SEPARATOR
+// The row kinds the engine reads per provider (src/rows/row_text.rs's ROW_KINDS).
+const { ROW_KINDS } = require(path.join(ROOT, 'dist/lib/engineConstants.js'));
 const config = { providers: [{ name: 'a' }, { name: 'b' }] };
 const ok = { kind: 'status', status: 200, headers: {} };
 const bad = { kind: 'status', status: 503, headers: {} };
@@ -79,10 +81,11 @@ function earlier(E) {
 
 function current(E) {
 	const eng = new E.Engine(config);
-	const rows = ['', '', '', '', '', ''];
+	// Every row kind of each provider, in the engine's order ("" for a fresh row).
+	const rows = config.providers.flatMap(() => ROW_KINDS.map(() => ''));
 	const keep = (w) => {
 		for (const r of w.rows)
-			rows[w.provider * 3 + ['breaker', 'gate', 'in_flight'].indexOf(r.kind)] = r.json;
+			rows[w.provider * ROW_KINDS.length + ROW_KINDS.indexOf(r.kind)] = r.json;
 	};
 	return {
 		step(i) {

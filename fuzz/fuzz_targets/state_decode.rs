@@ -396,7 +396,13 @@ fn check_breaker(row: &BreakerRow, k: &Knobs) {
         assert_ne!(row.phase, Phase::Open, "a late answer never moves an open breaker");
         if t.to == Phase::Open {
             let w = p.open_window(next.streak);
-            assert!(w >= p.open_ms && w <= p.open_max_ms, "open window {w} outside [{}, {}]", p.open_ms, p.open_max_ms);
+            // With a probe interval: the interval (the open window, where shorter, the first
+            // time), to three intervals; without one, the open window to its cap.
+            let (low, high) = match p.probe_interval_ms {
+                0 => (p.open_ms, p.open_max_ms),
+                every => (p.open_ms.min(every), 3 * every),
+            };
+            assert!(w >= low && w <= high, "open window {w} outside [{low}, {high}]");
             assert_eq!(next.open_until_ms, now.saturating_add(w));
             assert_eq!(next.trips, row.trips.saturating_add(1), "a trip is counted (saturating)");
             assert!(next.probes.is_empty() && next.failures.is_empty() && next.buckets.is_empty());
