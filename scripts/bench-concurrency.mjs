@@ -8,7 +8,7 @@
 //     call: 400 items each (goals: all served, none deferred, <= 10 % of requests answered 429,
 //     wall time <= 2x the ideal items x latency / K);
 //   - a dead vendor failing after a random 0-300 ms: 50 items (goal: exactly the threshold, 5).
-//   node scripts/bench-concurrency.mjs [--n8n 2|1]
+//   node scripts/bench-concurrency.mjs [--n8n 2|1] [--version 2.1] [--max-items N]
 // Prints each figure beside its goal; exits 0 when it measured (a missed goal is printed), 1 if a
 // run went wrong.
 import { startProviders } from '../tests/support/providers.mjs';
@@ -22,7 +22,11 @@ import {
 } from '../tests/support/n8n.mjs';
 
 const args = process.argv.slice(2);
-const major = Number(args.includes('--n8n') ? args[args.indexOf('--n8n') + 1] : 2);
+const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const major = Number(arg('--n8n', 2));
+// Call Chain's version (at its defaults), and a Max Item Concurrency to try instead of its own.
+const typeVersion = Number(arg('--version', 2.1));
+const maxItems = arg('--max-items', undefined);
 if (!VERSIONS[major]) {
 	console.error('--n8n must be 1 or 2');
 	process.exit(2);
@@ -32,13 +36,14 @@ const providers = await startProviders();
 const base = `http://127.0.0.1:${providers.port}`;
 const tag = uid().slice(0, 6);
 
-/** Call Chain 2.1 at its defaults; `provider`: its provider's name (its shared state's key). */
+/** Call Chain at its defaults (`--version`, default 2.1); `provider`: its provider's name (its shared state's key). */
 const rpc = (name, path, items, provider = name) => ({
 	name,
 	items,
-	typeVersion: 2.1,
+	typeVersion,
 	parameters: {
 		providers: { provider: [{ name: `${provider}-${tag}`, url: `${base}${path}` }] },
+		...(maxItems === undefined ? {} : { maxItemConcurrency: Number(maxItems) }),
 	},
 });
 const httpNode = (name, path, items) => ({
@@ -81,7 +86,9 @@ const row = (what, value, goal, met) =>
 		`${what.padEnd(58)} ${String(value).padStart(12)}   ${goal.padEnd(30)} ${met ? 'met' : 'MISSED'}`,
 	);
 
-console.log(`\nItem Concurrency Auto, n8n ${VERSIONS[major]} (Call Chain 2.1 at its defaults)\n`);
+console.log(
+	`\nItem Concurrency Auto, n8n ${VERSIONS[major]} (Call Chain ${typeVersion} at its defaults${maxItems === undefined ? '' : `, Max Item Concurrency ${maxItems}`})\n`,
+);
 console.log(`${'measure'.padEnd(58)} ${'value'.padStart(12)}   ${'goal'.padEnd(30)}`);
 for (const n of [100, 1000]) {
 	const [h, r] = [ms(`HTTP ${n}`), ms(`RPC ${n}`)];

@@ -63,7 +63,7 @@ export const VERSION_DEFAULTS = {
 		[1, {"wait_in_line":false,"fleet_limit":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
 		[2, {"wait_in_line":false,"fleet_limit":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
 		[2.1, {"wait_in_line":true,"fleet_limit":true,"check_empty":true,"check_finish":true,"continue_broken_streams":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"auto","max_item_concurrency":256}],
-		[2.2, {"wait_in_line":true,"fleet_limit":true,"check_empty":true,"check_finish":true,"continue_broken_streams":false,"next_provider_when_input_too_long":true,"probe_interval_ms":10000,"item_concurrency":"auto","max_item_concurrency":256}],
+		[2.2, {"wait_in_line":true,"fleet_limit":true,"check_empty":true,"check_finish":true,"continue_broken_streams":false,"next_provider_when_input_too_long":true,"probe_interval_ms":10000,"item_concurrency":"auto","max_item_concurrency":1024}],
 	],
 	guard: [
 		[2, {"wait_in_line":false,"fleet_limit":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],

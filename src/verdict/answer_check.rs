@@ -132,9 +132,16 @@ impl AnswerFacts {
         None
     }
 
-    /// The checks a served answer passed, by name (the schema only when there was one).
-    pub fn passed(&self) -> Vec<&'static str> {
-        let mut v = vec!["not_empty", "not_cut", "not_refused"];
+    /// The checks a served answer passed, by name: those the chain keeps (the schema only when
+    /// there was one).
+    pub fn passed(&self, checks: AnswerChecks) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if checks.empty {
+            v.push("not_empty");
+        }
+        if checks.finish {
+            v.extend(["not_cut", "not_refused"]);
+        }
         if self.schema_checked {
             v.push("schema");
         }
@@ -162,6 +169,9 @@ mod tests {
         assert_eq!(empty.failed(AnswerChecks { empty: false, finish: true }), None);
         let off_schema = AnswerFacts { schema_errors: vec![SchemaError::default()], ..Default::default() };
         assert_eq!(off_schema.failed(AnswerChecks { empty: false, finish: false }), Some(AnswerCheck::Schema));
+        // A served answer says only the checks the chain kept.
+        assert_eq!(empty.passed(no_finish), ["not_empty"]);
+        assert!(empty.passed(AnswerChecks { empty: false, finish: false }).is_empty());
     }
 
     #[test]

@@ -101,13 +101,18 @@ test(`n8n ${major}: under a 30 % storm the shared retry budget bounds the retrie
 		for (const i of r.deferred) byReason[i.json.reason] = (byReason[i.json.reason] ?? 0) + 1;
 	}
 	const done = both.reduce((n, r) => n + r.done.length, 0);
-	// Over the run: at most 10 % of the calls plus 1 retry a second (of the window), with 5 %
-	// for calls counted eight at a time on a sample.
+	// Over the run: at most 10 % of the calls plus 1 retry a second (of the window); the calls
+	// are counted eight at a time on a one-in-eight sample, so the count the 10 % is of is off by
+	// up to three standard deviations of that sample (8 x sqrt(calls / 8) calls).
 	const allowed = 0.1 * total + seconds + 10;
+	const sampling = 3 * 0.1 * 8 * Math.sqrt(total / 8);
 	t.diagnostic(
 		`with the budget (10 % + 1/s), two processes: ${total} calls for ${2 * ITEMS} items, ${retries} retries (${(retries / (2 * ITEMS)).toFixed(2)} per item; allowed about ${allowed.toFixed(0)} over ${seconds.toFixed(1)} s), done ${done}, deferred ${JSON.stringify(byReason)}`,
 	);
-	assert.ok(retries <= allowed * 1.05, `${retries} retries, ${allowed} allowed`);
+	assert.ok(
+		retries <= allowed + sampling,
+		`${retries} retries, ${allowed} allowed (+${sampling.toFixed(0)} for the sample)`,
+	);
 	assert.ok(retries < (freeRetries / ITEMS) * 2 * ITEMS, 'fewer retries than without the budget');
 	assert.ok((byReason.retry_budget ?? 0) > 0, 'the items it held back are deferred');
 	assert.ok(

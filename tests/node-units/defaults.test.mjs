@@ -200,3 +200,16 @@ test('the parameter→setting table reads options the panels have into settings 
 	const read = new Set(POLICY_PARAMETERS.map(([, c, p]) => `${c}.${p}`));
 	for (const name of options(VERSIONS[2], 'breaker')) assert.ok(read.has(`breaker.${name}`), name);
 });
+
+test("Max Item Concurrency's panel default at each version is the engine's version table's", () => {
+	const { VERSION_DEFAULTS } = require('../../dist/lib/engineConstants.js');
+	const table = Object.fromEntries(VERSION_DEFAULTS.callChain);
+	const entries = VERSIONS[2].filter((p) => p.name === 'maxItemConcurrency');
+	const at = (version) =>
+		entries.find((p) => {
+			const [shown] = p.displayOptions.show['@version'];
+			return shown === version || shown?._cnd?.gte <= version;
+		});
+	for (const version of [2.1, 2.2])
+		assert.equal(at(version).default, table[version].max_item_concurrency, `${version}`);
+});

@@ -126,7 +126,9 @@ impl ItemMachine {
                 // A fallback: served by another provider than the item's first choice.
                 let first = self.route.first().copied().unwrap_or(0);
                 let checks = match outcome {
-                    Outcome::Status { answer: Some(a), .. } => a.passed().into_iter().map(String::from).collect(),
+                    Outcome::Status { answer: Some(a), .. } => {
+                        a.passed(self.chain.rules.answer_checks).into_iter().map(String::from).collect()
+                    }
                     _ => Vec::new(),
                 };
                 let step = Step::Done { provider: i, name: p.name.clone(), fallback: i != first, checks };

@@ -9,6 +9,8 @@ import { breaker, retryPolicy } from './policy';
 import { store } from './store';
 
 const CALL_CHAIN = { show: { operation: ['callChain'] } };
+const MAX_ITEM_CONCURRENCY =
+	"The most items of one execution in flight at once, whatever the providers take (a provider's Max In Flight caps its own share too)";
 const FIXED_CONCURRENCY =
 	'Items of one execution in flight at once. Their first calls race before a failure is recorded: a dead provider gets at most threshold + concurrency - 1 calls.';
 
@@ -147,6 +149,8 @@ export const properties: INodeProperties[] = [
 		},
 		description: FIXED_CONCURRENCY,
 	},
+	// Two entries of one parameter, a default each (the version table's): n8n saves only what a
+	// user changed, so 2.1 keeps 256 and 2.2 starts at 1024.
 	{
 		displayName: 'Max Item Concurrency',
 		name: 'maxItemConcurrency',
@@ -154,14 +158,24 @@ export const properties: INodeProperties[] = [
 		default: 256,
 		typeOptions: { minValue: 1 },
 		displayOptions: {
+			show: { operation: ['callChain'], itemConcurrencyMode: ['auto'], '@version': [2.1] },
+		},
+		description: MAX_ITEM_CONCURRENCY,
+	},
+	{
+		displayName: 'Max Item Concurrency',
+		name: 'maxItemConcurrency',
+		type: 'number',
+		default: 1024,
+		typeOptions: { minValue: 1 },
+		displayOptions: {
 			show: {
 				operation: ['callChain'],
 				itemConcurrencyMode: ['auto'],
-				'@version': [{ _cnd: { gte: 2.1 } }],
+				'@version': [{ _cnd: { gte: 2.2 } }],
 			},
 		},
-		description:
-			"The most items of one execution in flight at once, whatever the providers take (a provider's Max In Flight caps its own share too)",
+		description: MAX_ITEM_CONCURRENCY,
 	},
 	...store,
 ];
