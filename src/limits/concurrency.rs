@@ -64,6 +64,20 @@ impl Signal {
 
 /// The gradient's tolerance: a first byte this many times the baseline reads as congestion.
 pub const GRADIENT_TOLERANCE: f64 = 1.5;
+/// In slow start the gradient reads congestion only once the first byte doubled: a vendor that
+/// queues then holds twice the calls it serves at once, so the cut to half lands on its capacity;
+/// below that, this process's own load (its answers wait to be read while it sends a quadrupled
+/// round) reads as the vendor's and ended slow start far below a healthy vendor's capacity.
+pub const SLOW_START_TOLERANCE: f64 = 2.0;
+/// The gradient's tolerance in slow start or after it.
+pub fn tolerance(slow_start: bool) -> f64 {
+    if slow_start {
+        SLOW_START_TOLERANCE
+    } else {
+        GRADIENT_TOLERANCE
+    }
+}
+
 /// How much of each new first-byte time the short-term average takes.
 const RECENT_WEIGHT: f64 = 0.2;
 /// How fast the baseline (the lowest recent first byte) drifts up towards what is seen, per
@@ -246,7 +260,7 @@ impl Window {
 
     /// The gradient: is this first byte far above the provider's own recent baseline?
     fn slower_than_baseline(&mut self, ms: f64) -> bool {
-        self.trend.slower(ms, self.limit)
+        self.trend.slower(ms, self.limit, tolerance(self.slow_start))
     }
 }
 
@@ -263,7 +277,7 @@ pub struct FirstByteTrend {
 impl FirstByteTrend {
     /// Is this first byte far above the baseline? `calls`: the calls at once it was measured at
     /// (the drift is per window of answers: per answer it would outrun a wide window's queueing).
-    pub fn slower(&mut self, ms: f64, calls: f64) -> bool {
+    pub fn slower(&mut self, ms: f64, calls: f64, tolerance: f64) -> bool {
         let ms = ms.max(1.0);
         self.samples += 1;
         let recent = self.recent_ms.map_or(ms, |r| r + RECENT_WEIGHT * (ms - r));
@@ -271,7 +285,7 @@ impl FirstByteTrend {
         let drift = BASELINE_DRIFT / calls.max(1.0);
         let baseline = self.baseline_ms.map_or(ms, |b| (b + drift * (recent - b)).min(ms).max(1.0));
         self.baseline_ms = Some(baseline);
-        self.samples >= GRADIENT_MIN_SAMPLES && recent > GRADIENT_TOLERANCE * baseline
+        self.samples >= GRADIENT_MIN_SAMPLES && recent > tolerance * baseline
     }
 }
 
@@ -525,15 +539,32 @@ mod tests {
     }
 
     #[test]
-    fn a_first_byte_that_doubles_beyond_the_vendors_capacity_settles_the_window() {
-        // A vendor whose first byte takes 100 ms up to K calls at once and twice that beyond.
+    fn first_bytes_slower_by_this_process_own_load_do_not_end_slow_start() {
+        // Answers read later as the process sends a quadrupled round: 100 ms, then 180 ms.
+        let mut w = Window::new(5, 1024);
+        for ms in [100, 100, 100, 100, 100].into_iter().chain([180; 40]) {
+            let r = take(&mut w);
+            w.release(r, served(ms));
+        }
+        assert_eq!(w.limit(), 5 + 3 * 45, "still slow start: three more per answer");
+        for _ in 0..20 {
+            let r = take(&mut w);
+            w.release(r, served(250));
+        }
+        assert!(w.limit() < 140, "a first byte past twice the baseline ends it: {}", w.limit());
+    }
+
+    #[test]
+    fn a_first_byte_that_triples_beyond_the_vendors_capacity_settles_the_window() {
+        // A vendor whose first byte takes 100 ms up to K calls at once and three times that
+        // beyond (slow start's overshoot: it holds up to four times what it serves at once).
         for k in [8u32, 16, 40] {
             let mut w = Window::new(5, 256);
             let mut limits = Vec::new();
             for _ in 0..60 {
                 let n = w.limit();
                 let rounds: Vec<u32> = (0..n).map(|_| take(&mut w)).collect();
-                let ms = if n > k { 200 } else { 100 };
+                let ms = if n > k { 300 } else { 100 };
                 for r in rounds {
                     w.release(r, served(ms));
                 }

@@ -8,13 +8,14 @@
 //!
 //! The limit starts at the breaker's threshold (a dead provider costs the fleet that many calls,
 //! not that many per execution) and moves by the one congestion rule of
-//! [`crate::limits::congestion`] in whole calls: a seat earns its share's part of a round's growth
-//! once it served its share at the full share; a congestion cuts it once per round, to the
-//! nearest call: calls sent before the cut bring old news.
+//! [`crate::limits::congestion`] in whole calls: in slow start each call served at a full share
+//! earns its growth at once (as a window's answer does), after it a seat earns its share's part
+//! of a round's growth once it served its share at the full share; a congestion cuts it once per
+//! round, to the nearest call: calls sent before the cut bring old news.
 //!
 //! Sans-IO: [`take`] and [`release`] read the row and propose the next; the seat counts calls.
 use crate::config::Chain;
-use crate::limits::concurrency::{FirstByteTrend, Signal};
+use crate::limits::concurrency::{tolerance, FirstByteTrend, Signal};
 use crate::limits::congestion;
 use crate::limits::learned_limit::{LimitRow, Share, STALE_MS};
 use serde::{Deserialize, Serialize};
@@ -145,8 +146,9 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
         let more = if taker.keeps { free.min(slots.max(1)) } else { 1 };
         return Take::Write { row: with_share(row, now, limit, Some(share(slots + more, false))), grew: false };
     }
-    if taker.keeps && limit < rules.ceiling && allowed == slots && grows(row, taker, slots, limit) {
-        let grown = limit.saturating_add(step(row, slots, limit)).min(rules.ceiling);
+    let step = growth(row, taker.served_full, slots, limit).filter(|_| taker.keeps && limit < rules.ceiling);
+    if let Some(step) = step.filter(|_| allowed == slots) {
+        let grown = limit.saturating_add(step).min(rules.ceiling);
         let mut next = with_share(row, now, grown, Some(share(slots + 1, false)));
         next.limit = grown;
         return Take::Write { row: next, grew: true };
@@ -162,30 +164,21 @@ fn cut(limit: u32, slow_start: bool) -> u32 {
     (congestion::cut(f64::from(limit), slow_start).round() as u32).max(1)
 }
 
-/// The one rule's growth for a seat holding `slots` of `limit`: served calls at its full share
-/// that earn a growth, and by how many calls. Its part of a round is `slots` calls earning
-/// `slots / limit` of the round's growth; a growth under a call needs as many more calls.
-fn growth(row: &LimitRow, slots: u32, limit: u32) -> (u32, u32) {
+/// The calls a growth of the limit adds now, by the one rule, for a seat holding `slots` of
+/// `limit` that served `served` calls at its full share since its last growth; `None`: not yet.
+/// - In slow start each served call earns its three at once: the limit keeps pace with a window,
+///   which grows per answer, instead of waiting for a round's last answer (a store write only
+///   when a call finds the limit spent).
+/// - After it a seat's part of a round is `slots` calls earning `slots / limit` of the round's
+///   growth (a fleet of many small shares grows no faster than one worker holding the whole
+///   limit would); a growth under a call needs as many more calls.
+fn growth(row: &LimitRow, served: u32, slots: u32, limit: u32) -> Option<u32> {
     let plateau = (row.plateau > 0).then_some(f64::from(row.plateau));
     let per_call = congestion::growth_per_call(f64::from(limit), plateau);
-    let slots = slots.max(1);
-    let earned = per_call * f64::from(slots);
-    if earned >= 1.0 {
-        (slots, earned as u32)
-    } else {
-        ((1.0 / per_call).ceil() as u32, 1)
-    }
-}
-
-/// Served calls enough to grow the limit (so a fleet of many small shares grows no faster than
-/// one worker holding the whole limit would).
-fn grows(row: &LimitRow, taker: &Taker, slots: u32, limit: u32) -> bool {
-    slots > 0 && taker.served_full >= growth(row, slots, limit).0
-}
-
-/// The calls a growth adds.
-fn step(row: &LimitRow, slots: u32, limit: u32) -> u32 {
-    growth(row, slots, limit).1
+    let calls = if plateau.is_none() { served.max(1) } else { slots.max(1) };
+    let earned = per_call * f64::from(calls);
+    let (needed, step) = if earned >= 1.0 { (calls, earned as u32) } else { ((1.0 / per_call).ceil() as u32, 1) };
+    (slots > 0 && served >= needed).then_some(step)
 }
 
 /// What a call's end tells the fleet's row.
@@ -282,6 +275,8 @@ pub struct Seat {
     trend: FirstByteTrend,
     /// The last cut of the limit it heard of: served calls before it do not count to growth.
     heard_ms: u64,
+    /// The limit as last read has met no congestion yet (its gradient's tolerance).
+    slow_start: bool,
 }
 
 impl Seat {
@@ -289,6 +284,7 @@ impl Seat {
     /// anywhere starts its count of served calls again, so the fleet does not grow back at once).
     pub fn read(&mut self, row: &LimitRow, holder: &str, now: u64, rules: Rules) {
         self.slots = allowance(row, holder, now, rules);
+        self.slow_start = row.plateau == 0;
         if row.congested_at_ms > self.heard_ms {
             self.heard_ms = row.congested_at_ms;
             self.served_full = 0;
@@ -314,7 +310,8 @@ impl Seat {
             Signal::Served { first_byte_ms } => {
                 // A first byte far above the provider's own baseline: it queues, do not grow.
                 let calls = f64::from(self.slots.max(1));
-                let queued = first_byte_ms.is_some_and(|ms| self.trend.slower(ms as f64, calls));
+                let queued =
+                    first_byte_ms.is_some_and(|ms| self.trend.slower(ms as f64, calls, tolerance(self.slow_start)));
                 if full && !queued {
                     self.served_full += 1;
                 }
@@ -397,14 +394,16 @@ mod tests {
     }
 
     #[test]
-    fn growth_needs_a_round_served_at_the_full_share_and_slows_below_the_plateau() {
+    fn growth_needs_calls_served_at_the_full_share_each_at_once_in_slow_start_and_slows_below_the_plateau() {
         let mut row = LimitRow::default();
         for in_use in [0, 1, 2, 4] {
             row = written(take(&row, &seat("a", in_use, 0), 0, RULES));
         }
-        assert!(matches!(take(&row, &seat("a", 5, 4), 1, RULES), Take::Full { .. }));
-        let Take::Write { row: grown, grew: true } = take(&row, &seat("a", 5, 5), 1, RULES) else { panic!() };
-        assert_eq!(grown.limit, 20, "slow start: three more per slot");
+        assert!(matches!(take(&row, &seat("a", 5, 0), 1, RULES), Take::Full { .. }));
+        let Take::Write { row: grown, grew: true } = take(&row, &seat("a", 5, 2), 1, RULES) else { panic!() };
+        assert_eq!(grown.limit, 11, "slow start: each served call earns three more at once");
+        let Take::Write { row: round, grew: true } = take(&row, &seat("a", 5, 5), 1, RULES) else { panic!() };
+        assert_eq!(round.limit, 20, "a round served: four times the limit");
         let after = LimitRow { plateau: 8, limit: 5, ..row.clone() };
         let Take::Write { row: one, grew: true } = take(&after, &seat("a", 5, 5), 1, RULES) else { panic!() };
         assert_eq!(one.limit, 6, "after a congestion: one per round");
