@@ -50,6 +50,8 @@ export interface ChainConfig {
     fleet_limit?: boolean;
     /** A streamed answer broken after part of it reached the caller is continued by the next model. */
     continue_broken_streams?: boolean;
+    /** A committed stream's idle limit follows its own chunks so far (the chat model 1.2). */
+    learn_stream_pace?: boolean;
     retry_budget_percent?: number; retry_budget_floor_per_s?: number; retry_budget_window_ms?: number;
     hedge?: "off" | "fixed" | "p95"; hedge_delay_ms?: number; hedge_min_ms?: number; hedge_max_ms?: number;
     max_hedges?: number;
@@ -106,7 +108,7 @@ export type Step =
 | { kind: "fail"; reason: Reason };
 /** A streamed attempt's timers: the first committing chunk within `first_chunk_ms`; once
  * committed, no gap over `idle_ms` and no longer than `total_ms` in all. */
-export interface StreamStep { first_chunk_ms: number; idle_ms: number; total_ms: number }
+export interface StreamStep { first_chunk_ms: number; idle_ms: number; total_ms: number; learn_pace: boolean }
 /** A hedging chain's call: its number (`outcome` and `abandon` name it), whether it is a hedge,
  * and when to ask `hedge` if no call of the item has answered by then (absent: no hedge follows). */
 export interface CallTag { call: number; hedge?: boolean; hedge_after_ms?: number }
@@ -419,6 +421,20 @@ export class Pool {
     private constructor();
     free(): void;
     [Symbol.dispose](): void;
+}
+
+/**
+ * One committed stream's idle limit, learned from its own chunks (`facts::stream::Pace`): made
+ * from the attempt's stream step, told each chunk's time, it answers the limit from then.
+ */
+export class StreamPace {
+    free(): void;
+    [Symbol.dispose](): void;
+    /**
+     * A chunk arrived at `at_ms` (the node's clock, ms): the idle limit from now.
+     */
+    chunk(at_ms: number): number;
+    constructor(step: StreamStep);
 }
 
 /**

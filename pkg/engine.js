@@ -506,6 +506,46 @@ if (Symbol.dispose) Pool.prototype[Symbol.dispose] = Pool.prototype.free;
 exports.Pool = Pool;
 
 /**
+ * One committed stream's idle limit, learned from its own chunks (`facts::stream::Pace`): made
+ * from the attempt's stream step, told each chunk's time, it answers the limit from then.
+ */
+class StreamPace {
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        StreamPaceFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_streampace_free(ptr, 0);
+    }
+    /**
+     * A chunk arrived at `at_ms` (the node's clock, ms): the idle limit from now.
+     * @param {number} at_ms
+     * @returns {number}
+     */
+    chunk(at_ms) {
+        const ret = wasm.streampace_chunk(this.__wbg_ptr, at_ms);
+        return ret;
+    }
+    /**
+     * @param {StreamStep} step
+     */
+    constructor(step) {
+        const ret = wasm.streampace_new(step);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        this.__wbg_ptr = ret[0];
+        StreamPaceFinalization.register(this, this.__wbg_ptr, this);
+        return this;
+    }
+}
+if (Symbol.dispose) StreamPace.prototype[Symbol.dispose] = StreamPace.prototype.free;
+exports.StreamPace = StreamPace;
+
+/**
  * A vendor's finish word in the one vocabulary of Call Chain's LLM presets (`stop`, `length`,
  * `tool_calls`, `content_filter`; another word lower-cased). Crossed once per preset answer.
  * @param {string} word
@@ -693,6 +733,9 @@ const ItemFinalization = (typeof FinalizationRegistry === 'undefined')
 const PoolFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_pool_free(ptr, 1));
+const StreamPaceFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_streampace_free(ptr, 1));
 
 function addToExternrefTable0(obj) {
     const idx = wasm.__externref_table_alloc();

@@ -4,6 +4,7 @@ export const memory: WebAssembly.Memory;
 export const __wbg_engine_free: (a: number, b: number) => void;
 export const __wbg_item_free: (a: number, b: number) => void;
 export const __wbg_pool_free: (a: number, b: number) => void;
+export const __wbg_streampace_free: (a: number, b: number) => void;
 export const engine_answerFails: (a: number, b: any) => [number, number, number, number];
 export const engine_check: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number) => [number, number, number];
 export const engine_commits: (a: number, b: number, c: number, d: number) => number;
@@ -33,6 +34,8 @@ export const item_tokens: (a: number, b: number, c: number, d: number, e: number
 export const readServes: (a: number, b: number) => number;
 export const storeDownMetrics: (a: number, b: number) => [number, number];
 export const storeFailed: (a: number, b: number, c: number, d: number, e: number) => [number, number, number];
+export const streampace_chunk: (a: number, b: number) => number;
+export const streampace_new: (a: any) => [number, number, number];
 export const __wbindgen_malloc: (a: number, b: number) => number;
 export const __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
 export const __wbindgen_free: (a: number, b: number, c: number) => void;

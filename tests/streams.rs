@@ -44,7 +44,10 @@ fn a_streamed_attempt_carries_its_limits_and_a_plain_one_none() {
     m.stream().unwrap();
     let Step::Call { stream, deadline_ms, .. } = m.poll(0, &store.views).unwrap().step else { panic!("a call") };
     assert_eq!(deadline_ms, 10_000);
-    assert_eq!(stream, Some(StreamStep { first_chunk_ms: 8_000, idle_ms: 30_000, total_ms: 60_000 }));
+    assert_eq!(
+        stream,
+        Some(StreamStep { first_chunk_ms: 8_000, idle_ms: 30_000, total_ms: 60_000, learn_pace: false })
+    );
 
     let mut plain = ItemMachine::new(c, 0, "chat".into(), vec![], Rng::seeded(1));
     let Step::Call { stream, .. } = plain.poll(0, &store.views).unwrap().step else { panic!("a call") };

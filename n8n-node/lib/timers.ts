@@ -111,7 +111,7 @@ export class Watch {
 	private fired = false;
 
 	constructor(
-		private readonly ms: number,
+		private ms: number,
 		private fire: () => void,
 	) {
 		this.due = performance.now() + ms;
@@ -140,9 +140,14 @@ export class Watch {
 		return this.due;
 	}
 
-	/** The time runs from now again. */
-	restart(): void {
-		if (!this.stopped) this.due = performance.now() + this.ms;
+	/** The time runs from now again (for `ms`, when given: a stream's idle limit as learned). */
+	restart(ms = this.ms): void {
+		this.ms = ms;
+		if (this.stopped) return;
+		const due = performance.now() + ms;
+		// Sooner than filed: filed again (the later filing finds it fired, or files what is left).
+		if (due < this.due) deadlines.add(due, this);
+		this.due = due;
 	}
 
 	stop(): void {

@@ -127,6 +127,7 @@ pub const CHAIN: &[&str] = &[
     "wait_in_line",
     "fleet_limit",
     "continue_broken_streams",
+    "learn_stream_pace",
     "retry_budget_percent",
     "retry_budget_floor_per_s",
     "retry_budget_window_ms",
@@ -330,6 +331,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("wait_in_line", &mut c.wait_in_line),
         ("fleet_limit", &mut c.fleet_limit),
         ("continue_broken_streams", &mut c.continue_broken_streams),
+        ("learn_stream_pace", &mut c.learn_stream_pace),
     ] {
         f.flag(name, slot)?;
     }

@@ -91,6 +91,10 @@ pub struct ChainConfig {
     /// the item ends with the broken model's error (`stream_broken`). The chat model 1.1 turns it
     /// on (*On a Broken Stream: Continue*).
     pub continue_broken_streams: bool,
+    /// A committed stream's idle limit follows its own chunks so far (ten times the longest gap,
+    /// at least 2 s, never past `stream_idle_ms`): a quick model that goes silent is cut in
+    /// seconds. Off: `stream_idle_ms` alone. The chat model 1.2 turns it on.
+    pub learn_stream_pace: bool,
     /// Retries (and fail-overs after a failure) to a provider are allowed while those of the
     /// last `retry_budget_window_ms` stay under this share of its calls (per cent) plus
     /// `retry_budget_floor_per_s` a second; 0 turns the budget off. Finagle's defaults.
@@ -151,6 +155,7 @@ impl Default for ChainConfig {
             wait_in_line: false,
             fleet_limit: false,
             continue_broken_streams: false,
+            learn_stream_pace: false,
             retry_budget_percent: 20,
             retry_budget_floor_per_s: 10,
             retry_budget_window_ms: 10_000,
@@ -587,7 +592,11 @@ impl ChainConfig {
                 ),
             ));
         }
-        Ok(StreamLimits { first_chunk_ms, idle_ms: ms("stream_idle_ms", self.stream_idle_ms, 1, DAY)? })
+        Ok(StreamLimits {
+            first_chunk_ms,
+            idle_ms: ms("stream_idle_ms", self.stream_idle_ms, 1, DAY)?,
+            learn_pace: self.learn_stream_pace,
+        })
     }
 }
 

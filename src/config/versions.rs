@@ -20,6 +20,8 @@ pub struct VersionDefaults {
     pub check_finish: bool,
     /// `ChainConfig::continue_broken_streams`: *On a Broken Stream: Continue*.
     pub continue_broken_streams: bool,
+    /// `ChainConfig::learn_stream_pace`: a committed stream's idle limit follows its own chunks.
+    pub learn_stream_pace: bool,
     /// `ChainConfig::next_provider_when_input_too_long`: an input too long for a model goes to
     /// the next one (a larger context window).
     pub next_provider_when_input_too_long: bool,
@@ -38,6 +40,7 @@ const NONE: VersionDefaults = VersionDefaults {
     check_empty: false,
     check_finish: false,
     continue_broken_streams: false,
+    learn_stream_pace: false,
     next_provider_when_input_too_long: false,
     probe_interval_ms: 0,
     item_concurrency: "fixed",
@@ -110,6 +113,7 @@ pub const CHAT_MODEL: &[(f64, VersionDefaults)] = &[
             check_empty: true,
             check_finish: true,
             continue_broken_streams: true,
+            learn_stream_pace: true,
             next_provider_when_input_too_long: true,
             probe_interval_ms: PROBE_INTERVAL_MS,
             ..NONE

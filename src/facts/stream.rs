@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 pub struct StreamLimits {
     pub first_chunk_ms: u64,
     pub idle_ms: u64,
+    /// `ChainConfig::learn_stream_pace`.
+    pub learn_pace: bool,
 }
 
 /// The limits of one streamed attempt, as the node arms its timers.
@@ -20,8 +22,11 @@ pub struct StreamStep {
     /// Abort and report a timeout when no committing chunk arrived by then (never past the
     /// attempt's deadline nor the item's budget).
     pub first_chunk_ms: u64,
-    /// Once committed: abort when no chunk arrived for this long.
+    /// Once committed: abort when no chunk arrived for this long (the outer bound where the
+    /// stream's pace is learned: [`Pace`]).
     pub idle_ms: u64,
+    /// The idle limit follows the stream's own chunks ([`Pace`]).
+    pub learn_pace: bool,
     /// Once committed: abort when the stream is still open after this long from the call (what
     /// is left of the item's budget).
     pub total_ms: u64,
@@ -33,7 +38,56 @@ impl StreamLimits {
             first_chunk_ms: self.first_chunk_ms.min(deadline_ms).min(remaining_ms),
             idle_ms: self.idle_ms.min(remaining_ms),
             total_ms: remaining_ms,
+            learn_pace: self.learn_pace,
         }
+    }
+}
+
+/// A committed stream's idle limit, learned from its own chunks so far: a model that streams
+/// quickly and goes silent is cut in seconds, not at the fixed limit, also on its first message
+/// (nothing from the fleet needed). The fixed limit stays the outer bound and the limit until
+/// enough gaps were seen; a pause longer than any so far (a tool call being written, a long
+/// thought) is allowed `IDLE_GAP_FACTOR` times the longest gap and never less than
+/// `IDLE_FLOOR_MS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pace {
+    outer_ms: u64,
+    learns: bool,
+    last_ms: Option<u64>,
+    longest_gap_ms: u64,
+    gaps: u32,
+}
+
+/// Gaps between chunks seen before the stream's own pace sets its idle limit.
+pub const PACE_MIN_GAPS: u32 = 8;
+/// The idle limit is this many times the longest gap between chunks so far.
+pub const IDLE_GAP_FACTOR: u64 = 10;
+/// A learned idle limit is never below this.
+pub const IDLE_FLOOR_MS: u64 = 2_000;
+
+impl Pace {
+    /// The step's idle limit (Stream Idle Limit, within the item's budget), learned from the
+    /// chunks if the step says so.
+    pub fn new(step: &StreamStep) -> Pace {
+        Pace { outer_ms: step.idle_ms, learns: step.learn_pace, last_ms: None, longest_gap_ms: 0, gaps: 0 }
+    }
+
+    /// A chunk arrived at `at_ms` (the node's clock): the idle limit from now.
+    pub fn chunk(&mut self, at_ms: u64) -> u64 {
+        if let Some(last) = self.last_ms {
+            self.longest_gap_ms = self.longest_gap_ms.max(at_ms.saturating_sub(last));
+            self.gaps += 1;
+        }
+        self.last_ms = Some(at_ms);
+        self.idle_ms()
+    }
+
+    /// The idle limit now.
+    pub fn idle_ms(&self) -> u64 {
+        if !self.learns || self.gaps < PACE_MIN_GAPS {
+            return self.outer_ms;
+        }
+        self.longest_gap_ms.saturating_mul(IDLE_GAP_FACTOR).max(IDLE_FLOOR_MS).min(self.outer_ms)
     }
 }
 
@@ -67,8 +121,27 @@ mod tests {
 
     #[test]
     fn the_first_chunk_wait_never_outlasts_the_attempt_nor_the_budget() {
-        let l = StreamLimits { first_chunk_ms: 8_000, idle_ms: 30_000 };
-        assert_eq!(l.step(10_000, 60_000), StreamStep { first_chunk_ms: 8_000, idle_ms: 30_000, total_ms: 60_000 });
-        assert_eq!(l.step(10_000, 5_000), StreamStep { first_chunk_ms: 5_000, idle_ms: 5_000, total_ms: 5_000 });
+        let l = StreamLimits { first_chunk_ms: 8_000, idle_ms: 30_000, learn_pace: false };
+        let step =
+            |first_chunk_ms, idle_ms, total_ms| StreamStep { first_chunk_ms, idle_ms, total_ms, learn_pace: false };
+        assert_eq!(l.step(10_000, 60_000), step(8_000, 30_000, 60_000));
+        assert_eq!(l.step(10_000, 5_000), step(5_000, 5_000, 5_000));
+    }
+    #[test]
+    fn a_quick_stream_that_goes_silent_is_cut_in_seconds_a_slow_one_keeps_its_pace() {
+        let step = |idle_ms, learn_pace| StreamStep { first_chunk_ms: 1, idle_ms, total_ms: 60_000, learn_pace };
+        let mut quick = Pace::new(&step(30_000, true));
+        let limits: Vec<u64> = (0..20).map(|i| quick.chunk(i * 50)).collect();
+        assert_eq!(limits[..8], [30_000; 8], "too few gaps: the fixed limit");
+        assert_eq!(limits[19], IDLE_FLOOR_MS, "chunks every 50 ms: the floor");
+        let mut slow = Pace::new(&step(30_000, true));
+        let last = (0..20).map(|i| slow.chunk(i * 400 + (i % 3) * 100)).last().unwrap();
+        assert_eq!(last, 5_000, "ten times its longest gap (500 ms)");
+        let mut halting = Pace::new(&step(5_000, true));
+        let last = (0..20).map(|i| halting.chunk(i * 1_000)).last().unwrap();
+        assert_eq!(last, 5_000, "never past the outer bound");
+        let mut fixed = Pace::new(&step(30_000, false));
+        let last = (0..20).map(|i| fixed.chunk(i * 50)).last().unwrap();
+        assert_eq!(last, 30_000, "not learned (before the chat model 1.2): the fixed limit");
     }
 }

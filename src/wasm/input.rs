@@ -142,6 +142,23 @@ pub fn usage(v: &JsValue) -> Result<Option<crate::limits::token_limit::Usage>, E
 }
 
 /// A broken stream's `delivered_chars`: the characters of the answer the caller had.
+/// A streamed attempt's step as the engine gave it (its idle limit and whether it learns).
+pub fn stream_step(v: &JsValue) -> Result<crate::facts::stream::StreamStep, EngineError> {
+    let ms = |name: &str| {
+        field(v, name)
+            .as_f64()
+            .filter(|n| n.is_finite() && *n >= 0.0)
+            .map(|n| n as u64)
+            .ok_or_else(|| bad(format!("stream step: {name}")))
+    };
+    Ok(crate::facts::stream::StreamStep {
+        first_chunk_ms: ms("first_chunk_ms")?,
+        idle_ms: ms("idle_ms")?,
+        total_ms: ms("total_ms")?,
+        learn_pace: field(v, "learn_pace").as_bool().unwrap_or(false),
+    })
+}
+
 pub fn delivered_chars(v: &JsValue) -> Option<u64> {
     field(v, "delivered_chars").as_f64().filter(|n| n.is_finite() && *n >= 0.0).map(|n| n as u64)
 }

@@ -125,6 +125,27 @@ pub struct Pool {
     inner: Rc<RefCell<crate::limits::concurrency::Pool>>,
 }
 
+/// One committed stream's idle limit, learned from its own chunks (`facts::stream::Pace`): made
+/// from the attempt's stream step, told each chunk's time, it answers the limit from then.
+#[wasm_bindgen(js_name = StreamPace)]
+pub struct StreamPace {
+    pace: crate::facts::stream::Pace,
+}
+
+#[wasm_bindgen(js_class = StreamPace)]
+impl StreamPace {
+    #[wasm_bindgen(constructor)]
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "StreamStep")] step: JsValue) -> Result<StreamPace, JsValue> {
+        let step = input::stream_step(&step).map_err(js_error)?;
+        Ok(StreamPace { pace: crate::facts::stream::Pace::new(&step) })
+    }
+
+    /// A chunk arrived at `at_ms` (the node's clock, ms): the idle limit from now.
+    pub fn chunk(&mut self, at_ms: f64) -> f64 {
+        self.pace.chunk(ms(at_ms)) as f64
+    }
+}
+
 /// A validated fallback chain. Construction fails with `code: "invalid_config"` and `field`.
 #[wasm_bindgen]
 pub struct Engine {

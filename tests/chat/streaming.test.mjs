@@ -245,6 +245,54 @@ for (const [from, to, how] of [
 	});
 }
 
+test('1.2: a model streaming every 50 ms goes silent after 20 chunks: the next model finishes within 5 s, not at the 30 s idle limit', async (t) => {
+	const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
+	vendors.script('pace-1', [{ stream: { text: words, gapMs: 50, stallAfter: 20 } }]);
+	vendors.script('pace-2', [{ stream: { continues: true, text: ['and the rest.'] } }]);
+	const { model, runData } = await resilient(
+		[
+			['openai', 'pace-1'],
+			['openai', 'pace-2'],
+		],
+		{},
+		1.2,
+	);
+	const at = [];
+	const chain = prompts.ChatPromptTemplate.fromMessages([['human', '{q}']]).pipe(model);
+	for await (const e of chain.streamEvents({ q: 'hi' }, { version: 'v2' }))
+		if (e.event === 'on_chat_model_stream' && e.data.chunk.text)
+			at.push([Date.now(), e.data.chunk.text]);
+	const stalledAt = at[19][0];
+	const resumed = at.find(([, t]) => t.includes('the rest'));
+	assert.ok(resumed, JSON.stringify(at.map(([, t]) => t)));
+	const after = resumed[0] - stalledAt;
+	t.diagnostic(`the continuation reached the caller ${after} ms after the stall`);
+	assert.ok(after < 5_000, `the continuation reached the caller ${after} ms after the stall`);
+	assert.ok(after >= 2_000, `cut at the learned limit's floor, not before: ${after} ms`);
+	const entry = runData.at(-1).output;
+	assert.equal(entry.outcome, 'success');
+	assert.match(entry.attempts[0].outcome, /^stream_broken:/);
+});
+
+test('1.2: a model streaming every 400 ms is never cut by the learned idle limit', async () => {
+	const words = Array.from({ length: 12 }, (_, i) => `s${i} `);
+	vendors.script('slow-pace', [{ stream: { text: words, gapMs: 400 } }]);
+	vendors.script('slow-pace-2', ['never asked']);
+	const { model, runData } = await resilient(
+		[
+			['openai', 'slow-pace'],
+			['openai', 'slow-pace-2'],
+		],
+		{},
+		1.2,
+	);
+	const { texts, error } = await streamEvents(model);
+	assert.equal(error, undefined, String(error?.stack));
+	assert.equal(texts.join(''), words.join(''));
+	assert.equal(vendors.accepted('slow-pace-2'), 0);
+	assert.equal(runData.at(-1).output.outcome, 'success');
+});
+
 test("1.1, End With an Error: the broken model's error, as version 1", async () => {
 	vendors.script('end-1', [{ stream: { text: ['one ', 'two ', 'three'], dropAfter: 2 } }]);
 	vendors.script('end-2', ['ok']);

@@ -18,6 +18,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'Engine',
 		'Item',
 		'Pool',
+		'StreamPace',
 		'finishReason',
 		'readServes',
 		'storeDownMetrics',

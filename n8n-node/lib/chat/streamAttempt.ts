@@ -11,6 +11,7 @@ import { Cancelled } from '../attemptAbort';
 import { attempt, type CallResult } from '../attempt';
 import { DEADLINE_CODE, IDLE_TIMEOUT_CODE } from '../engineConstants';
 import type { Watch } from '../timers';
+import { engineModule } from '../engine';
 import { chunkFacts, type ChunkFacts } from './chunkFacts';
 import { chunkText, type Seam } from './seam';
 import { answered, errorText, outcomeOfModelError } from './outcome';
@@ -86,6 +87,9 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 			const first = abort.after(a.limits.first_chunk_ms, 'first_chunk');
 			abort.after(a.limits.total_ms, 'total');
 			let idle: Watch | undefined;
+			// The engine's idle limit, learned from this stream's own chunks so far (a few bytes of
+			// the engine's memory, given back when it is collected).
+			const pace = new (engineModule().StreamPace)(a.limits);
 			let pending: AIMessageChunk | undefined;
 			const stream = await a.model.stream(a.messages, { ...a.options, signal: abort.signal });
 			for await (const chunk of stream as AsyncIterable<AIMessageChunk>) {
@@ -105,8 +109,9 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 					else send(pending);
 					pending = undefined;
 				}
-				if (idle) idle.restart();
-				else idle = abort.after(a.limits.idle_ms, 'idle');
+				const idleMs = pace.chunk(performance.now());
+				if (idle) idle.restart(idleMs);
+				else idle = abort.after(idleMs, 'idle');
 			}
 			// An answer with nothing that commits (an empty text, a refusal), or a held one: checked
 			// before it is handed over, so a failed check moves the call on with nothing delivered.

@@ -22,6 +22,7 @@ export function withVersionDefaults(config: ChainConfig, d: VersionDefaults): vo
 		'wait_in_line',
 		'fleet_limit',
 		'continue_broken_streams',
+		'learn_stream_pace',
 		'next_provider_when_input_too_long',
 	] as const)
 		if (config[key] === undefined && d[key]) config[key] = true;

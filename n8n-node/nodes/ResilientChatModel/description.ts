@@ -34,7 +34,7 @@ const STREAM_ONLY: INodeProperties[] = [
 		'Stream Idle Limit (ms)',
 		'streamIdleMs',
 		D.stream_idle_ms,
-		'When the root node streams: once a model has begun its answer, the longest pause between two chunks; a longer one breaks the stream (see On a Broken Stream)',
+		"When the root node streams: once a model has begun its answer, the longest pause between two chunks; a longer one breaks the stream (see On a Broken Stream). From version 1.2 the limit follows the stream's own pace (ten times its longest gap so far, at least 2 s) and this is its outer bound",
 	),
 ];
 
