@@ -109,3 +109,86 @@ fn a_stream_that_completes_is_one_success() {
     assert_eq!(calls.len(), 1);
     assert_eq!(m.counters()[0].failures, 0);
 }
+
+/// The chat model 1.2's chain: the first-chunk deadline follows each provider's pace.
+fn paced(names: &[&str]) -> std::sync::Arc<resilient_engine::config::Chain> {
+    chain(names, |c| {
+        c.streams = true;
+        c.learn_stream_pace = true;
+        c.deadline_ms = 60_000;
+        c.budget_ms = 120_000;
+    })
+}
+
+/// One message to the chain: its first call's first-chunk deadline, then `first_chunk` (the time
+/// its first chunk came, answered) or a timeout with nothing; the rows written back.
+fn message(
+    c: &std::sync::Arc<resilient_engine::config::Chain>,
+    store: &mut Store,
+    now: u64,
+    first_chunk: Option<u64>,
+) -> u64 {
+    let mut m = ItemMachine::new(c.clone(), now, format!("msg{now}"), vec![], Rng::seeded(now));
+    m.stream().unwrap();
+    let poll = m.poll(now, &store.views).unwrap();
+    if let Some(w) = &poll.writes {
+        store.apply(w);
+    }
+    let Step::Call { provider, stream: Some(stream), .. } = poll.step else { panic!("a streamed call") };
+    let (end_at, outcome) = match first_chunk {
+        Some(ms) => {
+            m.commit(None, ms);
+            (now + ms + 500, status(200))
+        }
+        None => (now + stream.first_chunk_ms, Outcome::Error { code: "TIMEOUT".into() }),
+    };
+    let effect = m.on_outcome(end_at, &outcome, &store.views, None, CallEnd::default()).unwrap();
+    if let Some(w) = &record(c, &store.views[provider], &effect, end_at).writes {
+        store.apply(w);
+    }
+    stream.first_chunk_ms
+}
+
+#[test]
+fn a_usually_quick_model_gets_two_seconds_for_its_first_chunk_once_it_has_answered_three_times() {
+    let c = paced(&["openai", "anthropic"]);
+    let mut store = Store::new(2);
+    let deadlines: Vec<u64> = [Some(300), Some(450), Some(350), None]
+        .iter()
+        .enumerate()
+        .map(|(k, &first)| message(&c, &mut store, 10_000 * k as u64, first))
+        .collect();
+    assert_eq!(deadlines, vec![8_000, 8_000, 8_000, 2_000], "no history: the fixed 8 s; then its pace");
+    assert_eq!(store.views[0].breaker.failures.len(), 1, "a model slower than its own pace: counted");
+}
+
+#[test]
+fn a_reasoning_model_is_cut_twice_then_given_its_time_and_its_breaker_never_opens() {
+    let c = paced(&["o3", "gpt-4o"]);
+    let mut store = Store::new(2);
+    let answers = [None, None, Some(21_000), Some(17_000), Some(24_000), Some(19_000)];
+    let deadlines: Vec<u64> =
+        answers.iter().enumerate().map(|(k, &first)| message(&c, &mut store, 100_000 * k as u64, first)).collect();
+    assert_eq!(deadlines, vec![8_000, 16_000, 32_000, 60_000, 60_000, 60_000], "the attempt's deadline bounds it");
+    assert_eq!(store.views[0].breaker.trips, 0);
+    assert_eq!(store.views[0].pace.ms, vec![21_000, 17_000, 24_000, 19_000]);
+}
+
+#[test]
+fn a_first_chunk_deadline_the_items_budget_cut_short_says_nothing_of_the_provider() {
+    let c = chain(&["o3", "gpt-4o"], |c| {
+        c.streams = true;
+        c.learn_stream_pace = true;
+        c.deadline_ms = 60_000;
+        c.budget_ms = 5_000;
+    });
+    let mut store = Store::new(2);
+    store.views[0].pace = resilient_engine::facts::pace_row::PaceRow {
+        ms: vec![15_000, 20_000, 18_000],
+        at_ms: vec![0, 0, 0],
+        ..Default::default()
+    };
+    assert_eq!(message(&c, &mut store, 1_000, None), 5_000, "its pace says 60 s; the budget leaves 5 s");
+    assert!(store.views[0].breaker.failures.is_empty(), "not counted against it");
+    assert_eq!(store.views[0].pace.cut_ms, 0, "nor learned");
+}

@@ -340,7 +340,15 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
         held: (0..u8::arbitrary(u)? % 6).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,
         version: wide(u)?,
     };
-    Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit, tokens, spend })
+    // Lists of unequal length too: a row from the store may hold them.
+    let pace = resilient_engine::facts::pace_row::PaceRow {
+        ms: (0..u8::arbitrary(u)? % 12).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
+        at_ms: (0..u8::arbitrary(u)? % 12).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
+        cut_ms: wide(u)?,
+        cut_at_ms: wide(u)?,
+        version: wide(u)?,
+    };
+    Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit, tokens, spend, pace })
 }
 
 fn check_breaker(row: &BreakerRow, k: &Knobs) {

@@ -79,7 +79,7 @@ export const VERSION_DEFAULTS = {
 } as const;
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
-export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit', 'tokens', 'spend'] as const;
+export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit', 'tokens', 'spend', 'pace'] as const;
 
 /** Joins the row texts (and the Idempotency-Keys) of one engine call into one string. */
 export const ROW_SEPARATOR = '\u001e';

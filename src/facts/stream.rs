@@ -33,9 +33,11 @@ pub struct StreamStep {
 }
 
 impl StreamLimits {
-    pub fn step(&self, deadline_ms: u64, remaining_ms: u64) -> StreamStep {
+    /// `paced`: the first-chunk deadline its provider's pace gives (`facts::pace_row`) where the
+    /// chain learns it, else the fixed one.
+    pub fn step(&self, deadline_ms: u64, remaining_ms: u64, paced: u64) -> StreamStep {
         StreamStep {
-            first_chunk_ms: self.first_chunk_ms.min(deadline_ms).min(remaining_ms),
+            first_chunk_ms: paced.min(deadline_ms).min(remaining_ms),
             idle_ms: self.idle_ms.min(remaining_ms),
             total_ms: remaining_ms,
             learn_pace: self.learn_pace,
@@ -124,8 +126,9 @@ mod tests {
         let l = StreamLimits { first_chunk_ms: 8_000, idle_ms: 30_000, learn_pace: false };
         let step =
             |first_chunk_ms, idle_ms, total_ms| StreamStep { first_chunk_ms, idle_ms, total_ms, learn_pace: false };
-        assert_eq!(l.step(10_000, 60_000), step(8_000, 30_000, 60_000));
-        assert_eq!(l.step(10_000, 5_000), step(5_000, 5_000, 5_000));
+        assert_eq!(l.step(10_000, 60_000, 8_000), step(8_000, 30_000, 60_000));
+        assert_eq!(l.step(10_000, 5_000, 8_000), step(5_000, 5_000, 5_000));
+        assert_eq!(l.step(10_000, 60_000, 32_000).first_chunk_ms, 10_000, "a pace past the attempt's deadline");
     }
     #[test]
     fn a_quick_stream_that_goes_silent_is_cut_in_seconds_a_slow_one_keeps_its_pace() {

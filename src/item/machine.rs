@@ -95,6 +95,10 @@ struct Pending {
     committed: bool,
     /// A streamed call's time to its first committing chunk, as the node measured it.
     first_chunk_ms: Option<u64>,
+    /// A streamed call whose first-chunk deadline followed its provider's pace (`learn_pace`):
+    /// that deadline, and whether the item's budget cut it below the pace (a cut there says
+    /// nothing of the provider).
+    paced: Option<(u64, bool)>,
     /// Its slot in the provider's window (Item Concurrency *Auto*): the window's round then.
     window_round: Option<u32>,
     /// It holds a slot of the fleet's limit.
@@ -288,6 +292,7 @@ impl ItemMachine {
             hedge: false,
             committed: true,
             first_chunk_ms: None,
+            paced: None,
             window_round: None,
             // Its check took a share of one call of the fleet's limit: the report gives it back.
             seat: chain_bounds(&m.chain, provider),

@@ -39,6 +39,7 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
             true => latency::record_first_chunk(&view.latency, ms, now),
             false => latency::record(&view.latency, ms, now),
         }),
+        pace: effect.pace.map(|news| crate::facts::pace_row::record(&view.pace, news, now)),
         ..Writes::default()
     };
     // Every limit settles the call: what it used, what it held released.

@@ -107,6 +107,9 @@ pub struct Effect {
     pub seat: Option<crate::limits::fleet_limit::Released>,
     /// The call reserved tokens (`token_limit`): what it used, to settle its provider's row.
     pub tokens: Option<crate::limits::token_limit::Settle>,
+    /// A streamed call's news of its provider's pace to a first chunk (`facts::pace_row`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<crate::facts::pace_row::PaceNews>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,6 +6,7 @@ pub mod row_decode;
 pub mod row_text;
 pub mod store_failure;
 use crate::choose::latency::LatencyRow;
+use crate::facts::pace_row::PaceRow;
 use crate::limits::breaker::BreakerRow;
 use crate::limits::in_flight::InFlightRow;
 use crate::limits::learned_limit::LimitRow;
@@ -30,6 +31,8 @@ pub struct ProviderView {
     pub tokens: TokenRow,
     /// The cost held by calls out against its spend cap (`spend_hold`).
     pub spend: SpendRow,
+    /// Its pace to a streamed call's first chunk (`facts::pace_row`).
+    pub pace: PaceRow,
 }
 
 /// New rows to write back atomically (each with `version` = stored version + 1).
@@ -47,6 +50,8 @@ pub struct Writes {
     pub tokens: Option<TokenRow>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spend: Option<SpendRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<PaceRow>,
 }
 
 impl Writes {
@@ -59,5 +64,6 @@ impl Writes {
             && self.limit.is_none()
             && self.tokens.is_none()
             && self.spend.is_none()
+            && self.pace.is_none()
     }
 }

@@ -66,6 +66,21 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// A list of whole numbers >= 0 (built once, where a `list` is built per closure).
+    fn numbers(&self, name: &str) -> Result<Vec<u64>> {
+        match self.get(name) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(a)) => {
+                let mut out = Vec::with_capacity(a.len());
+                for v in a.iter() {
+                    out.push(unsigned(self.kind, name, v)?);
+                }
+                Ok(out)
+            }
+            Some(_) => Err(corrupt(self.kind, &format!("{name} is not an array"))),
+        }
+    }
+
     fn list<T>(&self, name: &str, item: impl Fn(&Value) -> Result<T>) -> Result<Vec<T>> {
         match self.get(name) {
             None => Ok(Vec::new()),
@@ -111,7 +126,7 @@ pub fn breaker(text: &str) -> Result<BreakerRow> {
     };
     Ok(BreakerRow {
         phase,
-        failures: f.list("failures", |v| unsigned(K, "failures[]", v))?,
+        failures: f.numbers("failures")?,
         buckets: f.list("buckets", |v| {
             let b = Fields::of(K, v)?;
             let count =
@@ -144,10 +159,18 @@ pub fn latency(text: &str) -> Result<LatencyRow> {
     const K: &str = "latency";
     let v = parse(K, text)?;
     let f = Fields::of(K, &v)?;
-    Ok(LatencyRow {
-        w: f.list("w", |v| unsigned(K, "w[]", v))?,
-        t: f.list("t", |v| unsigned(K, "t[]", v))?,
-        at_ms: f.u64("at_ms")?,
+    Ok(LatencyRow { w: f.numbers("w")?, t: f.numbers("t")?, at_ms: f.u64("at_ms")?, version: f.u64("version")? })
+}
+
+pub fn pace(text: &str) -> Result<crate::facts::pace_row::PaceRow> {
+    const K: &str = "pace";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    Ok(crate::facts::pace_row::PaceRow {
+        ms: f.numbers("ms")?,
+        at_ms: f.numbers("at_ms")?,
+        cut_ms: f.u64("cut_ms")?,
+        cut_at_ms: f.u64("cut_at_ms")?,
         version: f.u64("version")?,
     })
 }

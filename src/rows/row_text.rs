@@ -4,6 +4,7 @@
 use crate::choose::chain::{ProviderView, Writes};
 use crate::choose::latency::LatencyRow;
 use crate::error::EngineError;
+use crate::facts::pace_row::PaceRow;
 use crate::limits::breaker::BreakerRow;
 use crate::limits::in_flight::InFlightRow;
 use crate::limits::learned_limit::LimitRow;
@@ -15,7 +16,8 @@ use crate::rows::row_decode;
 use serde::Serialize;
 
 /// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
-pub const ROW_KINDS: [&str; 8] = ["breaker", "gate", "in_flight", "latency", "budget", "limit", "tokens", "spend"];
+pub const ROW_KINDS: [&str; 9] =
+    ["breaker", "gate", "in_flight", "latency", "budget", "limit", "tokens", "spend", "pace"];
 
 /// Joins the row texts of one call into one string at the boundary (one string crossing instead
 /// of two per row): ASCII record separator, which JSON text never holds raw (it escapes every
@@ -64,22 +66,30 @@ fn decode<T: Default>(
     kind: &str,
     text: &str,
     read: fn(&str) -> Result<T, EngineError>,
-    version: impl Fn(&mut T, u64),
+    version: fn(&mut T, u64),
 ) -> Result<T, EngineError> {
     if text.is_empty() {
         return Ok(T::default());
     }
-    // `<version>|<json>` (Redis) or the JSON alone (Postgres, memory).
-    let (prefix, json) = match text.split_once('|') {
-        Some((v, json)) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => (Some(v), json),
-        _ => (None, text),
-    };
+    let (prefix, json) = versioned(kind, text)?;
     let mut row = read(json)?;
     if let Some(v) = prefix {
-        let v = v.parse().map_err(|_| EngineError::CorruptState(format!("{kind} row: version {v} out of range")))?;
         version(&mut row, v); // the store compares this one: it is the truth
     }
     Ok(row)
+}
+
+/// A row text's version prefix and JSON: `<version>|<json>` (Redis) or the JSON alone (Postgres,
+/// memory). Apart from [`decode`], which is built once per row kind, so this is built once.
+fn versioned<'a>(kind: &str, text: &'a str) -> Result<(Option<u64>, &'a str), EngineError> {
+    match text.split_once('|') {
+        Some((v, json)) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+            let v =
+                v.parse().map_err(|_| EngineError::CorruptState(format!("{kind} row: version {v} out of range")))?;
+            Ok((Some(v), json))
+        }
+        _ => Ok((None, text)),
+    }
 }
 
 /// One provider's view from its row texts (`ROW_KINDS` order).
@@ -102,6 +112,7 @@ pub fn view(rows: &[impl AsRef<str>]) -> Result<ProviderView, EngineError> {
         limit: decode("limit", rows[5].as_ref(), row_decode::limit, |r: &mut LimitRow, v| r.version = v)?,
         tokens: decode("tokens", rows[6].as_ref(), row_decode::tokens, |r: &mut TokenRow, v| r.version = v)?,
         spend: decode("spend", rows[7].as_ref(), row_decode::spend, |r: &mut SpendRow, v| r.version = v)?,
+        pace: decode("pace", rows[8].as_ref(), row_decode::pace, |r: &mut PaceRow, v| r.version = v)?,
     })
 }
 
@@ -187,6 +198,9 @@ pub fn writes(w: &Writes) -> RowWrites {
     if let Some(s) = &w.spend {
         rows.push(row(ROW_KINDS[7], s, s.version));
     }
+    if let Some(p) = &w.pace {
+        rows.push(row(ROW_KINDS[8], p, p.version));
+    }
     RowWrites { provider: w.provider, rows, event: None, counts: None }
 }
 
@@ -215,6 +229,9 @@ pub fn apply(view: &mut ProviderView, w: &Writes) {
     }
     if let Some(s) = &w.spend {
         view.spend = s.clone();
+    }
+    if let Some(p) = &w.pace {
+        view.pace = p.clone();
     }
 }
 

@@ -28,7 +28,7 @@ const STREAM_ONLY: INodeProperties[] = [
 		'First-Chunk Deadline (ms)',
 		'firstChunkDeadlineMs',
 		D.first_chunk_deadline_ms,
-		'When the root node streams: a model that sends no text, tool call or reasoning by then is cut off and the next model takes the call. Must be below the per-attempt deadline.',
+		"When the root node streams: a model that sends no text, tool call or reasoning by then is cut off and the next model takes the call. Must be below the per-attempt deadline. From version 1.2 it is the deadline of a model with no history: then each model's own pace sets it (three times its slowest recent first chunk, at least 2 s; twice a deadline that cut it), within the per-attempt deadline",
 	),
 	numberField(
 		'Stream Idle Limit (ms)',

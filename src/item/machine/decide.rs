@@ -1,6 +1,7 @@
 //! The item's next step at each poll: its route, the first admissible provider, or a wait (in
 //! line, for the rate gate, a backoff), or its end (deferred, failed).
 use super::*;
+use crate::facts::pace_row;
 
 impl ItemMachine {
     pub(super) fn remaining(&self, now: u64) -> u64 {
@@ -238,6 +239,7 @@ impl ItemMachine {
             hedge,
             committed: false,
             first_chunk_ms: None,
+            paced: None,
             window_round,
             seat: seat.is_some(),
             tokens,
@@ -247,7 +249,19 @@ impl ItemMachine {
         let p = &self.chain.providers[provider];
         let deadline_ms = p.deadline_ms.min(remaining);
         let stream = match self.chain.stream {
-            Some(limits) if self.streamed => Some(limits.step(deadline_ms, remaining)),
+            Some(limits) if self.streamed => {
+                let paced = match limits.learn_pace {
+                    true => pace_row::first_chunk_ms(&views[provider].pace, now, limits.first_chunk_ms),
+                    false => limits.first_chunk_ms,
+                };
+                if limits.learn_pace {
+                    let short = paced.min(p.deadline_ms) > remaining;
+                    if let Some(q) = self.pending.last_mut() {
+                        q.paced = Some((paced.min(deadline_ms), short));
+                    }
+                }
+                Some(limits.step(deadline_ms, remaining, paced))
+            }
             _ => None,
         };
         let hedging = self.chain.hedge.map(|h| CallTag {

@@ -162,6 +162,7 @@ impl ItemMachine {
             window,
             seat,
             tokens,
+            pace: None,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! A call's end handed in: classified, its holds released, its attempt logged, and what the item
 //! does next (retry, move on, continue a broken stream, end).
 use super::*;
+use crate::facts::pace_row::PaceNews;
 
 impl ItemMachine {
     /// Feed back the end of a call: its outcome, and what the caller saw beyond it ([`CallEnd`]:
@@ -26,6 +27,7 @@ impl ItemMachine {
             hedge,
             call: number,
             first_chunk_ms,
+            paced,
             window_round,
             seat,
             tokens,
@@ -54,6 +56,16 @@ impl ItemMachine {
         // A streamed call's time to its first chunk, else the call's whole time.
         let took_ms = first_chunk_ms.unwrap_or(now.saturating_sub(at_ms));
         let signal = Signal::of(&c, timed_out, Some(took_ms));
+        // A paced streamed call teaches its provider's pace: its first chunk's time, or the
+        // deadline that passed with nothing. One the item's budget cut below the provider's own
+        // pace says nothing of it: neither learned nor counted against it.
+        let budget_cut = paced.is_some_and(|(_, short)| short) && timed_out && first_chunk_ms.is_none();
+        let pace = paced.and_then(|(applied, _)| match first_chunk_ms {
+            Some(ms) => Some(PaceNews::FirstChunk(ms)),
+            None if timed_out && !budget_cut => Some(PaceNews::Cut(applied)),
+            None => None,
+        });
+        let health = if budget_cut { Health::Neutral } else { c.health };
         let remaining = self.remaining(now);
         let label = match (outcome, outcome.decisive_check(self.chain.rules.answer_checks)) {
             (_, Some(check)) => format!("check_failed:{check}"),
@@ -77,7 +89,7 @@ impl ItemMachine {
         let attempt = progress.attempts;
         let mut effect = Effect {
             provider: i,
-            health: c.health,
+            health,
             holder,
             label: label.clone(),
             gate_close_until_ms: None,
@@ -91,6 +103,7 @@ impl ItemMachine {
             window: None,
             seat: None,
             tokens,
+            pace,
         };
         let mut log = AttemptLog {
             provider: i,
@@ -101,7 +114,7 @@ impl ItemMachine {
             wait_ms: 0,
             wait_cause: None,
             retry_after: c.hint.is_some_and(|h| h.source.is_retry_after()),
-            health: c.health,
+            health,
             hedge,
             check: c.check,
             errors: match outcome {
