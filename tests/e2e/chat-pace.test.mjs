@@ -1,0 +1,221 @@
+// The chat model 1.2 at its defaults in real n8n (N8N_MAJOR=2: 2.41.1; 1: 1.123.81) on
+// `n8n start`, the package installed as n8n's community installer does: a Webhook in Streaming
+// mode -> n8n's AI Agent -> the Resilient Chat Model over n8n's own chat model nodes on loopback
+// vendors that stream as the real APIs do and count every request (issue 58):
+//   - recovery in seconds: Model 1 down for 60 s, then healthy, a message every 4 s;
+//   - learned deadlines: a quick stream that goes silent, a quick model whose first token
+//     suddenly takes 20 s;
+//   - an input too long for Model 1 (OpenAI's, Anthropic's and Gemini's forms) goes to Model 2.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { n8nInstall, n8nInstance, uid } from '../support/n8n.mjs';
+import { startLlmVendors } from '../support/llm-vendors.mjs';
+import {
+	anthropicCredential,
+	anthropicModel,
+	openAiCredential,
+	openAiModel,
+	resilientChatModel,
+} from '../support/chat-workflows.mjs';
+import { node } from '../support/workflow-parts.mjs';
+import { items, postStreaming, startPublished, streamingAgent } from '../support/chat-stream.mjs';
+import { installLikeN8n } from './clean-checkout.mjs';
+import { packWorktree } from '../chat/support.mjs';
+
+const major = Number(process.env.N8N_MAJOR ?? 2);
+const KEYS = {
+	openai: `sk-pace-${uid()}`,
+	anthropic: `sk-ant-pace-${uid()}`,
+	gemini: `g-${uid()}`,
+};
+const LC = '@n8n/n8n-nodes-langchain';
+let vendors, server, base;
+const cred = {};
+const flows = {};
+
+const geminiCredential = (id) => ({
+	id: `ge${id}`
+		.replace(/[^A-Za-z0-9]/g, '')
+		.padEnd(16, '0')
+		.slice(0, 16),
+	name: `gemini ${id}`,
+	type: 'googlePalmApi',
+	data: { apiKey: KEYS.gemini, host: vendors.url(id) },
+});
+const geminiModel = (name, c) =>
+	node(
+		name,
+		`${LC}.lmChatGoogleGemini`,
+		1,
+		0,
+		{ modelName: 'models/gemini-2.0-flash', options: {} },
+		{
+			credentials: { googlePalmApi: { id: c.id, name: c.name } },
+		},
+	);
+
+/** Webhook (Streaming) -> AI Agent -> a Resilient Chat Model 1.2 at its defaults over `inputs`. */
+function chatFlow(key, inputs) {
+	const id = `p${key.slice(0, 5)}${uid()}`;
+	const path = `p-${key}-${uid()}`;
+	const { start, agent } = streamingAgent(path, major);
+	const chat = resilientChatModel(
+		'Resilient Chat Model',
+		{
+			numberInputs: inputs.length,
+			providers: { provider: inputs.map((m) => ({ name: `${m.name}-${uid()}` })) },
+		},
+		[300, 200],
+	);
+	chat.typeVersion = 1.2;
+	const connections = {
+		[start.name]: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+		'Resilient Chat Model': {
+			ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]],
+		},
+	};
+	inputs.forEach((m, i) => {
+		connections[m.name] = {
+			ai_languageModel: [[{ node: 'Resilient Chat Model', type: 'ai_languageModel', index: i }]],
+		};
+	});
+	const wf = {
+		id,
+		name: id,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [start, agent, chat, ...inputs],
+		connections,
+	};
+	return { wf, path };
+}
+
+const openai = (id) => openAiModel(id, cred[id], [0, 0]);
+
+before(async () => {
+	vendors = await startLlmVendors(KEYS);
+	const n8n = n8nInstance(n8nInstall(major), { extensions: null });
+	installLikeN8n(packWorktree(), n8n.home);
+	for (const id of ['rDown', 'rUp', 'sStall', 'sCont', 'qQuick', 'qSpare', 'tlOpenai', 'tlSpare'])
+		cred[id] = openAiCredential(vendors, id, KEYS.openai);
+	cred.tlClaude = anthropicCredential(vendors, 'tlClaude', KEYS.anthropic);
+	cred.tlGemini = geminiCredential('tlGemini');
+	n8n.importCredentials(Object.values(cred));
+	flows.recovery = chatFlow('recovery', [openai('rDown'), openai('rUp')]);
+	flows.stall = chatFlow('stall', [openai('sStall'), openai('sCont')]);
+	flows.quick = chatFlow('quick', [openai('qQuick'), openai('qSpare')]);
+	flows.tlOpenai = chatFlow('tlopenai', [openai('tlOpenai'), openai('tlSpare')]);
+	flows.tlClaude = chatFlow('tlclaude', [
+		anthropicModel('tlClaude', cred.tlClaude, [0, 0]),
+		openai('tlSpare'),
+	]);
+	flows.tlGemini = chatFlow('tlgemini', [
+		geminiModel('tlGemini', cred.tlGemini),
+		openai('tlSpare'),
+	]);
+	({ server, base } = await startPublished(n8n, major, Object.values(flows), (f, b = base) =>
+		url(f, b),
+	));
+});
+after(async () => {
+	await server?.stop();
+	await vendors?.close();
+});
+
+const url = (f, b = base) => `${b}/webhook/${f.path}`;
+const ask = (f, q, session) => postStreaming(url(f), { q, session });
+const requestsTo = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
+const show = (r) => JSON.stringify(r.lines.map(({ at, ...l }) => l)).slice(0, 1500);
+const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
+
+test(
+	'Model 1 down 60 s then healthy, a message every 4 s: all 20 answered, Model 1 used again within 10 s of its recovery, at most 10 requests to it during the outage',
+	{ timeout: 240_000 },
+	async (t) => {
+		vendors.script('rDown', [503]);
+		vendors.script('rUp', [{ stream: { text: ['model 2 ', 'answers'] } }]);
+		const started = Date.now();
+		let switchedAt;
+		const served = [];
+		for (let k = 0; k < 20; k++) {
+			await sleepUntil(started + 4_000 * k);
+			// Its recovery: from the first message at or after 60 s on, Model 1 answers.
+			if (switchedAt === undefined && Date.now() >= started + 60_000) {
+				vendors.script('rDown', [{ stream: { text: ['model 1 ', 'is back'] } }]);
+				switchedAt = Date.now();
+			}
+			const r = await ask(flows.recovery, `message ${k}`, `r${uid()}`);
+			const text = items(r.lines).join('');
+			assert.ok(text === 'model 2 answers' || text === 'model 1 is back', show(r));
+			served.push(text.startsWith('model 1') ? 1 : 2);
+		}
+		const during = requestsTo('rDown').filter((a) => a.t < switchedAt).length;
+		const back = requestsTo('rDown').find((a) => a.t >= switchedAt);
+		t.diagnostic(
+			`n8n ${major}: served by ${served.join('')}; requests to Model 1 during the outage: ${during}; used again ${back ? back.t - switchedAt : 'never'} ms after its recovery`,
+		);
+		assert.ok(during <= 10, `${during} requests to Model 1 during the outage`);
+		assert.ok(back, 'Model 1 used again');
+		assert.ok(back.t - switchedAt <= 10_000, `used again ${back.t - switchedAt} ms after`);
+		assert.equal(served.at(-1), 1, 'the last messages are Model 1 again');
+	},
+);
+
+test('a model streaming every 50 ms goes silent after 20 chunks on its first message: the next model finishes the answer within 5 s', async (t) => {
+	const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
+	vendors.script('sStall', [{ stream: { text: words, gapMs: 50, stallAfter: 20 } }]);
+	vendors.script('sCont', [{ stream: { continues: true, text: ['and the rest.'] } }]);
+	const r = await ask(flows.stall, 'tell me', `s${uid()}`);
+	const lines = r.lines.filter((l) => l.type === 'item' && l.content);
+	const stalled = lines.find((l) => l.content.includes('w19'));
+	const resumed = lines.find((l) => l.content.includes('the rest'));
+	assert.ok(stalled && resumed, show(r));
+	t.diagnostic(
+		`n8n ${major}: the continuation reached the caller ${resumed.at - stalled.at} ms after the stall`,
+	);
+	assert.ok(resumed.at - stalled.at < 5_000, `${resumed.at - stalled.at} ms`);
+	assert.equal(requestsTo('sCont').length, 1);
+});
+
+test('a quick model whose first token suddenly takes 20 s: the next model answers within 5 s', async (t) => {
+	const quick = { stream: { text: ['quick ', 'answer'] } };
+	vendors.script('qQuick', [
+		quick,
+		quick,
+		quick,
+		{ stream: { firstDelayMs: 20_000, text: ['late'] } },
+	]);
+	vendors.script('qSpare', [{ stream: { text: ['spare ', 'answer'] } }]);
+	for (let k = 0; k < 3; k++) {
+		const r = await ask(flows.quick, `q${k}`, `q${uid()}`);
+		assert.deepEqual(items(r.lines), ['quick ', 'answer'], show(r));
+	}
+	const r = await ask(flows.quick, 'q3', `q${uid()}`);
+	const first = r.lines.find((l) => l.type === 'item' && l.content);
+	t.diagnostic(`n8n ${major}: the first chunk reached the caller after ${first?.at} ms`);
+	assert.deepEqual(
+		items(r.lines).filter((x) => x),
+		['spare ', 'answer'],
+		show(r),
+	);
+	assert.ok(first.at < 5_000, `${first.at} ms`);
+});
+
+for (const [key, id] of [
+	['tlOpenai', 'tlOpenai'],
+	['tlClaude', 'tlClaude'],
+	['tlGemini', 'tlGemini'],
+])
+	test(`an input too long for Model 1 (${id}): one request to it, the answer from Model 2`, async () => {
+		vendors.script(id, ['too_long']);
+		vendors.script('tlSpare', [{ stream: { text: ['a larger ', 'window'] } }]);
+		const before = requestsTo('tlSpare').length;
+		const r = await ask(flows[key], 'a very long question', `t${uid()}`);
+		assert.deepEqual(
+			items(r.lines).filter((x) => x),
+			['a larger ', 'window'],
+			show(r),
+		);
+		assert.equal(requestsTo(id).length, 1, 'one request to Model 1: not retried');
+		assert.equal(requestsTo('tlSpare').length, before + 1);
+	});
