@@ -54,11 +54,26 @@ const geminiModel = (name, c) =>
 		},
 	);
 
-/** Webhook (Streaming) -> AI Agent -> a Resilient Chat Model 1.2 at its defaults over `inputs`. */
-function chatFlow(key, inputs) {
+/** A public Chat Trigger in Streaming mode (n8n 2) -> n8n's AI Agent reading its chat input. */
+function chatTriggerAgent(path) {
+	const start = node(
+		'When chat message received',
+		`${LC}.chatTrigger`,
+		1.3,
+		0,
+		{ public: true, mode: 'hostedChat', options: { responseMode: 'streaming' } },
+		{ webhookId: path },
+	);
+	const agent = node('Agent', `${LC}.agent`, 3.1, 300, { promptType: 'auto', options: {} });
+	return { start, agent };
+}
+
+/** Webhook (Streaming), or a Chat Trigger (`chat`), -> AI Agent -> a Resilient Chat Model 1.2 at
+ * its defaults over `inputs`. */
+function chatFlow(key, inputs, viaChat = false) {
 	const id = `p${key.slice(0, 5)}${uid()}`;
 	const path = `p-${key}-${uid()}`;
-	const { start, agent } = streamingAgent(path, major);
+	const { start, agent } = viaChat ? chatTriggerAgent(path) : streamingAgent(path, major);
 	const chat = resilientChatModel(
 		'Resilient Chat Model',
 		{
@@ -87,23 +102,38 @@ function chatFlow(key, inputs) {
 		nodes: [start, agent, chat, ...inputs],
 		connections,
 	};
-	return { wf, path };
+	return { wf, path, chat: viaChat };
 }
 
 const openai = (id) => openAiModel(id, cred[id], [0, 0]);
+/** The streaming roots: a Webhook on both majors, a Chat Trigger on n8n 2 (n8n 1's does not stream). */
+const VIA = major === 2 ? ['Hook', 'Chat'] : ['Hook'];
 
 before(async () => {
 	vendors = await startLlmVendors(KEYS);
 	const n8n = n8nInstance(n8nInstall(major), { extensions: null });
 	installLikeN8n(packWorktree(), n8n.home);
-	for (const id of ['rDown', 'rUp', 'sStall', 'sCont', 'qQuick', 'qSpare', 'tlOpenai', 'tlSpare'])
+	const perVia = VIA.flatMap((via) =>
+		['sStall', 'sCont', 'qQuick', 'qSpare'].map((id) => `${id}${via}`),
+	);
+	for (const id of ['rDown', 'rUp', 'tlOpenai', 'tlSpare', ...perVia])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	cred.tlClaude = anthropicCredential(vendors, 'tlClaude', KEYS.anthropic);
 	cred.tlGemini = geminiCredential('tlGemini');
 	n8n.importCredentials(Object.values(cred));
 	flows.recovery = chatFlow('recovery', [openai('rDown'), openai('rUp')]);
-	flows.stall = chatFlow('stall', [openai('sStall'), openai('sCont')]);
-	flows.quick = chatFlow('quick', [openai('qQuick'), openai('qSpare')]);
+	for (const via of VIA) {
+		flows[`stall${via}`] = chatFlow(
+			`stall${via}`,
+			[openai(`sStall${via}`), openai(`sCont${via}`)],
+			via === 'Chat',
+		);
+		flows[`quick${via}`] = chatFlow(
+			`quick${via}`,
+			[openai(`qQuick${via}`), openai(`qSpare${via}`)],
+			via === 'Chat',
+		);
+	}
 	flows.tlOpenai = chatFlow('tlopenai', [openai('tlOpenai'), openai('tlSpare')]);
 	flows.tlClaude = chatFlow('tlclaude', [
 		anthropicModel('tlClaude', cred.tlClaude, [0, 0]),
@@ -122,8 +152,12 @@ after(async () => {
 	await vendors?.close();
 });
 
-const url = (f, b = base) => `${b}/webhook/${f.path}`;
-const ask = (f, q, session) => postStreaming(url(f), { q, session });
+const url = (f, b = base) => `${b}/webhook/${f.path}${f.chat ? '/chat' : ''}`;
+const ask = (f, q, session) =>
+	postStreaming(
+		url(f),
+		f.chat ? { action: 'sendMessage', sessionId: session, chatInput: q } : { q, session },
+	);
 const requestsTo = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
 const show = (r) => JSON.stringify(r.lines.map(({ at, ...l }) => l)).slice(0, 1500);
 const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
@@ -161,45 +195,54 @@ test(
 	},
 );
 
-test('a model streaming every 50 ms goes silent after 20 chunks on its first message: the next model finishes the answer within 5 s', async (t) => {
-	const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
-	vendors.script('sStall', [{ stream: { text: words, gapMs: 50, stallAfter: 20 } }]);
-	vendors.script('sCont', [{ stream: { continues: true, text: ['and the rest.'] } }]);
-	const r = await ask(flows.stall, 'tell me', `s${uid()}`);
-	const lines = r.lines.filter((l) => l.type === 'item' && l.content);
-	const stalled = lines.find((l) => l.content.includes('w19'));
-	const resumed = lines.find((l) => l.content.includes('the rest'));
-	assert.ok(stalled && resumed, show(r));
-	t.diagnostic(
-		`n8n ${major}: the continuation reached the caller ${resumed.at - stalled.at} ms after the stall`,
-	);
-	assert.ok(resumed.at - stalled.at < 5_000, `${resumed.at - stalled.at} ms`);
-	assert.equal(requestsTo('sCont').length, 1);
-});
+const ROOT_NAME = { Hook: 'Webhook', Chat: 'Chat Trigger' };
+for (const via of VIA) {
+	test(`${ROOT_NAME[via]}: a model streaming every 50 ms goes silent after 20 chunks on its first message: the next model finishes the answer within 5 s`, async (t) => {
+		const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
+		vendors.script(`sStall${via}`, [{ stream: { text: words, gapMs: 50, stallAfter: 20 } }]);
+		vendors.script(`sCont${via}`, [{ stream: { continues: true, text: ['and the rest.'] } }]);
+		const r = await ask(flows[`stall${via}`], 'tell me', `s${uid()}`);
+		const lines = r.lines.filter((l) => l.type === 'item' && l.content);
+		const stalled = lines.find((l) => l.content.includes('w19'));
+		const resumed = lines.find((l) => l.content.includes('the rest'));
+		assert.ok(stalled && resumed, show(r));
+		t.diagnostic(
+			`n8n ${major}, ${ROOT_NAME[via]}: the continuation reached the caller ${resumed.at - stalled.at} ms after the stall`,
+		);
+		assert.ok(resumed.at - stalled.at < 5_000, `${resumed.at - stalled.at} ms`);
+		assert.equal(requestsTo(`sCont${via}`).length, 1);
+	});
 
-test('a quick model whose first token suddenly takes 20 s: the next model answers within 5 s', async (t) => {
-	const quick = { stream: { text: ['quick ', 'answer'] } };
-	vendors.script('qQuick', [
-		quick,
-		quick,
-		quick,
-		{ stream: { firstDelayMs: 20_000, text: ['late'] } },
-	]);
-	vendors.script('qSpare', [{ stream: { text: ['spare ', 'answer'] } }]);
-	for (let k = 0; k < 3; k++) {
-		const r = await ask(flows.quick, `q${k}`, `q${uid()}`);
-		assert.deepEqual(items(r.lines), ['quick ', 'answer'], show(r));
-	}
-	const r = await ask(flows.quick, 'q3', `q${uid()}`);
-	const first = r.lines.find((l) => l.type === 'item' && l.content);
-	t.diagnostic(`n8n ${major}: the first chunk reached the caller after ${first?.at} ms`);
-	assert.deepEqual(
-		items(r.lines).filter((x) => x),
-		['spare ', 'answer'],
-		show(r),
-	);
-	assert.ok(first.at < 5_000, `${first.at} ms`);
-});
+	test(`${ROOT_NAME[via]}: a quick model whose first token suddenly takes 20 s: the next model answers within 5 s`, async (t) => {
+		const quick = { stream: { text: ['quick ', 'answer'] } };
+		vendors.script(`qQuick${via}`, [
+			quick,
+			quick,
+			quick,
+			{ stream: { firstDelayMs: 20_000, text: ['late'] } },
+		]);
+		vendors.script(`qSpare${via}`, [{ stream: { text: ['spare ', 'answer'] } }]);
+		for (let k = 0; k < 3; k++) {
+			const r = await ask(flows[`quick${via}`], `q${k}`, `q${uid()}`);
+			assert.deepEqual(
+				items(r.lines).filter((x) => x),
+				['quick ', 'answer'],
+				show(r),
+			);
+		}
+		const r = await ask(flows[`quick${via}`], 'q3', `q${uid()}`);
+		const first = r.lines.find((l) => l.type === 'item' && l.content);
+		t.diagnostic(
+			`n8n ${major}, ${ROOT_NAME[via]}: the first chunk reached the caller after ${first?.at} ms`,
+		);
+		assert.deepEqual(
+			items(r.lines).filter((x) => x),
+			['spare ', 'answer'],
+			show(r),
+		);
+		assert.ok(first.at < 5_000, `${first.at} ms`);
+	});
+}
 
 for (const [key, id] of [
 	['tlOpenai', 'tlOpenai'],
