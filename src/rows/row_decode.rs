@@ -17,7 +17,14 @@ use miniserde::json::{self, Number, Object, Value};
 type Result<T> = std::result::Result<T, EngineError>;
 
 fn corrupt(kind: &str, what: &str) -> EngineError {
-    EngineError::CorruptState(format!("{kind} row: {what}"))
+    bad_field(kind, "", what)
+}
+
+/// `<kind> row: <name> <what>`: one formatting site for every field's error (each `format!`
+/// costs the WASM engine its own code).
+fn bad_field(kind: &str, name: &str, what: &str) -> EngineError {
+    let sep = if name.is_empty() { "" } else { " " };
+    EngineError::CorruptState(format!("{kind} row: {name}{sep}{what}"))
 }
 
 struct Fields<'a> {
@@ -42,11 +49,11 @@ impl<'a> Fields<'a> {
     }
 
     fn u32(&self, name: &str) -> Result<u32> {
-        u32::try_from(self.u64(name)?).map_err(|_| corrupt(self.kind, &format!("{name} out of range")))
+        u32::try_from(self.u64(name)?).map_err(|_| bad_field(self.kind, name, "out of range"))
     }
 
     fn required_u64(&self, name: &str) -> Result<u64> {
-        let v = self.get(name).ok_or_else(|| corrupt(self.kind, &format!("missing {name}")))?;
+        let v = self.get(name).ok_or_else(|| bad_field(self.kind, name, "is missing"))?;
         unsigned(self.kind, name, v)
     }
 
@@ -54,7 +61,7 @@ impl<'a> Fields<'a> {
         match self.get(name) {
             None => Ok(false),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(_) => Err(corrupt(self.kind, &format!("{name} is not true or false"))),
+            Some(_) => Err(bad_field(self.kind, name, "is not true or false")),
         }
     }
 
@@ -62,7 +69,7 @@ impl<'a> Fields<'a> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(corrupt(self.kind, &format!("{name} is not a string"))),
+            Some(_) => Err(bad_field(self.kind, name, "is not a string")),
         }
     }
 
@@ -77,7 +84,7 @@ impl<'a> Fields<'a> {
                 }
                 Ok(out)
             }
-            Some(_) => Err(corrupt(self.kind, &format!("{name} is not an array"))),
+            Some(_) => Err(bad_field(self.kind, name, "is not an array")),
         }
     }
 
@@ -92,7 +99,7 @@ impl<'a> Fields<'a> {
                 }
                 Ok(out)
             }
-            Some(_) => Err(corrupt(self.kind, &format!("{name} is not an array"))),
+            Some(_) => Err(bad_field(self.kind, name, "is not an array")),
         }
     }
 }
@@ -100,7 +107,7 @@ impl<'a> Fields<'a> {
 fn unsigned(kind: &str, name: &str, v: &Value) -> Result<u64> {
     match v {
         Value::Number(Number::U64(n)) => Ok(*n),
-        _ => Err(corrupt(kind, &format!("{name} is not a whole number >= 0"))),
+        _ => Err(bad_field(kind, name, "is not a whole number >= 0")),
     }
 }
 
@@ -212,7 +219,7 @@ pub fn budget(text: &str) -> Result<BudgetRow> {
 fn pairs(f: &Fields, kind: &str, name: &str) -> Result<Vec<(u64, u64)>> {
     f.list(name, |v| match v {
         Value::Array(pair) if pair.len() == 2 => Ok((unsigned(kind, name, &pair[0])?, unsigned(kind, name, &pair[1])?)),
-        _ => Err(corrupt(kind, &format!("{name} holds an entry that is not a pair of numbers"))),
+        _ => Err(bad_field(kind, name, "holds an entry that is not a pair of numbers")),
     })
 }
 
