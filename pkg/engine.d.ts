@@ -252,6 +252,9 @@ export interface AttemptLog {
     tokens?: { input: number; output: number; estimated?: boolean; cost_micros?: number };
     /** A continuation of a broken stream: the characters of the answer the caller had then. */
     continued_after_chars?: number;
+    /** An input too long for the model: its limit and the request's size in tokens, as the vendor
+     * said them (absent where its message does not say both). */
+    context?: { limit: number; requested: number };
 }
 export interface Counters {
     calls: number; failures: number; rejections: number; retries: number; rate_limited_429: number; give_ups: number;

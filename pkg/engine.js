@@ -534,10 +534,7 @@ class StreamPace {
      */
     constructor(step) {
         const ret = wasm.streampace_new(step);
-        if (ret[2]) {
-            throw takeFromExternrefTable0(ret[1]);
-        }
-        this.__wbg_ptr = ret[0];
+        this.__wbg_ptr = ret;
         StreamPaceFinalization.register(this, this.__wbg_ptr, this);
         return this;
     }

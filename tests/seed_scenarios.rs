@@ -452,3 +452,27 @@ fn a_network_error_retries_with_backoff_then_falls_to_the_next_provider() {
     assert_eq!(end, Step::Done { provider: 1, name: "b".into(), fallback: true, checks: vec![] });
     assert!(m.report().attempts.iter().take(2).all(|a| a.wait_cause == Some(WaitCause::Backoff)));
 }
+
+#[test]
+fn an_input_too_long_for_model_1_goes_to_model_2_with_the_vendors_own_numbers_in_its_attempt() {
+    // Anthropic's 400 as it words it; the chain of the chat model 1.2 and Call Chain 2.2.
+    let anthropic = Outcome::Status {
+        status: 400,
+        headers: Default::default(),
+        failed_check: None,
+        answer: None,
+        body: Some(
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#
+                .into(),
+        ),
+    };
+    let growing = chain(&["claude", "gemini"], |c| c.next_provider_when_input_too_long = true);
+    let mut store = Store::new(2);
+    let first = move |i: usize, _| if i == 0 { anthropic.clone() } else { status(200) };
+    let (end, calls, m) = run_item(&growing, &mut store, &mut 0, Job::new(6, "w"), first, 5);
+    assert!(matches!(end, Step::Done { provider: 1, .. }));
+    assert_eq!(calls.iter().filter(|c| c.0 == 0).count(), 1, "one request to Model 1");
+    let context = m.report().attempts[0].context.expect("the vendor's numbers");
+    assert_eq!((context.limit, context.requested), (200_000, 210_000));
+    assert_eq!(m.report().attempts[1].context, None);
+}

@@ -69,9 +69,9 @@ pub const IDLE_FLOOR_MS: u64 = 2_000;
 
 impl Pace {
     /// The step's idle limit (Stream Idle Limit, within the item's budget), learned from the
-    /// chunks if the step says so.
-    pub fn new(step: &StreamStep) -> Pace {
-        Pace { outer_ms: step.idle_ms, learns: step.learn_pace, last_ms: None, longest_gap_ms: 0, gaps: 0 }
+    /// chunks if the step says so (its `learn_pace`).
+    pub fn new(outer_ms: u64, learns: bool) -> Pace {
+        Pace { outer_ms, learns, last_ms: None, longest_gap_ms: 0, gaps: 0 }
     }
 
     /// A chunk arrived at `at_ms` (the node's clock): the idle limit from now.
@@ -132,18 +132,17 @@ mod tests {
     }
     #[test]
     fn a_quick_stream_that_goes_silent_is_cut_in_seconds_a_slow_one_keeps_its_pace() {
-        let step = |idle_ms, learn_pace| StreamStep { first_chunk_ms: 1, idle_ms, total_ms: 60_000, learn_pace };
-        let mut quick = Pace::new(&step(30_000, true));
+        let mut quick = Pace::new(30_000, true);
         let limits: Vec<u64> = (0..20).map(|i| quick.chunk(i * 50)).collect();
         assert_eq!(limits[..8], [30_000; 8], "too few gaps: the fixed limit");
         assert_eq!(limits[19], IDLE_FLOOR_MS, "chunks every 50 ms: the floor");
-        let mut slow = Pace::new(&step(30_000, true));
+        let mut slow = Pace::new(30_000, true);
         let last = (0..20).map(|i| slow.chunk(i * 400 + (i % 3) * 100)).last().unwrap();
         assert_eq!(last, 5_000, "ten times its longest gap (500 ms)");
-        let mut halting = Pace::new(&step(5_000, true));
+        let mut halting = Pace::new(5_000, true);
         let last = (0..20).map(|i| halting.chunk(i * 1_000)).last().unwrap();
         assert_eq!(last, 5_000, "never past the outer bound");
-        let mut fixed = Pace::new(&step(30_000, false));
+        let mut fixed = Pace::new(30_000, false);
         let last = (0..20).map(|i| fixed.chunk(i * 50)).last().unwrap();
         assert_eq!(last, 30_000, "not learned (before the chat model 1.2): the fixed limit");
     }

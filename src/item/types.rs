@@ -141,6 +141,10 @@ pub struct AttemptLog {
     /// was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continued_after_chars: Option<u64>,
+    /// An input too long for the model: the model's limit and the request's size, as the vendor
+    /// said them (`facts::context_limit::numbers`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::facts::context_limit::ContextNumbers>,
 }
 
 /// What the item went through, for its metadata.

@@ -32,13 +32,19 @@ fn bad(what: String) -> EngineError {
     EngineError::InvalidInput(what)
 }
 
+/// `<at><name> <what>`: one formatting site for the boundary's field errors (each `format!`
+/// costs the WASM engine its own code).
+fn bad_field(at: &str, name: &str, what: &str) -> String {
+    format!("{at}{name} {what}")
+}
+
 /// A string field, absent (undefined or null) as `None`; anything else is refused.
 fn text(v: &JsValue, name: &str) -> Result<Option<String>, EngineError> {
     let f = field(v, name);
     if f.is_undefined() || f.is_null() {
         return Ok(None);
     }
-    f.as_string().map(Some).ok_or_else(|| bad(format!("outcome.{name} must be a string")))
+    f.as_string().map(Some).ok_or_else(|| bad(bad_field("outcome.", name, "must be a string")))
 }
 
 /// A list of strings (the cause chain's codes, messages, class names) as one text joined by
@@ -130,7 +136,7 @@ pub fn usage(v: &JsValue) -> Result<Option<crate::limits::token_limit::Usage>, E
         n.as_f64()
             .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0)
             .map(|n| n as u64)
-            .ok_or_else(|| bad(format!("outcome.usage.{name} must be a whole number >= 0")))
+            .ok_or_else(|| bad(bad_field("outcome.usage.", name, "must be a whole number >= 0")))
     };
     Ok(Some(crate::limits::token_limit::Usage {
         input: count("input")?,
@@ -142,21 +148,12 @@ pub fn usage(v: &JsValue) -> Result<Option<crate::limits::token_limit::Usage>, E
 }
 
 /// A broken stream's `delivered_chars`: the characters of the answer the caller had.
-/// A streamed attempt's step as the engine gave it (its idle limit and whether it learns).
-pub fn stream_step(v: &JsValue) -> Result<crate::facts::stream::StreamStep, EngineError> {
-    let ms = |name: &str| {
-        field(v, name)
-            .as_f64()
-            .filter(|n| n.is_finite() && *n >= 0.0)
-            .map(|n| n as u64)
-            .ok_or_else(|| bad(format!("stream step: {name}")))
-    };
-    Ok(crate::facts::stream::StreamStep {
-        first_chunk_ms: ms("first_chunk_ms")?,
-        idle_ms: ms("idle_ms")?,
-        total_ms: ms("total_ms")?,
-        learn_pace: field(v, "learn_pace").as_bool().unwrap_or(false),
-    })
+/// A streamed attempt's idle limit and whether it learns, from the step the engine gave it.
+pub fn stream_pace(v: &JsValue) -> crate::facts::stream::Pace {
+    crate::facts::stream::Pace::new(
+        field(v, "idle_ms").as_f64().map_or(0, |n| n as u64),
+        field(v, "learn_pace").as_bool().unwrap_or(false),
+    )
 }
 
 pub fn delivered_chars(v: &JsValue) -> Option<u64> {
@@ -213,7 +210,7 @@ fn whole(v: &JsValue, name: &str) -> Result<u64, EngineError> {
         .as_f64()
         .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0)
         .map(|n| n as u64)
-        .ok_or_else(|| EngineError::InvalidTicket(format!("ticket.{name} must be a whole number")))
+        .ok_or_else(|| EngineError::InvalidTicket(bad_field("ticket.", name, "must be a whole number")))
 }
 
 /// A guard's ticket as it travelled in an n8n item.
@@ -222,7 +219,9 @@ pub fn ticket(v: &JsValue) -> Result<crate::item::ticket::Ticket, EngineError> {
         return Err(EngineError::InvalidTicket("the ticket must be an object".into()));
     }
     let s = |name: &str| {
-        field(v, name).as_string().ok_or_else(|| EngineError::InvalidTicket(format!("ticket.{name} must be a string")))
+        field(v, name)
+            .as_string()
+            .ok_or_else(|| EngineError::InvalidTicket(bad_field("ticket.", name, "must be a string")))
     };
     let probe = field(v, "probe")
         .as_bool()

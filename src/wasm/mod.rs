@@ -135,9 +135,8 @@ pub struct StreamPace {
 #[wasm_bindgen(js_class = StreamPace)]
 impl StreamPace {
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "StreamStep")] step: JsValue) -> Result<StreamPace, JsValue> {
-        let step = input::stream_step(&step).map_err(js_error)?;
-        Ok(StreamPace { pace: crate::facts::stream::Pace::new(&step) })
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "StreamStep")] step: JsValue) -> StreamPace {
+        StreamPace { pace: input::stream_pace(&step) }
     }
 
     /// A chunk arrived at `at_ms` (the node's clock, ms): the idle limit from now.

@@ -148,6 +148,7 @@ impl ItemMachine {
             errors: Vec::new(),
             tokens: tokens.map(|s| s.used),
             continued_after_chars: continues,
+            context: None,
         });
         Ok(Effect {
             provider,

@@ -128,6 +128,12 @@ impl ItemMachine {
                 .map(|s| s.used)
                 .or_else(|| usage.map(|u| Used { input: u.input, output: u.output, ..Used::default() })),
             continued_after_chars: continues,
+            context: match outcome {
+                Outcome::Status { body: Some(b), .. } if matches!(c.verdict, Verdict::Stop(Reason::ContextTooLong)) => {
+                    crate::facts::context_limit::numbers(b)
+                }
+                _ => None,
+            },
         };
         match c.verdict {
             _ if continued => {}
