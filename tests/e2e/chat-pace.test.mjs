@@ -13,6 +13,8 @@ import { startLlmVendors } from '../support/llm-vendors.mjs';
 import {
 	anthropicCredential,
 	anthropicModel,
+	geminiCredential,
+	geminiModel,
 	openAiCredential,
 	openAiModel,
 	resilientChatModel,
@@ -32,27 +34,6 @@ const LC = '@n8n/n8n-nodes-langchain';
 let vendors, server, base;
 const cred = {};
 const flows = {};
-
-const geminiCredential = (id) => ({
-	id: `ge${id}`
-		.replace(/[^A-Za-z0-9]/g, '')
-		.padEnd(16, '0')
-		.slice(0, 16),
-	name: `gemini ${id}`,
-	type: 'googlePalmApi',
-	data: { apiKey: KEYS.gemini, host: vendors.url(id) },
-});
-const geminiModel = (name, c) =>
-	node(
-		name,
-		`${LC}.lmChatGoogleGemini`,
-		1,
-		0,
-		{ modelName: 'models/gemini-2.0-flash', options: {} },
-		{
-			credentials: { googlePalmApi: { id: c.id, name: c.name } },
-		},
-	);
 
 /** A public Chat Trigger in Streaming mode (n8n 2) -> n8n's AI Agent reading its chat input. */
 function chatTriggerAgent(path) {
@@ -119,7 +100,7 @@ before(async () => {
 	for (const id of ['rDown', 'rUp', 'tlOpenai', 'tlSpare', ...perVia])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	cred.tlClaude = anthropicCredential(vendors, 'tlClaude', KEYS.anthropic);
-	cred.tlGemini = geminiCredential('tlGemini');
+	cred.tlGemini = geminiCredential(vendors, 'tlGemini', KEYS.gemini);
 	n8n.importCredentials(Object.values(cred));
 	flows.recovery = chatFlow('recovery', [openai('rDown'), openai('rUp')]);
 	for (const via of VIA) {
@@ -140,7 +121,7 @@ before(async () => {
 		openai('tlSpare'),
 	]);
 	flows.tlGemini = chatFlow('tlgemini', [
-		geminiModel('tlGemini', cred.tlGemini),
+		geminiModel('tlGemini', cred.tlGemini, [0, 0]),
 		openai('tlSpare'),
 	]);
 	({ server, base } = await startPublished(n8n, major, Object.values(flows), (f, b = base) =>

@@ -4,16 +4,21 @@
 // vendor). Used by the end-to-end test and README's example.
 export const CHAT_NODE = 'n8n-nodes-resilient-provider-call.resilientChatModel';
 
-/** An n8n OpenAI credential pointed at loopback vendor instance `id`. */
-export const openAiCredential = (vendors, id, apiKey) => ({
-	id: `oa${id}`
+/** An n8n credential of `type` named `<kind> <id>`, its id (16 letters and digits, as n8n's)
+ * made from `prefix` and `id`. */
+const loopbackCredential = (prefix, kind, id, type, data) => ({
+	id: `${prefix}${id}`
 		.replace(/[^A-Za-z0-9]/g, '')
 		.padEnd(16, '0')
 		.slice(0, 16),
-	name: `openai ${id}`,
-	type: 'openAiApi',
-	data: { apiKey, url: `${vendors.url(id)}/v1` },
+	name: `${kind} ${id}`,
+	type,
+	data,
 });
+
+/** An n8n OpenAI credential pointed at loopback vendor instance `id`. */
+export const openAiCredential = (vendors, id, apiKey) =>
+	loopbackCredential('oa', 'openai', id, 'openAiApi', { apiKey, url: `${vendors.url(id)}/v1` });
 
 /** n8n's OpenAI Chat Model on credential `cred` (chat completions, no built-in tools). */
 export const openAiModel = (name, cred, position) => ({
@@ -116,14 +121,22 @@ export function chatWorkflow(id, { items, nodes, roots, models }) {
 }
 
 /** An n8n Anthropic credential pointed at loopback vendor instance `id`. */
-export const anthropicCredential = (vendors, id, apiKey) => ({
-	id: `an${id}`
-		.replace(/[^A-Za-z0-9]/g, '')
-		.padEnd(16, '0')
-		.slice(0, 16),
-	name: `anthropic ${id}`,
-	type: 'anthropicApi',
-	data: { apiKey, url: vendors.url(id) },
+export const anthropicCredential = (vendors, id, apiKey) =>
+	loopbackCredential('an', 'anthropic', id, 'anthropicApi', { apiKey, url: vendors.url(id) });
+
+/** An n8n Google Gemini (PaLM) credential whose host is loopback vendor instance `id`. */
+export const geminiCredential = (vendors, id, apiKey) =>
+	loopbackCredential('ge', 'gemini', id, 'googlePalmApi', { apiKey, host: vendors.url(id) });
+
+/** n8n's Google Gemini Chat Model on credential `cred`. */
+export const geminiModel = (name, cred, position) => ({
+	id: name.replace(/\W/g, ''),
+	name,
+	type: '@n8n/n8n-nodes-langchain.lmChatGoogleGemini',
+	typeVersion: 1,
+	position,
+	parameters: { modelName: 'models/gemini-2.0-flash', options: {} },
+	credentials: { googlePalmApi: { id: cred.id, name: cred.name } },
 });
 
 /** n8n's Anthropic Chat Model on credential `cred`. */
