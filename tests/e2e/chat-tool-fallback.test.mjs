@@ -25,6 +25,7 @@ import {
 	aiAgent,
 	calculatorTool,
 	chatWorkflow,
+	geminiModel,
 	resilientOver,
 } from '../support/chat-workflows.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
@@ -57,15 +58,7 @@ const VENDORS = {
 			type: 'googlePalmApi',
 			data: { apiKey: KEYS.gemini, host: vendors.url(id) },
 		}),
-		node: (name, cred, position) => ({
-			id: name.replace(/\W/g, ''),
-			name,
-			type: '@n8n/n8n-nodes-langchain.lmChatGoogleGemini',
-			typeVersion: 1,
-			position,
-			parameters: { modelName: 'models/gemini-2.0-flash', options: {} },
-			credentials: { googlePalmApi: { id: cred.id, name: cred.name } },
-		}),
+		node: geminiModel,
 	},
 	ollama: {
 		dialect: 'ollama',
