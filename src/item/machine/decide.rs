@@ -229,6 +229,21 @@ impl ItemMachine {
         if let (Some(grew), Some(seats)) = (seat, &self.seats) {
             seats.borrow_mut().seats[provider].sent(grew);
         }
+        let remaining = self.remaining(now);
+        let deadline_ms = self.chain.providers[provider].deadline_ms.min(remaining);
+        // A streamed call's limits. Where the chain learns each model's pace, its first-chunk
+        // deadline is the pace's; the call keeps it, and whether the item's budget cut it below.
+        let (stream, paced) = match self.chain.stream {
+            Some(limits) if self.streamed => {
+                let pace = limits
+                    .learn_pace
+                    .then(|| pace_row::first_chunk_ms(&views[provider].pace, now, limits.first_chunk_ms));
+                let step = limits.step(deadline_ms, remaining, pace.unwrap_or(limits.first_chunk_ms));
+                let own_deadline = self.chain.providers[provider].deadline_ms;
+                (Some(step), pace.map(|ms| (step.first_chunk_ms, ms.min(own_deadline) > remaining)))
+            }
+            _ => (None, None),
+        };
         let call = self.next_call;
         self.next_call += 1;
         self.pending.push(Pending {
@@ -239,31 +254,13 @@ impl ItemMachine {
             hedge,
             committed: false,
             first_chunk_ms: None,
-            paced: None,
+            paced,
             window_round,
             seat: seat.is_some(),
             tokens,
             continues: self.continuation_due,
         });
-        let remaining = self.remaining(now);
         let p = &self.chain.providers[provider];
-        let deadline_ms = p.deadline_ms.min(remaining);
-        let stream = match self.chain.stream {
-            Some(limits) if self.streamed => {
-                let paced = match limits.learn_pace {
-                    true => pace_row::first_chunk_ms(&views[provider].pace, now, limits.first_chunk_ms),
-                    false => limits.first_chunk_ms,
-                };
-                if limits.learn_pace {
-                    let short = paced.min(p.deadline_ms) > remaining;
-                    if let Some(q) = self.pending.last_mut() {
-                        q.paced = Some((paced.min(deadline_ms), short));
-                    }
-                }
-                Some(limits.step(deadline_ms, remaining, paced))
-            }
-            _ => None,
-        };
         let hedging = self.chain.hedge.map(|h| CallTag {
             call,
             hedge,
