@@ -47,6 +47,8 @@ export interface ChainConfig {
     streams?: boolean; first_chunk_deadline_ms?: number; stream_idle_ms?: number;
     fail_over_first?: boolean;
     wait_in_line?: boolean;
+    /** At a provider's spent fleet limit, wait a short while for a slot instead of moving on. */
+    wait_for_slot?: boolean;
     fleet_limit?: boolean;
     /** A streamed answer broken after part of it reached the caller is continued by the next model. */
     continue_broken_streams?: boolean;

@@ -2,9 +2,11 @@
 # The node package in real n8n: 2.41.1 (Node 24) and 1.123.81 (Node 20), loopback providers, then
 # queue mode. Uses the Redis and Postgres of the calling test command (RPC_REDIS_PORT, RPC_PG_PORT)
 # or, run alone, starts its own and stops them at the end.
-#   test-node.sh              both majors' end-to-end files side by side (two lanes, see `lanes` in
-#                             lib/cleanup.sh), then queue mode in n8n 2, then in n8n 1
-#   test-node.sh --e2e N      one major's end-to-end files (one at a time)
+#   test-node.sh              both majors' end-to-end files side by side (a lane each and one for
+#                             the waiting files, see `lanes` in lib/cleanup.sh), then queue mode in
+#                             n8n 2, then in n8n 1
+#   test-node.sh --e2e N      one major's end-to-end files (one at a time) but the waiting ones
+#   test-node.sh --waiting N  one major's end-to-end files that mostly wait (WAITING below)
 #   test-node.sh --queue N    one major's queue-mode test
 #   test-node.sh --trigger 2  the trigger and Get Metrics in queue mode with Prometheus (n8n 2)
 # The end-to-end files mostly wait on n8n's boots and on timers, so the two majors share the two
@@ -15,22 +17,31 @@ source "$ROOT/scripts/lib/cleanup.sh"
 source "$ROOT/scripts/lib/run-services.sh"
 cd "$ROOT"
 
+# End-to-end files that spend minutes waiting on real time with little to do: token windows of a
+# minute, a five-minute outage.
+WAITING="tests/e2e/token-limits.test.mjs tests/e2e/chat-minutes.test.mjs"
+
 if [ $# -eq 2 ]; then
   major=$2
   name=$([ "$major" = 2 ] && echo "$N8N2_VERSION (Node 24)" || echo "$N8N1_VERSION (Node 20)")
   bash scripts/lib/n8n-install.sh "$major" >/dev/null
   case $1 in
     # One file at a time, each timed: the log says which file the lane's minutes went to.
-    --e2e)
+    # --e2e runs every end-to-end file but those that mostly wait on real time (WAITING), which
+    # --waiting runs, so that test.sh can give them a lane of their own beside the others.
+    --e2e | --waiting)
       e2e_files() {
         local f rc=0
         for f in tests/chat/*.test.mjs tests/e2e/*.test.mjs; do
+          [[ " $WAITING " == *" $f "* ]] && [ "$1" = --e2e ] && continue
+          [[ " $WAITING " != *" $f "* ]] && [ "$1" = --waiting ] && continue
           timed "  ${f#tests/}" node --test "$f" || rc=1
         done
         return "$rc"
       }
       export N8N_MAJOR=$major
-      timed "end-to-end in n8n $name" e2e_files \
+      what=$([ "$1" = --waiting ] && echo "the waiting end-to-end files" || echo "end-to-end")
+      timed "$what in n8n $name" e2e_files "$1" \
         || die "end-to-end tests failed on n8n $major" ;;
     # Queue mode (1 main + 3 workers, Postgres, Bull on Redis): a smoke run of
     # scenarios/queue-smoke.json, a worker SIGKILLed holding the probe.
@@ -42,7 +53,7 @@ if [ $# -eq 2 ]; then
     --trigger)
       N8N_MAJOR=$major timed "trigger and metrics in n8n $name queue mode" node --test --test-concurrency=1 tests/trigger/*.test.mjs \
         || die "trigger tests failed on n8n $major" ;;
-    *) die "usage: test-node.sh [--e2e N | --queue N | --trigger 2]" ;;
+    *) die "usage: test-node.sh [--e2e N | --waiting N | --queue N | --trigger 2]" ;;
   esac
   exit 0
 fi
@@ -52,6 +63,7 @@ bash scripts/build-node.sh
 # The queue-mode test compares the run with the simulator's prediction.
 cargo build --release --quiet --locked -p resilient-simulator
 lanes "n8n 2" "bash scripts/test-node.sh --e2e 2" "n8n 1" "bash scripts/test-node.sh --e2e 1" \
+  "waiting" "bash scripts/test-node.sh --waiting 2 && bash scripts/test-node.sh --waiting 1" \
   || die "end-to-end tests failed"
 bash scripts/test-node.sh --queue 2
 bash scripts/test-node.sh --queue 1

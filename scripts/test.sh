@@ -97,14 +97,16 @@ step node --test tests/node-units/*.test.mjs >&2 || die "node unit tests failed"
 step node --test tests/scanner/*.test.mjs >&2 \
   || die "n8n's package scanner: a finding outside tests/scanner/allowed-findings.json"
 
-# The slow part, in three lanes: n8n 2's end-to-end files | n8n 1's | the state stores, then
-# the queue-mode clusters. The end-to-end lanes keep both cores busy with n8n's boots; the third
-# mostly waits on real time (a queue run's outage window, the trigger's scrapes), so it runs
-# beside them instead of after them. Still one queue-mode cluster at a time: two clusters (8 n8n
-# processes) on 2 cores missed the outage window.
-phase "7/8 side by side: the node in real n8n 2; in real n8n 1; state stores against real Redis and Postgres, then queue mode in n8n 2, in n8n 1 and the trigger in n8n 2"
+# The slow part, in four lanes: n8n 2's end-to-end files | n8n 1's | the state stores, then
+# the queue-mode clusters | the end-to-end files that mostly wait (minute-long token windows, a
+# five-minute outage), both majors. The first two keep both cores busy with n8n's boots; the
+# other two mostly wait on real time (a queue run's outage window, the trigger's scrapes), so they
+# run beside them instead of after them. Still one queue-mode cluster at a time: two clusters (8
+# n8n processes) on 2 cores missed the outage window.
+phase "7/8 side by side: the node in real n8n 2; in real n8n 1; state stores against real Redis and Postgres, then queue mode in n8n 2, in n8n 1 and the trigger in n8n 2; the waiting files in both"
 lanes "n8n $N8N2_VERSION" "bash scripts/test-node.sh --e2e 2" \
   "n8n $N8N1_VERSION" "bash scripts/test-node.sh --e2e 1" \
+  "waiting" "bash scripts/test-node.sh --waiting 2 && bash scripts/test-node.sh --waiting 1" \
   "stores, queue mode" \
   "timed 'state stores' node --test --test-concurrency=1 tests/stores/*.test.mjs || die 'store tests failed'
    bash scripts/test-node.sh --queue 2 || die 'queue-mode tests failed on n8n 2'

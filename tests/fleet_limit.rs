@@ -76,6 +76,61 @@ fn the_chat_models_call_goes_to_the_next_model_when_the_first_models_limit_is_sp
     assert_eq!(skip.reason, Reason::ConcurrencyLimit);
 }
 
+/// A batch worker holding the whole limit of "first" (Call Chain's line) and a chat worker's
+/// call (the chat model 1.2: `wait_for_slot`) on the same provider names.
+fn batch_and_chat() -> (Arc<Chain>, Arc<Chain>, Store, Vec<ItemMachine>, ItemMachine) {
+    let batch = bounded(&["first", "second"], true);
+    let chat = chain(&["first", "second"], |c| {
+        c.fleet_limit = true;
+        c.threshold = 2;
+        c.wait_for_slot = true;
+    });
+    let mut store = Store::new(2);
+    let w1 = worker(&batch, "batch");
+    let mut items: Vec<ItemMachine> = (0..2).map(|n| item(&batch, Some(&w1), n)).collect();
+    for m in &mut items {
+        assert!(matches!(poll(m, &mut store, 10).step, Step::Call { provider: 0, .. }));
+    }
+    let message = item(&chat, Some(&worker(&chat, "chat")), 9);
+    (batch, chat, store, items, message)
+}
+
+#[test]
+fn a_chat_call_at_a_spent_limit_waits_for_a_slot_and_the_batch_gives_one_back_as_its_call_ends() {
+    let (batch, chat, mut store, mut items, mut message) = batch_and_chat();
+    assert_eq!(chat.slot_wait_ms, 15_000, "a quarter of the 60 s budget, 15 s at most");
+    let waits = poll(&mut message, &mut store, 20);
+    assert!(matches!(waits.step, Step::Sleep { cause: WaitCause::InLine, .. }), "{:?}", waits.step);
+    let chat_share = store.views[0].limit.shares.iter().find(|s| s.holder == "chat").cloned();
+    assert!(chat_share.is_some_and(|s| s.wants), "it says it waits: {:?}", store.views[0].limit);
+    // The batch's first call ends: above its fair part (1 of 2) while someone waits, it gives back.
+    let eff = items[0].on_outcome(300, &status(200), &store.views, None, CallEnd::default()).unwrap();
+    if let Some(w) = &record(&batch, &store.views[0], &eff, 300).writes {
+        store.apply(w);
+    }
+    assert!(matches!(poll(&mut message, &mut store, 320).step, Step::Call { provider: 0, .. }), "the first model");
+    assert!(message.report().skipped.is_empty(), "nothing skipped: {:?}", message.report().skipped);
+}
+
+#[test]
+fn a_chat_call_waits_for_a_slot_a_quarter_of_its_budget_then_moves_on_to_the_next_model() {
+    let (_, _, mut store, _, mut message) = batch_and_chat();
+    let mut now = 20;
+    loop {
+        match poll(&mut message, &mut store, now).step {
+            Step::Sleep { ms, cause: WaitCause::InLine } => now += ms,
+            Step::Call { provider, .. } => {
+                assert_eq!(provider, 1, "the next model");
+                break;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!((15_000..15_200).contains(&(now - 20)), "moved on after {} ms", now - 20);
+    let skip = message.report().skipped.iter().find(|s| s.provider == 0).expect("first skipped");
+    assert_eq!(skip.reason, Reason::ConcurrencyLimit);
+}
+
 #[test]
 fn check_provider_is_not_now_with_retry_at_and_its_report_gives_the_slot_back() {
     let c = bounded(&["a"], false);

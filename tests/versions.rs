@@ -28,20 +28,21 @@ fn the_docs_table_is_the_engines_version_table() {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| Node") && !l.starts_with("| ---"))
         .map(|l| {
             let c: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
-            assert_eq!(c.len(), 12, "{l}");
+            assert_eq!(c.len(), 13, "{l}");
             let d = VersionDefaults {
                 wait_in_line: yes(c[2]),
-                fleet_limit: yes(c[3]),
-                check_empty: yes(c[4]),
-                check_finish: yes(c[5]),
-                continue_broken_streams: yes(c[6]),
-                learn_stream_pace: yes(c[7]),
-                next_provider_when_input_too_long: yes(c[8]),
-                probe_interval_ms: c[9].parse().unwrap(),
-                item_concurrency: if c[10] == "auto" { "auto" } else { "fixed" },
-                max_item_concurrency: c[11].parse().unwrap(),
+                wait_for_slot: yes(c[3]),
+                fleet_limit: yes(c[4]),
+                check_empty: yes(c[5]),
+                check_finish: yes(c[6]),
+                continue_broken_streams: yes(c[7]),
+                learn_stream_pace: yes(c[8]),
+                next_provider_when_input_too_long: yes(c[9]),
+                probe_interval_ms: c[10].parse().unwrap(),
+                item_concurrency: if c[11] == "auto" { "auto" } else { "fixed" },
+                max_item_concurrency: c[12].parse().unwrap(),
             };
-            assert!(c[10] == "auto" || c[10] == "fixed", "{l}");
+            assert!(c[11] == "auto" || c[11] == "fixed", "{l}");
             (node(c[0]), c[1].parse().unwrap(), d)
         })
         .collect();

@@ -32,8 +32,9 @@ impl Limit for FleetShare {
                         ..Default::default()
                     }),
                     // A chain that waits in line (Call Chain 2.1) waits for its slot here rather
-                    // than moving on to the next provider; a chat model's call moves on.
-                    wait_here: ask.chain.wait_in_line,
+                    // than moving on to the next provider; a chat model's call (1.2) for a short
+                    // while, then moves on.
+                    wait_here: ask.local.waits_for_slot,
                 });
             }
         }

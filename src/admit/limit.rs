@@ -22,6 +22,9 @@ pub struct Local {
     pub retry: bool,
     /// What a call to it would reserve of its tokens per minute (`token_limit`).
     pub estimate: Estimate,
+    /// At its spent fleet limit the item waits for a slot here rather than moving on (Call
+    /// Chain's line, or the chat model's short wait not yet spent).
+    pub waits_for_slot: bool,
 }
 
 /// What one call asks of a provider's limits.

@@ -80,6 +80,12 @@ pub struct ChainConfig {
     /// the item waits its turn, paced, instead of being deferred at once. Call Chain 2.1 turns it
     /// on; a chat call never waits on a hint (it fails over, or fails with `retry_at`).
     pub wait_in_line: bool,
+    /// A call that finds its provider's fleet limit spent waits for a slot there, a short while
+    /// (a quarter of the item's budget, 15 s at most), registered so that the workers above
+    /// their fair part give back as their calls end, instead of moving on at once (the chat model
+    /// 1.2: a chat message beside a batch on one vendor is answered by its first model). A longer
+    /// wait moves on to the next provider, or fails with `retry_at`.
+    pub wait_for_slot: bool,
     /// Calls in flight to each provider across the whole fleet stay within the limit the fleet
     /// learned from the provider (`src/limits/fleet_limit.rs`): it starts at the breaker's threshold,
     /// grows while served, is cut by any worker's congestion. Call Chain 2.1 and the chat model
@@ -153,6 +159,7 @@ impl Default for ChainConfig {
             stream_idle_ms: 30_000,
             fail_over_first: false,
             wait_in_line: false,
+            wait_for_slot: false,
             fleet_limit: false,
             continue_broken_streams: false,
             learn_stream_pace: false,
@@ -307,6 +314,9 @@ pub struct Chain {
     pub fail_over_first: bool,
     /// See [`ChainConfig::wait_in_line`].
     pub wait_in_line: bool,
+    /// How long an item may wait for a slot of a provider's fleet limit
+    /// ([`ChainConfig::wait_for_slot`]); 0: it moves on at once.
+    pub slot_wait_ms: u64,
     /// See [`ChainConfig::fleet_limit`].
     pub fleet_limit: bool,
     /// See [`ChainConfig::continue_broken_streams`].
@@ -416,6 +426,8 @@ fn ms(field: &str, v: i64, min: i64, max: i64) -> Result<u64, EngineError> {
 
 /// The most hedges an item may send beside its call.
 pub const MAX_HEDGES: i64 = 3;
+/// The longest wait for a slot of a provider's fleet limit ([`ChainConfig::wait_for_slot`]).
+pub const MAX_SLOT_WAIT_MS: u64 = 15_000;
 
 fn count(field: &str, v: i64, min: i64, max: i64) -> Result<u32, EngineError> {
     if v < min || v > max {
@@ -530,6 +542,7 @@ impl ChainConfig {
             })
             .transpose()?;
         let hedge = self.hedge()?;
+        let budget_ms = ms("budget_ms", self.budget_ms, 1, 7 * DAY)?;
         Ok(Chain {
             hedge,
             retry_budget,
@@ -537,7 +550,7 @@ impl ChainConfig {
             stream,
             providers,
             backoff: Backoff { strategy, base_ms, cap_ms },
-            budget_ms: ms("budget_ms", self.budget_ms, 1, 7 * DAY)?,
+            budget_ms,
             retry_after_cap_ms: ms("retry_after_cap_ms", self.retry_after_cap_ms, 0, DAY)?,
             defer_spread_ms: ms("defer_spread_ms", self.defer_spread_ms, 0, DAY)?,
             rules: RetryRules {
@@ -552,6 +565,9 @@ impl ChainConfig {
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
             wait_in_line: self.wait_in_line,
+            // A quarter of the item's budget, as API Priority and Fairness bounds a queued
+            // request by a quarter of its deadline, and 15 s at most (its wait without one).
+            slot_wait_ms: if self.wait_for_slot { (budget_ms / 4).min(MAX_SLOT_WAIT_MS) } else { 0 },
             fleet_limit: self.fleet_limit,
             continue_broken_streams: self.continue_broken_streams,
         })

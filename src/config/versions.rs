@@ -11,6 +11,8 @@ use serde::Serialize;
 pub struct VersionDefaults {
     /// `ChainConfig::wait_in_line`: an item a provider can take soon waits its turn.
     pub wait_in_line: bool,
+    /// `ChainConfig::wait_for_slot`: at a spent fleet limit, a short wait for a slot.
+    pub wait_for_slot: bool,
     /// `ChainConfig::fleet_limit`: the fleet's learned limit on calls in flight.
     pub fleet_limit: bool,
     /// `ChainConfig::check_empty`: an answer with neither text nor a tool call fails.
@@ -36,6 +38,7 @@ pub struct VersionDefaults {
 
 const NONE: VersionDefaults = VersionDefaults {
     wait_in_line: false,
+    wait_for_slot: false,
     fleet_limit: false,
     check_empty: false,
     check_finish: false,
@@ -109,6 +112,7 @@ pub const CHAT_MODEL: &[(f64, VersionDefaults)] = &[
     (
         1.2,
         VersionDefaults {
+            wait_for_slot: true,
             fleet_limit: true,
             check_empty: true,
             check_finish: true,

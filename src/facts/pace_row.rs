@@ -11,7 +11,8 @@
 //!   deadline (a reasoning model's first token after 15-25 s) is cut once or twice, then given the
 //!   time it takes and learned from its first answer.
 //!
-//! The attempt's deadline and the item's budget stay the outer bounds.
+//! The item's budget stays the outer bound; the per-attempt deadline does not bound a learned
+//! deadline (`StreamLimits::step`): the wait for a first token is the model's pace.
 use serde::{Deserialize, Serialize};
 
 /// Times kept: the newest this many.

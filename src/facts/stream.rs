@@ -34,10 +34,13 @@ pub struct StreamStep {
 
 impl StreamLimits {
     /// `paced`: the first-chunk deadline its provider's pace gives (`facts::pace_row`) where the
-    /// chain learns it, else the fixed one.
+    /// chain learns it, else the fixed one. A learned deadline is bounded by the item's budget
+    /// alone: the wait for a first token is the model's own pace, not an answer's time (a
+    /// reasoning model thinks 15-25 s, past a 10 s per-attempt deadline, and then streams).
     pub fn step(&self, deadline_ms: u64, remaining_ms: u64, paced: u64) -> StreamStep {
+        let outer = if self.learn_pace { remaining_ms } else { deadline_ms.min(remaining_ms) };
         StreamStep {
-            first_chunk_ms: paced.min(deadline_ms).min(remaining_ms),
+            first_chunk_ms: paced.min(outer),
             idle_ms: self.idle_ms.min(remaining_ms),
             total_ms: remaining_ms,
             learn_pace: self.learn_pace,
@@ -122,13 +125,16 @@ mod tests {
     }
 
     #[test]
-    fn the_first_chunk_wait_never_outlasts_the_attempt_nor_the_budget() {
+    fn the_first_chunk_wait_never_outlasts_the_budget_nor_a_fixed_one_the_attempt() {
         let l = StreamLimits { first_chunk_ms: 8_000, idle_ms: 30_000, learn_pace: false };
         let step =
             |first_chunk_ms, idle_ms, total_ms| StreamStep { first_chunk_ms, idle_ms, total_ms, learn_pace: false };
         assert_eq!(l.step(10_000, 60_000, 8_000), step(8_000, 30_000, 60_000));
         assert_eq!(l.step(10_000, 5_000, 8_000), step(5_000, 5_000, 5_000));
-        assert_eq!(l.step(10_000, 60_000, 32_000).first_chunk_ms, 10_000, "a pace past the attempt's deadline");
+        assert_eq!(l.step(10_000, 60_000, 32_000).first_chunk_ms, 10_000, "fixed: the attempt's deadline bounds it");
+        let learns = StreamLimits { learn_pace: true, ..l };
+        assert_eq!(learns.step(10_000, 60_000, 32_000).first_chunk_ms, 32_000, "learned: past the attempt's deadline");
+        assert_eq!(learns.step(10_000, 20_000, 32_000).first_chunk_ms, 20_000, "never past the budget");
     }
     #[test]
     fn a_quick_stream_that_goes_silent_is_cut_in_seconds_a_slow_one_keeps_its_pace() {

@@ -165,6 +165,9 @@ pub struct ItemMachine {
     /// Its waits in line, per provider, on that provider's tokens per minute or spend cap
     /// (counted as `token_waits`: the skips they replace are not kept).
     token_waits: Vec<u32>,
+    /// Since when it waits for a slot of a fleet limit, where its wait is short
+    /// (`Chain::slot_wait_ms`); none while it has not waited since its last call.
+    slot_wait_from: Option<u64>,
     /// Items in the pool to poll again: slots were granted to them (or the window refuses all).
 
     /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
@@ -244,6 +247,7 @@ impl ItemMachine {
             came_from: None,
             gate_given_up: None,
             token_waits: Vec::new(),
+            slot_wait_from: None,
             seats: None,
             token_facts: Vec::new(),
             mid_stream: None,

@@ -17,10 +17,8 @@ import {
 	geminiModel,
 	openAiCredential,
 	openAiModel,
-	resilientChatModel,
 } from '../support/chat-workflows.mjs';
-import { node } from '../support/workflow-parts.mjs';
-import { items, postStreaming, startPublished, streamingAgent } from '../support/chat-stream.mjs';
+import { agentFlow, askFlow, flowUrl, items, startPublished } from '../support/chat-stream.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 
@@ -30,61 +28,10 @@ const KEYS = {
 	anthropic: `sk-ant-pace-${uid()}`,
 	gemini: `g-${uid()}`,
 };
-const LC = '@n8n/n8n-nodes-langchain';
 let vendors, server, base;
 const cred = {};
 const flows = {};
-
-/** A public Chat Trigger in Streaming mode (n8n 2) -> n8n's AI Agent reading its chat input. */
-function chatTriggerAgent(path) {
-	const start = node(
-		'When chat message received',
-		`${LC}.chatTrigger`,
-		1.3,
-		0,
-		{ public: true, mode: 'hostedChat', options: { responseMode: 'streaming' } },
-		{ webhookId: path },
-	);
-	const agent = node('Agent', `${LC}.agent`, 3.1, 300, { promptType: 'auto', options: {} });
-	return { start, agent };
-}
-
-/** Webhook (Streaming), or a Chat Trigger (`chat`), -> AI Agent -> a Resilient Chat Model 1.2 at
- * its defaults over `inputs`. */
-function chatFlow(key, inputs, viaChat = false) {
-	const id = `p${key.slice(0, 5)}${uid()}`;
-	const path = `p-${key}-${uid()}`;
-	const { start, agent } = viaChat ? chatTriggerAgent(path) : streamingAgent(path, major);
-	const chat = resilientChatModel(
-		'Resilient Chat Model',
-		{
-			numberInputs: inputs.length,
-			providers: { provider: inputs.map((m) => ({ name: `${m.name}-${uid()}` })) },
-		},
-		[300, 200],
-	);
-	chat.typeVersion = 1.2;
-	const connections = {
-		[start.name]: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
-		'Resilient Chat Model': {
-			ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]],
-		},
-	};
-	inputs.forEach((m, i) => {
-		connections[m.name] = {
-			ai_languageModel: [[{ node: 'Resilient Chat Model', type: 'ai_languageModel', index: i }]],
-		};
-	});
-	const wf = {
-		id,
-		name: id,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [start, agent, chat, ...inputs],
-		connections,
-	};
-	return { wf, path, chat: viaChat };
-}
+const chatFlow = (key, inputs, viaChat = false) => agentFlow(major, key, inputs, { viaChat });
 
 const openai = (id) => openAiModel(id, cred[id], [0, 0]);
 /** The streaming roots: a Webhook on both majors, a Chat Trigger on n8n 2 (n8n 1's does not stream). */
@@ -124,21 +71,14 @@ before(async () => {
 		geminiModel('tlGemini', cred.tlGemini, [0, 0]),
 		openai('tlSpare'),
 	]);
-	({ server, base } = await startPublished(n8n, major, Object.values(flows), (f, b = base) =>
-		url(f, b),
-	));
+	({ server, base } = await startPublished(n8n, major, Object.values(flows), flowUrl));
 });
 after(async () => {
 	await server?.stop();
 	await vendors?.close();
 });
 
-const url = (f, b = base) => `${b}/webhook/${f.path}${f.chat ? '/chat' : ''}`;
-const ask = (f, q, session) =>
-	postStreaming(
-		url(f),
-		f.chat ? { action: 'sendMessage', sessionId: session, chatInput: q } : { q, session },
-	);
+const ask = (f, q, session) => askFlow(f, base, q, session);
 const requestsTo = (id) => vendors.arrivals.filter((a) => a.id === id && a.accepted);
 const show = (r) => JSON.stringify(r.lines.map(({ at, ...l }) => l)).slice(0, 1500);
 const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));

@@ -3,6 +3,10 @@
 // each stamped with the time it was read; and the root of such a chat.
 import { node } from './workflow-parts.mjs';
 import { activate, ownerSession } from './trigger/publish.mjs';
+import { resilientChatModel } from './chat-workflows.mjs';
+import { uid } from './n8n.mjs';
+
+const LC = '@n8n/n8n-nodes-langchain';
 
 /** The root of a streamed chat: a Webhook in Streaming mode at `path`, then n8n's AI Agent (its
  * newest version on this n8n) over the request's `q`. */
@@ -22,6 +26,72 @@ export function streamingAgent(path, major) {
 	});
 	return { start, agent };
 }
+
+/** A public Chat Trigger in Streaming mode (n8n 2) -> n8n's AI Agent reading its chat input. */
+function chatTriggerAgent(path) {
+	const start = node(
+		'When chat message received',
+		`${LC}.chatTrigger`,
+		1.3,
+		0,
+		{ public: true, mode: 'hostedChat', options: { responseMode: 'streaming' } },
+		{ webhookId: path },
+	);
+	const agent = node('Agent', `${LC}.agent`, 3.1, 300, { promptType: 'auto', options: {} });
+	return { start, agent };
+}
+
+/**
+ * A Webhook (Streaming), or with `viaChat` a Chat Trigger, -> AI Agent -> a Resilient Chat Model
+ * 1.2 at its defaults over the chat model nodes `inputs`. Each model's provider is named
+ * `names[i]`, by default its node's name made unique (two flows given the same names share the
+ * providers' breakers and rows).
+ */
+export function agentFlow(major, key, inputs, { viaChat = false, names } = {}) {
+	const id = `p${key.slice(0, 5)}${uid()}`;
+	const path = `p-${key}-${uid()}`;
+	const { start, agent } = viaChat ? chatTriggerAgent(path) : streamingAgent(path, major);
+	const providerNames = names ?? inputs.map((m) => `${m.name}-${uid()}`);
+	const chat = resilientChatModel(
+		'Resilient Chat Model',
+		{
+			numberInputs: inputs.length,
+			providers: { provider: providerNames.map((name) => ({ name })) },
+		},
+		[300, 200],
+	);
+	chat.typeVersion = 1.2;
+	const connections = {
+		[start.name]: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+		'Resilient Chat Model': {
+			ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]],
+		},
+	};
+	inputs.forEach((m, i) => {
+		connections[m.name] = {
+			ai_languageModel: [[{ node: 'Resilient Chat Model', type: 'ai_languageModel', index: i }]],
+		};
+	});
+	const wf = {
+		id,
+		name: id,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [start, agent, chat, ...inputs],
+		connections,
+	};
+	return { wf, path, chat: viaChat };
+}
+
+/** The URL a flow of `agentFlow` answers at on `base`. */
+export const flowUrl = (f, base) => `${base}/webhook/${f.path}${f.chat ? '/chat' : ''}`;
+
+/** One chat message to a flow of `agentFlow`, streamed: `session` keeps the agent's memory apart. */
+export const askFlow = (f, base, q, session) =>
+	postStreaming(
+		flowUrl(f, base),
+		f.chat ? { action: 'sendMessage', sessionId: session, chatInput: q } : { q, session },
+	);
 
 /** POSTs `body` as JSON to `url`; `onLine(line)` runs on each line as it is read (awaited). */
 export async function postStreaming(url, body, { onLine, timeoutMs = 120_000 } = {}) {

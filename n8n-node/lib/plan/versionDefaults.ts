@@ -20,6 +20,7 @@ export function versionDefaults(node: VersionedNode, typeVersion: number): Versi
 export function withVersionDefaults(config: ChainConfig, d: VersionDefaults): void {
 	for (const key of [
 		'wait_in_line',
+		'wait_for_slot',
 		'fleet_limit',
 		'continue_broken_streams',
 		'learn_stream_pace',

@@ -8,6 +8,12 @@ impl ItemMachine {
         (self.started_ms + self.chain.budget_ms).saturating_sub(now)
     }
 
+    /// What is left of its short wait for a fleet limit's slot (0: none, or spent).
+    fn slot_wait_left(&self, now: u64) -> u64 {
+        let waited = self.slot_wait_from.map_or(0, |from| now.saturating_sub(from));
+        self.chain.slot_wait_ms.saturating_sub(waited)
+    }
+
     pub(super) fn finish(&mut self, step: Step) -> Poll {
         self.finished = Some(step.clone());
         Poll { step, writes: None, transition: None }
@@ -93,8 +99,10 @@ impl ItemMachine {
         // Every call after this item's first is a retry somewhere (the same provider again, or
         // a fail-over after a failure): it spends from that provider's retry budget.
         let retry = !self.report.attempts.is_empty();
+        let waits_for_slot = self.chain.wait_in_line || self.slot_wait_left(now) > 0;
         for (i, (l, p)) in self.local.iter_mut().zip(&self.chain.providers).enumerate() {
             l.retry = retry;
+            l.waits_for_slot = waits_for_slot;
             if let Some(rules) = &p.tokens {
                 l.estimate = rules.estimate(self.token_facts.get(i).and_then(Option::as_ref));
             }
@@ -195,6 +203,7 @@ impl ItemMachine {
     /// within the item's wait (the Retry-After cap and its budget) from a shared limit that frees
     /// by itself (a rate gate a 429 closed, a full in-flight cap), the wait until then, paced: a
     /// jitter of up to the wait itself (50 ms to 1 s) so the items in line do not call at once.
+    /// Without a line, the short wait for a fleet limit's slot (`wait_for_slot`) while it lasts.
     pub(super) fn in_line_for(&mut self, now: u64, earliest: Option<(u64, Reason)>, max_wait: u64) -> Option<u64> {
         let (at, reason) = earliest?;
         let wait = at.saturating_sub(now);
@@ -207,8 +216,13 @@ impl ItemMachine {
                 // Held by the calls out (soon back); a cap spent waits past any budget.
                 | Reason::SpendCap
         );
-        if !self.chain.wait_in_line || !frees || wait > max_wait {
+        // A chain that does not wait in line still waits a short while for a fleet limit's slot.
+        let for_slot = reason == Reason::ConcurrencyLimit && self.slot_wait_left(now) > 0;
+        if !(self.chain.wait_in_line && frees || for_slot) || wait > max_wait {
             return None;
+        }
+        if for_slot && !self.chain.wait_in_line {
+            self.slot_wait_from.get_or_insert(now);
         }
         let paced = wait + self.rng.between(0, wait.clamp(50, 1_000));
         Some(paced.min(self.remaining(now)).max(1))
@@ -226,6 +240,8 @@ impl ItemMachine {
         views: &[ProviderView],
     ) -> Poll {
         let admit::Held { writes, probe, transition, seat, tokens, window_round } = held;
+        // A call out: its next wait for a slot is a wait of its own.
+        self.slot_wait_from = None;
         if let (Some(grew), Some(seats)) = (seat, &self.seats) {
             seats.borrow_mut().seats[provider].sent(grew);
         }
@@ -239,8 +255,7 @@ impl ItemMachine {
                     .learn_pace
                     .then(|| pace_row::first_chunk_ms(&views[provider].pace, now, limits.first_chunk_ms));
                 let step = limits.step(deadline_ms, remaining, pace.unwrap_or(limits.first_chunk_ms));
-                let own_deadline = self.chain.providers[provider].deadline_ms;
-                (Some(step), pace.map(|ms| (step.first_chunk_ms, ms.min(own_deadline) > remaining)))
+                (Some(step), pace.map(|ms| (step.first_chunk_ms, ms > remaining)))
             }
             _ => (None, None),
         };
