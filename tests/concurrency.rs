@@ -107,6 +107,16 @@ fn a_vendor_that_takes_k_calls_at_once_serves_every_item_with_few_429s_near_the_
 }
 
 #[test]
+fn a_batch_longer_than_an_items_budget_is_served_whole_each_budget_counting_from_its_admission() {
+    // 2,000 items at a vendor taking 4 at once in 250 ms: 125 s at best, past the 60 s budget.
+    let mut vendor = Vendor::new(Some(4), 250, false);
+    let t = run(&in_line(), &mut vendor, 2_000, 256);
+    println!("2000 items, K=4: {} served, {} deferred in {} ms", t.done, t.deferred, t.ended_at);
+    assert_eq!((t.done, t.deferred, t.failed), (2_000, 0, 0), "none spent its budget in its own line");
+    assert!(t.ended_at > 60_000);
+}
+
+#[test]
 fn a_healthy_vendor_gets_many_calls_at_once_after_a_few_round_trips() {
     let mut vendor = Vendor::new(None, 250, false);
     let t = run(&in_line(), &mut vendor, 1000, 256);

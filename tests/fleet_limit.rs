@@ -132,6 +132,43 @@ fn a_chat_call_waits_for_a_slot_a_quarter_of_its_budget_then_moves_on_to_the_nex
 }
 
 #[test]
+fn a_chat_call_failed_over_from_a_429_goes_back_to_its_first_model_when_the_next_is_down() {
+    let c = chain(&["first", "second"], |c| {
+        c.wait_for_slot = true;
+        c.fail_over_first = true;
+    });
+    let mut store = Store::new(2);
+    let mut m = item(&c, None, 1);
+    let mut now = 10;
+    let mut called = Vec::new();
+    loop {
+        let p = poll(&mut m, &mut store, now);
+        match p.step {
+            Step::Call { provider, .. } => {
+                called.push(provider);
+                // The first model's 429 (Retry-After: 1), the second down, then the first serves.
+                let outcome = match (provider, called.len()) {
+                    (0, 1) => common::retry_after(429, "1"),
+                    (1, _) => status(503),
+                    _ => status(200),
+                };
+                now += 50;
+                let eff = m.on_outcome(now, &outcome, &store.views, None, CallEnd::default()).unwrap();
+                if let Some(w) = &record(&c, &store.views[provider], &eff, now).writes {
+                    store.apply(w);
+                }
+            }
+            Step::Sleep { ms, .. } => now += ms,
+            Step::Done { .. } => break,
+            other => panic!("{other:?} after {called:?}"),
+        }
+    }
+    assert_eq!(called.first(), Some(&0));
+    assert_eq!(called.last(), Some(&0), "back to the first model: {called:?}");
+    assert!(now < 1_000 + 15_000, "within the short wait: {now} ms");
+}
+
+#[test]
 fn check_provider_is_not_now_with_retry_at_and_its_report_gives_the_slot_back() {
     let c = bounded(&["a"], false);
     let mut store = Store::new(1);

@@ -35,6 +35,9 @@ pub struct Rules {
     /// A share is renewed once less than this is left (a call's life and a second), so a call
     /// sent within it ends before the share does.
     pub renew_below_ms: u64,
+    /// Its calls wait for a slot (`Chain::slot_wait_ms`): they take none at the limit where the
+    /// vendor last pushed back (the plateau), leaving the probe above it to the others.
+    pub below_plateau: bool,
 }
 
 /// Provider `i`'s part in the fleet's learned limit, when the chain bounds it.
@@ -45,6 +48,7 @@ pub fn rules(chain: &Chain, i: usize) -> Option<Rules> {
         ceiling: p.max_in_flight.unwrap_or(u32::MAX),
         lease_ms: chain.call_lease_ms(i),
         renew_below_ms: chain.call_life_ms(i).saturating_add(1_000),
+        below_plateau: chain.slot_wait_ms > 0,
     })
 }
 
@@ -141,13 +145,20 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     }
     let others: u32 = live(row, now).filter(|s| s.holder != taker.holder).map(|s| s.slots).sum();
     let free = limit.saturating_sub(others + slots);
-    if free > 0 {
+    // A slot given back for a holder that waits is its: a holder at its fair part or above
+    // leaves it (else the one who gave it back takes it again, racing the waiter).
+    let for_a_waiter = live(row, now).any(|s| s.holder != taker.holder && s.wants)
+        && slots >= fair(row, &taker.holder, now, limit).max(1);
+    // A slot that would reach the plateau is a probe of the vendor: a call that can wait lets a
+    // slot below it free instead (a chat beside a batch meets no 429 of the batch's probing).
+    let probe = rules.below_plateau && row.plateau > 0 && others + slots + 1 >= row.plateau;
+    if free > 0 && !for_a_waiter && !probe {
         // A seat takes up to its share again (its calls come in rounds); a call takes one.
         let more = if taker.keeps { free.min(slots.max(1)) } else { 1 };
         return Take::Write { row: with_share(row, now, limit, Some(share(slots + more, false))), grew: false };
     }
     let step = growth(row, taker.served_full, slots, limit).filter(|_| taker.keeps && limit < rules.ceiling);
-    if let Some(step) = step.filter(|_| allowed == slots) {
+    if let Some(step) = step.filter(|_| allowed == slots && !probe) {
         let grown = limit.saturating_add(step).min(rules.ceiling);
         let mut next = with_share(row, now, grown, Some(share(slots + 1, false)));
         next.limit = grown;
@@ -326,7 +337,8 @@ impl Seat {
 mod tests {
     use super::*;
 
-    const RULES: Rules = Rules { start: 5, ceiling: u32::MAX, lease_ms: 20_000, renew_below_ms: 11_000 };
+    const RULES: Rules =
+        Rules { start: 5, ceiling: u32::MAX, lease_ms: 20_000, renew_below_ms: 11_000, below_plateau: false };
 
     fn seat(holder: &str, in_use: u32, served_full: u32) -> Taker {
         Taker { holder: holder.into(), keeps: true, in_use, served_full }
@@ -367,6 +379,38 @@ mod tests {
         let row = written(take(&given, &seat("b", 0, 0), 4, RULES));
         assert_eq!(held(&row, 4), 3);
         assert_eq!(release(&row, &back(0), 5, RULES), None, "nobody waits: the share is kept");
+    }
+
+    #[test]
+    fn a_slot_given_back_for_a_waiter_is_not_taken_again_by_the_one_that_gave_it() {
+        let mut row = LimitRow::default();
+        for in_use in [0, 1, 2, 4] {
+            row = written(take(&row, &seat("a", in_use, 0), 0, RULES));
+        }
+        let Take::Full { register: Some(r), .. } = take(&row, &seat("b", 0, 0), 1, RULES) else { panic!() };
+        let back = Released { holder: "a".into(), keeps: true, in_use: 3, congested: false, sent_ms: 0 };
+        let given = release(&r, &back, 2, RULES).unwrap();
+        assert_eq!(given.shares.iter().find(|s| s.holder == "a").unwrap().slots, 3, "one given back");
+        assert!(matches!(take(&given, &seat("a", 3, 0), 3, RULES), Take::Full { register: None, .. }), "b's");
+        let row = written(take(&given, &seat("b", 0, 0), 4, RULES));
+        assert!(row.shares.iter().all(|s| !s.wants), "b took it: nobody waits");
+        let row = written(take(&row, &seat("a", 3, 0), 5, RULES));
+        assert_eq!(held(&row, 5), 5, "then the free slot is anyone's again");
+    }
+
+    #[test]
+    fn a_call_that_can_wait_takes_no_slot_at_the_plateau_the_others_probe_it() {
+        let row = LimitRow {
+            limit: 5,
+            plateau: 5,
+            shares: vec![Share { holder: "batch".into(), slots: 4, until_ms: 100, wants: false }],
+            ..LimitRow::default()
+        };
+        let waits = Rules { below_plateau: true, ..RULES };
+        assert!(matches!(take(&row, &seat("chat", 0, 0), 1, waits), Take::Full { register: Some(_), .. }));
+        assert!(matches!(take(&row, &seat("other", 0, 0), 1, RULES), Take::Write { .. }), "a batch probes");
+        let freed = LimitRow { shares: vec![Share { slots: 3, ..row.shares[0].clone() }], ..row };
+        assert!(matches!(take(&freed, &seat("chat", 0, 0), 1, waits), Take::Write { .. }), "below it: taken");
     }
 
     #[test]

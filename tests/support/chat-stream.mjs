@@ -45,9 +45,15 @@ function chatTriggerAgent(path) {
  * A Webhook (Streaming), or with `viaChat` a Chat Trigger, -> AI Agent -> a Resilient Chat Model
  * 1.2 at its defaults over the chat model nodes `inputs`. Each model's provider is named
  * `names[i]`, by default its node's name made unique (two flows given the same names share the
- * providers' breakers and rows).
+ * providers' breakers and rows); `parameters` and `credentials` join the chat model's own (a
+ * shared state store).
  */
-export function agentFlow(major, key, inputs, { viaChat = false, names } = {}) {
+export function agentFlow(
+	major,
+	key,
+	inputs,
+	{ viaChat = false, names, parameters, credentials } = {},
+) {
 	const id = `p${key.slice(0, 5)}${uid()}`;
 	const path = `p-${key}-${uid()}`;
 	const { start, agent } = viaChat ? chatTriggerAgent(path) : streamingAgent(path, major);
@@ -57,10 +63,12 @@ export function agentFlow(major, key, inputs, { viaChat = false, names } = {}) {
 		{
 			numberInputs: inputs.length,
 			providers: { provider: providerNames.map((name) => ({ name })) },
+			...parameters,
 		},
 		[300, 200],
 	);
 	chat.typeVersion = 1.2;
+	if (credentials) chat.credentials = credentials;
 	const connections = {
 		[start.name]: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
 		'Resilient Chat Model': {

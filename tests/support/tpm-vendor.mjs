@@ -14,8 +14,13 @@
 //   with `promptCache`, its system prompt cached as Anthropic's prompt caching does: the first
 //   request with a system prompt writes it (`cache_creation_input_tokens`), the later ones read it
 //   (`cache_read_input_tokens`), `input_tokens` the rest (`stats(id).cacheWrite`, `.cacheRead`)
-// `startTpmVendor({ tpm, itpm, otpm, delayMs, promptCache })`: `url(id)`, `stats(id)` → { requests, served,
-// r429, input, output, peakMinute, peakInputMinute, peakOutputMinute }, `close()`.
+// With `capacity: K`, an instance of chat completions takes at most K requests at once (a
+// request holds its place until its answer ends or its client goes) and answers 429 +
+// Retry-After: 1 above, as a vendor's concurrency limit does; every request is logged with its
+// model, its arrival, its end and its status (`stats(id).log`), and `peakAtOnce` is the most held.
+// `startTpmVendor({ tpm, itpm, otpm, delayMs, promptCache, capacity })`: `url(id)`, `stats(id)` →
+// { requests, served, r429, input, output, peakMinute, peakInputMinute, peakOutputMinute, log,
+// peakAtOnce }, `close()`.
 import http from 'node:http';
 
 const MINUTE = 60_000;
@@ -45,6 +50,7 @@ export async function startTpmVendor({
 	otpm = Infinity,
 	delayMs = 100,
 	promptCache = false,
+	capacity = Infinity,
 } = {}) {
 	const instances = new Map();
 	const of = (id) => {
@@ -59,6 +65,9 @@ export async function startTpmVendor({
 				cached: new Set(),
 				cacheWrite: 0,
 				cacheRead: 0,
+				atOnce: 0,
+				peakAtOnce: 0,
+				log: [],
 			});
 		return instances.get(id);
 	};
@@ -97,6 +106,30 @@ export async function startTpmVendor({
 				res.end(JSON.stringify({ error: { message: 'bad JSON', type: 'invalid_request_error' } }));
 				return;
 			}
+			const entry = { model: body.model, at: Date.now(), end: 0, status: 200 };
+			v.log.push(entry);
+			if (v.atOnce >= capacity) {
+				v.r429++;
+				entry.status = 429;
+				entry.end = entry.at;
+				res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+				res.end(
+					JSON.stringify({
+						error: {
+							message: `Rate limit reached: at most ${capacity} requests at once.`,
+							type: 'requests',
+							code: 'rate_limit_exceeded',
+						},
+					}),
+				);
+				return;
+			}
+			v.atOnce++;
+			v.peakAtOnce = Math.max(v.peakAtOnce, v.atOnce);
+			res.on('close', () => {
+				v.atOnce--;
+				entry.end = Date.now();
+			});
 			const prompt = (body.messages ?? [])
 				.map((x) => (typeof x.content === 'string' ? x.content : JSON.stringify(x.content)))
 				.join('\n');
@@ -105,6 +138,7 @@ export async function startTpmVendor({
 			const now = Date.now();
 			if (used(v, now) + input + max > tpm) {
 				v.r429++;
+				entry.status = 429;
 				res.writeHead(429, {
 					'content-type': 'application/json',
 					'retry-after': '1',
@@ -303,6 +337,8 @@ export async function startTpmVendor({
 				peakOutputMinute: peak(v.charges, (c) => c.output ?? 0),
 				cacheWrite: v.cacheWrite,
 				cacheRead: v.cacheRead,
+				log: v.log,
+				peakAtOnce: v.peakAtOnce,
 			};
 		},
 		close: () => new Promise((r) => server.close(r)),

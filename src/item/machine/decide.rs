@@ -5,7 +5,17 @@ use crate::facts::pace_row;
 
 impl ItemMachine {
     pub(super) fn remaining(&self, now: u64) -> u64 {
-        (self.started_ms + self.chain.budget_ms).saturating_sub(now)
+        let from = if self.waits_for_its_turn() { now } else { self.started_ms };
+        (from + self.chain.budget_ms).saturating_sub(now)
+    }
+
+    /// Before its first call, an item that waits its turn (in line at a shared limit, or in its
+    /// execution's window) has not started: its budget counts from its first call, as with a
+    /// fixed Item Concurrency (a batch of thousands is not spent waiting for its own turn).
+    fn waits_for_its_turn(&self) -> bool {
+        // (A call whose poll lost its compare-and-set race was never made.)
+        let called = !self.report.attempts.is_empty() || !self.pending.is_empty();
+        !called && (self.chain.wait_in_line || self.pool.is_some())
     }
 
     /// What is left of its short wait for a fleet limit's slot (0: none, or spent).
@@ -91,6 +101,15 @@ impl ItemMachine {
         // Woken within the slack: decide as of the wait's end (a gate the outcome closed for the
         // same wait is open by then), at most WAKE_SLACK_MS ahead of the store's clock.
         let now = self.tick(now.max(self.sleep_until_ms));
+        // Back from a short wait (`wait_for_slot`): a provider failed over from is free to try
+        // again once its wait is over, where nothing else could take the call.
+        if self.slot_wait_from.is_some() {
+            for l in &mut self.local {
+                if l.done.is_some_and(|(reason, until)| reason == Reason::FailedOver && until <= now) {
+                    l.done = None;
+                }
+            }
+        }
         let remaining = self.remaining(now);
         if remaining == 0 {
             return Ok(self.defer(now, Some((now, Reason::BudgetExhausted))));
@@ -216,8 +235,10 @@ impl ItemMachine {
                 // Held by the calls out (soon back); a cap spent waits past any budget.
                 | Reason::SpendCap
         );
-        // A chain that does not wait in line still waits a short while for a fleet limit's slot.
-        let for_slot = reason == Reason::ConcurrencyLimit && self.slot_wait_left(now) > 0;
+        // A chain that does not wait in line still waits a short while where every provider is
+        // at a limit that frees (`wait_for_slot`): a fleet limit's slot, a gate a 429 closed, or
+        // the wait a provider was failed over from (it is tried again after it, as a last resort).
+        let for_slot = (frees || reason == Reason::FailedOver) && self.slot_wait_left(now) > 0;
         if !(self.chain.wait_in_line && frees || for_slot) || wait > max_wait {
             return None;
         }
@@ -242,6 +263,9 @@ impl ItemMachine {
         let admit::Held { writes, probe, transition, seat, tokens, window_round } = held;
         // A call out: its next wait for a slot is a wait of its own.
         self.slot_wait_from = None;
+        if self.waits_for_its_turn() {
+            self.started_ms = self.started_ms.max(now);
+        }
         if let (Some(grew), Some(seats)) = (seat, &self.seats) {
             seats.borrow_mut().seats[provider].sent(grew);
         }
