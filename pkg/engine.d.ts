@@ -110,7 +110,11 @@ export type Step =
 | { kind: "fail"; reason: Reason };
 /** A streamed attempt's timers: the first committing chunk within `first_chunk_ms`; once
  * committed, no gap over `idle_ms` and no longer than `total_ms` in all. */
-export interface StreamStep { first_chunk_ms: number; idle_ms: number; total_ms: number; learn_pace: boolean }
+export interface StreamStep {
+    first_chunk_ms: number; idle_ms: number; total_ms: number; learn_pace: boolean;
+    /** The idle limit the provider's last answers give until the stream's own chunks do (absent: none). */
+    paced_idle_ms?: number;
+}
 /** A hedging chain's call: its number (`outcome` and `abandon` name it), whether it is a hedge,
  * and when to ask `hedge` if no call of the item has answered by then (absent: no hedge follows). */
 export interface CallTag { call: number; hedge?: boolean; hedge_after_ms?: number }
@@ -221,6 +225,8 @@ export interface OutcomeFacts {
     /** Read by the engine only for the statuses a rule needs. */
     body?: string | null;
     usage?: UsageFacts;
+    /** A streamed answer's longest gap between chunks, as its `StreamPace.learnedGap()` gave it. */
+    longest_gap_ms?: number;
 }
 /** The tokens an answer reported, as the vendor counted them: `output` with its reasoning tokens
  * (Gemini's thoughts added), `cached_input` (read from the cache) and `cache_write` (written
@@ -439,6 +445,11 @@ export class StreamPace {
      * A chunk arrived at `at_ms` (the node's clock, ms): the idle limit from now.
      */
     chunk(at_ms: number): number;
+    /**
+     * The stream's longest gap between chunks once it had enough to show its pace, for its
+     * outcome's `longest_gap_ms` (what the answer teaches its provider); else undefined.
+     */
+    learnedGap(): number | undefined;
     constructor(step: StreamStep);
 }
 

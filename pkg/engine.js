@@ -530,6 +530,15 @@ class StreamPace {
         return ret;
     }
     /**
+     * The stream's longest gap between chunks once it had enough to show its pace, for its
+     * outcome's `longest_gap_ms` (what the answer teaches its provider); else undefined.
+     * @returns {number | undefined}
+     */
+    learnedGap() {
+        const ret = wasm.streampace_learnedGap(this.__wbg_ptr);
+        return ret[0] === 0 ? undefined : ret[1];
+    }
+    /**
      * @param {StreamStep} step
      */
     constructor(step) {

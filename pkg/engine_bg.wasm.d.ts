@@ -35,6 +35,7 @@ export const readServes: (a: number, b: number) => number;
 export const storeDownMetrics: (a: number, b: number) => [number, number];
 export const storeFailed: (a: number, b: number, c: number, d: number, e: number) => [number, number, number];
 export const streampace_chunk: (a: number, b: number) => number;
+export const streampace_learnedGap: (a: number) => [number, number];
 export const streampace_new: (a: any) => number;
 export const __wbindgen_malloc: (a: number, b: number) => number;
 export const __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;

@@ -229,3 +229,51 @@ fn two_workers_together_stay_within_the_limit() {
     assert!(items.iter().all(|m| m.served()), "every item served");
     assert!(most >= 2, "the limit was used: {most}");
 }
+
+#[test]
+fn a_chat_at_its_defaults_through_a_minute_long_outage_never_waits_on_its_first_models_cut_limit() {
+    // The chat model 1.2's switches: its first model answers 503 (Retry-After: 1) for 60 s.
+    let c = chain(&["first", "second"], |c| {
+        c.fleet_limit = true;
+        c.wait_for_slot = true;
+        c.fail_over_first = true;
+        c.probe_interval_ms = 10_000;
+    });
+    let mut store = Store::new(2);
+    let seats = worker(&c, "chat");
+    let mut served_by = Vec::new();
+    for k in 0..25u64 {
+        let start = k * 4_000;
+        let mut m = ItemMachine::new(c.clone(), start, format!("message-{k}"), Vec::new(), Rng::seeded(k));
+        m.seat(seats.clone());
+        let mut now = start;
+        loop {
+            match poll(&mut m, &mut store, now).step {
+                Step::Call { provider, .. } => {
+                    now += 100;
+                    let outcome =
+                        if provider == 0 && now < 60_000 { common::retry_after(503, "1") } else { status(200) };
+                    let eff = m.on_outcome(now, &outcome, &store.views, None, CallEnd::default()).unwrap();
+                    if let Some(w) = &record(&c, &store.views[provider], &eff, now).writes {
+                        store.apply(w);
+                    }
+                    seats.borrow_mut().seats[provider].end(resilient_engine::limits::concurrency::Signal::Neutral);
+                }
+                Step::Sleep { ms, .. } => now += ms,
+                Step::Done { provider, .. } => {
+                    served_by.push(provider);
+                    break;
+                }
+                other => panic!("message {k}: {other:?}"),
+            }
+        }
+        assert!(now - start < 2_000, "message {k} took {} ms", now - start);
+        // The root node is done with the model: the process gives its shares back (`leave`).
+        for view in &mut store.views {
+            if let Some(row) = resilient_engine::limits::fleet_limit::leave(&view.limit, "chat", now) {
+                view.limit = row;
+            }
+        }
+    }
+    assert_eq!(served_by.last(), Some(&0), "the first model again after its recovery: {served_by:?}");
+}

@@ -41,7 +41,7 @@ fn poll(m: &mut ItemMachine, store: &mut Store, now: u64) -> Step {
 
 /// The call out broke after `chars` characters reached the caller.
 fn broke(c: &Chain, m: &mut ItemMachine, store: &mut Store, now: u64, chars: u64) {
-    let end = CallEnd { usage: None, delivered_chars: Some(chars) };
+    let end = CallEnd { usage: None, delivered_chars: Some(chars), longest_gap_ms: None };
     let broken = Outcome::Broken { code: "ECONNRESET".into() };
     let e = m.on_outcome(now, &broken, &store.views, None, end).unwrap();
     if let Some(w) = record(c, &store.views[e.provider], &e, now).writes {

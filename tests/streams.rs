@@ -3,7 +3,7 @@
 mod common;
 use common::{chain, status, Store};
 use resilient_engine::config::ChainConfig;
-use resilient_engine::facts::stream::StreamStep;
+use resilient_engine::facts::stream::{Pace, StreamStep};
 use resilient_engine::item::record::record;
 use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Step};
@@ -46,7 +46,13 @@ fn a_streamed_attempt_carries_its_limits_and_a_plain_one_none() {
     assert_eq!(deadline_ms, 10_000);
     assert_eq!(
         stream,
-        Some(StreamStep { first_chunk_ms: 8_000, idle_ms: 30_000, total_ms: 60_000, learn_pace: false })
+        Some(StreamStep {
+            first_chunk_ms: 8_000,
+            idle_ms: 30_000,
+            total_ms: 60_000,
+            learn_pace: false,
+            paced_idle_ms: 0
+        })
     );
 
     let mut plain = ItemMachine::new(c, 0, "chat".into(), vec![], Rng::seeded(1));
@@ -192,4 +198,37 @@ fn a_first_chunk_deadline_the_items_budget_cut_short_says_nothing_of_the_provide
     assert_eq!(message(&c, &mut store, 1_000, None), 5_000, "its pace says 60 s; the budget leaves 5 s");
     assert!(store.views[0].breaker.failures.is_empty(), "not counted against it");
     assert_eq!(store.views[0].pace.cut_ms, 0, "nor learned");
+}
+
+/// One streamed answer that showed its pace: chunks `gap_ms` apart, its `StreamPace` run as the
+/// node runs it; its outcome carries what the pace learned. Returns the step's starting idle limit.
+fn paced_answer(c: &std::sync::Arc<resilient_engine::config::Chain>, store: &mut Store, now: u64, gap_ms: u64) -> u64 {
+    let mut m = ItemMachine::new(c.clone(), now, format!("answer{now}"), vec![], Rng::seeded(now));
+    m.stream().unwrap();
+    let poll = m.poll(now, &store.views).unwrap();
+    let Step::Call { provider, stream: Some(stream), .. } = poll.step else { panic!("a streamed call") };
+    m.commit(None, 300);
+    let mut pace = Pace::new(stream.idle_ms, stream.learn_pace, stream.paced_idle_ms);
+    let end_at = (0..20).map(|k| now + 300 + k * gap_ms).inspect(|&at| _ = pace.chunk(at)).last().unwrap();
+    let end = CallEnd { longest_gap_ms: pace.learned_gap(), ..CallEnd::default() };
+    let effect = m.on_outcome(end_at, &status(200), &store.views, None, end).unwrap();
+    if let Some(w) = &record(c, &store.views[provider], &effect, end_at).writes {
+        store.apply(w);
+    }
+    stream.paced_idle_ms
+}
+
+#[test]
+fn a_models_last_answers_set_the_next_streams_idle_limit_before_its_own_chunks_do() {
+    let c = paced(&["openai", "anthropic"]);
+    let mut store = Store::new(2);
+    let starts: Vec<u64> = (0..4).map(|k| paced_answer(&c, &mut store, 10_000 * k, 50 + 10 * k)).collect();
+    assert_eq!(starts, vec![0, 0, 0, 2_000], "three answers every 50-70 ms: 2 s from the fourth on");
+    assert_eq!(store.views[0].pace.gap_ms, vec![50, 60, 70, 80]);
+    // The fourth's stream goes silent after its third chunk: cut 2 s later, not at 30 s.
+    let mut pace = Pace::new(30_000, true, 2_000);
+    let limits: Vec<u64> = (0..3).map(|k| pace.chunk(k * 50)).collect();
+    assert_eq!(limits, vec![2_000; 3]);
+    let fixed = chain(&["openai"], |c| c.streams = true);
+    assert_eq!(paced_answer(&fixed, &mut Store::new(1), 0, 50), 0, "before the chat model 1.2: none");
 }

@@ -346,6 +346,8 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
         at_ms: (0..u8::arbitrary(u)? % 12).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
         cut_ms: wide(u)?,
         cut_at_ms: wide(u)?,
+        gap_ms: (0..u8::arbitrary(u)? % 12).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
+        gap_at_ms: (0..u8::arbitrary(u)? % 12).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
         version: wide(u)?,
     };
     Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit, tokens, spend, pace })

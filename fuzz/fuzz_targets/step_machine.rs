@@ -234,6 +234,7 @@ impl ConfigIn {
             // From bytes already drawn (the corpus keeps its shape).
             continue_broken_streams: self.fleet_limit && self.wait_in_line,
             learn_stream_pace: self.fleet_limit && self.check_empty,
+            wait_for_slot: self.fleet_limit && !self.wait_in_line,
             routing: pick(&["order", "weighted", "least_busy", "latency"], self.strategy / 4).to_string(),
             retry_budget_percent: (self.threshold % 3) as i64 * 10,
             retry_budget_floor_per_s: (self.successes_to_close % 3) as i64,
@@ -380,6 +381,7 @@ impl Store {
                     0 => resilient_engine::facts::pace_row::PaceNews::Cut(*now % 20_000),
                     _ => resilient_engine::facts::pace_row::PaceNews::FirstChunk(*now % 30_000),
                 }),
+                pace_gap: (*now % 5 == 0).then_some(*now % 2_000),
             };
             if let Some(w) = record(chain, &store.views[effect.provider], &effect, *now).writes {
                 store.apply(&w);

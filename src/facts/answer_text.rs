@@ -145,7 +145,13 @@ mod tests {
             wake: vec![],
         };
         assert_eq!(bare_call(&with_transition), None);
-        let limits = crate::facts::stream::StreamStep { first_chunk_ms: 1, idle_ms: 2, total_ms: 3, learn_pace: false };
+        let limits = crate::facts::stream::StreamStep {
+            first_chunk_ms: 1,
+            idle_ms: 2,
+            total_ms: 3,
+            learn_pace: false,
+            paced_idle_ms: 0,
+        };
         let tag = crate::choose::hedge::CallTag { call: 0, hedge: false, hedge_after_ms: Some(5) };
         for (limits, tag) in [(Some(limits), None), (None, Some(tag))] {
             let mut step = call("a", None);

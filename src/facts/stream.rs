@@ -30,6 +30,14 @@ pub struct StreamStep {
     /// Once committed: abort when the stream is still open after this long from the call (what
     /// is left of the item's budget).
     pub total_ms: u64,
+    /// Where the pace is learned: the idle limit the provider's last answers give
+    /// (`facts::pace_row::idle_ms`), until the stream's own chunks set it; 0: none known.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub paced_idle_ms: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl StreamLimits {
@@ -37,13 +45,16 @@ impl StreamLimits {
     /// chain learns it, else the fixed one. A learned deadline is bounded by the item's budget
     /// alone: the wait for a first token is the model's own pace, not an answer's time (a
     /// reasoning model thinks 15-25 s, past a 10 s per-attempt deadline, and then streams).
-    pub fn step(&self, deadline_ms: u64, remaining_ms: u64, paced: u64) -> StreamStep {
+    /// `paced_idle`: the idle limit the provider's last answers give, 0 when none.
+    pub fn step(&self, deadline_ms: u64, remaining_ms: u64, paced: u64, paced_idle: u64) -> StreamStep {
         let outer = if self.learn_pace { remaining_ms } else { deadline_ms.min(remaining_ms) };
+        let idle_ms = self.idle_ms.min(remaining_ms);
         StreamStep {
             first_chunk_ms: paced.min(outer),
-            idle_ms: self.idle_ms.min(remaining_ms),
+            idle_ms,
             total_ms: remaining_ms,
             learn_pace: self.learn_pace,
+            paced_idle_ms: if self.learn_pace { paced_idle.min(idle_ms) } else { 0 },
         }
     }
 }
@@ -57,6 +68,8 @@ impl StreamLimits {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pace {
     outer_ms: u64,
+    /// The idle limit the provider's last answers give, until this stream's own gaps do (0: none).
+    fleet_ms: u64,
     learns: bool,
     last_ms: Option<u64>,
     longest_gap_ms: u64,
@@ -72,9 +85,16 @@ pub const IDLE_FLOOR_MS: u64 = 2_000;
 
 impl Pace {
     /// The step's idle limit (Stream Idle Limit, within the item's budget), learned from the
-    /// chunks if the step says so (its `learn_pace`).
-    pub fn new(outer_ms: u64, learns: bool) -> Pace {
-        Pace { outer_ms, learns, last_ms: None, longest_gap_ms: 0, gaps: 0 }
+    /// chunks if the step says so (its `learn_pace`); `fleet_ms`: the one the provider's last
+    /// answers give until then (0: the outer limit).
+    pub fn new(outer_ms: u64, learns: bool, fleet_ms: u64) -> Pace {
+        Pace { outer_ms, fleet_ms, learns, last_ms: None, longest_gap_ms: 0, gaps: 0 }
+    }
+
+    /// The stream's longest gap between chunks, once it had enough of them to show its pace:
+    /// what its end teaches the provider's row (`facts::pace_row::learn`).
+    pub fn learned_gap(&self) -> Option<u64> {
+        (self.learns && self.gaps >= PACE_MIN_GAPS).then_some(self.longest_gap_ms)
     }
 
     /// A chunk arrived at `at_ms` (the node's clock): the idle limit from now.
@@ -89,8 +109,15 @@ impl Pace {
 
     /// The idle limit now.
     pub fn idle_ms(&self) -> u64 {
-        if !self.learns || self.gaps < PACE_MIN_GAPS {
+        if !self.learns {
             return self.outer_ms;
+        }
+        if self.gaps < PACE_MIN_GAPS {
+            // The provider's pace until the stream's own; a longer pause so far is its own.
+            return match self.fleet_ms {
+                0 => self.outer_ms,
+                fleet => fleet.max(self.longest_gap_ms.saturating_mul(IDLE_GAP_FACTOR)).min(self.outer_ms),
+            };
         }
         self.longest_gap_ms.saturating_mul(IDLE_GAP_FACTOR).max(IDLE_FLOOR_MS).min(self.outer_ms)
     }
@@ -127,29 +154,54 @@ mod tests {
     #[test]
     fn the_first_chunk_wait_never_outlasts_the_budget_nor_a_fixed_one_the_attempt() {
         let l = StreamLimits { first_chunk_ms: 8_000, idle_ms: 30_000, learn_pace: false };
-        let step =
-            |first_chunk_ms, idle_ms, total_ms| StreamStep { first_chunk_ms, idle_ms, total_ms, learn_pace: false };
-        assert_eq!(l.step(10_000, 60_000, 8_000), step(8_000, 30_000, 60_000));
-        assert_eq!(l.step(10_000, 5_000, 8_000), step(5_000, 5_000, 5_000));
-        assert_eq!(l.step(10_000, 60_000, 32_000).first_chunk_ms, 10_000, "fixed: the attempt's deadline bounds it");
+        let step = |first_chunk_ms, idle_ms, total_ms| StreamStep {
+            first_chunk_ms,
+            idle_ms,
+            total_ms,
+            learn_pace: false,
+            paced_idle_ms: 0,
+        };
+        assert_eq!(l.step(10_000, 60_000, 8_000, 2_000), step(8_000, 30_000, 60_000), "nothing learned");
+        assert_eq!(l.step(10_000, 5_000, 8_000, 0), step(5_000, 5_000, 5_000));
+        assert_eq!(l.step(10_000, 60_000, 32_000, 0).first_chunk_ms, 10_000, "fixed: the attempt's deadline bounds it");
         let learns = StreamLimits { learn_pace: true, ..l };
-        assert_eq!(learns.step(10_000, 60_000, 32_000).first_chunk_ms, 32_000, "learned: past the attempt's deadline");
-        assert_eq!(learns.step(10_000, 20_000, 32_000).first_chunk_ms, 20_000, "never past the budget");
+        assert_eq!(
+            learns.step(10_000, 60_000, 32_000, 0).first_chunk_ms,
+            32_000,
+            "learned: past the attempt's deadline"
+        );
+        assert_eq!(learns.step(10_000, 20_000, 32_000, 0).first_chunk_ms, 20_000, "never past the budget");
+        assert_eq!(learns.step(10_000, 60_000, 8_000, 2_000).paced_idle_ms, 2_000);
+        assert_eq!(learns.step(10_000, 60_000, 8_000, 90_000).paced_idle_ms, 30_000, "within the fixed limit");
     }
+
     #[test]
     fn a_quick_stream_that_goes_silent_is_cut_in_seconds_a_slow_one_keeps_its_pace() {
-        let mut quick = Pace::new(30_000, true);
+        let mut quick = Pace::new(30_000, true, 0);
         let limits: Vec<u64> = (0..20).map(|i| quick.chunk(i * 50)).collect();
         assert_eq!(limits[..8], [30_000; 8], "too few gaps: the fixed limit");
         assert_eq!(limits[19], IDLE_FLOOR_MS, "chunks every 50 ms: the floor");
-        let mut slow = Pace::new(30_000, true);
+        let mut slow = Pace::new(30_000, true, 0);
         let last = (0..20).map(|i| slow.chunk(i * 400 + (i % 3) * 100)).last().unwrap();
         assert_eq!(last, 5_000, "ten times its longest gap (500 ms)");
-        let mut halting = Pace::new(5_000, true);
+        let mut halting = Pace::new(5_000, true, 0);
         let last = (0..20).map(|i| halting.chunk(i * 1_000)).last().unwrap();
         assert_eq!(last, 5_000, "never past the outer bound");
-        let mut fixed = Pace::new(30_000, false);
+        let mut fixed = Pace::new(30_000, false, 0);
         let last = (0..20).map(|i| fixed.chunk(i * 50)).last().unwrap();
         assert_eq!(last, 30_000, "not learned (before the chat model 1.2): the fixed limit");
+        assert_eq!(fixed.learned_gap(), None);
+        assert_eq!(quick.learned_gap(), Some(50), "what its end teaches the provider");
+    }
+
+    #[test]
+    fn a_new_stream_takes_the_providers_pace_until_its_own_chunks_set_it() {
+        let mut told = Pace::new(30_000, true, 2_000);
+        assert_eq!(told.chunk(0), 2_000, "cut 2 s after its first chunk if nothing follows");
+        assert_eq!(told.chunk(50), 2_000);
+        assert_eq!(told.chunk(450), 4_000, "a longer pause of its own: ten times it");
+        assert_eq!(told.learned_gap(), None, "too few gaps to teach");
+        let limits: Vec<u64> = (1..=10).map(|i| told.chunk(450 + i * 50)).collect();
+        assert_eq!(limits[9], 4_000, "then its own pace");
     }
 }

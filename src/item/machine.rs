@@ -200,12 +200,14 @@ struct MidStream {
 pub struct CallEnd {
     pub usage: Option<Usage>,
     pub delivered_chars: Option<u64>,
+    /// A streamed answer's longest gap between chunks, where it had enough to show its pace.
+    pub longest_gap_ms: Option<u64>,
 }
 
 impl CallEnd {
     /// A call's end whose answer reported `usage`.
     pub fn used(usage: Option<Usage>) -> CallEnd {
-        CallEnd { usage, delivered_chars: None }
+        CallEnd { usage, delivered_chars: None, longest_gap_ms: None }
     }
 }
 

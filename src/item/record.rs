@@ -6,6 +6,7 @@ use crate::admit;
 use crate::choose::chain::{ProviderView, Writes};
 use crate::choose::latency;
 use crate::config::Chain;
+use crate::facts::pace_row;
 use crate::item::Effect;
 use crate::limits::breaker::{self, Transition};
 use serde::{Deserialize, Serialize};
@@ -39,7 +40,7 @@ pub fn record(chain: &Chain, view: &ProviderView, effect: &Effect, now: u64) -> 
             true => latency::record_first_chunk(&view.latency, ms, now),
             false => latency::record(&view.latency, ms, now),
         }),
-        pace: effect.pace.map(|news| crate::facts::pace_row::record(&view.pace, news, now)),
+        pace: pace_row::learn(&view.pace, effect.pace, effect.pace_gap, now),
         ..Writes::default()
     };
     // Every limit settles the call: what it used, what it held released.

@@ -110,6 +110,9 @@ pub struct Effect {
     /// A streamed call's news of its provider's pace to a first chunk (`facts::pace_row`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pace: Option<crate::facts::pace_row::PaceNews>,
+    /// A paced streamed answer's longest gap between chunks (`facts::pace_row::learn`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace_gap: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -149,9 +149,14 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     // leaves it (else the one who gave it back takes it again, racing the waiter).
     let for_a_waiter = live(row, now).any(|s| s.holder != taker.holder && s.wants)
         && slots >= fair(row, &taker.holder, now, limit).max(1);
-    // A slot that would reach the plateau is a probe of the vendor: a call that can wait lets a
-    // slot below it free instead (a chat beside a batch meets no 429 of the batch's probing).
-    let probe = rules.below_plateau && row.plateau > 0 && others + slots + 1 >= row.plateau;
+    // Where the limit grew back to the plateau, a slot that would reach it is a probe of the
+    // vendor: a call that can wait leaves it to the others holding slots and lets one below it
+    // free instead (a chat beside a batch meets no 429 of the batch's probing). Alone, it probes.
+    let probe = rules.below_plateau
+        && others > 0
+        && row.plateau > 0
+        && limit >= row.plateau
+        && others + slots + 1 >= row.plateau;
     if free > 0 && !for_a_waiter && !probe {
         // A seat takes up to its share again (its calls come in rounds); a call takes one.
         let more = if taker.keeps { free.min(slots.max(1)) } else { 1 };
@@ -409,8 +414,10 @@ mod tests {
         let waits = Rules { below_plateau: true, ..RULES };
         assert!(matches!(take(&row, &seat("chat", 0, 0), 1, waits), Take::Full { register: Some(_), .. }));
         assert!(matches!(take(&row, &seat("other", 0, 0), 1, RULES), Take::Write { .. }), "a batch probes");
-        let freed = LimitRow { shares: vec![Share { slots: 3, ..row.shares[0].clone() }], ..row };
+        let freed = LimitRow { shares: vec![Share { slots: 3, ..row.shares[0].clone() }], ..row.clone() };
         assert!(matches!(take(&freed, &seat("chat", 0, 0), 1, waits), Take::Write { .. }), "below it: taken");
+        let alone = LimitRow { limit: 1, plateau: 2, shares: Vec::new(), ..row };
+        assert!(matches!(take(&alone, &seat("chat", 0, 0), 1, waits), Take::Write { .. }), "alone: it probes");
     }
 
     #[test]

@@ -178,6 +178,8 @@ pub fn pace(text: &str) -> Result<crate::facts::pace_row::PaceRow> {
         at_ms: f.numbers("at_ms")?,
         cut_ms: f.u64("cut_ms")?,
         cut_at_ms: f.u64("cut_at_ms")?,
+        gap_ms: f.numbers("gap_ms")?,
+        gap_at_ms: f.numbers("gap_at_ms")?,
         version: f.u64("version")?,
     })
 }

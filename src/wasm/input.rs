@@ -150,14 +150,25 @@ pub fn usage(v: &JsValue) -> Result<Option<crate::limits::token_limit::Usage>, E
 /// A broken stream's `delivered_chars`: the characters of the answer the caller had.
 /// A streamed attempt's idle limit and whether it learns, from the step the engine gave it.
 pub fn stream_pace(v: &JsValue) -> crate::facts::stream::Pace {
+    let whole = |name| field(v, name).as_f64().map_or(0, |n| n as u64);
     crate::facts::stream::Pace::new(
-        field(v, "idle_ms").as_f64().map_or(0, |n| n as u64),
+        whole("idle_ms"),
         field(v, "learn_pace").as_bool().unwrap_or(false),
+        whole("paced_idle_ms"),
     )
 }
 
 pub fn delivered_chars(v: &JsValue) -> Option<u64> {
-    field(v, "delivered_chars").as_f64().filter(|n| n.is_finite() && *n >= 0.0).map(|n| n as u64)
+    whole_field(v, "delivered_chars")
+}
+
+/// A streamed answer's `longest_gap_ms`, as its `StreamPace` gave it (`learnedGap`).
+pub fn longest_gap_ms(v: &JsValue) -> Option<u64> {
+    whole_field(v, "longest_gap_ms")
+}
+
+fn whole_field(v: &JsValue, name: &str) -> Option<u64> {
+    field(v, name).as_f64().filter(|n| n.is_finite() && *n >= 0.0).map(|n| n as u64)
 }
 
 fn hint_headers(v: &JsValue) -> Result<HintHeaders, EngineError> {

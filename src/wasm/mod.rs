@@ -143,6 +143,13 @@ impl StreamPace {
     pub fn chunk(&mut self, at_ms: f64) -> f64 {
         self.pace.chunk(ms(at_ms)) as f64
     }
+
+    /// The stream's longest gap between chunks once it had enough to show its pace, for its
+    /// outcome's `longest_gap_ms` (what the answer teaches its provider); else undefined.
+    #[wasm_bindgen(js_name = learnedGap)]
+    pub fn learned_gap(&self) -> Option<f64> {
+        self.pace.learned_gap().map(|g| g as f64)
+    }
 }
 
 /// A validated fallback chain. Construction fails with `code: "invalid_config"` and `field`.
@@ -326,6 +333,7 @@ impl Item {
         let end = crate::item::CallEnd {
             usage: input::usage(&outcome).map_err(js_error)?,
             delivered_chars: input::delivered_chars(&outcome),
+            longest_gap_ms: input::longest_gap_ms(&outcome),
         };
         let outcome = input::outcome(&outcome).map_err(js_error)?;
         done(self.s.outcome(ms(now_ms), &outcome, call, end))

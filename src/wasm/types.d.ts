@@ -108,7 +108,11 @@ export type Step =
   | { kind: "fail"; reason: Reason };
 /** A streamed attempt's timers: the first committing chunk within `first_chunk_ms`; once
  * committed, no gap over `idle_ms` and no longer than `total_ms` in all. */
-export interface StreamStep { first_chunk_ms: number; idle_ms: number; total_ms: number; learn_pace: boolean }
+export interface StreamStep {
+  first_chunk_ms: number; idle_ms: number; total_ms: number; learn_pace: boolean;
+  /** The idle limit the provider's last answers give until the stream's own chunks do (absent: none). */
+  paced_idle_ms?: number;
+}
 /** A hedging chain's call: its number (`outcome` and `abandon` name it), whether it is a hedge,
  * and when to ask `hedge` if no call of the item has answered by then (absent: no hedge follows). */
 export interface CallTag { call: number; hedge?: boolean; hedge_after_ms?: number }
@@ -219,6 +223,8 @@ export interface OutcomeFacts {
   /** Read by the engine only for the statuses a rule needs. */
   body?: string | null;
   usage?: UsageFacts;
+  /** A streamed answer's longest gap between chunks, as its `StreamPace.learnedGap()` gave it. */
+  longest_gap_ms?: number;
 }
 /** The tokens an answer reported, as the vendor counted them: `output` with its reasoning tokens
  * (Gemini's thoughts added), `cached_input` (read from the cache) and `cache_write` (written

@@ -117,7 +117,7 @@ pub fn run(
                 out[provider] -= 1;
                 vendors.replied(provider, &reply);
                 let m = &mut machines[item];
-                let end = CallEnd { usage: reply.usage, delivered_chars: None };
+                let end = CallEnd { usage: reply.usage, delivered_chars: None, longest_gap_ms: None };
                 let effect = m.on_outcome(now, &reply.outcome, &store.views, None, end).unwrap();
                 if let Some(t) = &effect.tokens {
                     ends.spent_micros[provider] += t.used.cost_micros;

@@ -3,8 +3,8 @@
 // mode -> n8n's AI Agent -> the Resilient Chat Model over n8n's own chat model nodes on loopback
 // vendors that stream as the real APIs do and count every request (issue 58):
 //   - recovery in seconds: Model 1 down for 60 s, then healthy, a message every 4 s;
-//   - learned deadlines: a quick stream that goes silent, a quick model whose first token
-//     suddenly takes 20 s;
+//   - learned deadlines: a quick stream that goes silent, also after its third chunk once the
+//     model's last answers showed its pace, a quick model whose first token suddenly takes 20 s;
 //   - an input too long for Model 1 (OpenAI's, Anthropic's and Gemini's forms) goes to Model 2.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,7 +44,7 @@ before(async () => {
 	const perVia = VIA.flatMap((via) =>
 		['sStall', 'sCont', 'qQuick', 'qSpare'].map((id) => `${id}${via}`),
 	);
-	for (const id of ['rDown', 'rUp', 'tlOpenai', 'tlSpare', ...perVia])
+	for (const id of ['rDown', 'rUp', 'tlOpenai', 'tlSpare', 'fStall', 'fCont', ...perVia])
 		cred[id] = openAiCredential(vendors, id, KEYS.openai);
 	cred.tlClaude = anthropicCredential(vendors, 'tlClaude', KEYS.anthropic);
 	cred.tlGemini = geminiCredential(vendors, 'tlGemini', KEYS.gemini);
@@ -62,6 +62,7 @@ before(async () => {
 			via === 'Chat',
 		);
 	}
+	flows.fleetStall = chatFlow('fstall', [openai('fStall'), openai('fCont')]);
 	flows.tlOpenai = chatFlow('tlopenai', [openai('tlOpenai'), openai('tlSpare')]);
 	flows.tlClaude = chatFlow('tlclaude', [
 		anthropicModel('tlClaude', cred.tlClaude, [0, 0]),
@@ -164,6 +165,31 @@ for (const via of VIA) {
 		assert.ok(first.at < 5_000, `${first.at} ms`);
 	});
 }
+
+test('a model whose last three answers streamed every 50 ms goes silent after its third chunk: the next model finishes the answer within 5 s', async (t) => {
+	const words = (n) => Array.from({ length: n }, (_, i) => `f${i} `);
+	const whole = { stream: { text: words(12), gapMs: 50 } };
+	vendors.script('fStall', [
+		whole,
+		whole,
+		whole,
+		{ stream: { text: words(12), gapMs: 50, stallAfter: 3 } },
+	]);
+	vendors.script('fCont', [{ stream: { continues: true, text: ['and the rest.'] } }]);
+	for (let k = 0; k < 3; k++) {
+		const r = await ask(flows.fleetStall, `f${k}`, `f${uid()}`);
+		assert.equal(items(r.lines).join(''), words(12).join(''), show(r));
+	}
+	const r = await ask(flows.fleetStall, 'f3', `f${uid()}`);
+	const lines = r.lines.filter((l) => l.type === 'item' && l.content);
+	const stalled = lines.find((l) => l.content.includes('f2'));
+	const resumed = lines.find((l) => l.content.includes('the rest'));
+	assert.ok(stalled && resumed, show(r));
+	t.diagnostic(
+		`n8n ${major}: after its third chunk, the continuation reached the caller ${resumed.at - stalled.at} ms after the stall`,
+	);
+	assert.ok(resumed.at - stalled.at < 5_000, `${resumed.at - stalled.at} ms`);
+});
 
 for (const [key, id] of [
 	['tlOpenai', 'tlOpenai'],

@@ -28,9 +28,14 @@ export function errorText(error: unknown): string {
 
 /** A model call that answered (the engine reads an answer without a status as a success), with
  * what the Answer Check read of it (none: it checks nothing) and the usage it reported. */
-export const answered = (answer: AnswerFacts | undefined, usage?: UsageFacts): Outcome => {
+export const answered = (
+	answer: AnswerFacts | undefined,
+	usage?: UsageFacts,
+	longestGapMs?: number,
+): Outcome => {
 	const outcome: OutcomeFacts = { kind: 'facts', answered: true };
 	if (answer) outcome.answer = answer;
 	if (usage) outcome.usage = usage;
+	if (longestGapMs !== undefined) outcome.longest_gap_ms = longestGapMs;
 	return outcome;
 };

@@ -118,7 +118,8 @@ export async function streamAttempt(a: StreamedAttempt): Promise<CallResult> {
 			const unsent = held ?? (!committed && pending ? [pending] : undefined);
 			const whole = unsent?.reduce((m, c) => m.concat(c) as AIMessageChunk);
 			const facts = whole ? a.check?.(whole) : undefined;
-			const outcome = answered(facts, usage);
+			// What the stream showed of its model's pace (the engine's word), for the next streams.
+			const outcome = answered(facts, usage, pace.learnedGap());
 			if (facts && a.fails?.(facts)) return { outcome, body: undefined };
 			for (const chunk of unsent ?? []) send(chunk);
 			// The stream ended whole: what the seam still reads, then the whole tool calls.

@@ -79,7 +79,7 @@ impl Sim {
     }
 
     fn rules(&self) -> Rules {
-        Rules { start: THRESHOLD, ceiling: u32::MAX, lease_ms: 20_000, renew_below_ms: 11_000 }
+        Rules { start: THRESHOLD, ceiling: u32::MAX, lease_ms: 20_000, renew_below_ms: 11_000, below_plateau: false }
     }
 
     /// A worker's slot with `item` asks to call: granted (its window round), or it waits.

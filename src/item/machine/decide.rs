@@ -278,7 +278,8 @@ impl ItemMachine {
                 let pace = limits
                     .learn_pace
                     .then(|| pace_row::first_chunk_ms(&views[provider].pace, now, limits.first_chunk_ms));
-                let step = limits.step(deadline_ms, remaining, pace.unwrap_or(limits.first_chunk_ms));
+                let idle = if limits.learn_pace { pace_row::idle_ms(&views[provider].pace, now) } else { 0 };
+                let step = limits.step(deadline_ms, remaining, pace.unwrap_or(limits.first_chunk_ms), idle);
                 (Some(step), pace.map(|ms| (step.first_chunk_ms, ms > remaining)))
             }
             _ => (None, None),

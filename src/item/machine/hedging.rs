@@ -164,6 +164,7 @@ impl ItemMachine {
             seat,
             tokens,
             pace: None,
+            pace_gap: None,
         })
     }
 }

@@ -104,6 +104,8 @@ impl ItemMachine {
             seat: None,
             tokens,
             pace,
+            // A paced answer that showed its pace teaches the next streams' idle limit.
+            pace_gap: end.longest_gap_ms.filter(|_| paced.is_some() && c.verdict == Verdict::Success),
         };
         let mut log = AttemptLog {
             provider: i,
