@@ -168,6 +168,8 @@ pub struct ItemMachine {
     /// Since when it waits for a slot of a fleet limit, where its wait is short
     /// (`Chain::slot_wait_ms`); none while it has not waited since its last call.
     slot_wait_from: Option<u64>,
+    /// It made a call (one whose poll lost its compare-and-set race was never made).
+    called: bool,
     /// Items in the pool to poll again: slots were granted to them (or the window refuses all).
 
     /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
@@ -250,6 +252,7 @@ impl ItemMachine {
             gate_given_up: None,
             token_waits: Vec::new(),
             slot_wait_from: None,
+            called: false,
             seats: None,
             token_facts: Vec::new(),
             mid_stream: None,

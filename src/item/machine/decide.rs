@@ -13,9 +13,7 @@ impl ItemMachine {
     /// execution's window) has not started: its budget counts from its first call, as with a
     /// fixed Item Concurrency (a batch of thousands is not spent waiting for its own turn).
     fn waits_for_its_turn(&self) -> bool {
-        // (A call whose poll lost its compare-and-set race was never made.)
-        let called = !self.report.attempts.is_empty() || !self.pending.is_empty();
-        !called && (self.chain.wait_in_line || self.pool.is_some())
+        !self.called && (self.chain.wait_in_line || self.pool.is_some())
     }
 
     /// What is left of its short wait for a fleet limit's slot (0: none, or spent).
@@ -266,6 +264,7 @@ impl ItemMachine {
         if self.waits_for_its_turn() {
             self.started_ms = self.started_ms.max(now);
         }
+        self.called = true;
         if let (Some(grew), Some(seats)) = (seat, &self.seats) {
             seats.borrow_mut().seats[provider].sent(grew);
         }

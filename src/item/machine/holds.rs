@@ -133,6 +133,7 @@ impl ItemMachine {
     pub(super) fn drop_uncommitted(&mut self) {
         let (kept, dropped): (Vec<Pending>, Vec<Pending>) = self.pending.drain(..).partition(|p| p.committed);
         self.pending = kept;
+        self.called &= !(self.pending.is_empty() && self.report.attempts.is_empty());
         for p in dropped {
             self.give_back(&p);
         }
