@@ -5,6 +5,7 @@
 //! TypeScript shapes are declared in `types.d.ts`. Errors are JS `Error`s with a stable
 //! `code` (and `field` for configuration errors).
 mod input;
+mod stream_pace;
 use crate::choose::chain::Writes;
 use crate::config::decode;
 use crate::config::Chain;
@@ -77,7 +78,7 @@ fn done<T: Serialize>(r: Result<T, EngineError>) -> Result<JsValue, JsValue> {
     to_js(&r.map_err(js_error)?)
 }
 
-fn ms(v: f64) -> u64 {
+pub(crate) fn ms(v: f64) -> u64 {
     if v.is_finite() && v > 0.0 {
         v as u64
     } else {
@@ -123,33 +124,6 @@ pub fn read_serves(age_ms: f64, limit_ms: f64) -> bool {
 #[wasm_bindgen]
 pub struct Pool {
     inner: Rc<RefCell<crate::limits::concurrency::Pool>>,
-}
-
-/// One committed stream's idle limit, learned from its own chunks (`facts::stream::Pace`): made
-/// from the attempt's stream step, told each chunk's time, it answers the limit from then.
-#[wasm_bindgen(js_name = StreamPace)]
-pub struct StreamPace {
-    pace: crate::facts::stream::Pace,
-}
-
-#[wasm_bindgen(js_class = StreamPace)]
-impl StreamPace {
-    #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "StreamStep")] step: JsValue) -> StreamPace {
-        StreamPace { pace: input::stream_pace(&step) }
-    }
-
-    /// A chunk arrived at `at_ms` (the node's clock, ms): the idle limit from now.
-    pub fn chunk(&mut self, at_ms: f64) -> f64 {
-        self.pace.chunk(ms(at_ms)) as f64
-    }
-
-    /// The stream's longest gap between chunks once it had enough to show its pace, for its
-    /// outcome's `longest_gap_ms` (what the answer teaches its provider); else undefined.
-    #[wasm_bindgen(js_name = learnedGap)]
-    pub fn learned_gap(&self) -> Option<f64> {
-        self.pace.learned_gap().map(|g| g as f64)
-    }
 }
 
 /// A validated fallback chain. Construction fails with `code: "invalid_config"` and `field`.
