@@ -108,8 +108,9 @@ function reports() {
 
 test(`n8n ${major} queue mode: ${EXECUTIONS} one-item executions on ${WORKERS} workers x ${SLOTS} against a vendor taking ${K} at once: all served, <= 10 % 429s, at most K + 2 in flight`, async () => {
 	const t0 = Date.now();
-	const answers = await Promise.all(
-		Array.from({ length: EXECUTIONS }, (_, k) => cluster.post(flow.path, { exec: `e${k}` })),
+	const answers = await cluster.postAll(
+		flow.path,
+		Array.from({ length: EXECUTIONS }, (_, k) => ({ exec: `e${k}` })),
 	);
 	assert.deepEqual(
 		answers.filter((s) => s !== 200),
