@@ -28,21 +28,27 @@ fn the_docs_table_is_the_engines_version_table() {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| Node") && !l.starts_with("| ---"))
         .map(|l| {
             let c: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
-            assert_eq!(c.len(), 13, "{l}");
+            assert_eq!(c.len(), 14, "{l}");
             let d = VersionDefaults {
                 wait_in_line: yes(c[2]),
                 wait_for_slot: yes(c[3]),
                 fleet_limit: yes(c[4]),
-                check_empty: yes(c[5]),
-                check_finish: yes(c[6]),
-                continue_broken_streams: yes(c[7]),
-                learn_stream_pace: yes(c[8]),
-                next_provider_when_input_too_long: yes(c[9]),
-                probe_interval_ms: c[10].parse().unwrap(),
-                item_concurrency: if c[11] == "auto" { "auto" } else { "fixed" },
-                max_item_concurrency: c[12].parse().unwrap(),
+                priority: match c[5] {
+                    "low" => "low",
+                    "normal" => "normal",
+                    "high" => "high",
+                    other => panic!("docs/versions.md: expected low, normal or high, got {other:?}"),
+                },
+                check_empty: yes(c[6]),
+                check_finish: yes(c[7]),
+                continue_broken_streams: yes(c[8]),
+                learn_stream_pace: yes(c[9]),
+                next_provider_when_input_too_long: yes(c[10]),
+                probe_interval_ms: c[11].parse().unwrap(),
+                item_concurrency: if c[12] == "auto" { "auto" } else { "fixed" },
+                max_item_concurrency: c[13].parse().unwrap(),
             };
-            assert!(c[11] == "auto" || c[11] == "fixed", "{l}");
+            assert!(c[12] == "auto" || c[12] == "fixed", "{l}");
             (node(c[0]), c[1].parse().unwrap(), d)
         })
         .collect();

@@ -313,6 +313,8 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
                     slots: wide32(u)?,
                     until_ms: wide(u)?,
                     wants: bool::arbitrary(u)?,
+                    rank: u8::arbitrary(u)? % 3,
+                    waits_until_ms: wide(u)?,
                 })
             })
             .collect::<arbitrary::Result<_>>()?,

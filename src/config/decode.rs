@@ -126,6 +126,7 @@ pub const CHAIN: &[&str] = &[
     "fail_over_first",
     "wait_in_line",
     "wait_for_slot",
+    "priority",
     "fleet_limit",
     "continue_broken_streams",
     "learn_stream_pace",
@@ -288,6 +289,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("health_statuses", &mut c.health_statuses),
         ("trip_rule", &mut c.trip_rule),
         ("hedge", &mut c.hedge),
+        ("priority", &mut c.priority),
     ] {
         f.text(name, slot)?;
     }

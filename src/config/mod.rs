@@ -86,6 +86,11 @@ pub struct ChainConfig {
     /// 1.2: a chat message beside a batch on one vendor is answered by its first model). A longer
     /// wait moves on to the next provider, or fails with `retry_at`.
     pub wait_for_slot: bool,
+    /// Where a provider's fleet limit is spent, calls of a higher priority (`low`, `normal`,
+    /// `high`) waiting anywhere in the fleet take the slots that free before calls of a lower
+    /// one (`src/limits/fleet_limit.rs`); a lower one waits at most `PRIORITY_HOLD_MS` for them.
+    /// The chat model 1.2 calls at `high`; Call Chain and Check at `normal`.
+    pub priority: String,
     /// Calls in flight to each provider across the whole fleet stay within the limit the fleet
     /// learned from the provider (`src/limits/fleet_limit.rs`): it starts at the breaker's threshold,
     /// grows while served, is cut by any worker's congestion. Call Chain 2.1 and the chat model
@@ -160,6 +165,7 @@ impl Default for ChainConfig {
             fail_over_first: false,
             wait_in_line: false,
             wait_for_slot: false,
+            priority: "normal".into(),
             fleet_limit: false,
             continue_broken_streams: false,
             learn_stream_pace: false,
@@ -319,6 +325,8 @@ pub struct Chain {
     pub slot_wait_ms: u64,
     /// See [`ChainConfig::fleet_limit`].
     pub fleet_limit: bool,
+    /// [`ChainConfig::priority`] as a rank: 0 low, 1 normal, 2 high.
+    pub rank: u8,
     /// See [`ChainConfig::continue_broken_streams`].
     pub continue_broken_streams: bool,
     pub routing: Routing,
@@ -391,15 +399,10 @@ pub enum Routing {
 
 impl Routing {
     pub const NAMES: &'static str = "order, weighted, least_busy, latency";
+    pub const ALL: [Routing; 4] = [Routing::Order, Routing::Weighted, Routing::LeastBusy, Routing::Latency];
 
     pub fn parse(s: &str) -> Option<Routing> {
-        match s {
-            "order" => Some(Routing::Order),
-            "weighted" => Some(Routing::Weighted),
-            "least_busy" => Some(Routing::LeastBusy),
-            "latency" => Some(Routing::Latency),
-            _ => None,
-        }
+        one_of("routing", "routing", s, Routing::NAMES).ok().map(|i| Routing::ALL[i])
     }
 
     /// Every call holds an in-flight lease, so the fleet's count of calls in flight is known.
@@ -426,6 +429,9 @@ fn ms(field: &str, v: i64, min: i64, max: i64) -> Result<u64, EngineError> {
 
 /// The most hedges an item may send beside its call.
 pub const MAX_HEDGES: i64 = 3;
+/// [`ChainConfig::priority`]'s values, by rank.
+pub const PRIORITIES: &str = "low, normal, high";
+
 /// The longest wait for a slot of a provider's fleet limit ([`ChainConfig::wait_for_slot`]).
 pub const MAX_SLOT_WAIT_MS: u64 = 15_000;
 
@@ -458,6 +464,16 @@ fn decimal(v: f64) -> String {
     }
 }
 
+/// `v`'s place in `names` (listed as `a, b, c`), else an error naming `field`: one message for
+/// every named choice (each `format!` of its own costs the engine's WASM its own code).
+pub(crate) fn one_of(field: &str, what: &str, v: &str, names: &str) -> Result<usize, EngineError> {
+    // A char pattern: a string one brings in the substring searcher (8 KB of WASM).
+    names
+        .split(',')
+        .position(|n| n.strip_prefix(' ').unwrap_or(n) == v)
+        .ok_or_else(|| EngineError::config(field, format!("unknown {what} '{v}' ({names})")))
+}
+
 fn statuses(field: &str, v: &str) -> Result<StatusSet, EngineError> {
     v.parse().map_err(|e| EngineError::config(field, e))
 }
@@ -470,9 +486,9 @@ impl ChainConfig {
         if cap_ms < base_ms {
             return Err(EngineError::config("cap_ms", format!("cap {cap_ms} ms is below base {base_ms} ms")));
         }
-        let trip = match self.trip_rule.as_str() {
-            "consecutive" => TripRule::Consecutive,
-            "failure_rate" => {
+        let trip = match one_of("trip_rule", "trip rule", &self.trip_rule, "consecutive, failure_rate")? {
+            0 => TripRule::Consecutive,
+            _ => {
                 if !(self.failure_rate > 0.0 && self.failure_rate <= 1.0) {
                     return Err(EngineError::config(
                         "failure_rate",
@@ -483,12 +499,6 @@ impl ChainConfig {
                     rate: self.failure_rate,
                     min_calls: count("min_calls", self.min_calls, 1, 100_000)?,
                 }
-            }
-            other => {
-                return Err(EngineError::config(
-                    "trip_rule",
-                    format!("unknown trip rule '{other}' (consecutive, failure_rate)"),
-                ))
             }
         };
         if !(self.open_growth >= 1.0 && self.open_growth <= 100.0) {
@@ -528,9 +538,7 @@ impl ChainConfig {
             providers.push(p.validate(i, &node_breaker, node_attempts, node_deadline, &providers)?);
         }
         let stream = if self.streams { Some(self.stream_limits(&providers)?) } else { None };
-        let routing = Routing::parse(&self.routing).ok_or_else(|| {
-            EngineError::config("routing", format!("unknown routing '{}' ({})", self.routing, Routing::NAMES))
-        })?;
+        let routing = Routing::ALL[one_of("routing", "routing", &self.routing, Routing::NAMES)?];
         let percent = count("retry_budget_percent", self.retry_budget_percent, 0, 1_000)?;
         let retry_budget = (percent > 0)
             .then(|| -> Result<RetryBudget, EngineError> {
@@ -542,6 +550,7 @@ impl ChainConfig {
             })
             .transpose()?;
         let hedge = self.hedge()?;
+        let rank = one_of("priority", "priority", &self.priority, PRIORITIES)? as u8;
         let budget_ms = ms("budget_ms", self.budget_ms, 1, 7 * DAY)?;
         Ok(Chain {
             hedge,
@@ -569,6 +578,7 @@ impl ChainConfig {
             // request by a quarter of its deadline, and 15 s at most (its wait without one).
             slot_wait_ms: if self.wait_for_slot { (budget_ms / 4).min(MAX_SLOT_WAIT_MS) } else { 0 },
             fleet_limit: self.fleet_limit,
+            rank,
             continue_broken_streams: self.continue_broken_streams,
         })
     }
@@ -576,10 +586,10 @@ impl ChainConfig {
 
 impl ChainConfig {
     fn hedge(&self) -> Result<Option<Hedge>, EngineError> {
-        let delay = match self.hedge.as_str() {
-            "off" => return Ok(None),
-            "fixed" => HedgeDelay::Fixed { ms: ms("hedge_delay_ms", self.hedge_delay_ms, 1, HOUR)? },
-            "p95" => {
+        let delay = match one_of("hedge", "hedging", &self.hedge, "off, fixed, p95")? {
+            0 => return Ok(None),
+            1 => HedgeDelay::Fixed { ms: ms("hedge_delay_ms", self.hedge_delay_ms, 1, HOUR)? },
+            _ => {
                 let min_ms = ms("hedge_min_ms", self.hedge_min_ms, 1, HOUR)?;
                 let max_ms = ms("hedge_max_ms", self.hedge_max_ms, 1, HOUR)?;
                 if max_ms < min_ms {
@@ -589,9 +599,6 @@ impl ChainConfig {
                     ));
                 }
                 HedgeDelay::P95 { min_ms, max_ms }
-            }
-            other => {
-                return Err(EngineError::config("hedge", format!("unknown hedging '{other}' (off, fixed, p95)")));
             }
         };
         Ok(Some(Hedge { delay, max_hedges: count("max_hedges", self.max_hedges, 1, MAX_HEDGES)? }))

@@ -15,6 +15,8 @@ pub struct VersionDefaults {
     pub wait_for_slot: bool,
     /// `ChainConfig::fleet_limit`: the fleet's learned limit on calls in flight.
     pub fleet_limit: bool,
+    /// `ChainConfig::priority`: who takes a spent fleet limit's freed slots first.
+    pub priority: &'static str,
     /// `ChainConfig::check_empty`: an answer with neither text nor a tool call fails.
     pub check_empty: bool,
     /// `ChainConfig::check_finish`: a cut, filtered or refused answer fails (*Fail Over on Cut,
@@ -40,6 +42,7 @@ const NONE: VersionDefaults = VersionDefaults {
     wait_in_line: false,
     wait_for_slot: false,
     fleet_limit: false,
+    priority: "normal",
     check_empty: false,
     check_finish: false,
     continue_broken_streams: false,
@@ -114,6 +117,8 @@ pub const CHAT_MODEL: &[(f64, VersionDefaults)] = &[
         VersionDefaults {
             wait_for_slot: true,
             fleet_limit: true,
+            // An interactive answer first: a batch on the same vendor gives it the next free slot.
+            priority: "high",
             check_empty: true,
             check_finish: true,
             continue_broken_streams: true,

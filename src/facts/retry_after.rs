@@ -79,8 +79,8 @@ const RFC3339_PAIRS: usize = 10;
 /// present, by position in [`HINT_HEADER_NAMES`], in its order (most answers carry a few, so an
 /// outcome stays small). As JSON, an object of those names (others are ignored; absent or `null`,
 /// no value).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "HeaderMap", into = "HeaderMap")]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(from = "HeaderMap")]
 pub struct HintHeaders(Vec<(u8, String)>);
 
 type HeaderMap = std::collections::BTreeMap<String, Option<String>>;
@@ -91,9 +91,16 @@ impl From<HeaderMap> for HintHeaders {
     }
 }
 
-impl From<HintHeaders> for HeaderMap {
-    fn from(h: HintHeaders) -> Self {
-        h.0.into_iter().map(|(i, v)| (HINT_HEADER_NAMES[usize::from(i)].to_string(), Some(v))).collect()
+/// Written as the object of its names and values, straight from its list (no map built: a
+/// `BTreeMap` of its own type costs the engine's WASM its own copy of the tree's code).
+impl Serialize for HintHeaders {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (i, v) in &self.0 {
+            map.serialize_entry(HINT_HEADER_NAMES[usize::from(*i)], v)?;
+        }
+        map.end()
     }
 }
 

@@ -103,6 +103,9 @@ struct Pending {
     window_round: Option<u32>,
     /// It holds a slot of the fleet's limit.
     seat: bool,
+    /// Taking its slot grew the fleet's limit: it probes the vendor's capacity (a 429 it meets
+    /// is the limit's to answer, by a cut, not a closed gate for every worker).
+    grew: bool,
     /// The tokens it reserved (`token_limit`).
     tokens: Option<Reservation>,
     /// It continues a broken stream: the characters the caller had when it was asked for.
@@ -305,6 +308,7 @@ impl ItemMachine {
             window_round: None,
             // Its check took a share of one call of the fleet's limit: the report gives it back.
             seat: chain_bounds(&m.chain, provider),
+            grew: false,
             tokens: None,
             continues: None,
         });

@@ -18,6 +18,7 @@ use crate::config::Chain;
 use crate::limits::concurrency::{tolerance, FirstByteTrend, Signal};
 use crate::limits::congestion;
 use crate::limits::learned_limit::{LimitRow, Share, STALE_MS};
+use crate::limits::priority;
 use serde::{Deserialize, Serialize};
 
 /// A waiting call looks again after this (plus the line's jitter): a slot frees when a call ends.
@@ -38,6 +39,8 @@ pub struct Rules {
     /// Its calls wait for a slot (`Chain::slot_wait_ms`): they take none at the limit where the
     /// vendor last pushed back (the plateau), leaving the probe above it to the others.
     pub below_plateau: bool,
+    /// Its calls' priority (`ChainConfig::priority`): a waiting higher one takes freed slots first.
+    pub rank: u8,
 }
 
 /// Provider `i`'s part in the fleet's learned limit, when the chain bounds it.
@@ -49,6 +52,7 @@ pub fn rules(chain: &Chain, i: usize) -> Option<Rules> {
         lease_ms: chain.call_lease_ms(i),
         renew_below_ms: chain.call_life_ms(i).saturating_add(1_000),
         below_plateau: chain.slot_wait_ms > 0,
+        rank: chain.rank,
     })
 }
 
@@ -62,6 +66,9 @@ pub struct Taker {
     pub in_use: u32,
     /// Its calls served at its full share since the limit last changed by it.
     pub served_full: u32,
+    /// Held off by a higher priority since then (`priority::HOLD_MS`); none for a call's own
+    /// share, which a higher priority holds off for as long as it waits.
+    pub held_since: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,9 +139,16 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
         slots,
         until_ms: now.saturating_add(rules.lease_ms),
         wants,
+        rank: rules.rank,
+        waits_until_ms: if wants { now + priority::STANDS_MS } else { 0 },
     };
     let allowed = allowance(row, &taker.holder, now, rules);
-    if taker.in_use < allowed {
+    // A higher priority waits: this holder takes no free slot and gives back those it holds
+    // unused, until it has been held off long enough (then one call, in turn).
+    let outranked =
+        priority::outranked(row, &taker.holder, rules.rank, now) && priority::holds_off(taker.held_since, now);
+    let give_back = outranked && taker.keeps && taker.in_use < allowed;
+    if taker.in_use < allowed && !give_back {
         let renew = mine.is_some_and(|m| m.until_ms.saturating_sub(now) < rules.renew_below_ms);
         // A row gone stale keeps no limit: written again, so the next reader trusts it.
         let stale = row.limit != limit;
@@ -147,31 +161,42 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     let free = limit.saturating_sub(others + slots);
     // A slot given back for a holder that waits is its: a holder at its fair part or above
     // leaves it (else the one who gave it back takes it again, racing the waiter).
-    let for_a_waiter = live(row, now).any(|s| s.holder != taker.holder && s.wants)
+    // (A wait of a higher priority holds it off while it stands, below.)
+    let for_a_waiter = live(row, now).any(|s| s.holder != taker.holder && s.wants && s.rank == rules.rank)
         && slots >= fair(row, &taker.holder, now, limit).max(1);
-    // Where the limit grew back to the plateau, a slot that would reach it is a probe of the
-    // vendor: a call that can wait leaves it to the others holding slots and lets one below it
-    // free instead (a chat beside a batch meets no 429 of the batch's probing). Alone, it probes.
-    let probe = rules.below_plateau
-        && others > 0
-        && row.plateau > 0
-        && limit >= row.plateau
-        && others + slots + 1 >= row.plateau;
-    if free > 0 && !for_a_waiter && !probe {
+    // Above what the limit was cut to at the vendor's last push-back (the plateau, cut), a slot
+    // probes the vendor: a call that can wait leaves it to the others holding slots and lets one
+    // below it free instead (a chat beside a batch meets no 429 of the batch's probing; the
+    // plateau itself may sit a call or two above the vendor's capacity). Alone, it probes.
+    let probe = rules.below_plateau && others > 0 && row.plateau > 0 && others + slots + 1 > cut(row.plateau, false);
+    if free > 0 && !for_a_waiter && !probe && !outranked {
         // A seat takes up to its share again (its calls come in rounds); a call takes one.
         let more = if taker.keeps { free.min(slots.max(1)) } else { 1 };
         return Take::Write { row: with_share(row, now, limit, Some(share(slots + more, false))), grew: false };
     }
     let step = growth(row, taker.served_full, slots, limit).filter(|_| taker.keeps && limit < rules.ceiling);
-    if let Some(step) = step.filter(|_| allowed == slots && !probe) {
+    // Growth probes the vendor: not while a higher priority holds slots (its call, sent within
+    // the limit, could reach the vendor after the probe and meet the 429 instead); it probes.
+    let quiet = priority::quiet_above(row, &taker.holder, rules.rank, now);
+    if let Some(step) = step.filter(|_| allowed == slots && !probe && !outranked && quiet) {
         let grown = limit.saturating_add(step).min(rules.ceiling);
         let mut next = with_share(row, now, grown, Some(share(slots + 1, false)));
         next.limit = grown;
         return Take::Write { row: next, grew: true };
     }
     let until_ms = now + RECHECK_MS;
-    let registered = mine.is_some_and(|m| m.wants || m.slots >= fair(row, &taker.holder, now, limit).max(1));
-    let register = (taker.keeps && !registered).then(|| with_share(row, now, limit, Some(share(slots, true))));
+    // At its fair part it asks nobody to give back, unless a lower priority holds slots; a wait
+    // that holds lower ranks off is written again before it lapses.
+    let registered = mine.is_some_and(|m| {
+        let below = priority::above_some(row, &taker.holder, rules.rank, now);
+        match m.wants {
+            true => m.rank == rules.rank && (!below || priority::registered(m, rules.rank, now)),
+            false => !below && m.slots >= fair(row, &taker.holder, now, limit).max(1),
+        }
+    });
+    let keep = if give_back { taker.in_use } else { slots };
+    let register =
+        (taker.keeps && (give_back || !registered)).then(|| with_share(row, now, limit, Some(share(keep, true))));
     Take::Full { until_ms, register }
 }
 
@@ -230,7 +255,11 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
         return Some(next);
     }
     let slots = mine.as_ref()?.slots;
-    let keep = news.in_use.max(fair(row, &news.holder, now, limit));
+    // A higher priority waits: everything this holder does not use goes to it.
+    let keep = match priority::outranked(row, &news.holder, rules.rank, now) {
+        true => news.in_use,
+        false => news.in_use.max(fair(row, &news.holder, now, limit)),
+    };
     let someone_waits = live(row, now).any(|s| s.holder != news.holder && s.wants);
     let changes = !news.keeps || (someone_waits && slots > keep);
     // A call's end says nothing new about the limit: its age stays.
@@ -274,7 +303,13 @@ impl Seats {
     /// Who takes provider `i`'s next slot.
     pub fn taker(&self, i: usize) -> Taker {
         let s = &self.seats[i];
-        Taker { holder: self.holder.clone(), keeps: true, in_use: s.in_use, served_full: s.served_full }
+        Taker {
+            holder: self.holder.clone(),
+            keeps: true,
+            in_use: s.in_use,
+            served_full: s.served_full,
+            held_since: s.held_since,
+        }
     }
 }
 
@@ -293,6 +328,8 @@ pub struct Seat {
     heard_ms: u64,
     /// The limit as last read has met no congestion yet (its gradient's tolerance).
     slow_start: bool,
+    /// Since when a higher priority's wait holds it off (none while nobody's does).
+    held_since: Option<u64>,
 }
 
 impl Seat {
@@ -301,6 +338,8 @@ impl Seat {
     pub fn read(&mut self, row: &LimitRow, holder: &str, now: u64, rules: Rules) {
         self.slots = allowance(row, holder, now, rules);
         self.slow_start = row.plateau == 0;
+        let outranked = priority::outranked(row, holder, rules.rank, now);
+        self.held_since = outranked.then(|| self.held_since.unwrap_or(now));
         if row.congested_at_ms > self.heard_ms {
             self.heard_ms = row.congested_at_ms;
             self.served_full = 0;
@@ -311,6 +350,8 @@ impl Seat {
     /// round at the grown share).
     pub fn sent(&mut self, grew: bool) {
         self.in_use += 1;
+        // A call let through after the hold: the next one is held off again.
+        self.held_since = None;
         if grew {
             self.served_full = 0;
             self.filled = false;
@@ -342,11 +383,17 @@ impl Seat {
 mod tests {
     use super::*;
 
-    const RULES: Rules =
-        Rules { start: 5, ceiling: u32::MAX, lease_ms: 20_000, renew_below_ms: 11_000, below_plateau: false };
+    const RULES: Rules = Rules {
+        start: 5,
+        ceiling: u32::MAX,
+        lease_ms: 20_000,
+        renew_below_ms: 11_000,
+        below_plateau: false,
+        rank: priority::NORMAL,
+    };
 
     fn seat(holder: &str, in_use: u32, served_full: u32) -> Taker {
-        Taker { holder: holder.into(), keeps: true, in_use, served_full }
+        Taker { holder: holder.into(), keeps: true, in_use, served_full, held_since: None }
     }
 
     fn written(t: Take) -> LimitRow {
@@ -404,16 +451,21 @@ mod tests {
     }
 
     #[test]
-    fn a_call_that_can_wait_takes_no_slot_at_the_plateau_the_others_probe_it() {
+    fn a_call_that_can_wait_takes_no_slot_above_the_plateaus_cut_the_others_probe_it() {
         let row = LimitRow {
             limit: 5,
             plateau: 5,
-            shares: vec![Share { holder: "batch".into(), slots: 4, until_ms: 100, wants: false }],
+            shares: vec![Share { holder: "batch".into(), slots: 4, until_ms: 100, wants: false, ..Share::default() }],
             ..LimitRow::default()
         };
         let waits = Rules { below_plateau: true, ..RULES };
         assert!(matches!(take(&row, &seat("chat", 0, 0), 1, waits), Take::Full { register: Some(_), .. }));
         assert!(matches!(take(&row, &seat("other", 0, 0), 1, RULES), Take::Write { .. }), "a batch probes");
+        let high = LimitRow { limit: 5, plateau: 6, ..row.clone() };
+        assert!(
+            matches!(take(&high, &seat("chat", 0, 0), 1, waits), Take::Full { .. }),
+            "the last push-back at 6, the limit grown back to 5: a fifth call probes (the cut of 6 is 4)"
+        );
         let freed = LimitRow { shares: vec![Share { slots: 3, ..row.shares[0].clone() }], ..row.clone() };
         assert!(matches!(take(&freed, &seat("chat", 0, 0), 1, waits), Take::Write { .. }), "below it: taken");
         let alone = LimitRow { limit: 1, plateau: 2, shares: Vec::new(), ..row };
@@ -458,7 +510,7 @@ mod tests {
         let after = LimitRow { plateau: 8, limit: 5, ..row.clone() };
         let Take::Write { row: one, grew: true } = take(&after, &seat("a", 5, 5), 1, RULES) else { panic!() };
         assert_eq!(one.limit, 6, "after a congestion: one per round");
-        let full = vec![Share { holder: "a".into(), slots: 20, until_ms: 20_000, wants: false }];
+        let full = vec![Share { holder: "a".into(), slots: 20, until_ms: 20_000, wants: false, ..Share::default() }];
         let far = LimitRow { plateau: 40, limit: 20, shares: full, ..row.clone() };
         let Take::Write { row: half, grew: true } = take(&far, &seat("a", 20, 20), 1, RULES) else { panic!() };
         assert_eq!(half.limit, 30, "far below the plateau: half the way back to it");
@@ -471,9 +523,12 @@ mod tests {
 
     #[test]
     fn a_guarded_call_holds_one_slot_until_its_report_and_a_dead_workers_share_ends_with_its_lease() {
-        let call = Taker { holder: "t1".into(), keeps: false, in_use: 0, served_full: 0 };
+        let call = Taker { holder: "t1".into(), keeps: false, in_use: 0, served_full: 0, held_since: None };
         let row = written(take(&LimitRow::default(), &call, 0, RULES));
-        assert_eq!(row.shares, vec![Share { holder: "t1".into(), slots: 1, until_ms: 20_000, wants: false }]);
+        assert_eq!(
+            row.shares,
+            vec![Share { holder: "t1".into(), slots: 1, until_ms: 20_000, wants: false, ..Share::default() }]
+        );
         let done = Released { holder: "t1".into(), keeps: false, in_use: 0, congested: false, sent_ms: 0 };
         assert!(release(&row, &done, 5, RULES).unwrap().shares.is_empty());
         let mut dead = LimitRow::default();

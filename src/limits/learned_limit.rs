@@ -24,7 +24,7 @@ pub struct LimitRow {
 }
 
 /// One holder's part of the limit: a worker's seat, or one guarded call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Share {
     pub holder: String,
@@ -32,6 +32,23 @@ pub struct Share {
     pub until_ms: u64,
     /// It found the limit spent: holders above their fair part give back as their calls end.
     pub wants: bool,
+    /// Its calls' priority (`crate::limits::priority`): normal unless written.
+    pub rank: u8,
+    /// Until when its wait holds lower ranks off (0: it holds none off).
+    pub waits_until_ms: u64,
+}
+
+impl Default for Share {
+    fn default() -> Share {
+        Share {
+            holder: String::new(),
+            slots: 0,
+            until_ms: 0,
+            wants: false,
+            rank: crate::limits::priority::NORMAL,
+            waits_until_ms: 0,
+        }
+    }
 }
 
 /// How long a learned limit is trusted: a vendor's capacity an hour ago says little now.

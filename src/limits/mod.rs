@@ -1,6 +1,6 @@
 //! Each limit on a provider's calls, its rule and its row: the breaker and its probe, the rate
 //! gate, the retry budget, the in-flight cap, the execution's window and the fleet's learned limit
-//! (one congestion rule), tokens per minute and the spend cap. `crate::admit` asks them.
+//! (one congestion rule) and who waits first at it, tokens per minute and the spend cap. `crate::admit` asks them.
 pub mod breaker;
 pub mod concurrency;
 pub mod congestion;
@@ -8,6 +8,7 @@ pub mod fleet_limit;
 pub mod in_flight;
 pub mod learned_limit;
 pub mod lease;
+pub mod priority;
 pub mod rate_gate;
 pub mod retry_budget;
 pub mod spend_hold;

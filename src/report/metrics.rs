@@ -8,7 +8,6 @@ use crate::report::inspect::inspect;
 use crate::rows::row_text::{self, ROW_KINDS};
 use crate::verdict::answer_check::CHECK_NAMES;
 use miniserde::json;
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Counter families: (store counter name, metric name, help).
@@ -120,6 +119,28 @@ pub fn escape(v: &str) -> String {
     out
 }
 
+/// The counters' text as JSON objects, each value checked to be a whole number >= 0. Read as
+/// the rows are (objects of JSON values): a map of its own type would cost the engine's WASM its
+/// own copy of the tree's code.
+fn tallies(text: &str) -> Option<Vec<json::Object>> {
+    let json::Value::Array(list) = json::from_str(text).ok()? else { return None };
+    let whole = |v: &json::Value| matches!(v, json::Value::Number(json::Number::U64(_)));
+    list.into_iter()
+        .map(|v| match v {
+            json::Value::Object(o) if o.values().all(whole) => Some(o),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Counter `key` of one provider (0 where the store has none).
+fn count(c: &json::Object, key: &str) -> u64 {
+    match c.get(key) {
+        Some(json::Value::Number(json::Number::U64(n))) => *n,
+        _ => 0,
+    }
+}
+
 /// `rows`: `ROW_KINDS.len()` texts per provider of the chain; `counters`: a JSON array, one
 /// object of counter name → value per provider (missing names read 0).
 pub fn render(
@@ -131,7 +152,7 @@ pub fn render(
 ) -> Result<String, EngineError> {
     let n = chain.providers.len();
     let views = row_text::views(rows, n)?;
-    let counters: Vec<BTreeMap<String, u64>> = json::from_str(counters).map_err(|_| {
+    let counters = tallies(counters).ok_or_else(|| {
         EngineError::InvalidInput("counters: not a JSON array of objects of non-negative integers".into())
     })?;
     if counters.len() != n {
@@ -183,7 +204,7 @@ pub fn render(
         let _ = writeln!(out, "# HELP {name} {help}");
         let _ = writeln!(out, "# TYPE {name} counter");
         for (c, l) in counters.iter().zip(&labels) {
-            let _ = writeln!(out, "{name}{l} {}", c.get(key).copied().unwrap_or(0));
+            let _ = writeln!(out, "{name}{l} {}", count(c, key));
         }
     }
     let _ = writeln!(
@@ -193,7 +214,7 @@ pub fn render(
     let _ = writeln!(out, "# TYPE {CHECK_FAILURES} counter");
     for (c, p) in counters.iter().zip(&chain.providers) {
         for check in CHECK_NAMES {
-            let value = c.get(&format!("check_failures:{check}")).copied().unwrap_or(0);
+            let value = count(c, &format!("check_failures:{check}"));
             let (scope, provider) = (escape(scope), escape(&p.name));
             let _ = writeln!(
                 out,
@@ -205,7 +226,7 @@ pub fn render(
     let _ = writeln!(out, "# TYPE {TOKENS} counter");
     for (c, l) in counters.iter().zip(&labels) {
         for direction in ["input", "output"] {
-            let value = c.get(&format!("tokens:{direction}")).copied().unwrap_or(0);
+            let value = count(c, &format!("tokens:{direction}"));
             let open = l.strip_suffix('}').unwrap_or(l);
             let l = format!("{open},direction=\"{direction}\"}}");
             let _ = writeln!(out, "{TOKENS}{l} {value}");
@@ -236,7 +257,7 @@ pub fn render(
         let _ = writeln!(out, "# HELP {name} {help}");
         let _ = writeln!(out, "# TYPE {name} counter");
         for (c, l) in counters.iter().zip(&labels) {
-            let v = c.get(key).copied().unwrap_or(0);
+            let v = count(c, key);
             let _ = match micros {
                 true => writeln!(out, "{name}{l} {}", units(v)),
                 false => writeln!(out, "{name}{l} {v}"),

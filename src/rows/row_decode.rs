@@ -201,6 +201,12 @@ pub fn limit(text: &str) -> Result<LimitRow> {
                 slots: s.u32("slots")?,
                 until_ms: s.required_u64("until_ms")?,
                 wants: s.flag("wants")?,
+                // Written only where it is not normal (a row of an older worker has none).
+                rank: match s.get("rank") {
+                    Some(_) => s.u32("rank")?.min(255) as u8,
+                    None => crate::limits::priority::NORMAL,
+                },
+                waits_until_ms: s.u64("waits_until_ms")?,
             })
         })?,
     })

@@ -20,16 +20,9 @@ pub enum Strategy {
 impl Strategy {
     /// From the names used in configuration (`full_jitter`, `equal_jitter`, `decorrelated`, `none`).
     pub fn parse(name: &str) -> Result<Strategy, crate::EngineError> {
-        match name {
-            "full_jitter" => Ok(Strategy::FullJitter),
-            "equal_jitter" => Ok(Strategy::EqualJitter),
-            "decorrelated" => Ok(Strategy::Decorrelated),
-            "none" => Ok(Strategy::None),
-            other => Err(crate::EngineError::config(
-                "strategy",
-                format!("unknown strategy '{other}' (full_jitter, equal_jitter, decorrelated, none)"),
-            )),
-        }
+        const ALL: [Strategy; 4] =
+            [Strategy::FullJitter, Strategy::EqualJitter, Strategy::Decorrelated, Strategy::None];
+        Ok(ALL[crate::config::one_of("strategy", "strategy", name, "full_jitter, equal_jitter, decorrelated, none")?])
     }
 }
 

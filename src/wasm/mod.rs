@@ -44,11 +44,12 @@ thread_local! {
     static PROCESS_RNG: RefCell<Option<Rng>> = const { RefCell::new(None) };
     /// This process's falls back to its memory, by scope: counted here, in memory, so Get Metrics
     /// says them while the shared store is down.
-    static FALLBACKS: RefCell<std::collections::BTreeMap<String, u64>> = const { RefCell::new(std::collections::BTreeMap::new()) };
+    /// A list, not a map: scopes are few, and a map of its own type costs the WASM its own code.
+    static FALLBACKS: RefCell<Vec<(String, u64)>> = const { RefCell::new(Vec::new()) };
 }
 
 fn fallbacks(scope: &str) -> u64 {
-    FALLBACKS.with(|f| f.borrow().get(scope).copied().unwrap_or(0))
+    FALLBACKS.with(|f| f.borrow().iter().find(|(s, _)| s == scope).map_or(0, |(_, n)| *n))
 }
 
 fn draw_rng() -> Rng {
@@ -94,7 +95,13 @@ pub(crate) fn ms(v: f64) -> u64 {
 pub fn store_failed(fail_open: bool, cause: &str, scope: Option<String>) -> Result<JsValue, JsValue> {
     let verdict = crate::rows::store_failure::store_failed(fail_open, cause);
     if let (crate::rows::store_failure::StoreVerdict::FallBack { .. }, Some(scope)) = (&verdict, scope) {
-        FALLBACKS.with(|f| *f.borrow_mut().entry(scope).or_default() += 1);
+        FALLBACKS.with(|f| {
+            let mut f = f.borrow_mut();
+            match f.iter_mut().find(|(s, _)| *s == scope) {
+                Some((_, n)) => *n += 1,
+                None => f.push((scope, 1)),
+            }
+        });
     }
     to_js(&verdict)
 }

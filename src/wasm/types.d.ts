@@ -47,6 +47,8 @@ export interface ChainConfig {
   wait_in_line?: boolean;
   /** At a provider's spent fleet limit, wait a short while for a slot instead of moving on. */
   wait_for_slot?: boolean;
+  /** low, normal (the default) or high: who takes a spent fleet limit's freed slots first. */
+  priority?: string;
   fleet_limit?: boolean;
   /** A streamed answer broken after part of it reached the caller is continued by the next model. */
   continue_broken_streams?: boolean;

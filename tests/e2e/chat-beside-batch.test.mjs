@@ -1,19 +1,19 @@
-// A chat beside a batch on one scarce vendor (issue 59, its first step: the chat model 1.2 waits
-// a short while for a slot of the fleet's limit instead of moving on), in real n8n
+// A chat beside a batch on one scarce vendor (issue 59: the chat model 1.2 calls at priority High
+// and waits a short while for a slot of the fleet's limit instead of moving on), in real n8n
 // (N8N_MAJOR=2: 2.41.1; 1: 1.123.81) on one Redis store, counted at a loopback OpenAI-compatible
 // vendor that takes K = 4 requests at once, answers in 300 ms and 429 + Retry-After: 1 above
 // (tests/support/tpm-vendor.mjs, `capacity`):
 // - one process (`n8n execute`) runs a 600-item Call Chain 2.2 batch at its defaults (its OpenAI
-//   preset), which takes the provider's whole fleet limit;
+//   preset, priority Normal), which takes the provider's whole fleet limit;
 // - another (`n8n start`) answers chat messages, one every 2 s, through a Webhook in Streaming
 //   mode -> n8n's AI Agent -> the Resilient Chat Model 1.2 at its defaults, its Model 1 the same
 //   provider, its Model 2 down (connection refused).
-// Before, every message failed at once with "No connected model can answer now
-// (concurrency_limit)". Now every message is answered by Model 1, the median message's first
-// chunk within one batch call of its time with the vendor idle, and every batch item is served.
-// Printed beside them, the issue's targets this step does not hold yet: the p95 of the first
-// chunk (a chat call that meets the batch's probing 429 waits out its Retry-After) and the share
-// of the vendor the batch uses (each 429 closes the provider's gate for its second).
+// At 1.1 every message failed at once with "No connected model can answer now
+// (concurrency_limit)". Now every message is answered by Model 1, the p95 of its first chunk
+// within one batch call of its p95 with the vendor idle (the batch gives the chat the next slot
+// that frees, and does not probe the vendor beside a chat call), every batch item is served and at
+// most 10 % of the batch's requests are answered 429. Printed beside them: the share of the vendor
+// the batch uses of what the chat leaves (the issue's target: 85 %).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
@@ -106,7 +106,7 @@ function slotMs(log, model, from, to) {
 		.reduce((sum, e) => sum + Math.max(0, Math.min(e.end, to) - Math.max(e.at, from)), 0);
 }
 
-test(`n8n ${major}: a chat beside a batch that holds the vendor's whole limit: every message answered by Model 1 (Model 2 down), the median first chunk within one batch call of its idle time, every batch item served`, async (t) => {
+test(`n8n ${major}: a chat (High) beside a batch (Normal) that holds the vendor's whole limit: every message answered by Model 1 (Model 2 down), its p95 first chunk within one batch call of its idle p95, every batch item served`, async (t) => {
 	// The chat's pace with the vendor idle.
 	const idle = [];
 	for (let k = 0; k < 3; k++) idle.push(await ask(`idle ${k}`));
@@ -166,7 +166,7 @@ test(`n8n ${major}: a chat beside a batch that holds the vendor's whole limit: e
 			a.text.startsWith('scarce says'),
 			`message ${k}: ${JSON.stringify(a.lines).slice(0, 1500)}`,
 		);
-	assert.ok(busyMedian <= idleP95 + LATENCY_MS, `median ${busyMedian} ms, idle ${idleP95} ms`);
+	assert.ok(busyP95 <= idleP95 + LATENCY_MS, `p95 ${busyP95} ms, idle ${idleP95} ms`);
 	assert.equal(
 		served?.length,
 		BATCH_ITEMS,

@@ -33,6 +33,7 @@ const ROWS: Row[] = [
 	['stream_idle_ms', 'retryPolicy', 'streamIdleMs', 'whole'],
 	['fail_over_first', 'retryPolicy', 'failOverFirst', 'switch'],
 	['fleet_limit', 'retryPolicy', 'fleetLimit', 'switch'],
+	['priority', 'retryPolicy', 'priority', 'text'],
 	['retry_budget_percent', 'retryPolicy', 'retryBudgetPercent', 'whole'],
 	['retry_budget_floor_per_s', 'retryPolicy', 'retryBudgetFloorPerS', 'whole'],
 	['retry_budget_window_ms', 'retryPolicy', 'retryBudgetWindowMs', 'whole'],

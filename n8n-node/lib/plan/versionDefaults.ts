@@ -2,7 +2,7 @@
 // engineConstants.ts): a saved workflow keeps what its version did, as n8n saves only the values
 // a user changed. The node looks its typeVersion up here; it keeps no default of its own.
 import type { ChainConfig } from '../engine';
-import { VERSION_DEFAULTS } from '../engineConstants';
+import { ENGINE_DEFAULTS, VERSION_DEFAULTS } from '../engineConstants';
 
 export type VersionedNode = keyof typeof VERSION_DEFAULTS;
 export type VersionDefaults = (typeof VERSION_DEFAULTS)[VersionedNode][number][1];
@@ -29,4 +29,7 @@ export function withVersionDefaults(config: ChainConfig, d: VersionDefaults): vo
 		if (config[key] === undefined && d[key]) config[key] = true;
 	if (config.probe_interval_ms === undefined && d.probe_interval_ms)
 		config.probe_interval_ms = d.probe_interval_ms;
+	// As above: only a priority other than the engine's own default is handed over.
+	if (config.priority === undefined && d.priority !== ENGINE_DEFAULTS.priority)
+		config.priority = d.priority;
 }

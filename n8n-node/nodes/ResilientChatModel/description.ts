@@ -47,7 +47,9 @@ const shared: INodeProperties[] = [
 		options: [
 			...(retryPolicy.options as INodeProperties[])
 				.filter((o) => !HTTP_ONLY.includes(o.name))
-				.map(always),
+				.map(always)
+				// A chat answer is interactive: added, Priority starts at High (version 1.2's default).
+				.map((o) => (o.name === 'priority' ? { ...o, default: 'high' } : o)),
 			...STREAM_ONLY,
 		].sort(byName),
 	},

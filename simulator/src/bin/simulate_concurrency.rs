@@ -79,7 +79,14 @@ impl Sim {
     }
 
     fn rules(&self) -> Rules {
-        Rules { start: THRESHOLD, ceiling: u32::MAX, lease_ms: 20_000, renew_below_ms: 11_000, below_plateau: false }
+        Rules {
+            start: THRESHOLD,
+            ceiling: u32::MAX,
+            lease_ms: 20_000,
+            renew_below_ms: 11_000,
+            below_plateau: false,
+            rank: 1,
+        }
     }
 
     /// A worker's slot with `item` asks to call: granted (its window round), or it waits.
@@ -105,6 +112,7 @@ impl Sim {
                     keeps: true,
                     in_use: seat.in_use,
                     served_full: seat.served_full,
+                    held_since: None,
                 };
                 let (go, grew) = match fleet_limit::take(&self.row, &taker, self.now, self.rules()) {
                     Take::Local => (true, false),

@@ -296,6 +296,7 @@ impl ItemMachine {
             paced,
             window_round,
             seat: seat.is_some(),
+            grew: seat == Some(true),
             tokens,
             continues: self.continuation_due,
         });

@@ -64,7 +64,8 @@ impl ItemMachine {
                 (0..self.chain.providers.len()).map(|i| seats.taker(i)).collect()
             }
             None => {
-                let call = Taker { holder: holder.to_string(), keeps: false, in_use: 0, served_full: 0 };
+                let call =
+                    Taker { holder: holder.to_string(), keeps: false, in_use: 0, served_full: 0, held_since: None };
                 vec![call; self.chain.providers.len()]
             }
         }

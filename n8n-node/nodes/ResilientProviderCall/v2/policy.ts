@@ -147,6 +147,19 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 			D.deadline_ms,
 			'Whole-response deadline of one attempt',
 		),
+		{
+			displayName: 'Priority',
+			name: 'priority',
+			type: 'options',
+			default: D.priority,
+			options: [
+				{ name: 'High', value: 'high' },
+				{ name: 'Normal', value: 'normal' },
+				{ name: 'Low', value: 'low' },
+			],
+			description:
+				"Where a provider's fleet concurrency limit is spent, calls of a higher priority waiting on any worker take the slots that free before calls of a lower one; a lower one is held off 10 s at most, then takes the next slot in turn. With room, every priority goes at once. An expression may set it per item (low, normal or high). Not added: High for the chat model from version 1.2, Normal otherwise.",
+		},
 		numberField(
 			'Retry Budget (% of Calls)',
 			'retryBudgetPercent',
