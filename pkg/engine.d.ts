@@ -73,6 +73,8 @@ export interface ProviderState {
     first_chunk_p50_ms: number | null; first_chunk_p95_ms: number | null;
     /** Item Concurrency Auto's window as the fleet learned it (a row of the last 10 minutes). */
     concurrency: number | null; concurrency_congested_at_ms: number | null; concurrency_in_flight: number;
+    /** Workers waiting at the spent fleet limit now, by their calls' priority. */
+    waiting: { high: number; normal: number; low: number };
     /** Tokens counted in the last minute; what is left of the tokens per minute and of the spend
      * cap (millionths of the prices' unit) this period, null where none is set (`inspect`'s
      * `provider` given). */

@@ -38,3 +38,13 @@ impl EngineError {
         EngineError::InvalidConfig { field: field.into(), message: message.into() }
     }
 }
+
+/// `v`'s place in `names` (listed as `a, b, c`), else an error naming `field`: one message for
+/// every named choice (each `format!` of its own costs the engine's WASM its own code).
+pub fn one_of(field: &str, what: &str, v: &str, names: &str) -> Result<usize, EngineError> {
+    // A char pattern: a string one brings in the substring searcher (8 KB of WASM).
+    names
+        .split(',')
+        .position(|n| n.strip_prefix(' ').unwrap_or(n) == v)
+        .ok_or_else(|| EngineError::config(field, format!("unknown {what} '{v}' ({names})")))
+}

@@ -402,7 +402,7 @@ impl Routing {
     pub const ALL: [Routing; 4] = [Routing::Order, Routing::Weighted, Routing::LeastBusy, Routing::Latency];
 
     pub fn parse(s: &str) -> Option<Routing> {
-        one_of("routing", "routing", s, Routing::NAMES).ok().map(|i| Routing::ALL[i])
+        crate::error::one_of("routing", "routing", s, Routing::NAMES).ok().map(|i| Routing::ALL[i])
     }
 
     /// Every call holds an in-flight lease, so the fleet's count of calls in flight is known.
@@ -464,16 +464,6 @@ fn decimal(v: f64) -> String {
     }
 }
 
-/// `v`'s place in `names` (listed as `a, b, c`), else an error naming `field`: one message for
-/// every named choice (each `format!` of its own costs the engine's WASM its own code).
-pub(crate) fn one_of(field: &str, what: &str, v: &str, names: &str) -> Result<usize, EngineError> {
-    // A char pattern: a string one brings in the substring searcher (8 KB of WASM).
-    names
-        .split(',')
-        .position(|n| n.strip_prefix(' ').unwrap_or(n) == v)
-        .ok_or_else(|| EngineError::config(field, format!("unknown {what} '{v}' ({names})")))
-}
-
 fn statuses(field: &str, v: &str) -> Result<StatusSet, EngineError> {
     v.parse().map_err(|e| EngineError::config(field, e))
 }
@@ -486,7 +476,7 @@ impl ChainConfig {
         if cap_ms < base_ms {
             return Err(EngineError::config("cap_ms", format!("cap {cap_ms} ms is below base {base_ms} ms")));
         }
-        let trip = match one_of("trip_rule", "trip rule", &self.trip_rule, "consecutive, failure_rate")? {
+        let trip = match crate::error::one_of("trip_rule", "trip rule", &self.trip_rule, "consecutive, failure_rate")? {
             0 => TripRule::Consecutive,
             _ => {
                 if !(self.failure_rate > 0.0 && self.failure_rate <= 1.0) {
@@ -538,7 +528,7 @@ impl ChainConfig {
             providers.push(p.validate(i, &node_breaker, node_attempts, node_deadline, &providers)?);
         }
         let stream = if self.streams { Some(self.stream_limits(&providers)?) } else { None };
-        let routing = Routing::ALL[one_of("routing", "routing", &self.routing, Routing::NAMES)?];
+        let routing = Routing::ALL[crate::error::one_of("routing", "routing", &self.routing, Routing::NAMES)?];
         let percent = count("retry_budget_percent", self.retry_budget_percent, 0, 1_000)?;
         let retry_budget = (percent > 0)
             .then(|| -> Result<RetryBudget, EngineError> {
@@ -550,7 +540,7 @@ impl ChainConfig {
             })
             .transpose()?;
         let hedge = self.hedge()?;
-        let rank = one_of("priority", "priority", &self.priority, PRIORITIES)? as u8;
+        let rank = crate::error::one_of("priority", "priority", &self.priority, PRIORITIES)? as u8;
         let budget_ms = ms("budget_ms", self.budget_ms, 1, 7 * DAY)?;
         Ok(Chain {
             hedge,
@@ -586,7 +576,7 @@ impl ChainConfig {
 
 impl ChainConfig {
     fn hedge(&self) -> Result<Option<Hedge>, EngineError> {
-        let delay = match one_of("hedge", "hedging", &self.hedge, "off, fixed, p95")? {
+        let delay = match crate::error::one_of("hedge", "hedging", &self.hedge, "off, fixed, p95")? {
             0 => return Ok(None),
             1 => HedgeDelay::Fixed { ms: ms("hedge_delay_ms", self.hedge_delay_ms, 1, HOUR)? },
             _ => {

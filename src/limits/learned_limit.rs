@@ -40,16 +40,14 @@ pub struct Share {
 
 impl Default for Share {
     fn default() -> Share {
-        Share {
-            holder: String::new(),
-            slots: 0,
-            until_ms: 0,
-            wants: false,
-            rank: crate::limits::priority::NORMAL,
-            waits_until_ms: 0,
-        }
+        Share { holder: String::new(), slots: 0, until_ms: 0, wants: false, rank: NORMAL, waits_until_ms: 0 }
     }
 }
+
+/// The ranks of `ChainConfig::priority` a share waits at (`crate::limits::priority`).
+pub const LOW: u8 = 0;
+pub const NORMAL: u8 = 1;
+pub const HIGH: u8 = 2;
 
 /// How long a learned limit is trusted: a vendor's capacity an hour ago says little now.
 pub const STALE_MS: u64 = 10 * 60 * 1000;

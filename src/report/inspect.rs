@@ -33,6 +33,8 @@ pub struct ProviderState {
     /// The slots of that limit the workers and guarded calls hold now (the fleet's learned
     /// limit): the calls in flight across the fleet are at most this.
     pub concurrency_in_flight: u32,
+    /// The workers waiting at that limit now, by their calls' priority (`limits::priority`).
+    pub waiting: crate::limits::priority::Waiting,
     /// Tokens counted in the last minute (`token_limit`: reserved, then settled at usage), and
     /// what is left of the provider's tokens per minute (none when it sets none).
     pub tokens_last_minute: u64,
@@ -89,6 +91,7 @@ pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
         concurrency: learned.map(|a| a.limit),
         concurrency_congested_at_ms: learned.map(|a| a.congested_at_ms).filter(|&t| t > 0),
         concurrency_in_flight: crate::limits::fleet_limit::held(&view.limit, now_ms),
+        waiting: crate::limits::priority::waiting(&view.limit, now_ms),
         tokens_last_minute: crate::limits::token_budget::used(&view.tokens.buckets, now_ms),
         tokens_left_minute: None,
         input_tokens_left_minute: None,

@@ -204,7 +204,7 @@ pub fn limit(text: &str) -> Result<LimitRow> {
                 // Written only where it is not normal (a row of an older worker has none).
                 rank: match s.get("rank") {
                     Some(_) => s.u32("rank")?.min(255) as u8,
-                    None => crate::limits::priority::NORMAL,
+                    None => crate::limits::learned_limit::NORMAL,
                 },
                 waits_until_ms: s.u64("waits_until_ms")?,
             })

@@ -22,7 +22,7 @@ impl Strategy {
     pub fn parse(name: &str) -> Result<Strategy, crate::EngineError> {
         const ALL: [Strategy; 4] =
             [Strategy::FullJitter, Strategy::EqualJitter, Strategy::Decorrelated, Strategy::None];
-        Ok(ALL[crate::config::one_of("strategy", "strategy", name, "full_jitter, equal_jitter, decorrelated, none")?])
+        Ok(ALL[crate::error::one_of("strategy", "strategy", name, "full_jitter, equal_jitter, decorrelated, none")?])
     }
 }
 
