@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark (longer than the test command; ~25 minutes on 2 cores, most of it the 3 real runs):
 #   1. the what-if simulator on the four incident scenarios (docs/incidents.md): a table each, plots in docs/plots;
-#      then simulate_concurrency (fixed, per-process and shared concurrency) and simulate_tokens
+#      then simulate_concurrency (fixed, per-process and shared concurrency), simulate_priority and simulate_tokens
 #   2. the real run, 3 times: scenarios/queue-compressed.json in n8n queue mode (1 main + 3 workers,
 #      Redis store, Postgres database), every policy, beside the simulator's prediction.
 #      Each cell is the spread over the 3 runs; agree counts the runs within the tolerance.
@@ -24,6 +24,8 @@ for s in vendor-blip-40-workers dead-llm-provider dead-provider-fleet partner-ap
 done
 log "simulator: concurrency (fixed, per process, shared) and tokens per minute"
 target/release/simulate_concurrency
+echo
+target/release/simulate_priority
 echo
 target/release/simulate_tokens
 echo

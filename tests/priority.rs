@@ -78,7 +78,7 @@ fn a_lower_priority_holding_unused_slots_gives_them_back_at_its_next_call() {
 }
 
 #[test]
-fn a_wait_that_lapsed_holds_nobody_off_and_a_lower_one_held_off_ten_seconds_takes_one_slot() {
+fn a_wait_that_lapsed_holds_nobody_off_and_a_worker_kept_waiting_ten_seconds_goes_first() {
     let mut row = batch_holds_all();
     row.shares[0].slots = 3;
     row.shares.push(Share {
@@ -89,14 +89,13 @@ fn a_wait_that_lapsed_holds_nobody_off_and_a_lower_one_held_off_ten_seconds_take
         rank: HIGH,
         waits_until_ms: 2_000,
     });
-    assert!(matches!(take(&row, &seat("batch", 3, Some(0)), 1_000, rules(NORMAL)), Take::Full { .. }));
-    assert!(matches!(take(&row, &seat("batch", 3, Some(0)), 2_000, rules(NORMAL)), Take::Write { .. }), "lapsed");
+    assert!(matches!(take(&row, &seat("batch", 3, None), 1_000, rules(NORMAL)), Take::Full { .. }));
+    assert!(matches!(take(&row, &seat("batch", 3, None), 2_000, rules(NORMAL)), Take::Write { .. }), "lapsed");
+    // The chat waits on (its wait renewed); a worker at Low has waited unserved since 0.
     row.shares[1].waits_until_ms = 50_000;
-    assert!(matches!(take(&row, &seat("batch", 3, Some(0)), HOLD_MS - 1, rules(NORMAL)), Take::Full { .. }));
-    assert!(
-        matches!(take(&row, &seat("batch", 3, Some(0)), HOLD_MS, rules(NORMAL)), Take::Write { .. }),
-        "held off long enough: one call in turn"
-    );
+    let low = |now| take(&row, &seat("low", 0, Some(0)), now, rules(LOW));
+    assert!(matches!(low(HOLD_MS - 1), Take::Full { .. }), "held off by the chat");
+    assert!(matches!(low(HOLD_MS), Take::Write { .. }), "kept waiting 10 s: it waits at High, and goes");
 }
 
 #[test]

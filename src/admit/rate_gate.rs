@@ -13,8 +13,10 @@ impl Limit for RateGate {
     fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
         let (p, view, now) = (&ask.chain.providers[ask.provider], ask.view, ask.now);
         // A reserved slot is this item's, but a closure set since (a 429 or a long hint seen by
-        // any worker) still holds it back: then `take` answers with the closure.
-        if ask.local.reserved_at_ms.is_some_and(|at| at <= now) && now >= view.gate.closed_until_ms {
+        // any worker) still holds it back: then `take` answers with the closure. Woken too late
+        // for it, the item takes a slot anew.
+        let on_time = |at| at <= now && rule::on_time(p.rate_limit.as_ref(), at, now);
+        if ask.local.reserved_at_ms.is_some_and(on_time) && now >= view.gate.closed_until_ms {
             return Ok(());
         }
         match rule::take(&view.gate, p.rate_limit.as_ref(), now, ask.max_wait_ms) {

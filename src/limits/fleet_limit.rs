@@ -66,8 +66,8 @@ pub struct Taker {
     pub in_use: u32,
     /// Its calls served at its full share since the limit last changed by it.
     pub served_full: u32,
-    /// Held off by a higher priority since then (`priority::HOLD_MS`); none for a call's own
-    /// share, which a higher priority holds off for as long as it waits.
+    /// Waiting at the spent limit since then, unserved (`priority::HOLD_MS`: long enough, it
+    /// goes first for one call); none for a call's own share.
     pub held_since: Option<u64>,
 }
 
@@ -134,19 +134,21 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     let limit = limit(row, now, rules);
     let mine = live(row, now).find(|s| s.holder == taker.holder);
     let slots = mine.map_or(0, |s| s.slots);
+    // A worker kept waiting long enough goes first for one call, whatever its priority: no
+    // priority starves another, nor one worker the others of its own (`priority::HOLD_MS`).
+    let rank = priority::rank(rules.rank, taker.held_since, now);
     let share = |slots: u32, wants: bool| Share {
         holder: taker.holder.clone(),
         slots,
         until_ms: now.saturating_add(rules.lease_ms),
         wants,
-        rank: rules.rank,
+        rank: if wants { rank } else { rules.rank },
         waits_until_ms: if wants { now + priority::STANDS_MS } else { 0 },
     };
     let allowed = allowance(row, &taker.holder, now, rules);
     // A higher priority waits: this holder takes no free slot and gives back those it holds
-    // unused, until it has been held off long enough (then one call, in turn).
-    let outranked =
-        priority::outranked(row, &taker.holder, rules.rank, now) && priority::holds_off(taker.held_since, now);
+    // unused.
+    let outranked = priority::outranked(row, &taker.holder, rank, now);
     let give_back = outranked && taker.keeps && taker.in_use < allowed;
     if taker.in_use < allowed && !give_back {
         let renew = mine.is_some_and(|m| m.until_ms.saturating_sub(now) < rules.renew_below_ms);
@@ -162,7 +164,7 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     // A slot given back for a holder that waits is its: a holder at its fair part or above
     // leaves it (else the one who gave it back takes it again, racing the waiter).
     // (A wait of a higher priority holds it off while it stands, below.)
-    let for_a_waiter = live(row, now).any(|s| s.holder != taker.holder && s.wants && s.rank == rules.rank)
+    let for_a_waiter = live(row, now).any(|s| s.holder != taker.holder && s.wants && s.rank == rank)
         && slots >= fair(row, &taker.holder, now, limit).max(1);
     // Above what the limit was cut to at the vendor's last push-back (the plateau, cut), a slot
     // probes the vendor: a call that can wait leaves it to the others holding slots and lets one
@@ -177,7 +179,7 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     let step = growth(row, taker.served_full, slots, limit).filter(|_| taker.keeps && limit < rules.ceiling);
     // Growth probes the vendor: not while a higher priority holds slots (its call, sent within
     // the limit, could reach the vendor after the probe and meet the 429 instead); it probes.
-    let quiet = priority::quiet_above(row, &taker.holder, rules.rank, now);
+    let quiet = priority::quiet_above(row, &taker.holder, rank, now);
     if let Some(step) = step.filter(|_| allowed == slots && !probe && !outranked && quiet) {
         let grown = limit.saturating_add(step).min(rules.ceiling);
         let mut next = with_share(row, now, grown, Some(share(slots + 1, false)));
@@ -188,9 +190,9 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     // At its fair part it asks nobody to give back, unless a lower priority holds slots; a wait
     // that holds lower ranks off is written again before it lapses.
     let registered = mine.is_some_and(|m| {
-        let below = priority::above_some(row, &taker.holder, rules.rank, now);
+        let below = priority::above_some(row, &taker.holder, rank, now);
         match m.wants {
-            true => m.rank == rules.rank && (!below || priority::registered(m, rules.rank, now)),
+            true => m.rank == rank && (!below || priority::registered(m, rank, now)),
             false => !below && m.slots >= fair(row, &taker.holder, now, limit).max(1),
         }
     });
@@ -328,7 +330,7 @@ pub struct Seat {
     heard_ms: u64,
     /// The limit as last read has met no congestion yet (its gradient's tolerance).
     slow_start: bool,
-    /// Since when a higher priority's wait holds it off (none while nobody's does).
+    /// Since when it waits at the spent limit, unserved (its registered wait in the row).
     held_since: Option<u64>,
 }
 
@@ -338,8 +340,8 @@ impl Seat {
     pub fn read(&mut self, row: &LimitRow, holder: &str, now: u64, rules: Rules) {
         self.slots = allowance(row, holder, now, rules);
         self.slow_start = row.plateau == 0;
-        let outranked = priority::outranked(row, holder, rules.rank, now);
-        self.held_since = outranked.then(|| self.held_since.unwrap_or(now));
+        let waits = live(row, now).any(|s| s.holder == holder && s.wants);
+        self.held_since = waits.then(|| self.held_since.unwrap_or(now));
         if row.congested_at_ms > self.heard_ms {
             self.heard_ms = row.congested_at_ms;
             self.served_full = 0;
@@ -350,7 +352,7 @@ impl Seat {
     /// round at the grown share).
     pub fn sent(&mut self, grew: bool) {
         self.in_use += 1;
-        // A call let through after the hold: the next one is held off again.
+        // Served: its next wait is a wait of its own.
         self.held_since = None;
         if grew {
             self.served_full = 0;

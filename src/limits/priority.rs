@@ -5,8 +5,9 @@
 //! calls end and takes no free slot, growth included. Nothing changes while nobody waits: a
 //! provider with room admits every priority at once.
 //!
-//! A lower priority is never starved: a worker held off for [`HOLD_MS`] takes the next slot that
-//! frees in turn (one call), then is held off again while the higher one still waits.
+//! Nobody is starved: a worker that has waited [`HOLD_MS`] unserved, at any priority, waits at
+//! High until its next call goes (then at its own again): a lower priority behind a higher one's
+//! steady demand, or one worker among many equal ones whose freed slots others keep taking.
 use crate::limits::learned_limit::{LimitRow, Share};
 pub use crate::limits::learned_limit::{HIGH, LOW, NORMAL};
 use serde::{Deserialize, Serialize};
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 /// given up, failed over or ended lapses by itself, and never holds the others off longer).
 pub const STANDS_MS: u64 = 2_000;
 
-/// The longest a worker of a lower rank is held off by a higher one: then it takes one slot.
+/// The longest a worker waits at its own rank: then it waits at High until its next call goes.
 pub const HOLD_MS: u64 = 10_000;
 
 /// Whether a share other than `holder`'s waits at a rank above `rank` now.
@@ -27,10 +28,12 @@ fn waits_above(s: &Share, rank: u8, now: u64) -> bool {
     s.wants && s.rank > rank && s.waits_until_ms > now
 }
 
-/// Whether a worker held off since `since` (none: never, or a call outside a seat) is still held
-/// off at `now`, given that a higher rank waits.
-pub fn holds_off(since: Option<u64>, now: u64) -> bool {
-    since.is_none_or(|from| now.saturating_sub(from) < HOLD_MS)
+/// The rank a worker waits at: its own, or High once it has waited [`HOLD_MS`] unserved.
+pub fn rank(own: u8, waiting_since: Option<u64>, now: u64) -> u8 {
+    match waiting_since {
+        Some(from) if now.saturating_sub(from) >= HOLD_MS => HIGH,
+        _ => own,
+    }
 }
 
 /// Whether `mine`'s registered wait at `rank` still stands for a while (else it is written again).

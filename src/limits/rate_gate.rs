@@ -73,6 +73,13 @@ pub fn take(row: &GateRow, limit: Option<&RateLimit>, now_ms: u64, max_wait_ms: 
     }
 }
 
+/// Whether a call woken at `now_ms` for the slot it reserved at `at_ms` is still on time: within
+/// one interval of it. Later (a process stalled on its CPU), the slot is taken anew: the calls of
+/// a stalled process would otherwise go out together, late, into the vendor's next window.
+pub fn on_time(limit: Option<&RateLimit>, at_ms: u64, now_ms: u64) -> bool {
+    limit.is_none_or(|l| now_ms.saturating_sub(at_ms).saturating_mul(1000) <= l.interval_us())
+}
+
 /// A reserved slot its item did not take (it moved on, or was deferred): one interval back off
 /// the theoretical arrival time, never before now, so the next caller may have it; `None` where
 /// nothing is left to give back (the time has caught up with it).

@@ -47,6 +47,8 @@ pub const STATE: &str = "resilient_provider_state";
 pub const CONCURRENCY_LIMIT: &str = "resilient_provider_concurrency_limit";
 /// The calls in flight across the fleet, as the workers' shares of the limit bound them.
 pub const CONCURRENCY: &str = "resilient_provider_concurrency";
+/// The workers waiting at the spent limit now, one sample per priority (`limits::priority`).
+pub const WAITING: &str = "resilient_provider_waiting";
 
 /// Answers that failed a check, one sample per check (`answer_check::CHECK_NAMES`), read from
 /// the store's `check_failures:<check>` counters.
@@ -183,6 +185,18 @@ pub fn render(
     }
     let _ = writeln!(
         out,
+        "# HELP {WAITING} Workers waiting at the provider's spent fleet limit now, by their calls' priority."
+    );
+    let _ = writeln!(out, "# TYPE {WAITING} gauge");
+    for (s, l) in states.iter().zip(&labels) {
+        let open = l.strip_suffix('}').unwrap_or(l);
+        let w = s.waiting;
+        for (priority, n) in [("high", w.high), ("normal", w.normal), ("low", w.low)] {
+            let _ = writeln!(out, "{WAITING}{open},priority=\"{priority}\"}} {n}");
+        }
+    }
+    let _ = writeln!(
+        out,
         "# HELP {LATENCY} Answers' latency and streamed calls' time to first chunk (lane), p50 and p95 of the last samples."
     );
     let _ = writeln!(out, "# TYPE {LATENCY} gauge");
@@ -309,8 +323,9 @@ mod tests {
         assert!(text.contains("resilient_provider_state{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
         assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
-        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 10);
-        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 10);
+        assert!(text.contains("resilient_provider_waiting{scope=\"wf\",provider=\"b\",priority=\"high\"} 0\n"));
+        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 11);
+        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 11);
         // After the open window the gauge reads half-open, as a call would meet it.
         let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
@@ -328,11 +343,12 @@ mod tests {
             text.contains(r#"{scope="s\"\n\\",provider="x\"} 1\nresilient_provider_state{provider=\"y\\"} 0"#),
             "{text}"
         );
-        let families = COUNTERS.len() + 10;
+        let families = COUNTERS.len() + 11;
         assert_eq!(
             text.lines().count(),
-            3 * families + CHECK_NAMES.len() - 1 + 1 - 1,
-            "HELP, TYPE and one sample per family (per check for the checks')"
+            3 * families + CHECK_NAMES.len() - 1 + 1 - 1 + 2,
+            "HELP, TYPE and one sample per family (per check for the checks', per direction for \
+             the tokens', per priority for the waiting workers', none for a latency not sampled)"
         );
     }
 

@@ -158,14 +158,16 @@ impl ItemMachine {
             &mut self.report.skipped,
         );
         // A gate slot due now that this poll does not take (the gate closed since, the breaker
-        // opened, another provider answers first): left for the next caller.
+        // opened, another provider answers first): left for the next caller. One woken for too
+        // late is past: given back, it would let the next caller go early.
         let called = match choice {
             Choice::Call { provider, .. } => Some(provider),
             _ => None,
         };
-        for (i, l) in self.local.iter_mut().enumerate() {
-            if l.reserved_at_ms.is_some_and(|at| at <= now) && called != Some(i) {
-                l.reserved_at_ms = None;
+        for (i, (l, p)) in self.local.iter_mut().zip(&self.chain.providers).enumerate() {
+            let Some(at) = l.reserved_at_ms.filter(|&at| at <= now && called != Some(i)) else { continue };
+            l.reserved_at_ms = None;
+            if crate::limits::rate_gate::on_time(p.rate_limit.as_ref(), at, now) {
                 self.gate_given_up = Some(i);
             }
         }

@@ -158,7 +158,7 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 				{ name: 'Low', value: 'low' },
 			],
 			description:
-				"Where a provider's fleet concurrency limit is spent, calls of a higher priority waiting on any worker take the slots that free before calls of a lower one; a lower one is held off 10 s at most, then takes the next slot in turn. With room, every priority goes at once. An expression may set it per item (low, normal or high). Not added: High for the chat model from version 1.2, Normal otherwise.",
+				"Where a provider's fleet concurrency limit is spent, calls of a higher priority waiting on any worker take the slots that free before calls of a lower one; a worker kept waiting 10 s unserved waits at High until its next call goes, so none is starved. With room, every priority goes at once. An expression may set it per item (low, normal or high). Not added: High for the chat model from version 1.2, Normal otherwise.",
 		},
 		numberField(
 			'Retry Budget (% of Calls)',
