@@ -51,6 +51,8 @@ pub struct Standing {
     pub now: u64,
     /// The item's budget left.
     pub remaining_ms: u64,
+    /// The call grew the fleet's limit: it probed the vendor's capacity.
+    pub probed_limit: bool,
 }
 
 /// `another_now`: Fail Over First's dry run, asked only when it decides.
@@ -61,10 +63,14 @@ pub fn decide(
     s: Standing,
     another_now: impl FnOnce() -> bool,
 ) -> RetryDecision {
-    let Standing { attempt, max_attempts, now, remaining_ms } = s;
+    let Standing { attempt, max_attempts, now, remaining_ms, probed_limit } = s;
     let hint_too_long = c.hint.is_some() && delay_ms > chain.retry_after_cap_ms.min(remaining_ms);
-    // Hold every worker back for the full hint (or this delay), not just this item.
-    let gate_close_until_ms = (c.closes_gate || hint_too_long).then(|| now.saturating_add(delay_ms));
+    // Hold every worker back for the full hint (or this delay), not just this item. A 429 to the
+    // call that grew the fleet's limit says where the vendor's capacity ends: the limit's cut
+    // answers it, and the other workers' calls within the cut limit go on (a closed gate idled
+    // the whole fleet at each probe). A hint past the cap closes it all the same.
+    let closes = c.closes_gate && !probed_limit || hint_too_long;
+    let gate_close_until_ms = closes.then(|| now.saturating_add(delay_ms));
     let leave = |reason, until_ms| Retry::Leave { reason, until_ms };
     let retry = if hint_too_long {
         leave(Reason::RetryAfterExceedsCap, now.saturating_add(delay_ms))
@@ -108,7 +114,8 @@ mod tests {
     fn the_ladder_in_order_cap_attempts_budget_fail_over_then_the_wait() {
         let ch = chain(false);
         let c = retry_of(503, None);
-        let at = |attempt, remaining_ms| Standing { attempt, max_attempts: 3, now: 1000, remaining_ms };
+        let at =
+            |attempt, remaining_ms| Standing { attempt, max_attempts: 3, now: 1000, remaining_ms, probed_limit: false };
         let d =
             |attempt, remaining, delay| decide(&ch, &c, (delay, WaitCause::Backoff), at(attempt, remaining), || true);
         assert_eq!(d(1, 60_000, 400).retry, Retry::Wait { delay_ms: 400, cause: WaitCause::Backoff });
@@ -132,7 +139,7 @@ mod tests {
         let mut rng = Rng::seeded(1);
         let delay = retry_delay(&busy, &ch, 1, 0, &mut rng);
         assert_eq!(delay, (1000, WaitCause::RetryAfter));
-        let at = Standing { attempt: 1, max_attempts: 3, now: 5000, remaining_ms: 60_000 };
+        let at = Standing { attempt: 1, max_attempts: 3, now: 5000, remaining_ms: 60_000, probed_limit: false };
         let d = decide(&ch, &busy, delay, at, || false);
         assert_eq!(d.retry, Retry::Wait { delay_ms: 1000, cause: WaitCause::RetryAfter });
         assert_eq!(d.gate_close_until_ms, Some(6000));
@@ -140,6 +147,12 @@ mod tests {
         let delay = retry_delay(&long, &ch, 1, 0, &mut rng);
         let d = decide(&ch, &long, delay, at, || false);
         assert_eq!(d.retry, Retry::Leave { reason: Reason::RetryAfterExceedsCap, until_ms: 5000 + 3_600_000 });
+        assert_eq!(d.gate_close_until_ms, Some(5000 + 3_600_000));
+        // The fleet limit's probe: its 429 is the limit's cut to answer, the gate stays open;
+        // a hint past the cap still closes it.
+        let probe = Standing { probed_limit: true, ..at };
+        assert_eq!(decide(&ch, &busy, (1000, WaitCause::RetryAfter), probe, || false).gate_close_until_ms, None);
+        let d = decide(&ch, &long, retry_delay(&long, &ch, 1, 0, &mut rng), probe, || false);
         assert_eq!(d.gate_close_until_ms, Some(5000 + 3_600_000));
     }
 }

@@ -19,13 +19,14 @@ pub const STANDS_MS: u64 = 2_000;
 /// The longest a worker waits at its own rank: then it waits at High until its next call goes.
 pub const HOLD_MS: u64 = 10_000;
 
-/// Whether a share other than `holder`'s waits at a rank above `rank` now.
-pub fn outranked(row: &LimitRow, holder: &str, rank: u8, now: u64) -> bool {
-    row.shares.iter().any(|s| s.holder != holder && s.until_ms > now && waits_above(s, rank, now))
+/// The live shares of the others than `holder`.
+fn others<'a>(row: &'a LimitRow, holder: &'a str, now: u64) -> impl Iterator<Item = &'a Share> {
+    row.shares.iter().filter(move |s| s.holder != holder && s.until_ms > now)
 }
 
-fn waits_above(s: &Share, rank: u8, now: u64) -> bool {
-    s.wants && s.rank > rank && s.waits_until_ms > now
+/// Whether a share other than `holder`'s waits at a rank above `rank` now.
+pub fn outranked(row: &LimitRow, holder: &str, rank: u8, now: u64) -> bool {
+    others(row, holder, now).any(|s| s.wants && s.rank > rank && s.waits_until_ms > now)
 }
 
 /// The rank a worker waits at: its own, or High once it has waited [`HOLD_MS`] unserved.
@@ -44,12 +45,12 @@ pub fn registered(mine: &Share, rank: u8, now: u64) -> bool {
 /// Whether live shares of a rank below `rank` hold slots (one could give back to a wait at
 /// `rank`, which then stands only while renewed).
 pub fn above_some(row: &LimitRow, holder: &str, rank: u8, now: u64) -> bool {
-    row.shares.iter().any(|s| s.holder != holder && s.until_ms > now && s.rank < rank && s.slots > 0)
+    others(row, holder, now).any(|s| s.rank < rank && s.slots > 0)
 }
 
 /// Whether no share of a rank above `rank` holds slots (then `holder` may probe the vendor).
 pub fn quiet_above(row: &LimitRow, holder: &str, rank: u8, now: u64) -> bool {
-    !row.shares.iter().any(|s| s.holder != holder && s.until_ms > now && s.rank > rank && s.slots > 0)
+    !others(row, holder, now).any(|s| s.rank > rank && s.slots > 0)
 }
 
 /// The workers waiting at a provider's spent fleet limit now, by their calls' priority (Get

@@ -179,14 +179,15 @@ impl ItemMachine {
             Verdict::Stop(reason) => self.local[i].done = Some((reason, now)),
             Verdict::Retry => {
                 let delay = retry::retry_delay(&c, &self.chain, attempt, progress.prev_delay_ms, &mut self.rng);
-                let at = Standing { attempt, max_attempts: p.max_attempts, now, remaining_ms: remaining };
+                let at = Standing {
+                    attempt,
+                    max_attempts: p.max_attempts,
+                    now,
+                    remaining_ms: remaining,
+                    probed_limit: grew,
+                };
                 let d = retry::decide(&self.chain, &c, delay, at, || self.another_admissible_now(i, now, views));
-                // A 429 to the call that grew the fleet's limit says where the vendor's capacity
-                // ends: the limit's cut answers it, and the other workers' calls within the cut
-                // limit go on (a closed gate idled the whole fleet for each probe). A hint past
-                // the cap still closes the gate.
-                let probed = grew && !matches!(d.retry, Retry::Leave { reason: Reason::RetryAfterExceedsCap, .. });
-                effect.gate_close_until_ms = d.gate_close_until_ms.filter(|_| !probed);
+                effect.gate_close_until_ms = d.gate_close_until_ms;
                 match d.retry {
                     Retry::Leave { reason, until_ms } => self.local[i].done = Some((reason, until_ms)),
                     Retry::Wait { delay_ms, cause } => {
