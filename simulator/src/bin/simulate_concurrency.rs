@@ -12,8 +12,10 @@ use resilient_engine::limits::concurrency::{Admit, Signal, Window};
 use resilient_engine::limits::fleet_limit::{self, Rules, Seat, Take, Taker};
 use resilient_engine::limits::learned_limit::LimitRow;
 use resilient_engine::rng::Rng;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
+
+mod common;
+use common::Events;
 
 const WORKERS: usize = 40;
 const SLOTS: usize = 10;
@@ -57,8 +59,7 @@ struct Sim {
     vendor: Vendor,
     policy: Policy,
     now: u64,
-    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    seq: u64,
+    events: Events<Ev>,
     rng: Rng,
     queue: VecDeque<u32>,
     in_flight: u32,
@@ -74,8 +75,7 @@ struct Sim {
 
 impl Sim {
     fn at(&mut self, t: u64, ev: Ev) {
-        self.seq += 1;
-        self.events.push(Reverse((t, self.seq, ev)));
+        self.events.at(t, ev);
     }
 
     fn rules(&self) -> Rules {
@@ -201,7 +201,7 @@ impl Sim {
                 self.next(w);
             }
         }
-        while let Some(Reverse((t, _, ev))) = self.events.pop() {
+        while let Some((t, ev)) = self.events.next() {
             if t > HORIZON_MS {
                 break;
             }
@@ -248,8 +248,7 @@ fn simulate(k: u32, vendor: Vendor, policy: Policy, seed: u64) -> Row {
         vendor,
         policy,
         now: 0,
-        events: BinaryHeap::new(),
-        seq: 0,
+        events: Events::default(),
         rng: Rng::seeded(seed),
         queue: (0..EXECUTIONS).collect(),
         in_flight: 0,
@@ -266,19 +265,7 @@ fn simulate(k: u32, vendor: Vendor, policy: Policy, seed: u64) -> Row {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let (mut k, mut seed, mut json) = (4u32, 7u64, false);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--k" => k = args.next().and_then(|v| v.parse().ok()).expect("--k needs a whole number"),
-            "--seed" => seed = args.next().and_then(|v| v.parse().ok()).expect("--seed needs a whole number"),
-            "--json" => json = true,
-            _ => {
-                eprintln!("simulate_concurrency [--k 4] [--seed 7] [--json]");
-                std::process::exit(2);
-            }
-        }
-    }
+    let common::Args { k, seed, json } = common::args("simulate_concurrency");
     let names = [
         (Policy::Fixed, "fixed (every slot calls)"),
         (Policy::PerProcess, "adaptive per process"),

@@ -14,8 +14,10 @@ use resilient_engine::limits::fleet_limit::{self, Released, Rules, Seats, Take};
 use resilient_engine::limits::learned_limit::LimitRow;
 use resilient_engine::limits::priority::{HIGH, LOW, NORMAL};
 use resilient_engine::rng::Rng;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
+
+mod common;
+use common::Events;
 
 const WORKERS: usize = 40;
 const SLOTS: usize = 10;
@@ -54,8 +56,7 @@ struct Sim {
     k: u32,
     guest: Guest,
     now: u64,
-    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    seq: u64,
+    events: Events<Ev>,
     rng: Rng,
     queue: VecDeque<u32>,
     in_flight: u32,
@@ -82,8 +83,7 @@ impl Sim {
     }
 
     fn at(&mut self, t: u64, ev: Ev) {
-        self.seq += 1;
-        self.events.push(Reverse((t, self.seq, ev)));
+        self.events.at(t, ev);
     }
 
     fn rules(&self, worker: usize) -> Rules {
@@ -195,7 +195,7 @@ impl Sim {
                 }
             }
         }
-        while let Some(Reverse((t, _, ev))) = self.events.pop() {
+        while let Some((t, ev)) = self.events.next() {
             self.now = t;
             if self.done == EXECUTIONS {
                 break;
@@ -256,8 +256,7 @@ fn simulate(k: u32, guest: Guest, seed: u64) -> Row {
         k,
         guest,
         now: 0,
-        events: BinaryHeap::new(),
-        seq: 0,
+        events: Events::default(),
         rng: Rng::seeded(seed),
         queue: (0..EXECUTIONS).collect(),
         in_flight: 0,
@@ -277,19 +276,7 @@ fn simulate(k: u32, guest: Guest, seed: u64) -> Row {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let (mut k, mut seed, mut json) = (4u32, 7u64, false);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--k" => k = args.next().and_then(|v| v.parse().ok()).expect("--k needs a whole number"),
-            "--seed" => seed = args.next().and_then(|v| v.parse().ok()).expect("--seed needs a whole number"),
-            "--json" => json = true,
-            _ => {
-                eprintln!("simulate_priority [--k 4] [--seed 7] [--json]");
-                std::process::exit(2);
-            }
-        }
-    }
+    let common::Args { k, seed, json } = common::args("simulate_priority");
     println!(
         "{WORKERS} workers x {SLOTS} slots drain {EXECUTIONS} batch executions (Normal), K = {k}, {SERVICE_MS} ms per call, 429 + Retry-After: 1 above K; seed {seed}"
     );
