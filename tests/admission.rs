@@ -157,3 +157,58 @@ proptest! {
         prop_assert_eq!(pool.borrow().calls_out(), 0, "a window slot left");
     }
 }
+
+/// Found by the property test: every first call of an execution met a 429 (Retry-After 1), so
+/// its window spent its calls before a first success and refuses. The items that never called
+/// waited their turn, which spends no budget, and the refusal is always one backoff cap ahead:
+/// they slept in line for ever. A window that refuses ends the turn's wait; they are deferred
+/// within their budget from then, for a later execution (whose window starts afresh).
+#[test]
+fn items_behind_a_window_spent_on_429s_are_deferred_not_kept_in_line_for_ever() {
+    let ps = [Provider {
+        max_in_flight: None,
+        spend_cap_calls: None,
+        rate_per_s: None,
+        vendor: Vendor { latency_ms: 20, fails: 0, busy: 3 },
+    }];
+    let chain = chain_of(&ps, false, true);
+    let (seen, ..) = run(&chain, &ps, 6, 14996170004231794658);
+    assert_eq!((seen.ended(), seen.deferred), (6, 6), "every item deferred, once");
+    assert!(seen.ended_at <= 2 * chain.budget_ms, "within a budget of the refusal: {} ms", seen.ended_at);
+}
+
+/// Found by the property test: the first provider's spend cap is spent for the day, and its rate
+/// gate was asked before it. An item woken for its slot at the second provider went back to the
+/// first, reserved a slot of its gate, was turned away there by the cap, reserved at the second
+/// again, and so on: every item slept from slot to slot and none called. The spend cap is asked
+/// before the gate, so a slot is reserved only for a call the cap lets go.
+#[test]
+fn a_spent_cap_ahead_in_the_chain_does_not_bounce_items_between_two_rate_gates() {
+    let vendor = |latency_ms, busy| Vendor { latency_ms, fails: 0, busy };
+    let at = |spend_cap_calls, vendor| Provider { max_in_flight: None, spend_cap_calls, rate_per_s: Some(10), vendor };
+    let ps = [at(Some(3), vendor(20, 0)), at(None, vendor(36, 1)), at(None, vendor(20, 1))];
+    let chain = chain_of(&ps, false, true);
+    let (seen, ..) = run(&chain, &ps, 34, 4307939732046280458);
+    assert_eq!(seen.ended(), 34, "every item ends once");
+    assert!(seen.done >= 30, "served at the rate of the two others: {seen:?}");
+}
+
+/// Found by the property test: two providers behind rate gates, the first failing half its
+/// calls, so its window refuses (spent before a first success) — a limit asked after the gate.
+/// An item woken for its slot at the second went back to the first, reserved a later slot of its
+/// gate, was turned away there by its window at that time, reserved at the second again, and so
+/// on: no item called again. Woken for a slot further down the chain, an item takes it now.
+#[test]
+fn an_item_woken_for_a_slot_down_the_chain_takes_it_rather_than_reserve_ahead_again() {
+    let at = |latency_ms, fails, busy| Provider {
+        max_in_flight: None,
+        spend_cap_calls: None,
+        rate_per_s: Some(4),
+        vendor: Vendor { latency_ms, fails, busy },
+    };
+    let ps = [at(300, 4, 1), at(20, 5, 0)];
+    let chain = chain_of(&ps, false, true);
+    let (seen, ..) = run(&chain, &ps, 19, 12619888294806431753);
+    assert_eq!(seen.ended(), 19, "every item ends once");
+    assert!(seen.ended_at <= 3 * chain.budget_ms, "within their budgets: {} ms", seen.ended_at);
+}

@@ -6,9 +6,11 @@
 //!
 //! The order: the breaker first (an open provider asks nothing else, and its half-open probe is
 //! a claim the rate gate must not reserve a later slot for), then the shared limits that only
-//! count (the retry budget, the rate gate, tokens and spend), then those that hold a slot while
+//! count (the retry budget, tokens and spend, the rate gate), then those that hold a slot while
 //! the call is out (Max In Flight, the fleet's limit), and last the execution's window (Item
 //! Concurrency *Auto*, in memory), so it never keeps a slot for a call a shared limit turned away.
+//! Tokens and spend come before the gate: a gate slot reserved for later is kept only for a call
+//! they let go (a spent cap would turn the item away at its slot, and it would reserve again).
 // A refusal carries the rows it writes (a later gate slot, a waiting worker's registration):
 // made and taken apart at once, once per provider asked, unboxed as `token_limit::Take` is.
 #![allow(clippy::result_large_err)]
@@ -31,8 +33,8 @@ pub use limit::{Ask, Held, InPool, Limit, Local, Refusal};
 pub const LIMITS: [&dyn Limit; 7] = [
     &breaker::Breaker,
     &retry_budget::RetryBudget,
-    &rate_gate::RateGate,
     &tokens::Tokens,
+    &rate_gate::RateGate,
     &in_flight::InFlight,
     &fleet::FleetShare,
     &window::ExecutionWindow,

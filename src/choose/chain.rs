@@ -59,7 +59,9 @@ pub fn choose(
             None => skips.push(skip),
         }
     };
-    for &i in order {
+    // A gate slot reserved for later here, while the item holds one due now further down.
+    let mut later = None;
+    for (k, &i) in order.iter().enumerate() {
         if let Some((reason, until_ms)) = local[i].done {
             note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
             continue;
@@ -78,17 +80,27 @@ pub fn choose(
         match admit::reserve(&ask) {
             Ok(held) => return Choice::Call { provider: i, held },
             Err(Refusal::Queue) => return Choice::Queue { provider: i },
-            Err(Refusal::Later { at_ms, writes }) => return Choice::Reserve { provider: i, at_ms, writes },
+            Err(Refusal::Later { at_ms, writes }) => {
+                // Woken for a slot further down the chain (reserved where this provider turned
+                // it away): taken now if it can go, rather than a later slot here (reserving
+                // here again, and turned away here again at its time, it would never call).
+                let due_after = order[k + 1..].iter().any(|&j| local[j].reserved_at_ms.is_some_and(|at| at <= now));
+                if !due_after {
+                    return Choice::Reserve { provider: i, at_ms, writes };
+                }
+                later.get_or_insert(Choice::Reserve { provider: i, at_ms, writes });
+            }
             Err(Refusal::Skip { reason, until_ms, register: row, wait_here }) => {
                 note(Skip { provider: i, reason, until_ms }, &mut earliest, skips);
                 if register.is_none() {
                     register = row;
                 }
                 if wait_here {
-                    return Choice::Nothing { earliest: Some((until_ms, reason)), all_permanent: false, register };
+                    let wait = Choice::Nothing { earliest: Some((until_ms, reason)), all_permanent: false, register };
+                    return later.unwrap_or(wait);
                 }
             }
         }
     }
-    Choice::Nothing { earliest, all_permanent, register }
+    later.unwrap_or(Choice::Nothing { earliest, all_permanent, register })
 }

@@ -173,6 +173,9 @@ pub struct ItemMachine {
     slot_wait_from: Option<u64>,
     /// It made a call (one whose poll lost its compare-and-set race was never made).
     called: bool,
+    /// A window of its execution refused it (spent before a first success, nothing out): it no
+    /// longer waits for its turn but for the provider, and its budget runs.
+    refused: bool,
     /// Items in the pool to poll again: slots were granted to them (or the window refuses all).
 
     /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
@@ -256,6 +259,7 @@ impl ItemMachine {
             token_waits: Vec::new(),
             slot_wait_from: None,
             called: false,
+            refused: false,
             seats: None,
             token_facts: Vec::new(),
             mid_stream: None,

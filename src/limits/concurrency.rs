@@ -330,6 +330,11 @@ impl Pool {
         self.members
     }
 
+    /// Whether `provider`'s window refuses (see [`Window::refuses`]).
+    pub fn refuses(&self, provider: usize) -> bool {
+        self.lanes[provider].window.refuses()
+    }
+
     /// Whether `provider`'s window refuses because its spent calls failed (see
     /// [`Window::refused_for_failures`]).
     pub fn refused_for_failures(&self, provider: usize) -> bool {

@@ -233,6 +233,10 @@ pub struct Released {
     pub in_use: u32,
     /// The call met congestion (a 429, a hinted 503, our deadline).
     pub congested: bool,
+    /// Served, its first byte far above the provider's baseline (the seat's gradient): in slow
+    /// start the vendor queues, and slow start ends with the half cut, as a window's does.
+    #[serde(default)]
+    pub queued: bool,
     /// When it was sent: a call sent before the last cut brings old news.
     pub sent_ms: u64,
 }
@@ -246,14 +250,21 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
     // One cut per round: a call sent before the last cut, or while the shares still hold more
     // than the limit (the calls of the old size are still out at the vendor), brings old news.
     let fresh = news.sent_ms >= row.congested_at_ms && held(row, now) <= limit;
-    if news.congested && fresh {
+    // A queued first byte in slow start: slow start overshot, the vendor answers ever later
+    // rather than 429 (its queue, or this process's load: it cannot tell). The half cut, once:
+    // past slow start a queued first byte only withholds growth. Not the vendor's word, so not a
+    // congestion the executions' windows hear (`congested_at_ms`).
+    let overshot = news.queued && row.plateau == 0;
+    if (news.congested || overshot) && fresh {
         let cut = cut(limit, row.plateau == 0);
         // Its share keeps covering its calls still out: trimmed below them, the limit would count
         // calls the vendor still holds as free.
         let slots = mine.as_ref().map_or(0, |m| m.slots.min(fair(row, &news.holder, now, cut).max(news.in_use)));
         let mut next = without(with_share(row, now, cut, resized(slots)), &news.holder, news.keeps);
         next.plateau = limit;
-        next.congested_at_ms = now;
+        if news.congested {
+            next.congested_at_ms = now;
+        }
         return Some(next);
     }
     let slots = mine.as_ref()?.slots;
@@ -361,8 +372,8 @@ impl Seat {
         self.filled |= self.in_use >= self.slots.max(1);
     }
 
-    /// A call of this seat ended with `signal`.
-    pub fn end(&mut self, signal: Signal) {
+    /// A call of this seat ended with `signal`; whether its first byte read as queued.
+    pub fn end(&mut self, signal: Signal) -> bool {
         let full = self.filled || self.in_use >= self.slots;
         self.in_use = self.in_use.saturating_sub(1);
         match signal {
@@ -374,10 +385,12 @@ impl Seat {
                 if full && !queued {
                     self.served_full += 1;
                 }
+                return queued;
             }
             Signal::Congested { .. } => self.served_full = 0,
             Signal::Failed | Signal::Neutral => {}
         }
+        false
     }
 }
 
@@ -425,7 +438,8 @@ mod tests {
             row = written(take(&row, &seat("a", in_use, 0), 0, RULES));
         }
         let Take::Full { register: Some(r), .. } = take(&row, &seat("b", 0, 0), 1, RULES) else { panic!() };
-        let back = |in_use| Released { holder: "a".into(), keeps: true, in_use, congested: false, sent_ms: 0 };
+        let back =
+            |in_use| Released { holder: "a".into(), keeps: true, in_use, congested: false, queued: false, sent_ms: 0 };
         let given = release(&r, &back(4), 2, RULES).unwrap();
         assert_eq!(given.shares.iter().find(|s| s.holder == "a").unwrap().slots, 4, "only what it does not use");
         let given = release(&given, &back(1), 3, RULES).unwrap();
@@ -442,7 +456,7 @@ mod tests {
             row = written(take(&row, &seat("a", in_use, 0), 0, RULES));
         }
         let Take::Full { register: Some(r), .. } = take(&row, &seat("b", 0, 0), 1, RULES) else { panic!() };
-        let back = Released { holder: "a".into(), keeps: true, in_use: 3, congested: false, sent_ms: 0 };
+        let back = Released { holder: "a".into(), keeps: true, in_use: 3, congested: false, queued: false, sent_ms: 0 };
         let given = release(&r, &back, 2, RULES).unwrap();
         assert_eq!(given.shares.iter().find(|s| s.holder == "a").unwrap().slots, 3, "one given back");
         assert!(matches!(take(&given, &seat("a", 3, 0), 3, RULES), Take::Full { register: None, .. }), "b's");
@@ -480,8 +494,14 @@ mod tests {
         for (h, in_use) in [("a", 0), ("a", 1), ("a", 2), ("b", 0)] {
             row = written(take(&row, &seat(h, in_use, 0), 0, RULES));
         }
-        let congested =
-            |h: &str, sent_ms| Released { holder: h.into(), keeps: true, in_use: 3, congested: true, sent_ms };
+        let congested = |h: &str, sent_ms| Released {
+            holder: h.into(),
+            keeps: true,
+            in_use: 3,
+            congested: true,
+            queued: false,
+            sent_ms,
+        };
         let cut = release(&row, &congested("a", 1), 10, RULES).unwrap();
         assert_eq!(
             (cut.limit, cut.plateau, cut.congested_at_ms),
@@ -531,7 +551,8 @@ mod tests {
             row.shares,
             vec![Share { holder: "t1".into(), slots: 1, until_ms: 20_000, wants: false, ..Share::default() }]
         );
-        let done = Released { holder: "t1".into(), keeps: false, in_use: 0, congested: false, sent_ms: 0 };
+        let done =
+            Released { holder: "t1".into(), keeps: false, in_use: 0, congested: false, queued: false, sent_ms: 0 };
         assert!(release(&row, &done, 5, RULES).unwrap().shares.is_empty());
         let mut dead = LimitRow::default();
         for in_use in [0, 1, 2, 4] {

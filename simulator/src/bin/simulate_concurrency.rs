@@ -166,12 +166,13 @@ impl Sim {
             Policy::PerProcess => self.windows[worker].release(round, signal),
             Policy::Shared => {
                 let seat = &mut self.seats[worker];
-                seat.end(signal);
+                let queued = seat.end(signal);
                 let news = fleet_limit::Released {
                     holder: worker.to_string(),
                     keeps: true,
                     in_use: seat.in_use,
                     congested,
+                    queued,
                     sent_ms: sent,
                 };
                 if let Some(row) = fleet_limit::release(&self.row, &news, self.now, self.rules()) {
@@ -184,6 +185,13 @@ impl Sim {
             self.at(self.now + wait, Ev::Try { worker, item });
         } else {
             self.done += 1;
+            // Its execution ended: a seat with no call out gives its share back (the node's
+            // `idle_seats`), as the engine's worker does after each execution.
+            if self.policy == Policy::Shared && self.seats[worker].in_use == 0 {
+                if let Some(row) = fleet_limit::leave(&self.row, &worker.to_string(), self.now) {
+                    self.row = row;
+                }
+            }
             self.next(worker);
         }
     }

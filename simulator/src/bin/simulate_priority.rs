@@ -149,12 +149,13 @@ impl Sim {
         } else {
             Signal::Served { first_byte_ms: Some(self.now - sent) }
         };
-        seats.seats[0].end(signal);
+        let queued = seats.seats[0].end(signal);
         let news = Released {
             holder: seats.holder.clone(),
             keeps: true,
             in_use: seats.seats[0].in_use,
             congested,
+            queued,
             sent_ms: sent,
         };
         if let Some(row) = fleet_limit::release(&self.row, &news, self.now, rules) {

@@ -12,8 +12,10 @@ impl ItemMachine {
     /// Before its first call, an item that waits its turn (in line at a shared limit, or in its
     /// execution's window) has not started: its budget counts from its first call, as with a
     /// fixed Item Concurrency (a batch of thousands is not spent waiting for its own turn).
+    /// A window that refuses ends the turn's wait: its provider served this execution nothing,
+    /// and the window opens again only with the next execution (the item is deferred for it).
     fn waits_for_its_turn(&self) -> bool {
-        !self.called && (self.chain.wait_in_line || self.pool.is_some())
+        !self.called && !self.refused && (self.chain.wait_in_line || self.pool.is_some())
     }
 
     /// What is left of its short wait for a fleet limit's slot (0: none, or spent).
@@ -202,6 +204,12 @@ impl ItemMachine {
                 Ok(self.finish(Step::Fail { reason }))
             }
             Choice::Nothing { earliest, register, .. } => {
+                // A window that refuses: the item no longer waits for its turn, its budget runs.
+                let refuses = |p: &Rc<RefCell<Pool>>| self.route.iter().any(|&i| p.borrow().refuses(i));
+                if self.waits_for_its_turn() && self.pool.as_ref().is_some_and(refuses) {
+                    self.started_ms = self.started_ms.max(now);
+                    self.refused = true;
+                }
                 if let Some(ms) = self.in_line_for(now, earliest, max_wait) {
                     self.count_token_waits(skipped_before);
                     self.report.skipped.truncate(skipped_before);

@@ -73,15 +73,15 @@ impl ItemMachine {
 
     /// A call holding a fleet slot ended: the seat counts it, and the row hears what it says.
     pub(super) fn leave_seat(&mut self, holder: &str, sent_ms: u64, provider: usize, signal: Signal) -> Released {
-        let (holder, keeps, in_use) = match &self.seats {
+        let (holder, keeps, in_use, queued) = match &self.seats {
             Some(seats) => {
                 let mut seats = seats.borrow_mut();
-                seats.seats[provider].end(signal);
-                (seats.holder.clone(), true, seats.seats[provider].in_use)
+                let queued = seats.seats[provider].end(signal);
+                (seats.holder.clone(), true, seats.seats[provider].in_use, queued)
             }
-            None => (holder.to_string(), false, 0),
+            None => (holder.to_string(), false, 0, false),
         };
-        Released { holder, keeps, in_use, congested: matches!(signal, Signal::Congested { .. }), sent_ms }
+        Released { holder, keeps, in_use, congested: matches!(signal, Signal::Congested { .. }), queued, sent_ms }
     }
 
     /// Item Concurrency *Auto*: this item's calls go through the execution's windows (`pool`):
