@@ -51,6 +51,8 @@ export interface ChainConfig {
     wait_for_slot?: boolean;
     /** low, normal (the default) or high: who takes a spent fleet limit's freed slots first. */
     priority?: string;
+    /** A spent fleet limit's split between keys, by weight (1-1000, default 1). */
+    fair_share_key?: string; fair_share_weight?: number;
     fleet_limit?: boolean;
     /** A streamed answer broken after part of it reached the caller is continued by the next model. */
     continue_broken_streams?: boolean;

@@ -9,7 +9,7 @@ fn rules(rank: u8) -> Rules {
 }
 
 fn seat(holder: &str, in_use: u32, held_since: Option<u64>) -> Taker {
-    Taker { holder: holder.into(), keeps: true, in_use, served_full: 0, held_since }
+    Taker::new(holder.into(), true, in_use, 0, held_since)
 }
 
 /// A batch (normal) holding the whole limit of 4 with every slot in use.
@@ -69,6 +69,7 @@ fn a_lower_priority_holding_unused_slots_gives_them_back_at_its_next_call() {
         wants: true,
         rank: HIGH,
         waits_until_ms: 2_000,
+        ..Share::default()
     });
     let Take::Full { register: Some(back), .. } = take(&row, &seat("batch", 2, Some(5)), 10, rules(NORMAL)) else {
         panic!("held off: it gives back the two it does not use")
@@ -88,6 +89,7 @@ fn a_wait_that_lapsed_holds_nobody_off_and_a_worker_kept_waiting_ten_seconds_goe
         wants: true,
         rank: HIGH,
         waits_until_ms: 2_000,
+        ..Share::default()
     });
     assert!(matches!(take(&row, &seat("batch", 3, None), 1_000, rules(NORMAL)), Take::Full { .. }));
     assert!(matches!(take(&row, &seat("batch", 3, None), 2_000, rules(NORMAL)), Take::Write { .. }), "lapsed");

@@ -28,7 +28,7 @@ fn the_docs_table_is_the_engines_version_table() {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| Node") && !l.starts_with("| ---"))
         .map(|l| {
             let c: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
-            assert_eq!(c.len(), 14, "{l}");
+            assert_eq!(c.len(), 15, "{l}");
             let d = VersionDefaults {
                 wait_in_line: yes(c[2]),
                 wait_for_slot: yes(c[3]),
@@ -39,16 +39,17 @@ fn the_docs_table_is_the_engines_version_table() {
                     "high" => "high",
                     other => panic!("docs/versions.md: expected low, normal or high, got {other:?}"),
                 },
-                check_empty: yes(c[6]),
-                check_finish: yes(c[7]),
-                continue_broken_streams: yes(c[8]),
-                learn_stream_pace: yes(c[9]),
-                next_provider_when_input_too_long: yes(c[10]),
-                probe_interval_ms: c[11].parse().unwrap(),
-                item_concurrency: if c[12] == "auto" { "auto" } else { "fixed" },
-                max_item_concurrency: c[13].parse().unwrap(),
+                fair_share_by_workflow: yes(c[6]),
+                check_empty: yes(c[7]),
+                check_finish: yes(c[8]),
+                continue_broken_streams: yes(c[9]),
+                learn_stream_pace: yes(c[10]),
+                next_provider_when_input_too_long: yes(c[11]),
+                probe_interval_ms: c[12].parse().unwrap(),
+                item_concurrency: if c[13] == "auto" { "auto" } else { "fixed" },
+                max_item_concurrency: c[14].parse().unwrap(),
             };
-            assert!(c[12] == "auto" || c[12] == "fixed", "{l}");
+            assert!(c[13] == "auto" || c[13] == "fixed", "{l}");
             (node(c[0]), c[1].parse().unwrap(), d)
         })
         .collect();

@@ -309,12 +309,13 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
         shares: (0..u8::arbitrary(u)? % 6)
             .map(|k| {
                 Ok(Share {
-                    holder: format!("w{k}\"é"),
+                    holder: if bool::arbitrary(u)? { format!("w{k}\"é") } else { format!("w{k}\u{1f}k{}\"é", k % 2) },
                     slots: wide32(u)?,
                     until_ms: wide(u)?,
                     wants: bool::arbitrary(u)?,
                     rank: u8::arbitrary(u)? % 3,
                     waits_until_ms: wide(u)?,
+                    weight: 1 + wide32(u)? % 100,
                 })
             })
             .collect::<arbitrary::Result<_>>()?,

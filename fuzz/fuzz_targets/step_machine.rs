@@ -236,6 +236,8 @@ impl ConfigIn {
             learn_stream_pace: self.fleet_limit && self.check_empty,
             wait_for_slot: self.fleet_limit && !self.wait_in_line,
             priority: ["low", "normal", "high"][self.strategy as usize % 3].into(),
+            fair_share_key: ["", "customer-1", "customer-2"][self.count as usize % 3].into(),
+            fair_share_weight: 1 + i64::from(self.count % 4),
             routing: pick(&["order", "weighted", "least_busy", "latency"], self.strategy / 4).to_string(),
             retry_budget_percent: (self.threshold % 3) as i64 * 10,
             retry_budget_floor_per_s: (self.successes_to_close % 3) as i64,

@@ -13,6 +13,8 @@ export const ENGINE_DEFAULTS = {
 	"defer_spread_ms": 10000,
 	"fail_over_first": false,
 	"failure_rate": 0.5,
+	"fair_share_key": "",
+	"fair_share_weight": 1,
 	"first_chunk_deadline_ms": 8000,
 	"fleet_limit": false,
 	"half_open_probes": 1,
@@ -63,20 +65,20 @@ export const CHAT_DEFAULTS = { ...ENGINE_DEFAULTS, ...CHAT_OVERRIDES } as const;
 * first; a node reads the newest at or below its typeVersion (`versionDefaults`). */
 export const VERSION_DEFAULTS = {
 	callChain: [
-		[1, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":false,"priority":"normal","check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
-		[2, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":false,"priority":"normal","check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
-		[2.1, {"wait_in_line":true,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","check_empty":true,"check_finish":true,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"auto","max_item_concurrency":256}],
-		[2.2, {"wait_in_line":true,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","check_empty":true,"check_finish":true,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":true,"probe_interval_ms":10000,"item_concurrency":"auto","max_item_concurrency":1024}],
+		[1, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":false,"priority":"normal","fair_share_by_workflow":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[2, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":false,"priority":"normal","fair_share_by_workflow":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[2.1, {"wait_in_line":true,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","fair_share_by_workflow":false,"check_empty":true,"check_finish":true,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"auto","max_item_concurrency":256}],
+		[2.2, {"wait_in_line":true,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","fair_share_by_workflow":true,"check_empty":true,"check_finish":true,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":true,"probe_interval_ms":10000,"item_concurrency":"auto","max_item_concurrency":1024}],
 	],
 	guard: [
-		[2, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":false,"priority":"normal","check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
-		[2.1, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
-		[2.2, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":10000,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[2, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":false,"priority":"normal","fair_share_by_workflow":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[2.1, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","fair_share_by_workflow":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[2.2, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","fair_share_by_workflow":true,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":10000,"item_concurrency":"fixed","max_item_concurrency":256}],
 	],
 	chatModel: [
-		[1, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":false,"priority":"normal","check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
-		[1.1, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","check_empty":true,"check_finish":true,"continue_broken_streams":true,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
-		[1.2, {"wait_in_line":false,"wait_for_slot":true,"fleet_limit":true,"priority":"high","check_empty":true,"check_finish":true,"continue_broken_streams":true,"learn_stream_pace":true,"next_provider_when_input_too_long":true,"probe_interval_ms":10000,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[1, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":false,"priority":"normal","fair_share_by_workflow":false,"check_empty":false,"check_finish":false,"continue_broken_streams":false,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[1.1, {"wait_in_line":false,"wait_for_slot":false,"fleet_limit":true,"priority":"normal","fair_share_by_workflow":false,"check_empty":true,"check_finish":true,"continue_broken_streams":true,"learn_stream_pace":false,"next_provider_when_input_too_long":false,"probe_interval_ms":0,"item_concurrency":"fixed","max_item_concurrency":256}],
+		[1.2, {"wait_in_line":false,"wait_for_slot":true,"fleet_limit":true,"priority":"high","fair_share_by_workflow":true,"check_empty":true,"check_finish":true,"continue_broken_streams":true,"learn_stream_pace":true,"next_provider_when_input_too_long":true,"probe_interval_ms":10000,"item_concurrency":"fixed","max_item_concurrency":256}],
 	],
 } as const;
 

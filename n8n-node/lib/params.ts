@@ -147,7 +147,7 @@ export function readItemPlan(
 	applyPolicy(config, { retryPolicy, breaker }, read);
 	// What the version does where the user set nothing (2.1: items wait in line, the fleet's limit).
 	const defaults = versionDefaults('callChain', version);
-	withVersionDefaults(config, defaults);
+	withVersionDefaults(config, defaults, ctx.getWorkflow().id);
 	const answerCheck =
 		version >= 2
 			? readAnswerCheck(

@@ -127,6 +127,8 @@ pub const CHAIN: &[&str] = &[
     "wait_in_line",
     "wait_for_slot",
     "priority",
+    "fair_share_key",
+    "fair_share_weight",
     "fleet_limit",
     "continue_broken_streams",
     "learn_stream_pace",
@@ -290,6 +292,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("trip_rule", &mut c.trip_rule),
         ("hedge", &mut c.hedge),
         ("priority", &mut c.priority),
+        ("fair_share_key", &mut c.fair_share_key),
     ] {
         f.text(name, slot)?;
     }
@@ -318,6 +321,7 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("hedge_min_ms", &mut c.hedge_min_ms),
         ("hedge_max_ms", &mut c.hedge_max_ms),
         ("max_hedges", &mut c.max_hedges),
+        ("fair_share_weight", &mut c.fair_share_weight),
     ] {
         f.int(name, slot)?;
     }

@@ -91,6 +91,14 @@ pub struct ChainConfig {
     /// one (`src/limits/fleet_limit.rs`); a lower one waits at most `PRIORITY_HOLD_MS` for them.
     /// The chat model 1.2 calls at `high`; Call Chain and Check at `normal`.
     pub priority: String,
+    /// Among calls of one priority, a spent fleet limit is split between the keys holding or
+    /// waiting for it, by weight, and a key's part between its workers
+    /// (`src/limits/fleet_limit.rs`). Empty: each worker a key of its own. Call Chain 2.2 and the
+    /// chat model 1.2 hand over `workflow:<id>` where the user set none
+    /// (`VersionDefaults::fair_share_by_workflow`).
+    pub fair_share_key: String,
+    /// The key's weight in the split, 1 to 1000 (a key at 3 gets three times a key at 1's part).
+    pub fair_share_weight: i64,
     /// Calls in flight to each provider across the whole fleet stay within the limit the fleet
     /// learned from the provider (`src/limits/fleet_limit.rs`): it starts at the breaker's threshold,
     /// grows while served, is cut by any worker's congestion. Call Chain 2.1 and the chat model
@@ -166,6 +174,8 @@ impl Default for ChainConfig {
             wait_in_line: false,
             wait_for_slot: false,
             priority: "normal".into(),
+            fair_share_key: String::new(),
+            fair_share_weight: 1,
             fleet_limit: false,
             continue_broken_streams: false,
             learn_stream_pace: false,
@@ -327,6 +337,10 @@ pub struct Chain {
     pub fleet_limit: bool,
     /// [`ChainConfig::priority`] as a rank: 0 low, 1 normal, 2 high.
     pub rank: u8,
+    /// The key its calls count under in a spent fleet limit's fair split, and the key's weight
+    /// ([`ChainConfig::fair_share_key`]); empty: each worker a key of its own.
+    pub share_key: String,
+    pub share_weight: u32,
     /// See [`ChainConfig::continue_broken_streams`].
     pub continue_broken_streams: bool,
     pub routing: Routing,
@@ -541,6 +555,7 @@ impl ChainConfig {
             .transpose()?;
         let hedge = self.hedge()?;
         let rank = crate::error::one_of("priority", "priority", &self.priority, PRIORITIES)? as u8;
+        let (share_key, share_weight) = self.share_key()?;
         let budget_ms = ms("budget_ms", self.budget_ms, 1, 7 * DAY)?;
         Ok(Chain {
             hedge,
@@ -569,10 +584,27 @@ impl ChainConfig {
             slot_wait_ms: if self.wait_for_slot { (budget_ms / 4).min(MAX_SLOT_WAIT_MS) } else { 0 },
             fleet_limit: self.fleet_limit,
             rank,
+            share_key,
+            share_weight,
             continue_broken_streams: self.continue_broken_streams,
         })
     }
+
+    /// [`ChainConfig::fair_share_key`] and [`ChainConfig::fair_share_weight`], checked.
+    fn share_key(&self) -> Result<(String, u32), EngineError> {
+        let weight = count("fair_share_weight", self.fair_share_weight, 1, MAX_SHARE_WEIGHT)?;
+        if self.fair_share_key.len() > MAX_SHARE_KEY_BYTES {
+            return Err(EngineError::config("fair_share_key", "at most 200 bytes"));
+        }
+        Ok((self.fair_share_key.clone(), weight))
+    }
 }
+
+/// A fair-share key's weight at most (a key at 1000 beside one at 1 takes all but a call in a
+/// thousand).
+const MAX_SHARE_WEIGHT: i64 = 1_000;
+/// A fair-share key's length at most: it is written into every share of the limit's row.
+const MAX_SHARE_KEY_BYTES: usize = 200;
 
 impl ChainConfig {
     fn hedge(&self) -> Result<Option<Hedge>, EngineError> {

@@ -17,6 +17,9 @@ pub struct VersionDefaults {
     pub fleet_limit: bool,
     /// `ChainConfig::priority`: who takes a spent fleet limit's freed slots first.
     pub priority: &'static str,
+    /// With no Fair Share Key, the node hands over `workflow:<id>` as `ChainConfig::fair_share_key`:
+    /// a spent fleet limit is split between workflows (each worker a part of its own before).
+    pub fair_share_by_workflow: bool,
     /// `ChainConfig::check_empty`: an answer with neither text nor a tool call fails.
     pub check_empty: bool,
     /// `ChainConfig::check_finish`: a cut, filtered or refused answer fails (*Fail Over on Cut,
@@ -43,6 +46,7 @@ const NONE: VersionDefaults = VersionDefaults {
     wait_for_slot: false,
     fleet_limit: false,
     priority: "normal",
+    fair_share_by_workflow: false,
     check_empty: false,
     check_finish: false,
     continue_broken_streams: false,
@@ -84,6 +88,7 @@ const CALL_CHAIN_2_2: VersionDefaults = VersionDefaults {
     max_item_concurrency: 1024,
     next_provider_when_input_too_long: true,
     probe_interval_ms: PROBE_INTERVAL_MS,
+    fair_share_by_workflow: true,
     ..NONE
 };
 
@@ -96,7 +101,15 @@ pub const PROBE_INTERVAL_MS: u64 = 10_000;
 pub const GUARD: &[(f64, VersionDefaults)] = &[
     (2.0, NONE),
     (2.1, VersionDefaults { fleet_limit: true, ..NONE }),
-    (2.2, VersionDefaults { fleet_limit: true, probe_interval_ms: PROBE_INTERVAL_MS, ..NONE }),
+    (
+        2.2,
+        VersionDefaults {
+            fleet_limit: true,
+            probe_interval_ms: PROBE_INTERVAL_MS,
+            fair_share_by_workflow: true,
+            ..NONE
+        },
+    ),
 ];
 
 /// The Resilient Chat Model.
@@ -125,6 +138,7 @@ pub const CHAT_MODEL: &[(f64, VersionDefaults)] = &[
             learn_stream_pace: true,
             next_provider_when_input_too_long: true,
             probe_interval_ms: PROBE_INTERVAL_MS,
+            fair_share_by_workflow: true,
             ..NONE
         },
     ),

@@ -17,7 +17,7 @@
 use crate::config::Chain;
 use crate::limits::concurrency::{tolerance, FirstByteTrend, Signal};
 use crate::limits::congestion;
-use crate::limits::learned_limit::{LimitRow, Share, STALE_MS};
+use crate::limits::learned_limit::{self, LimitRow, Share, STALE_MS};
 use crate::limits::priority;
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +69,30 @@ pub struct Taker {
     /// Waiting at the spent limit since then, unserved (`priority::HOLD_MS`: long enough, it
     /// goes first for one call); none for a call's own share.
     pub held_since: Option<u64>,
+    /// Its fair-share key's weight (`Chain::share_weight`; the key is in its holder's name).
+    pub weight: u32,
+}
+
+impl Taker {
+    /// A taker at weight 1.
+    pub fn new(holder: String, keeps: bool, in_use: u32, served_full: u32, held_since: Option<u64>) -> Taker {
+        Taker { holder, keeps, in_use, served_full, held_since, weight: 1 }
+    }
+}
+
+/// Who a part of the limit is for in the fair split: a holder, the key it counts under (its
+/// own where it has none) and the key's weight.
+#[derive(Debug, Clone, Copy)]
+struct Party<'a> {
+    holder: &'a str,
+    key: &'a str,
+    weight: u32,
+}
+
+impl<'a> Party<'a> {
+    fn of(holder: &'a str, weight: u32) -> Party<'a> {
+        Party { holder, key: learned_limit::party(holder), weight: weight.max(1) }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,11 +138,62 @@ pub fn held(row: &LimitRow, now: u64) -> u32 {
     live(row, now).map(|s| s.slots).sum()
 }
 
-/// An equal part of the limit among the live holders (and `holder`, if not yet among them);
-/// 0 when they outnumber the limit (a waiting holder then gets a slot as one frees).
-fn fair(row: &LimitRow, holder: &str, now: u64, limit: u32) -> u32 {
-    let others = live(row, now).filter(|s| s.holder != holder).count() as u32;
-    limit / (others + 1)
+/// A holder's fair part of the limit, max-min fair by weight: the limit is split between the
+/// keys with a live share (and its own) in proportion to their weights, except that a key
+/// holding less than its part and waiting for nothing keeps just what it holds, and what it
+/// leaves is split between the others the same way (water-filling, as Kubernetes' API Priority
+/// and Fairness allocates); a key's part is split equally between its holders. Without keys
+/// every holder is a key of its own at weight 1: an equal part each. 0 when they outnumber the
+/// limit (a waiting holder then gets a slot as one frees).
+fn fair(row: &LimitRow, me: Party, now: u64, limit: u32) -> u32 {
+    fair_part(row, me, now, limit) as u32
+}
+
+/// [`fair`] before it is rounded down to whole calls. A holder below it by a fraction asks for
+/// the next call too (it registers), so two holders of 4.5 each take turns at the fifth slot
+/// instead of one keeping it for ever.
+fn fair_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> f64 {
+    // No list of keys is built (the engine's WASM is smaller for it): each other key is read at
+    // its first live share, its weight there, what its holders hold and whether one waits.
+    let other = |s: &Share| s.until_ms > now && s.holder != me.holder;
+    let shares = &row.shares;
+    let mut holders = 1.0;
+    for s in shares {
+        if other(s) && learned_limit::party(&s.holder) == me.key {
+            holders += 1.0;
+        }
+    }
+    // Water-filling: at each level the keys below their part and waiting for nothing keep what
+    // they hold, the rest split what is left by weight; the level rises until it settles.
+    let mut level = 0.0;
+    loop {
+        let (mut left, mut weights) = (f64::from(limit), f64::from(me.weight));
+        for (k, s) in shares.iter().enumerate() {
+            let key = learned_limit::party(&s.holder);
+            if !other(s)
+                || key == me.key
+                || shares.iter().take(k).any(|t| other(t) && learned_limit::party(&t.holder) == key)
+            {
+                continue;
+            }
+            let (mut held, mut wants) = (0.0, false);
+            for t in shares {
+                if other(t) && learned_limit::party(&t.holder) == key {
+                    (held, wants) = (held + f64::from(t.slots), wants | t.wants);
+                }
+            }
+            let weight = f64::from(s.weight.max(1));
+            match !wants && held < level * weight {
+                true => left -= held,
+                false => weights += weight,
+            }
+        }
+        let next = left / weights;
+        if next <= level {
+            return (level * f64::from(me.weight) / holders).max(0.0);
+        }
+        level = next;
+    }
 }
 
 /// The row with `holder`'s share set (expired shares dropped), the limit as `limit`.
@@ -144,7 +219,9 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
         wants,
         rank: if wants { rank } else { rules.rank },
         waits_until_ms: if wants { now + priority::STANDS_MS } else { 0 },
+        weight: taker.weight.max(1),
     };
+    let me = Party::of(&taker.holder, taker.weight);
     let allowed = allowance(row, &taker.holder, now, rules);
     // A higher priority waits: this holder takes no free slot and gives back those it holds
     // unused.
@@ -165,7 +242,7 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     // leaves it (else the one who gave it back takes it again, racing the waiter).
     // (A wait of a higher priority holds it off while it stands, below.)
     let for_a_waiter = live(row, now).any(|s| s.holder != taker.holder && s.wants && s.rank == rank)
-        && slots >= fair(row, &taker.holder, now, limit).max(1);
+        && allowed >= fair(row, me, now, limit).max(1);
     // Above what the limit was cut to at the vendor's last push-back (the plateau, cut), a slot
     // probes the vendor: a call that can wait leaves it to the others holding slots and lets one
     // below it free instead (a chat beside a batch meets no 429 of the batch's probing; the
@@ -193,7 +270,7 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
         let below = priority::above_some(row, &taker.holder, rank, now);
         match m.wants {
             true => m.rank == rank && (!below || priority::registered(m, rank, now)),
-            false => !below && m.slots >= fair(row, &taker.holder, now, limit).max(1),
+            false => !below && f64::from(allowed) >= fair_part(row, me, now, limit).ceil().max(1.0),
         }
     });
     let keep = if give_back { taker.in_use } else { slots };
@@ -245,6 +322,7 @@ pub struct Released {
 pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Option<LimitRow> {
     let limit = limit(row, now, rules);
     let mine = live(row, now).find(|s| s.holder == news.holder).cloned();
+    let me = Party::of(&news.holder, mine.as_ref().map_or(1, |m| m.weight));
     // A seat keeps its share (resized); a call's share ends with it.
     let resized = |slots: u32| mine.clone().filter(|_| news.keeps).map(|m| Share { slots, wants: false, ..m });
     // One cut per round: a call sent before the last cut, or while the shares still hold more
@@ -259,7 +337,7 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
         let cut = cut(limit, row.plateau == 0);
         // Its share keeps covering its calls still out: trimmed below them, the limit would count
         // calls the vendor still holds as free.
-        let slots = mine.as_ref().map_or(0, |m| m.slots.min(fair(row, &news.holder, now, cut).max(news.in_use)));
+        let slots = mine.as_ref().map_or(0, |m| m.slots.min(fair(row, me, now, cut).max(news.in_use)));
         let mut next = without(with_share(row, now, cut, resized(slots)), &news.holder, news.keeps);
         next.plateau = limit;
         if news.congested {
@@ -271,7 +349,7 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
     // A higher priority waits: everything this holder does not use goes to it.
     let keep = match priority::outranked(row, &news.holder, rules.rank, now) {
         true => news.in_use,
-        false => news.in_use.max(fair(row, &news.holder, now, limit)),
+        false => news.in_use.max(fair(row, me, now, limit)),
     };
     let someone_waits = live(row, now).any(|s| s.holder != news.holder && s.wants);
     let changes = !news.keeps || (someone_waits && slots > keep);
@@ -306,11 +384,19 @@ pub fn leave(row: &LimitRow, holder: &str, now: u64) -> Option<LimitRow> {
 pub struct Seats {
     pub holder: String,
     pub seats: Vec<Seat>,
+    /// Its chain's fair-share weight (`Chain::share_weight`).
+    pub weight: u32,
 }
 
 impl Seats {
     pub fn new(holder: String, providers: usize) -> Seats {
-        Seats { holder, seats: vec![Seat::default(); providers] }
+        Seats { holder, seats: vec![Seat::default(); providers], weight: 1 }
+    }
+
+    /// Its parts counted under `key` (in its holder's name) at `weight` in the fair split; an
+    /// empty key: a key of its own.
+    pub fn keyed(self, key: &str, weight: u32) -> Seats {
+        Seats { holder: learned_limit::keyed(self.holder, key), weight: weight.max(1), ..self }
     }
 
     /// Who takes provider `i`'s next slot.
@@ -322,6 +408,7 @@ impl Seats {
             in_use: s.in_use,
             served_full: s.served_full,
             held_since: s.held_since,
+            weight: self.weight,
         }
     }
 }
@@ -408,7 +495,7 @@ mod tests {
     };
 
     fn seat(holder: &str, in_use: u32, served_full: u32) -> Taker {
-        Taker { holder: holder.into(), keeps: true, in_use, served_full, held_since: None }
+        Taker::new(holder.into(), true, in_use, served_full, None)
     }
 
     fn written(t: Take) -> LimitRow {
@@ -545,7 +632,7 @@ mod tests {
 
     #[test]
     fn a_guarded_call_holds_one_slot_until_its_report_and_a_dead_workers_share_ends_with_its_lease() {
-        let call = Taker { holder: "t1".into(), keeps: false, in_use: 0, served_full: 0, held_since: None };
+        let call = Taker::new("t1".into(), false, 0, 0, None);
         let row = written(take(&LimitRow::default(), &call, 0, RULES));
         assert_eq!(
             row.shares,

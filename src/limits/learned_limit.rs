@@ -36,12 +36,41 @@ pub struct Share {
     pub rank: u8,
     /// Until when its wait holds lower ranks off (0: it holds none off).
     pub waits_until_ms: u64,
+    /// Its fair-share key's weight in the split (1 unless written; the key is in its holder's
+    /// name, [`Share::party`]).
+    #[serde(skip_serializing_if = "is_one")]
+    pub weight: u32,
+}
+
+/// Between a holder's own name and its fair-share key (`ChainConfig::fair_share_key`): a holder
+/// named `worker-1\u{1f}customer-42` counts under `customer-42`. In the name, not a field of its
+/// own: an older worker's row keeps it, and the key costs the engine no field to carry.
+pub const KEY_MARK: char = '\u{1f}';
+
+fn is_one(w: &u32) -> bool {
+    *w == 1
 }
 
 impl Default for Share {
     fn default() -> Share {
-        Share { holder: String::new(), slots: 0, until_ms: 0, wants: false, rank: NORMAL, waits_until_ms: 0 }
+        Share { holder: String::new(), slots: 0, until_ms: 0, wants: false, rank: NORMAL, waits_until_ms: 0, weight: 1 }
     }
+}
+
+/// The key a holder counts under in the fair split (the limit is split between the keys by
+/// weight, a key's part between its holders): the key in its name ([`KEY_MARK`]), or the name
+/// itself where it has none.
+pub fn party(holder: &str) -> &str {
+    holder.split_once(KEY_MARK).map_or(holder, |(_, key)| key)
+}
+
+/// `holder`'s name under `key` (none where `key` is empty).
+pub fn keyed(mut holder: String, key: &str) -> String {
+    if !key.is_empty() {
+        holder.push(KEY_MARK);
+        holder.push_str(key);
+    }
+    holder
 }
 
 /// The ranks of `ChainConfig::priority` a share waits at (`crate::limits::priority`).

@@ -207,6 +207,10 @@ pub fn limit(text: &str) -> Result<LimitRow> {
                     None => crate::limits::learned_limit::NORMAL,
                 },
                 waits_until_ms: s.u64("waits_until_ms")?,
+                weight: match s.get("weight") {
+                    Some(_) => s.u32("weight")?.max(1),
+                    None => 1,
+                },
             })
         })?,
     })

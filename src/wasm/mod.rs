@@ -153,7 +153,8 @@ impl Engine {
         let chain = Arc::new(raw.validate().map_err(js_error)?);
         // Its own draw of entropy: the items' seeded stream (replayed by the vectors) is untouched.
         let holder = ["worker-", &Rng::from_entropy().next_u64().to_string()].concat();
-        let seats = Rc::new(RefCell::new(Seats::new(holder, chain.providers.len())));
+        let seats = Seats::new(holder, chain.providers.len()).keyed(&chain.share_key, chain.share_weight);
+        let seats = Rc::new(RefCell::new(seats));
         Ok(Engine { chain, memo: Rc::default(), seats })
     }
 

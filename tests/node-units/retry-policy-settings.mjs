@@ -25,4 +25,6 @@ export const V2_RETRY_SETTINGS = {
 	hedgeMinMs: 'hedge_min_ms',
 	hedgeMaxMs: 'hedge_max_ms',
 	maxHedges: 'max_hedges',
+	fairShareKey: 'fair_share_key',
+	fairShareWeight: 'fair_share_weight',
 };

@@ -61,7 +61,7 @@ export function readChatPlan(
 			`"On a Broken Stream" must be continue or error, got ${JSON.stringify(String(onBroken).slice(0, 50))}`,
 		);
 	config.continue_broken_streams = onBroken === 'continue';
-	withVersionDefaults(config, defaults);
+	withVersionDefaults(config, defaults, ctx.getWorkflow().id);
 	// Answer Check: the version's checks (1.1: empty, cut, filtered, refused answers move on).
 	const answerCheck = readAnswerCheck(
 		ctx.getNodeParameter('answerCheck', 0, {}) as IDataObject,

@@ -18,7 +18,8 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 	await eachItem(ctx, out, async (i) => {
 		const plan = readItemPlan(ctx, i, 2, false);
 		// From 2.1 the check holds a slot of the fleet's learned limit until its report.
-		withVersionDefaults(plan.config, versionDefaults('guard', ctx.getNode().typeVersion));
+		const guardDefaults = versionDefaults('guard', ctx.getNode().typeVersion);
+		withVersionDefaults(plan.config, guardDefaults, ctx.getWorkflow().id);
 		const engine = openEngine(ctx, i, plan);
 		const names = plan.requests.map((r) => r.name);
 		const store = s.rows(plan.scope);

@@ -85,7 +85,8 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 		const found = given ?? pairedTicket(ctx, i, checkNode);
 		const plan = readItemPlan(reader, i, 2, false);
 		// As its check read it: from 2.1 the call held a slot of the fleet's learned limit.
-		withVersionDefaults(plan.config, versionDefaults('guard', ctx.getNode().typeVersion));
+		const guardDefaults = versionDefaults('guard', ctx.getNode().typeVersion);
+		withVersionDefaults(plan.config, guardDefaults, ctx.getWorkflow().id);
 		const engine = openEngine(ctx, i, plan);
 		const outcome = guardedOutcome(items[i], fromOutput);
 		const store = s.rows(plan.scope);

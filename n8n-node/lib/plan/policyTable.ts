@@ -34,6 +34,8 @@ const ROWS: Row[] = [
 	['fail_over_first', 'retryPolicy', 'failOverFirst', 'switch'],
 	['fleet_limit', 'retryPolicy', 'fleetLimit', 'switch'],
 	['priority', 'retryPolicy', 'priority', 'text'],
+	['fair_share_key', 'retryPolicy', 'fairShareKey', 'text'],
+	['fair_share_weight', 'retryPolicy', 'fairShareWeight', 'whole'],
 	['retry_budget_percent', 'retryPolicy', 'retryBudgetPercent', 'whole'],
 	['retry_budget_floor_per_s', 'retryPolicy', 'retryBudgetFloorPerS', 'whole'],
 	['retry_budget_window_ms', 'retryPolicy', 'retryBudgetWindowMs', 'whole'],

@@ -16,8 +16,13 @@ export function versionDefaults(node: VersionedNode, typeVersion: number): Versi
 }
 
 /** The engine's settings the version turns on, where the user set nothing (off, or 0, is the
- * engine's own default). */
-export function withVersionDefaults(config: ChainConfig, d: VersionDefaults): void {
+ * engine's own default). `workflowId`: the key a spent fleet limit is shared by where the version
+ * shares by workflow and the user set no Fair Share Key. */
+export function withVersionDefaults(
+	config: ChainConfig,
+	d: VersionDefaults,
+	workflowId: string | undefined,
+): void {
 	for (const key of [
 		'wait_in_line',
 		'wait_for_slot',
@@ -32,4 +37,6 @@ export function withVersionDefaults(config: ChainConfig, d: VersionDefaults): vo
 	// As above: only a priority other than the engine's own default is handed over.
 	if (config.priority === undefined && d.priority !== ENGINE_DEFAULTS.priority)
 		config.priority = d.priority;
+	if (!config.fair_share_key && d.fair_share_by_workflow && workflowId)
+		config.fair_share_key = `workflow:${workflowId}`;
 }

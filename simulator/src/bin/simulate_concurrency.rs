@@ -107,13 +107,7 @@ impl Sim {
                 let rules = self.rules();
                 self.seats[worker].read(&self.row, &worker.to_string(), self.now, rules);
                 let seat = &self.seats[worker];
-                let taker = Taker {
-                    holder: worker.to_string(),
-                    keeps: true,
-                    in_use: seat.in_use,
-                    served_full: seat.served_full,
-                    held_since: None,
-                };
+                let taker = Taker::new(worker.to_string(), true, seat.in_use, seat.served_full, None);
                 let (go, grew) = match fleet_limit::take(&self.row, &taker, self.now, self.rules()) {
                     Take::Local => (true, false),
                     Take::Write { row, grew } => {

@@ -74,7 +74,7 @@ impl ItemMachine {
         // The worker's shares as the rows say (whether a served call was sent at the full one).
         if let Some(seats) = &self.seats {
             // Split borrows: no copy of the holder's name on every poll.
-            let Seats { holder, seats } = &mut *seats.borrow_mut();
+            let Seats { holder, seats, .. } = &mut *seats.borrow_mut();
             for (i, seat) in seats.iter_mut().enumerate() {
                 if let Some(rules) = crate::limits::fleet_limit::rules(&self.chain, i) {
                     seat.read(&views[i].limit, holder, now, rules);

@@ -64,11 +64,17 @@ impl ItemMachine {
                 (0..self.chain.providers.len()).map(|i| seats.taker(i)).collect()
             }
             None => {
-                let call =
-                    Taker { holder: holder.to_string(), keeps: false, in_use: 0, served_full: 0, held_since: None };
+                let weight = self.chain.share_weight;
+                let call = Taker { weight, ..Taker::new(self.keyed_holder(holder), false, 0, 0, None) };
                 vec![call; self.chain.providers.len()]
             }
         }
+    }
+
+    /// A guard's call's name at the fleet's limit: its holder's, under its chain's fair-share key
+    /// as a seat's name is.
+    fn keyed_holder(&self, holder: &str) -> String {
+        crate::limits::learned_limit::keyed(holder.to_string(), &self.chain.share_key)
     }
 
     /// A call holding a fleet slot ended: the seat counts it, and the row hears what it says.
@@ -79,7 +85,7 @@ impl ItemMachine {
                 let queued = seats.seats[provider].end(signal);
                 (seats.holder.clone(), true, seats.seats[provider].in_use, queued)
             }
-            None => (holder.to_string(), false, 0, false),
+            None => (self.keyed_holder(holder), false, 0, false),
         };
         Released { holder, keeps, in_use, congested: matches!(signal, Signal::Congested { .. }), queued, sent_ms }
     }

@@ -64,6 +64,21 @@ export const retryPolicyWith = (D: Defaults): INodeProperties => ({
 			displayOptions: { show: { '/operation': ['callChain'] } },
 		},
 		{
+			displayName: 'Fair Share Key',
+			name: 'fairShareKey',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. {{ $json.customerId }}',
+			description:
+				"Where a provider's fleet concurrency limit is spent, calls of one priority share it between the keys calling, by Fair Share Weight, across every worker: a key asking for less than its part gets all it asks, the others split the rest. An expression may set it per item (a customer, a tenant). Empty: by workflow from Call Chain 2.2 and the chat model 1.2, by worker before. With room, every key goes at once.",
+		},
+		numberField(
+			'Fair Share Weight',
+			'fairShareWeight',
+			D.fair_share_weight,
+			"The Fair Share Key's weight, 1 to 1000: a key at 3 gets three times the part of a key at 1 where the fleet concurrency limit is spent",
+		),
+		{
 			displayName: 'Fleet Concurrency Limit',
 			name: 'fleetLimit',
 			type: 'boolean',
