@@ -19,7 +19,7 @@ cd "$ROOT"
 
 # End-to-end files that spend minutes waiting on real time with little to do: token windows of a
 # minute, a five-minute outage, a batch paced by a vendor that takes 4 calls at once.
-WAITING="tests/e2e/token-limits.test.mjs tests/e2e/chat-minutes.test.mjs tests/e2e/chat-beside-batch.test.mjs"
+WAITING="tests/e2e/token-limits.test.mjs tests/e2e/chat-minutes.test.mjs tests/e2e/chat-beside-batch.test.mjs tests/e2e/fair-share.test.mjs"
 
 if [ $# -eq 2 ]; then
   major=$2
