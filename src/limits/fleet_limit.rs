@@ -153,35 +153,39 @@ fn fair(row: &LimitRow, me: Party, now: u64, limit: u32) -> u32 {
 /// the next call too (it registers), so two holders of 4.5 each take turns at the fifth slot
 /// instead of one keeping it for ever.
 fn fair_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> f64 {
-    // No list of keys is built (the engine's WASM is smaller for it): each other key is read at
-    // its first live share, its weight there, what its holders hold and whether one waits.
+    // No list of keys is built (the engine's WASM is smaller for it). A share of a holder with
+    // no key is a key of its own (a holder has one share); a keyed one is read at its key's first
+    // live share, with what the key's holders hold and whether one waits. Cheap where it is hot:
+    // one pass over the shares per level, a scan per other key only where holders carry keys.
     let other = |s: &Share| s.until_ms > now && s.holder != me.holder;
     let shares = &row.shares;
-    let mut holders = 1.0;
-    for s in shares {
-        if other(s) && learned_limit::party(&s.holder) == me.key {
-            holders += 1.0;
+    let holders = 1.0 + shares.iter().filter(|s| other(s) && learned_limit::party(&s.holder) == me.key).count() as f64;
+    let standing = |k: usize, s: &Share| -> Option<(f64, bool)> {
+        let key = learned_limit::party(&s.holder);
+        if !other(s) || key == me.key {
+            return None;
         }
-    }
+        if key.len() == s.holder.len() {
+            return Some((f64::from(s.slots), s.wants));
+        }
+        let mut held = (0.0, false);
+        for (j, t) in shares.iter().enumerate() {
+            if other(t) && learned_limit::party(&t.holder) == key {
+                if j < k {
+                    return None;
+                }
+                held = (held.0 + f64::from(t.slots), held.1 | t.wants);
+            }
+        }
+        Some(held)
+    };
     // Water-filling: at each level the keys below their part and waiting for nothing keep what
     // they hold, the rest split what is left by weight; the level rises until it settles.
     let mut level = 0.0;
     loop {
         let (mut left, mut weights) = (f64::from(limit), f64::from(me.weight));
         for (k, s) in shares.iter().enumerate() {
-            let key = learned_limit::party(&s.holder);
-            if !other(s)
-                || key == me.key
-                || shares.iter().take(k).any(|t| other(t) && learned_limit::party(&t.holder) == key)
-            {
-                continue;
-            }
-            let (mut held, mut wants) = (0.0, false);
-            for t in shares {
-                if other(t) && learned_limit::party(&t.holder) == key {
-                    (held, wants) = (held + f64::from(t.slots), wants | t.wants);
-                }
-            }
+            let Some((held, wants)) = standing(k, s) else { continue };
             let weight = f64::from(s.weight.max(1));
             match !wants && held < level * weight {
                 true => left -= held,
@@ -346,13 +350,16 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
         return Some(next);
     }
     let slots = mine.as_ref()?.slots;
+    let someone_waits = live(row, now).any(|s| s.holder != news.holder && s.wants);
+    if news.keeps && !someone_waits {
+        return None;
+    }
     // A higher priority waits: everything this holder does not use goes to it.
     let keep = match priority::outranked(row, &news.holder, rules.rank, now) {
         true => news.in_use,
         false => news.in_use.max(fair(row, me, now, limit)),
     };
-    let someone_waits = live(row, now).any(|s| s.holder != news.holder && s.wants);
-    let changes = !news.keeps || (someone_waits && slots > keep);
+    let changes = !news.keeps || slots > keep;
     // A call's end says nothing new about the limit: its age stays.
     changes.then(|| LimitRow {
         updated_ms: row.updated_ms,
