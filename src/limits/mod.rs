@@ -4,6 +4,7 @@
 pub mod breaker;
 pub mod concurrency;
 pub mod congestion;
+pub mod fair_share;
 pub mod fleet_limit;
 pub mod in_flight;
 pub mod learned_limit;

@@ -1,0 +1,81 @@
+//! A spent fleet limit's fair split (issue 59, *Fair Share Key*): max-min fair by weight between
+//! the keys holding a part of it, a key's part split between its holders. Asked by
+//! [`crate::limits::fleet_limit`]'s take and release; sans-IO, on the row as read.
+use crate::limits::learned_limit::{self, LimitRow, Share};
+
+/// Who a part of the limit is for in the fair split: a holder, the key it counts under (its
+/// own where it has none) and the key's weight.
+#[derive(Debug, Clone, Copy)]
+pub struct Party<'a> {
+    pub holder: &'a str,
+    pub key: &'a str,
+    pub weight: u32,
+}
+
+impl<'a> Party<'a> {
+    pub fn of(holder: &'a str, weight: u32) -> Party<'a> {
+        Party { holder, key: learned_limit::party(holder), weight: weight.max(1) }
+    }
+}
+
+/// A holder's fair part of the limit, max-min fair by weight: the limit is split between the
+/// keys with a live share (and its own) in proportion to their weights, except that a key
+/// holding less than its part and waiting for nothing keeps just what it holds, and what it
+/// leaves is split between the others the same way (water-filling, as Kubernetes' API Priority
+/// and Fairness allocates); a key's part is split equally between its holders. Without keys
+/// every holder is a key of its own at weight 1: an equal part each. 0 when they outnumber the
+/// limit (a waiting holder then gets a slot as one frees).
+pub fn fair(row: &LimitRow, me: Party, now: u64, limit: u32) -> u32 {
+    fair_part(row, me, now, limit) as u32
+}
+
+/// [`fair`] before it is rounded down to whole calls. A holder below it by a fraction asks for
+/// the next call too (it registers), so two holders of 4.5 each take turns at the fifth slot
+/// instead of one keeping it for ever.
+pub fn fair_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> f64 {
+    // No list of keys is built (the engine's WASM is smaller for it). A share of a holder with
+    // no key is a key of its own (a holder has one share); a keyed one is read at its key's first
+    // live share, with what the key's holders hold and whether one waits. Cheap where it is hot:
+    // one pass over the shares per level, a scan per other key only where holders carry keys.
+    let other = |s: &Share| s.until_ms > now && s.holder != me.holder;
+    let shares = &row.shares;
+    let holders = 1.0 + shares.iter().filter(|s| other(s) && learned_limit::party(&s.holder) == me.key).count() as f64;
+    let standing = |k: usize, s: &Share| -> Option<(f64, bool)> {
+        let key = learned_limit::party(&s.holder);
+        if !other(s) || key == me.key {
+            return None;
+        }
+        if key.len() == s.holder.len() {
+            return Some((f64::from(s.slots), s.wants));
+        }
+        let mut held = (0.0, false);
+        for (j, t) in shares.iter().enumerate() {
+            if other(t) && learned_limit::party(&t.holder) == key {
+                if j < k {
+                    return None;
+                }
+                held = (held.0 + f64::from(t.slots), held.1 | t.wants);
+            }
+        }
+        Some(held)
+    };
+    // Water-filling: at each level the keys below their part and waiting for nothing keep what
+    // they hold, the rest split what is left by weight; the level rises until it settles.
+    let mut level = 0.0;
+    loop {
+        let (mut left, mut weights) = (f64::from(limit), f64::from(me.weight));
+        for (k, s) in shares.iter().enumerate() {
+            let Some((held, wants)) = standing(k, s) else { continue };
+            let weight = f64::from(s.weight.max(1));
+            match !wants && held < level * weight {
+                true => left -= held,
+                false => weights += weight,
+            }
+        }
+        let next = left / weights;
+        if next <= level {
+            return (level * f64::from(me.weight) / holders).max(0.0);
+        }
+        level = next;
+    }
+}
