@@ -16,10 +16,11 @@
 // the batch uses of what the chat leaves (the issue's target: 85 %).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
+import { n8nInstall, n8nInstance, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
 import { redisCredential } from '../support/store-credentials.mjs';
 import { startTpmVendor } from '../support/tpm-vendor.mjs';
+import { redisBatch } from '../support/batch-workflow.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 import { openAiCredential, openAiModel } from '../support/chat-workflows.mjs';
@@ -64,31 +65,14 @@ after(async () => {
 
 /** The batch: Call Chain 2.2 at its defaults over the vendor's OpenAI preset, on Redis. */
 function batchWorkflow(id) {
-	const wf = branchesWorkflow(id, batchN8n.nodeType, [
-		{
-			name: 'batch',
-			items: BATCH_ITEMS,
-			typeVersion: 2.2,
-			parameters: {
-				providers: {
-					provider: [
-						{
-							name: PROVIDER,
-							kind: 'openAiChat',
-							model: 'gpt-batch',
-							userMessage: '={{ "row " + $json.n }}',
-							authentication: 'none',
-							openAiChatOptions: { baseUrl: `${vendor.url('scarce')}/v1`, maxTokens: 20 },
-						},
-					],
-				},
-				stateStore: 'redis',
-				stateScope: 'provider',
-			},
-		},
-	]);
-	wf.nodes.find((n) => n.name === 'batch').credentials = { redis: REDIS };
-	return wf;
+	const baseUrl = `${vendor.url('scarce')}/v1`;
+	return redisBatch(batchN8n, id, {
+		provider: PROVIDER,
+		model: 'gpt-batch',
+		baseUrl,
+		items: BATCH_ITEMS,
+		redis: REDIS,
+	});
 }
 
 /** One chat message: its answer's text and when its first chunk reached the caller (ms). */

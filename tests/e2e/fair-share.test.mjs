@@ -14,10 +14,11 @@
 // answered 429.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
+import { n8nInstall, n8nInstance, outputs, uid } from '../support/n8n.mjs';
 import { REDIS_PORT } from '../support/services.mjs';
 import { redisCredential } from '../support/store-credentials.mjs';
 import { startTpmVendor } from '../support/tpm-vendor.mjs';
+import { redisBatch } from '../support/batch-workflow.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
 
@@ -42,33 +43,16 @@ after(async () => {
 	await vendor?.close();
 });
 
-/** A batch: Call Chain 2.2 at its defaults over the vendor's OpenAI preset, on Redis; `model`
- * tells its requests apart at the vendor. */
+/** A batch of its own workflow; `model` tells its requests apart at the vendor. */
 function batch(n8n, id, model) {
-	const wf = branchesWorkflow(id, n8n.nodeType, [
-		{
-			name: 'batch',
-			items: ITEMS,
-			typeVersion: 2.2,
-			parameters: {
-				providers: {
-					provider: [
-						{
-							name: PROVIDER,
-							kind: 'openAiChat',
-							model,
-							userMessage: '={{ "row " + $json.n }}',
-							authentication: 'none',
-							openAiChatOptions: { baseUrl: `${vendor.url('fair')}/v1`, maxTokens: 20 },
-						},
-					],
-				},
-				stateStore: 'redis',
-				stateScope: 'provider',
-			},
-		},
-	]);
-	wf.nodes.find((n) => n.name === 'batch').credentials = { redis: REDIS };
+	const baseUrl = `${vendor.url('fair')}/v1`;
+	const wf = redisBatch(n8n, id, {
+		provider: PROVIDER,
+		model,
+		baseUrl,
+		items: ITEMS,
+		redis: REDIS,
+	});
 	n8n.importWorkflow(wf);
 	return wf;
 }
