@@ -3,7 +3,9 @@
 //! a key with a weight, against a vendor that takes K calls at once and answers 429 above. Each
 //! key's share of the calls served, over the run and in every 5-second window, is held against
 //! the exact max-min fair allocation of the vendor's K by weight (within 0.03 over the run, the
-//! margin of Kubernetes' API Priority and Fairness `queueset_test.go`).
+//! margin of Kubernetes' API Priority and Fairness `queueset_test.go`; 0.10 per window, the
+//! issue's), and the vendor's slots kept busy. The vendor frees a slot a millisecond after its
+//! answer, as a real server does: a call sent at once may meet a 429 at the limit itself.
 use resilient_engine::limits::concurrency::Signal;
 use resilient_engine::limits::fleet_limit::{self, Released, Rules, Seats, Take};
 use resilient_engine::limits::learned_limit::LimitRow;
@@ -29,7 +31,15 @@ struct Worker {
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
     Try(usize),
-    Answer { worker: usize, congested: bool, sent: u64 },
+    Answer {
+        worker: usize,
+        congested: bool,
+        sent: u64,
+    },
+    /// The vendor frees the call's slot: a few ms after its answer reached the worker (a real
+    /// server counts a call until its response is flushed), so a call sent at once may meet a 429
+    /// at the limit itself, as in real n8n.
+    Free,
 }
 
 const RULES: Rules =
@@ -91,8 +101,9 @@ fn run(k: u32, workers: &[Worker], seed: u64) -> Served {
                 let ms = if congested { 1 } else { SERVICE_MS + rng.between(0, SERVICE_MS / 10) };
                 at(&mut events, now + ms, Ev::Answer { worker: i, congested, sent: now });
             }
+            Ev::Free => in_flight -= 1,
             Ev::Answer { worker: i, congested, sent } => {
-                in_flight -= 1;
+                at(&mut events, now + rng.between(0, 1), Ev::Free);
                 let seat = &mut seats[i];
                 let signal = match congested {
                     true => Signal::Congested { failure: false },
@@ -158,12 +169,16 @@ fn fractions(counts: &BTreeMap<&'static str, u64>) -> BTreeMap<&'static str, f64
 }
 
 /// Each key's share of the calls served over the run within `margin` of max-min, and in every
-/// 5-second window within `window_margin`.
-fn holds(k: u32, workers: &[Worker], margin: f64, window_margin: f64) {
+/// 5-second window within `window_margin`; the vendor's slots busy at least `min_busy` of the time.
+fn holds(k: u32, workers: &[Worker], margin: f64, window_margin: f64, min_busy: f64) {
     let want = max_min(k, workers);
     for seed in [1, 2, 3] {
         let served = run(k, workers, seed);
         let got = fractions(&served.total);
+        let calls: u64 = served.total.values().sum();
+        // The mean call takes 1.05 x SERVICE_MS (its jitter).
+        let busy = calls as f64 * SERVICE_MS as f64 * 1.05 / (f64::from(k) * (RUN_MS - WARM_MS) as f64);
+        assert!(busy >= min_busy, "seed {seed}: the vendor's slots busy {busy:.3} of the time");
         for (key, w) in &want {
             let g = got.get(key).copied().unwrap_or(0.0);
             assert!((g - w).abs() <= margin, "seed {seed}: key {key} got {g:.3} of the calls, max-min {w:.3}: {got:?}");
@@ -187,29 +202,31 @@ fn worker(key: &'static str, weight: u32, demand: u32) -> Worker {
 
 #[test]
 fn two_keys_of_equal_weight_each_with_more_work_than_the_vendor_takes_get_half_each() {
-    holds(8, &[worker("a", 1, 10), worker("b", 1, 10)], 0.03, 0.10);
+    holds(8, &[worker("a", 1, 10), worker("b", 1, 10)], 0.03, 0.10, 0.7);
 }
 
 #[test]
 fn two_keys_weighted_3_to_1_get_three_quarters_and_one_quarter() {
-    holds(8, &[worker("a", 3, 10), worker("b", 1, 10)], 0.03, 0.10);
+    holds(8, &[worker("a", 3, 10), worker("b", 1, 10)], 0.03, 0.10, 0.7);
 }
 
 #[test]
 fn a_key_on_many_workers_gets_the_same_part_as_a_key_on_one() {
     let many: Vec<Worker> = (0..4).map(|_| worker("a", 1, 10)).chain([worker("b", 1, 10)]).collect();
-    holds(8, &many, 0.03, 0.10);
+    holds(8, &many, 0.03, 0.10, 0.7);
 }
 
 #[test]
 fn a_key_asking_for_less_than_its_part_gets_all_it_asks_and_the_others_split_the_rest() {
-    holds(8, &[worker("a", 1, 10), worker("b", 1, 10), worker("light", 1, 1)], 0.03, 0.10);
+    holds(8, &[worker("a", 1, 10), worker("b", 1, 10), worker("light", 1, 1)], 0.03, 0.10, 0.7);
 }
 
 #[test]
 fn weights_2_1_1_beside_a_light_key_at_a_vendor_taking_16_and_two_keys_at_one_taking_4() {
-    holds(16, &[worker("a", 2, 10), worker("b", 1, 10), worker("c", 1, 10), worker("light", 1, 2)], 0.03, 0.10);
-    holds(4, &[worker("a", 1, 10), worker("b", 1, 10)], 0.03, 0.10);
+    holds(16, &[worker("a", 2, 10), worker("b", 1, 10), worker("c", 1, 10), worker("light", 1, 2)], 0.03, 0.10, 0.7);
+    // At 4 a cut to 3 leaves each key 1.5: the third slot goes to one and back (rounded down,
+    // each left it to the other and it idled: busy 0.52).
+    holds(4, &[worker("a", 1, 10), worker("b", 1, 10)], 0.03, 0.10, 0.65);
 }
 
 /// *Fair Share Key* and *Fair Share Weight*: a bad one names its field. (The key's default, the

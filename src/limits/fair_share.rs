@@ -33,13 +33,31 @@ pub fn fair(row: &LimitRow, me: Party, now: u64, limit: u32) -> u32 {
 /// the next call too (it registers), so two holders of 4.5 each take turns at the fifth slot
 /// instead of one keeping it for ever.
 pub fn fair_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> f64 {
+    let (part, holders, _) = key_part(row, me, now, limit);
+    part / holders
+}
+
+/// How far `me`'s key is below its part when `me` holds `held` (what its key's other holders
+/// hold counted too): a free slot goes to the waiter whose key is furthest below, so a key of
+/// many holders, each a fraction of a call, holds its part between them and no more.
+pub fn shortfall(row: &LimitRow, me: Party, now: u64, limit: u32, held: u32) -> f64 {
+    let (part, _, others) = key_part(row, me, now, limit);
+    part - others - f64::from(held)
+}
+
+/// `me`'s key's part of the limit, its holders (`me` among them) and what the others hold.
+fn key_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> (f64, f64, f64) {
     // No list of keys is built (the engine's WASM is smaller for it). A share of a holder with
     // no key is a key of its own (a holder has one share); a keyed one is read at its key's first
     // live share, with what the key's holders hold and whether one waits. Cheap where it is hot:
     // one pass over the shares per level, a scan per other key only where holders carry keys.
     let other = |s: &Share| s.until_ms > now && s.holder != me.holder;
     let shares = &row.shares;
-    let holders = 1.0 + shares.iter().filter(|s| other(s) && learned_limit::party(&s.holder) == me.key).count() as f64;
+    let (mut holders, mut others) = (1.0, 0.0);
+    for s in shares.iter().filter(|s| other(s) && learned_limit::party(&s.holder) == me.key) {
+        holders += 1.0;
+        others += f64::from(s.slots);
+    }
     let standing = |k: usize, s: &Share| -> Option<(f64, bool)> {
         let key = learned_limit::party(&s.holder);
         if !other(s) || key == me.key {
@@ -74,7 +92,7 @@ pub fn fair_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> f64 {
         }
         let next = left / weights;
         if next <= level {
-            return (level * f64::from(me.weight) / holders).max(0.0);
+            return ((level * f64::from(me.weight)).max(0.0), holders, others);
         }
         level = next;
     }

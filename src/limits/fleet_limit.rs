@@ -17,7 +17,7 @@
 use crate::config::Chain;
 use crate::limits::concurrency::{tolerance, FirstByteTrend, Signal};
 use crate::limits::congestion;
-use crate::limits::fair_share::{fair, fair_part, Party};
+use crate::limits::fair_share::{fair, fair_part, shortfall, Party};
 use crate::limits::learned_limit::{self, LimitRow, Share, STALE_MS};
 use crate::limits::priority;
 use serde::{Deserialize, Serialize};
@@ -166,17 +166,18 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     }
     let others: u32 = live(row, now).filter(|s| s.holder != taker.holder).map(|s| s.slots).sum();
     let free = limit.saturating_sub(others + slots);
-    // A slot given back for a holder that waits is its: a holder at its fair part or above
-    // leaves it (else the one who gave it back takes it again, racing the waiter).
-    // (A wait of a higher priority holds it off while it stands, below.)
-    let for_a_waiter = live(row, now).any(|s| s.holder != taker.holder && s.wants && s.rank == rank)
-        && allowed >= fair(row, me, now, limit).max(1);
     // Above what the limit was cut to at the vendor's last push-back (the plateau, cut), a slot
     // probes the vendor: a call that can wait leaves it to the others holding slots and lets one
     // below it free instead (a chat beside a batch meets no 429 of the batch's probing; the
     // plateau itself may sit a call or two above the vendor's capacity). Alone, it probes.
     let probe = rules.below_plateau && others > 0 && row.plateau > 0 && others + slots + 1 > cut(row.plateau, false);
-    if free > 0 && !for_a_waiter && !probe && !outranked {
+    // A worker kept waiting `HOLD_MS` goes first, whoever else waits.
+    let aged = rank != rules.rank;
+    if free > 0
+        && !probe
+        && !outranked
+        && (aged || !for_a_waiter(row, me, mine.is_some_and(|m| m.wants), allowed, rank, now, limit))
+    {
         // A seat takes up to its share again (its calls come in rounds); a call takes one.
         let more = if taker.keeps { free.min(slots.max(1)) } else { 1 };
         return Take::Write { row: with_share(row, now, limit, Some(share(slots + more, false))), grew: false };
@@ -205,6 +206,28 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
     let register =
         (taker.keeps && (give_back || !registered)).then(|| with_share(row, now, limit, Some(share(keep, true))));
     Take::Full { until_ms, register }
+}
+
+/// Whether `me`, holding `allowed` and asking for a free slot, leaves it to a holder waiting at
+/// `rank`: a free slot goes to the waiter whose key is furthest below its fair part (unrounded),
+/// so a holder leaves it to one as far below as itself or further (else the one who gave it back
+/// takes it again, racing the waiter); between waiters as far below, the first listed takes it
+/// (two holders of 1.5 at a limit of 3 at 1 each: one takes the third slot, and gives it back at
+/// its call's end; rounded down, both left it to the other and it idled).
+fn for_a_waiter(row: &LimitRow, me: Party, i_wait: bool, allowed: u32, rank: u8, now: u64, limit: u32) -> bool {
+    let mine = shortfall(row, me, now, limit, allowed);
+    let mut before_me = true;
+    live(row, now).any(|s| {
+        if s.holder == me.holder {
+            before_me = false;
+            return false;
+        }
+        let ties_win = !i_wait || before_me;
+        s.wants && s.rank == rank && {
+            let theirs = shortfall(row, Party::of(&s.holder, s.weight), now, limit, s.slots);
+            theirs - mine > if ties_win { -1e-9 } else { 1e-9 }
+        }
+    })
 }
 
 /// The limit after a congestion at `limit`, by the one rule, to the nearest whole call.
@@ -482,6 +505,22 @@ mod tests {
         assert!(row.shares.iter().all(|s| !s.wants), "b took it: nobody waits");
         let row = written(take(&row, &seat("a", 3, 0), 5, RULES));
         assert_eq!(held(&row, 5), 5, "then the free slot is anyone's again");
+    }
+
+    #[test]
+    fn two_waiting_holders_of_one_and_a_half_at_a_limit_of_three_leave_the_third_slot_to_the_first() {
+        let waits = |holder: &str| Share {
+            holder: holder.into(),
+            slots: 1,
+            until_ms: 100,
+            wants: true,
+            waits_until_ms: 50,
+            ..Share::default()
+        };
+        let row = LimitRow { limit: 3, updated_ms: 1, shares: vec![waits("a"), waits("b")], ..LimitRow::default() };
+        assert!(matches!(take(&row, &seat("b", 1, 0), 2, RULES), Take::Full { .. }), "a is as far below: a's");
+        let row = written(take(&row, &seat("a", 1, 0), 2, RULES));
+        assert_eq!(held(&row, 2), 3, "the third slot is used (rounded down, each left it to the other)");
     }
 
     #[test]

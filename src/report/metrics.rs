@@ -82,19 +82,28 @@ fn seconds(ms: u64) -> String {
 pub fn store_families(scope: &str, up: bool, fallbacks: u64) -> String {
     let l = format!("{{scope=\"{}\"}}", escape(scope));
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "# HELP {STORE_UP} Whether the shared state store answered (0: this process fell back to its memory)."
+    family(
+        &mut out,
+        STORE_UP,
+        "gauge",
+        "Whether the shared state store answered (0: this process fell back to its memory).",
     );
-    let _ = writeln!(out, "# TYPE {STORE_UP} gauge");
     let _ = writeln!(out, "{STORE_UP}{l} {}", up as u8);
-    let _ = writeln!(
-        out,
-        "# HELP {STORE_FALLBACKS} Times this process fell back to its memory because the shared store failed."
+    family(
+        &mut out,
+        STORE_FALLBACKS,
+        "counter",
+        "Times this process fell back to its memory because the shared store failed.",
     );
-    let _ = writeln!(out, "# TYPE {STORE_FALLBACKS} counter");
     let _ = writeln!(out, "{STORE_FALLBACKS}{l} {fallbacks}");
     out
+}
+
+/// A family's `# HELP` and `# TYPE` lines (pushed, not formatted: the engine's WASM is smaller).
+fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+    for part in ["# HELP ", name, " ", help, "\n# TYPE ", name, " ", kind, "\n"] {
+        out.push_str(part);
+    }
 }
 
 /// Millionths as a decimal number of units ("1.5" for 1500000): integer digits only, so the
@@ -167,27 +176,35 @@ pub fn render(
         .collect();
     let mut out = String::new();
     // Writing to a String cannot fail.
-    let _ = writeln!(out, "# HELP {STATE} Circuit breaker state: 0 closed, 1 half-open, 2 open.");
-    let _ = writeln!(out, "# TYPE {STATE} gauge");
+    family(&mut out, STATE, "gauge", "Circuit breaker state: 0 closed, 1 half-open, 2 open.");
     for (view, l) in views.iter().zip(&labels) {
         let _ = writeln!(out, "{STATE}{l} {}", inspect(view, now).state_gauge);
     }
     let states: Vec<_> = views.iter().map(|v| inspect(v, now)).collect();
-    let _ = writeln!(out, "# HELP {CONCURRENCY_LIMIT} Calls at once the fleet learned the provider takes (0: none learned in the last 10 minutes).");
-    let _ = writeln!(out, "# TYPE {CONCURRENCY_LIMIT} gauge");
+    family(
+        &mut out,
+        CONCURRENCY_LIMIT,
+        "gauge",
+        "Calls at once the fleet learned the provider takes (0: none learned in the last 10 minutes).",
+    );
     for (s, l) in states.iter().zip(&labels) {
         let _ = writeln!(out, "{CONCURRENCY_LIMIT}{l} {}", s.concurrency.unwrap_or(0));
     }
-    let _ = writeln!(out, "# HELP {CONCURRENCY} Calls in flight to the provider across the fleet, at most: the slots of the limit the workers hold.");
-    let _ = writeln!(out, "# TYPE {CONCURRENCY} gauge");
+    family(
+        &mut out,
+        CONCURRENCY,
+        "gauge",
+        "Calls in flight to the provider across the fleet, at most: the slots of the limit the workers hold.",
+    );
     for (s, l) in states.iter().zip(&labels) {
         let _ = writeln!(out, "{CONCURRENCY}{l} {}", s.concurrency_in_flight);
     }
-    let _ = writeln!(
-        out,
-        "# HELP {WAITING} Workers waiting at the provider's spent fleet limit now, by their calls' priority."
+    family(
+        &mut out,
+        WAITING,
+        "gauge",
+        "Workers waiting at the provider's spent fleet limit now, by their calls' priority.",
     );
-    let _ = writeln!(out, "# TYPE {WAITING} gauge");
     for (s, l) in states.iter().zip(&labels) {
         let open = l.strip_suffix('}').unwrap_or(l);
         let w = s.waiting;
@@ -195,11 +212,12 @@ pub fn render(
             let _ = writeln!(out, "{WAITING}{open},priority=\"{priority}\"}} {n}");
         }
     }
-    let _ = writeln!(
-        out,
-        "# HELP {LATENCY} Answers' latency and streamed calls' time to first chunk (lane), p50 and p95 of the last samples."
+    family(
+        &mut out,
+        LATENCY,
+        "gauge",
+        "Answers' latency and streamed calls' time to first chunk (lane), p50 and p95 of the last samples.",
     );
-    let _ = writeln!(out, "# TYPE {LATENCY} gauge");
     for (st, l) in states.iter().zip(&labels) {
         let open = l.strip_suffix('}').unwrap_or(l);
         let lanes = [
@@ -215,17 +233,17 @@ pub fn render(
         }
     }
     for (key, name, help) in COUNTERS {
-        let _ = writeln!(out, "# HELP {name} {help}");
-        let _ = writeln!(out, "# TYPE {name} counter");
+        family(&mut out, name, "counter", help);
         for (c, l) in counters.iter().zip(&labels) {
             let _ = writeln!(out, "{name}{l} {}", count(c, key));
         }
     }
-    let _ = writeln!(
-        out,
-        "# HELP {CHECK_FAILURES} Answers that failed a check (required_path, empty, content_policy, cut, schema)."
+    family(
+        &mut out,
+        CHECK_FAILURES,
+        "counter",
+        "Answers that failed a check (required_path, empty, content_policy, cut, schema).",
     );
-    let _ = writeln!(out, "# TYPE {CHECK_FAILURES} counter");
     for (c, p) in counters.iter().zip(&chain.providers) {
         for check in CHECK_NAMES {
             let value = count(c, &format!("check_failures:{check}"));
@@ -236,8 +254,7 @@ pub fn render(
             );
         }
     }
-    let _ = writeln!(out, "# HELP {TOKENS} Tokens the provider's answers reported, by direction (input, output).");
-    let _ = writeln!(out, "# TYPE {TOKENS} counter");
+    family(&mut out, TOKENS, "counter", "Tokens the provider's answers reported, by direction (input, output).");
     for (c, l) in counters.iter().zip(&labels) {
         for direction in ["input", "output"] {
             let value = count(c, &format!("tokens:{direction}"));
@@ -268,8 +285,7 @@ pub fn render(
         ),
     ];
     for (name, key, help, micros) in families {
-        let _ = writeln!(out, "# HELP {name} {help}");
-        let _ = writeln!(out, "# TYPE {name} counter");
+        family(&mut out, name, "counter", help);
         for (c, l) in counters.iter().zip(&labels) {
             let v = count(c, key);
             let _ = match micros {
@@ -326,6 +342,13 @@ mod tests {
         assert!(text.contains("resilient_provider_waiting{scope=\"wf\",provider=\"b\",priority=\"high\"} 0\n"));
         assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 11);
         assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 11);
+        for help in [
+            "# HELP resilient_provider_calls_total Calls made to the provider.\n# TYPE resilient_provider_calls_total counter\n",
+            "# HELP resilient_provider_spend_total What the provider's calls cost, in the currency unit of its prices.\n# TYPE resilient_provider_spend_total counter\n",
+            "# HELP resilient_provider_state Circuit breaker state: 0 closed, 1 half-open, 2 open.\n# TYPE resilient_provider_state gauge\n",
+        ] {
+            assert!(text.contains(help), "{help}");
+        }
         // After the open window the gauge reads half-open, as a call would meet it.
         let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
