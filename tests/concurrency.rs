@@ -116,6 +116,26 @@ fn a_batch_longer_than_an_items_budget_is_served_whole_each_budget_counting_from
     assert!(t.ended_at > 60_000);
 }
 
+/// The same behind the fleet's limit (Call Chain 2.2's defaults): an item that met a 429 waits
+/// its turn at the limit again ahead of the items waiting for their first call. Its budget runs
+/// while theirs waits with them; when whoever looked first took a freed slot, one such item in
+/// a few hundred waited out its budget behind the whole batch and was deferred (real n8n).
+#[test]
+fn behind_the_fleets_limit_an_item_that_met_a_429_goes_before_the_batch_and_none_is_deferred() {
+    let fleet = chain(&["vendor"], |c| {
+        c.wait_in_line = true;
+        c.fleet_limit = true;
+    });
+    let mut vendor = Vendor::new(Some(4), 250, false);
+    let t = run(&fleet, &mut vendor, 2_000, 256);
+    println!(
+        "2000 items, K=4, the fleet's limit: {} served, {} deferred, {} answered 429, in {} ms",
+        t.done, t.deferred, vendor.rejected_429, t.ended_at
+    );
+    assert!(vendor.rejected_429 > 0, "some items met a 429");
+    assert_eq!((t.done, t.deferred, t.failed), (2_000, 0, 0));
+}
+
 #[test]
 fn a_healthy_vendor_gets_many_calls_at_once_after_a_few_round_trips() {
     let mut vendor = Vendor::new(None, 250, false);

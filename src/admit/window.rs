@@ -18,7 +18,18 @@ impl Limit for ExecutionWindow {
     fn reserve(&self, ask: &Ask, held: &mut Held) -> Result<(), Refusal> {
         let Some(place) = ask.pool.filter(|_| !held.probe) else { return Ok(()) };
         let mut pool = place.pool.borrow_mut();
-        match pool.admit(ask.provider, place.member) {
+        // Where the fleet's limit let it go and it waits for a slot there, it goes in its turn
+        // among the execution's items waiting at that limit (a retry first), not whoever looks
+        // first once a slot frees (`Pool::fleet_turn`).
+        let (provider, retry) = (ask.provider, ask.local.retry);
+        if held.seat.is_some()
+            && ask.local.waits_for_slot
+            && !pool.fleet_turn(provider, place.member, retry, ask.now, true)
+        {
+            let until_ms = ask.now + crate::limits::fleet_limit::RECHECK_MS;
+            return Err(Refusal::Skip { reason: Reason::ConcurrencyLimit, until_ms, register: None, wait_here: true });
+        }
+        match pool.admit(provider, place.member, retry) {
             Admit::Go { round } => held.window_round = Some(round),
             Admit::Wait => return Err(Refusal::Queue),
             Admit::Refuse => {

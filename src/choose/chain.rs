@@ -25,6 +25,9 @@ pub enum Choice {
         all_permanent: bool,
         /// Where the fleet's limit is spent: the row telling the others this worker waits.
         register: Option<Writes>,
+        /// The provider whose fleet limit the item waits its turn at, in its execution's pool
+        /// (woken as a call of the execution ends).
+        turn: Option<usize>,
     },
 }
 
@@ -96,11 +99,17 @@ pub fn choose(
                     register = row;
                 }
                 if wait_here {
-                    let wait = Choice::Nothing { earliest: Some((until_ms, reason)), all_permanent: false, register };
+                    // Waiting at the fleet's limit: in turn among the execution's items there.
+                    let turn = pool.filter(|_| reason == Reason::ConcurrencyLimit).map(|p| {
+                        p.pool.borrow_mut().fleet_turn(i, p.member, local[i].retry, now, false);
+                        i
+                    });
+                    let wait =
+                        Choice::Nothing { earliest: Some((until_ms, reason)), all_permanent: false, register, turn };
                     return later.unwrap_or(wait);
                 }
             }
         }
     }
-    later.unwrap_or(Choice::Nothing { earliest, all_permanent, register })
+    later.unwrap_or(Choice::Nothing { earliest, all_permanent, register, turn: None })
 }

@@ -456,6 +456,23 @@ fn count(field: &str, v: i64, min: i64, max: i64) -> Result<u32, EngineError> {
     Ok(v as u32)
 }
 
+/// `v` ms at least `floor` ms (`other`'s), else the error naming `field`, its value said after
+/// `prefix`.
+fn not_below(field: &str, prefix: &str, v: u64, other: &str, floor: u64) -> Result<(), EngineError> {
+    match v < floor {
+        true => Err(EngineError::config(field, format!("{prefix}{v} ms is below {other} {floor} ms"))),
+        false => Ok(()),
+    }
+}
+
+/// `v` within `min..=max`, else the error naming `field` (one message for every such number).
+fn between(field: String, v: f64, min: i64, max: i64) -> Result<f64, EngineError> {
+    if v >= min as f64 && v <= max as f64 {
+        return Ok(v);
+    }
+    Err(EngineError::config(field, format!("must be between {min} and {max}, got {}", decimal(v))))
+}
+
 /// A number for an error message, to 3 decimals. Formatting an f64 with `{}` would pull core's
 /// float printing (~20 KB) into the WASM engine for two messages.
 fn decimal(v: f64) -> String {
@@ -487,9 +504,7 @@ impl ChainConfig {
         let strategy = Strategy::parse(&self.strategy)?;
         let base_ms = ms("base_ms", self.base_ms, 1, HOUR)?;
         let cap_ms = ms("cap_ms", self.cap_ms, 1, DAY)?;
-        if cap_ms < base_ms {
-            return Err(EngineError::config("cap_ms", format!("cap {cap_ms} ms is below base {base_ms} ms")));
-        }
+        not_below("cap_ms", "cap ", cap_ms, "base", base_ms)?;
         let trip = match crate::error::one_of("trip_rule", "trip rule", &self.trip_rule, "consecutive, failure_rate")? {
             0 => TripRule::Consecutive,
             _ => {
@@ -505,17 +520,10 @@ impl ChainConfig {
                 }
             }
         };
-        if !(self.open_growth >= 1.0 && self.open_growth <= 100.0) {
-            return Err(EngineError::config(
-                "open_growth",
-                format!("must be between 1 and 100, got {}", decimal(self.open_growth)),
-            ));
-        }
+        between("open_growth".into(), self.open_growth, 1, 100)?;
         let open_ms = ms("open_ms", self.open_ms, 1, DAY)?;
         let open_max_ms = ms("open_max_ms", self.open_max_ms, 1, 7 * DAY)?;
-        if open_max_ms < open_ms {
-            return Err(EngineError::config("open_max_ms", format!("{open_max_ms} ms is below open_ms {open_ms} ms")));
-        }
+        not_below("open_max_ms", "", open_max_ms, "open_ms", open_ms)?;
         let node_breaker = BreakerPolicy {
             trip,
             threshold: count("threshold", self.threshold, 1, 10_000)?,
@@ -614,12 +622,7 @@ impl ChainConfig {
             _ => {
                 let min_ms = ms("hedge_min_ms", self.hedge_min_ms, 1, HOUR)?;
                 let max_ms = ms("hedge_max_ms", self.hedge_max_ms, 1, HOUR)?;
-                if max_ms < min_ms {
-                    return Err(EngineError::config(
-                        "hedge_max_ms",
-                        format!("{max_ms} ms is below hedge_min_ms {min_ms} ms"),
-                    ));
-                }
+                not_below("hedge_max_ms", "", max_ms, "hedge_min_ms", min_ms)?;
                 HedgeDelay::P95 { min_ms, max_ms }
             }
         };
@@ -648,16 +651,7 @@ impl ChainConfig {
 impl TokenLimitConfig {
     /// The rules, or `None` when it limits nothing and prices nothing.
     fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<Option<TokenRules>, EngineError> {
-        let money = |name: &str, v: f64| {
-            if v.is_finite() && (0.0..=1e9).contains(&v) {
-                Ok(v)
-            } else {
-                Err(EngineError::config(
-                    f(&format!("token_limit.{name}")),
-                    format!("must be between 0 and 1000000000, got {}", decimal(v)),
-                ))
-            }
-        };
+        let money = |name: &str, v: f64| between(f(&format!("token_limit.{name}")), v, 0, 1_000_000_000);
         let per_minute = |name: &str, v: i64| match v {
             0 => Ok(None),
             v => count(&f(&format!("token_limit.{name}")), v, 1, 1_000_000_000).map(|n| Some(u64::from(n))),
@@ -752,16 +746,7 @@ impl ProviderConfig {
             rate_limit,
             max_in_flight: self.max_in_flight.map(|v| count(&f("max_in_flight"), v, 1, 100_000)).transpose()?,
             tier: self.tier.map(|v| count(&f("tier"), v, 1, 100)).transpose()?.unwrap_or(DEFAULT_TIER),
-            weight: match self.weight {
-                None => DEFAULT_WEIGHT,
-                Some(w) if (0.0..=1_000_000.0).contains(&w) => w,
-                Some(w) => {
-                    return Err(EngineError::config(
-                        f("weight"),
-                        format!("must be between 0 and 1000000, got {}", decimal(w)),
-                    ))
-                }
-            },
+            weight: self.weight.map_or(Ok(DEFAULT_WEIGHT), |w| between(f("weight"), w, 0, 1_000_000))?,
             tokens: self.token_limit.as_ref().map(|t| t.validate(&f)).transpose()?.flatten(),
         })
     }

@@ -20,6 +20,7 @@
 //! machine, at a call's hand-out and its outcome).
 use crate::limits::congestion;
 use crate::limits::learned_limit::{Advice, WindowNews};
+use crate::limits::turns::Turns;
 use crate::verdict::outcome::{Classification, Health, Verdict};
 
 /// Whether a call may go to the provider now.
@@ -304,10 +305,18 @@ pub struct Pool {
 #[derive(Debug, Clone, PartialEq)]
 struct Lane {
     window: Window,
-    line: Vec<u32>,
+    line: Turns,
     /// Slots kept for items woken from the line, until they poll.
     granted: Vec<u32>,
+    /// The items waiting at the fleet's spent limit, in turn (see [`Pool::fleet_turn`]), and
+    /// since when the first of them is first or last asked.
+    fleet: Turns,
+    fleet_head_ms: u64,
 }
+
+/// The first in turn at the fleet's limit that has not asked for this long has gone (deferred,
+/// failed over, cancelled): it is dropped (a waiter asks every 20-70 ms, and is woken when first).
+pub const FLEET_TURN_STALE_MS: u64 = 1_000;
 
 impl Pool {
     /// `ceiling`: Max Item Concurrency; a provider's Max In Flight, where set, caps its window too.
@@ -317,8 +326,10 @@ impl Pool {
             .iter()
             .map(|p| Lane {
                 window: Window::new(p.breaker.threshold, p.max_in_flight.map_or(ceiling, |m| m.min(ceiling))),
-                line: Vec::new(),
+                line: Turns::default(),
                 granted: Vec::new(),
+                fleet: Turns::default(),
+                fleet_head_ms: 0,
             })
             .collect();
         Pool { lanes, members: 0, woken: Vec::new() }
@@ -358,15 +369,17 @@ impl Pool {
     }
 
     /// Item `id` asks for a slot of `provider`: its grant, or a free slot when nobody is in line;
-    /// else it joins the line. Items to wake join the pool's list.
-    pub fn admit(&mut self, provider: usize, id: u32) -> Admit {
+    /// else it joins the line, a `retry` (its budget runs: it met a 429, a failure) after the
+    /// retries already in line and before every first call (it does not wait its budget out
+    /// behind the whole batch again). Items to wake join the pool's list.
+    pub fn admit(&mut self, provider: usize, id: u32, retry: bool) -> Admit {
         let (lane, woken) = (&mut self.lanes[provider], &mut self.woken);
         let admit = if let Some(k) = lane.granted.iter().position(|&g| g == id) {
             lane.granted.swap_remove(k);
-            // Its slot was kept for it; had the window shrunk since, it is first in line again.
+            // Its slot was kept for it; had the window shrunk since, it waits among the retries.
             let admit = lane.window.admit();
             if admit == Admit::Wait {
-                lane.line.insert(0, id);
+                lane.line.enter(id, true);
             }
             admit
         } else if lane.window.room() > lane.granted.len() as u32 && lane.line.is_empty() {
@@ -374,22 +387,52 @@ impl Pool {
         } else if lane.granted.is_empty() && lane.window.refuses() {
             Admit::Refuse
         } else {
-            if !lane.line.contains(&id) {
-                lane.line.push(id);
-            }
+            lane.line.enter(id, retry);
             Admit::Wait
         };
         if admit == Admit::Refuse {
-            woken.append(&mut lane.line);
+            lane.line.wake_all(woken);
         }
         admit
+    }
+
+    /// Whether item `id` takes a slot of the fleet's limit on `provider` now, where the limit
+    /// has `room` for it: it does when nobody of this execution waits for one or it is first in
+    /// turn (then it leaves the turn, and the next asks now: the limit may have room for more).
+    /// Else it waits its turn (it asks again, and is woken as a call of this execution ends): a
+    /// `retry` after the retries already waiting and before every first call (an item that met a
+    /// 429 does not wait behind the whole batch again, its budget running). A waiter that stopped
+    /// asking is dropped when its turn comes.
+    pub fn fleet_turn(&mut self, provider: usize, id: u32, retry: bool, now: u64, room: bool) -> bool {
+        let (lane, woken) = (&mut self.lanes[provider], &mut self.woken);
+        let fleet = &mut lane.fleet;
+        if fleet.first().is_some_and(|f| f != id) && lane.fleet_head_ms + FLEET_TURN_STALE_MS <= now {
+            fleet.take_first();
+            lane.fleet_head_ms = now;
+        }
+        let first = fleet.first();
+        if room && first.is_none_or(|f| f == id) {
+            if first.is_some() {
+                fleet.take_first();
+                // The next in turn asks now: the limit may have room for more (it grew, or
+                // several calls ended), and a turn taken one look at a time costs round trips.
+                woken.extend(fleet.first());
+            }
+        } else {
+            fleet.enter(id, retry);
+        }
+        if fleet.first() != first || first == Some(id) {
+            lane.fleet_head_ms = now;
+        }
+        room && first.is_none_or(|f| f == id)
     }
 
     /// Item `id` polled and did not take the slot kept for it (or left the line another way: it
     /// moved on, or its wait ran out): the slot goes to the next in line.
     pub fn leave(&mut self, provider: usize, id: u32) {
         let (lane, woken) = (&mut self.lanes[provider], &mut self.woken);
-        lane.line.retain(|&q| q != id);
+        lane.line.leave(id);
+        lane.fleet.leave(id);
         if let Some(k) = lane.granted.iter().position(|&g| g == id) {
             lane.granted.swap_remove(k);
         }
@@ -417,7 +460,7 @@ impl Pool {
         let news = lane.window.news(lane.window.round > before && matches!(signal, Signal::Congested { .. }));
         if lane.window.refuses() && lane.granted.is_empty() {
             // Nothing will free a slot before a success: everyone in line moves on.
-            woken.append(&mut lane.line);
+            lane.line.wake_all(woken);
         }
         lane.grant(woken);
         news
@@ -427,13 +470,13 @@ impl Pool {
 impl Lane {
     fn grant(&mut self, woken: &mut Vec<u32>) {
         while self.window.room() > self.granted.len() as u32 {
-            if self.line.is_empty() {
-                break;
-            }
-            let id = self.line.remove(0);
+            let Some(id) = self.line.take_first() else { break };
             self.granted.push(id);
             woken.push(id);
         }
+        // A call of this execution ended: the fleet's slot it held may be free, first in turn
+        // asks now rather than at its next look.
+        woken.extend(self.fleet.first());
     }
 }
 
@@ -614,5 +657,47 @@ mod tests {
         w.release(r, served(100));
         w.share(Advice { limit: 40, congested_at_ms: 9 });
         assert_eq!(w.limit(), 20, "never above its ceiling");
+    }
+
+    fn pool() -> Pool {
+        use crate::config::{ChainConfig, ProviderConfig};
+        let providers = vec![ProviderConfig { name: "vendor".into(), ..Default::default() }];
+        Pool::new(&ChainConfig { providers, ..Default::default() }.validate().unwrap(), 256)
+    }
+
+    #[test]
+    fn at_the_fleets_limit_a_retry_takes_its_turn_before_first_calls_and_one_gone_holds_nobody() {
+        let mut p = pool();
+        for (id, retry) in [(1, false), (2, false), (3, true), (4, true)] {
+            assert!(!p.fleet_turn(0, id, retry, 0, false), "the limit is spent: it waits its turn");
+        }
+        assert!(!p.fleet_turn(0, 1, false, 10, true), "a retry waits ahead of it");
+        assert!(p.fleet_turn(0, 3, true, 10, true), "the first retry in turn");
+        assert_eq!(p.take_woken(), vec![4], "the next in turn asks now");
+        // 4, first since 10, never asks (deferred, gone elsewhere): a second on, it holds
+        // nobody's turn.
+        assert!(!p.fleet_turn(0, 1, false, FLEET_TURN_STALE_MS + 9, true));
+        assert!(p.fleet_turn(0, 1, false, FLEET_TURN_STALE_MS + 10, true));
+        assert!(!p.fleet_turn(0, 5, false, FLEET_TURN_STALE_MS + 11, true), "a newcomer waits behind 2");
+        assert!(p.fleet_turn(0, 2, false, FLEET_TURN_STALE_MS + 12, true));
+    }
+
+    #[test]
+    fn in_the_windows_line_a_retry_waits_before_first_calls_in_the_order_retries_came() {
+        let mut p = pool();
+        let mut out = Vec::new();
+        while let Admit::Go { round } = p.admit(0, 0, false) {
+            out.push(round);
+        }
+        p.leave(0, 0);
+        for (id, retry) in [(1, false), (2, false), (3, true), (4, true)] {
+            assert_eq!(p.admit(0, id, retry), Admit::Wait);
+        }
+        let mut woken = Vec::new();
+        for round in out.drain(..).take(4) {
+            p.release(0, round, served(100));
+            woken.extend(p.take_woken());
+        }
+        assert_eq!(woken, vec![3, 4, 1, 2]);
     }
 }

@@ -15,3 +15,4 @@ pub mod retry_budget;
 pub mod spend_hold;
 pub mod token_budget;
 pub mod token_limit;
+pub mod turns;

@@ -176,28 +176,26 @@ pub fn render(
         .collect();
     let mut out = String::new();
     // Writing to a String cannot fail.
-    family(&mut out, STATE, "gauge", "Circuit breaker state: 0 closed, 1 half-open, 2 open.");
-    for (view, l) in views.iter().zip(&labels) {
-        let _ = writeln!(out, "{STATE}{l} {}", inspect(view, now).state_gauge);
-    }
     let states: Vec<_> = views.iter().map(|v| inspect(v, now)).collect();
-    family(
-        &mut out,
-        CONCURRENCY_LIMIT,
-        "gauge",
-        "Calls at once the fleet learned the provider takes (0: none learned in the last 10 minutes).",
-    );
-    for (s, l) in states.iter().zip(&labels) {
-        let _ = writeln!(out, "{CONCURRENCY_LIMIT}{l} {}", s.concurrency.unwrap_or(0));
-    }
-    family(
-        &mut out,
-        CONCURRENCY,
-        "gauge",
-        "Calls in flight to the provider across the fleet, at most: the slots of the limit the workers hold.",
-    );
-    for (s, l) in states.iter().zip(&labels) {
-        let _ = writeln!(out, "{CONCURRENCY}{l} {}", s.concurrency_in_flight);
+    type Gauge = fn(&crate::report::inspect::ProviderState) -> u32;
+    let gauges: [(&str, &str, Gauge); 3] = [
+        (STATE, "Circuit breaker state: 0 closed, 1 half-open, 2 open.", |s| u32::from(s.state_gauge)),
+        (
+            CONCURRENCY_LIMIT,
+            "Calls at once the fleet learned the provider takes (0: none learned in the last 10 minutes).",
+            |s| s.concurrency.unwrap_or(0),
+        ),
+        (
+            CONCURRENCY,
+            "Calls in flight to the provider across the fleet, at most: the slots of the limit the workers hold.",
+            |s| s.concurrency_in_flight,
+        ),
+    ];
+    for (name, help, value) in gauges {
+        family(&mut out, name, "gauge", help);
+        for (s, l) in states.iter().zip(&labels) {
+            let _ = writeln!(out, "{name}{l} {}", value(s));
+        }
     }
     family(
         &mut out,

@@ -15,17 +15,20 @@ thread_local! {
 }
 
 fn field(v: &JsValue, name: &str) -> JsValue {
-    NAMES.with(|names| {
-        let mut names = names.borrow_mut();
-        let at = match names.iter().position(|(n, _)| n == name) {
-            Some(at) => at,
-            None => {
-                names.push((name.to_string(), JsValue::from_str(name)));
-                names.len() - 1
-            }
-        };
-        js_sys::Reflect::get(v, &names[at].1).unwrap_or(JsValue::UNDEFINED)
-    })
+    // `try_with`: the engine never reads after its thread ends, and no panic path ships for it.
+    NAMES
+        .try_with(|names| {
+            let mut names = names.borrow_mut();
+            let at = match names.iter().position(|(n, _)| n == name) {
+                Some(at) => at,
+                None => {
+                    names.push((name.to_string(), JsValue::from_str(name)));
+                    names.len() - 1
+                }
+            };
+            js_sys::Reflect::get(v, &names[at].1).unwrap_or(JsValue::UNDEFINED)
+        })
+        .unwrap_or(JsValue::UNDEFINED)
 }
 
 fn bad(what: String) -> EngineError {

@@ -49,15 +49,19 @@ thread_local! {
 }
 
 fn fallbacks(scope: &str) -> u64 {
-    FALLBACKS.with(|f| f.borrow().iter().find(|(s, _)| s == scope).map_or(0, |(_, n)| *n))
+    // `try_with` here and below: the engine never runs after its thread ends, and no panic path
+    // ships for it.
+    FALLBACKS.try_with(|f| f.borrow().iter().find(|(s, _)| s == scope).map_or(0, |(_, n)| *n)).unwrap_or(0)
 }
 
 fn draw_rng() -> Rng {
-    PROCESS_RNG.with(|r| {
-        let mut r = r.borrow_mut();
-        let rng = r.get_or_insert_with(Rng::from_entropy);
-        Rng::seeded(rng.next_u64())
-    })
+    PROCESS_RNG
+        .try_with(|r| {
+            let mut r = r.borrow_mut();
+            let rng = r.get_or_insert_with(Rng::from_entropy);
+            Rng::seeded(rng.next_u64())
+        })
+        .unwrap_or_else(|_| Rng::from_entropy())
 }
 
 fn js_error(e: EngineError) -> JsValue {
@@ -95,7 +99,7 @@ pub(crate) fn ms(v: f64) -> u64 {
 pub fn store_failed(fail_open: bool, cause: &str, scope: Option<String>) -> Result<JsValue, JsValue> {
     let verdict = crate::rows::store_failure::store_failed(fail_open, cause);
     if let (crate::rows::store_failure::StoreVerdict::FallBack { .. }, Some(scope)) = (&verdict, scope) {
-        FALLBACKS.with(|f| {
+        let _ = FALLBACKS.try_with(|f| {
             let mut f = f.borrow_mut();
             match f.iter_mut().find(|(s, _)| *s == scope) {
                 Some((_, n)) => *n += 1,

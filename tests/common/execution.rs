@@ -62,8 +62,17 @@ impl Ends {
 #[allow(clippy::large_enum_variant)]
 enum Event {
     Poll(usize),
-    Answer { item: usize, provider: usize, reply: Reply },
+    /// A wait in line ran out (the node's `Line.wait` bound), if still waiting.
+    LookAgain(usize),
+    Answer {
+        item: usize,
+        provider: usize,
+        reply: Reply,
+    },
 }
+
+/// The longest wait in line that is a look again, not a wait to be woken.
+const LOOK_AGAIN_MAX_MS: u64 = 1_000;
 
 /// Run `machines` (joined to their pool and seated as the test wants) from `start` on `store`
 /// until every one has ended.
@@ -92,6 +101,12 @@ pub fn run(
     while let Some(((now, _), event)) = events.pop_first() {
         assert!(now < start + 86_400_000, "the run ends within a day");
         let i = match event {
+            Event::LookAgain(i) => {
+                if waiting.remove(&members[i]).is_some() {
+                    at(&mut events, now, Event::Poll(i));
+                }
+                i
+            }
             Event::Poll(i) => {
                 let poll = machines[i].poll(now, &store.views).unwrap();
                 if let Some(w) = &poll.writes {
@@ -105,8 +120,14 @@ pub fn run(
                         at(&mut events, now + reply.after_ms, Event::Answer { item: i, provider, reply });
                     }
                     Step::Sleep { ms, .. } => at(&mut events, now + ms, Event::Poll(i)),
-                    Step::Queue { .. } => {
+                    Step::Queue { ms, .. } => {
                         waiting.insert(members[i], i);
+                        // A turn at the fleet's limit looks again after a short while (a slot
+                        // may free elsewhere in the fleet); a window's line waits to be woken
+                        // (its bound is the budget: a wake lost would show as an item left).
+                        if ms <= LOOK_AGAIN_MAX_MS {
+                            at(&mut events, now + ms, Event::LookAgain(i));
+                        }
                     }
                     Step::Await { .. } => unreachable!("no hedging here"),
                     end => ends.end(&end, now),

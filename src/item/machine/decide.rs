@@ -203,7 +203,7 @@ impl ItemMachine {
                 let reason = self.report.skipped.last().map(|s| s.reason).unwrap_or(Reason::NonRetryable);
                 Ok(self.finish(Step::Fail { reason }))
             }
-            Choice::Nothing { earliest, register, .. } => {
+            Choice::Nothing { earliest, register, turn, .. } => {
                 // A window that refuses: the item no longer waits for its turn, its budget runs.
                 let refuses = |p: &Rc<RefCell<Pool>>| self.route.iter().any(|&i| p.borrow().refuses(i));
                 if self.waits_for_its_turn() && self.pool.as_ref().is_some_and(refuses) {
@@ -213,13 +213,20 @@ impl ItemMachine {
                 if let Some(ms) = self.in_line_for(now, earliest, max_wait) {
                     self.count_token_waits(skipped_before);
                     self.report.skipped.truncate(skipped_before);
-                    self.sleep(now, ms, WaitCause::InLine);
+                    let step = match turn {
+                        // In turn at the fleet's limit: woken as a call of the execution ends.
+                        Some(provider) => {
+                            self.came_from = self.came_from.filter(|&q| q != provider);
+                            self.queued_for = Some(provider);
+                            Step::Queue { provider, ms }
+                        }
+                        None => {
+                            self.sleep(now, ms, WaitCause::InLine);
+                            Step::Sleep { ms, cause: WaitCause::InLine }
+                        }
+                    };
                     // Waiting for the fleet's limit: the others hear it and give back.
-                    return Ok(Poll {
-                        step: Step::Sleep { ms, cause: WaitCause::InLine },
-                        writes: register,
-                        transition: None,
-                    });
+                    return Ok(Poll { step, writes: register, transition: None });
                 }
                 Ok(self.defer(now, earliest))
             }
