@@ -5,10 +5,9 @@
 // Call Chain 2.2 batch at its defaults at once, each its own workflow, the same provider, so
 // each with more work than the vendor takes. Call Chain 2.2 shares a spent fleet limit by
 // workflow (no Fair Share Key added): each gets 50 ± 5 % of the vendor's calls while both run,
-// and 50 ± 15 % (the issue's goal: 10 %) in every 5-second window where the vendor served at
-// least two thirds of what it takes (before, each worker an equal part, and a worker listed
-// later in the row kept fewer slots after a cut: 37.5 % / 62.5 % on the engine's own clock,
-// tests/fair_share.rs). A window where a 429 closed the provider's gate for a second serves
+// and 50 ± 10 % (the issue's goal) in every 5-second window where the vendor served at least two
+// thirds of what it takes (before, the limit cut to 3 left each 1.5 calls and the third slot
+// idled while both waited at 1: 28-36 % in a loaded run). A window where a 429 closed the provider's gate for a second serves
 // fewer calls, tilted by who calls first once it opens: printed, not held. Every item leaves
 // served or deferred with its retry_at (at most 2 %, below), at most 10 % of the requests
 // answered 429.
@@ -83,10 +82,9 @@ test(`n8n ${major}: two workflows' batches at one vendor taking 4 at once get ha
 	t.diagnostic(
 		`n8n ${major}: both ran ${((to - from) / 1000).toFixed(1)} s together; workflow A's share of the vendor's calls per 5 s window: ${shares.map((s) => `${(100 * s.a).toFixed(0)} % of ${s.calls}`).join(', ')}; ${sa.length} + ${sb.length} served, ${r429} of ${log.length} requests answered 429, at most ${vendor.stats('fair').peakAtOnce} at once`,
 	);
-	// Every item leaves served or deferred with its retry_at, none failed. On a loaded machine (the
-	// full test command's four lanes on two cores) an item that met a 429 early has waited its
-	// turn again behind both batches past its budget: 2 of 400 in one run. Bounded here, open in
-	// issue 59 (docs/priority.md).
+	// Every item leaves served or deferred with its retry_at, none failed. An item that met a 429
+	// waits its turn again ahead of the batch's first calls (docs/priority.md#a-retrys-turn): none
+	// deferred in loaded runs; a budget is still a budget on a slow machine, so 2 % are allowed.
 	for (const [k, r] of runs.entries()) {
 		const [ok, deferred, failed] = outputs(r.run, 'batch');
 		const not = (deferred ?? []).map((d) => d.json?._resilience);
@@ -108,9 +106,7 @@ test(`n8n ${major}: two workflows' batches at one vendor taking 4 at once get ha
 	// serves half its calls or fewer, and who calls first once it opens tilts its few calls: the
 	// windows where the vendor served at least two thirds of what it takes are held to the 10 %.
 	const full = (K * WINDOW_MS) / LATENCY_MS;
-	// The issue's goal is 10 %; in real n8n on this 2-core machine a window's share ranged 38-59 %
-	// (open in issue 59, docs/priority.md): held to 15 %, the goal printed beside it.
 	for (const s of shares.filter((s) => s.calls >= (2 * full) / 3))
-		assert.ok(Math.abs(s.a - 0.5) <= 0.15, JSON.stringify(shares));
+		assert.ok(Math.abs(s.a - 0.5) <= 0.1, JSON.stringify(shares));
 	assert.ok(r429 <= 0.1 * log.length, `${r429} of ${log.length} answered 429`);
 });
