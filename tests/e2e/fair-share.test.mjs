@@ -43,17 +43,29 @@ after(async () => {
 });
 
 /** A batch of its own workflow; `model` tells its requests apart at the vendor. */
-function batch(n8n, id, model) {
-	const baseUrl = `${vendor.url('fair')}/v1`;
+function batch(n8n, id, model, more = {}) {
+	const baseUrl = `${vendor.url(more.route ?? 'fair')}/v1`;
 	const wf = redisBatch(n8n, id, {
-		provider: PROVIDER,
+		provider: more.provider ?? PROVIDER,
 		model,
 		baseUrl,
-		items: ITEMS,
+		items: more.items ?? ITEMS,
 		redis: REDIS,
+		retryPolicy: more.retryPolicy,
 	});
 	n8n.importWorkflow(wf);
 	return wf;
+}
+
+/** The share of `sa` in the calls served in each whole 5-second window from `from` to `to`. */
+function windows(sa, sb, from, to) {
+	const shares = [];
+	for (let w = from; w + WINDOW_MS <= to; w += WINDOW_MS) {
+		const n = (s) => s.filter((e) => e.end >= w && e.end < w + WINDOW_MS).length;
+		const [na, nb] = [n(sa), n(sb)];
+		shares.push({ a: na / Math.max(1, na + nb), calls: na + nb });
+	}
+	return shares;
 }
 
 test(`n8n ${major}: two workflows' batches at one vendor taking 4 at once get half of its calls each while both run`, async (t) => {
@@ -72,12 +84,7 @@ test(`n8n ${major}: two workflows' batches at one vendor taking 4 at once get ha
 	// had 39 % of 51 calls there).
 	const from = Math.max(sa[0].end, sb[0].end) + WINDOW_MS;
 	const to = Math.min(sa.at(-1).end, sb.at(-1).end);
-	const shares = [];
-	for (let w = from; w + WINDOW_MS <= to; w += WINDOW_MS) {
-		const n = (s) => s.filter((e) => e.end >= w && e.end < w + WINDOW_MS).length;
-		const [na, nb] = [n(sa), n(sb)];
-		shares.push({ a: na / Math.max(1, na + nb), calls: na + nb });
-	}
+	const shares = windows(sa, sb, from, to);
 	const r429 = log.filter((e) => e.status === 429).length;
 	t.diagnostic(
 		`n8n ${major}: both ran ${((to - from) / 1000).toFixed(1)} s together; workflow A's share of the vendor's calls per 5 s window: ${shares.map((s) => `${(100 * s.a).toFixed(0)} % of ${s.calls}`).join(', ')}; ${sa.length} + ${sb.length} served, ${r429} of ${log.length} requests answered 429, at most ${vendor.stats('fair').peakAtOnce} at once`,
@@ -108,5 +115,47 @@ test(`n8n ${major}: two workflows' batches at one vendor taking 4 at once get ha
 	const full = (K * WINDOW_MS) / LATENCY_MS;
 	for (const s of shares.filter((s) => s.calls >= (2 * full) / 3))
 		assert.ok(Math.abs(s.a - 0.5) <= 0.1, JSON.stringify(shares));
+	assert.ok(r429 <= 0.1 * log.length, `${r429} of ${log.length} answered 429`);
+});
+
+// Two keys inside one process (issue 59): one workflow's batch, its items' Fair Share Key a
+// customer (`a` for odd items, `b` for even), Fair Share Weight 3 for `a` and 1 for `b`, at the
+// same vendor taking 4 at once (a provider of its own, so the first test's row does not carry
+// over). Each key is an engine of its own in the node's cache, so a worker's share of its own:
+// `a` gets 75 ± 10 % of the vendor's calls in every 5-second window while both have work (after
+// the first 5 s), 75 ± 5 % over them, every item served.
+test(`n8n ${major}: inside one process, two customers weighted 3:1 get three quarters and one quarter of the vendor's calls`, async (t) => {
+	const wf = batch(first, `fairK${tag}`, '={{ $json.n % 2 ? "gpt-ka" : "gpt-kb" }}', {
+		route: 'keys',
+		provider: `keys-${tag}`,
+		items: 2 * ITEMS,
+		retryPolicy: {
+			fairShareKey: '={{ $json.n % 2 ? "customer-a" : "customer-b" }}',
+			fairShareWeight: '={{ $json.n % 2 ? 3 : 1 }}',
+		},
+	});
+	const r = await first.execute(wf.id, { timeoutMs: 300_000 });
+	assert.ok(r.run, r.log.slice(-2000));
+	const log = vendor.stats('keys').log;
+	const served = (model) => log.filter((e) => e.model === model && e.status === 200);
+	const [sa, sb] = [served('gpt-ka'), served('gpt-kb')];
+	const from = Math.max(sa[0].end, sb[0].end) + WINDOW_MS;
+	const to = Math.min(sa.at(-1).end, sb.at(-1).end);
+	const shares = windows(sa, sb, from, to);
+	const r429 = log.filter((e) => e.status === 429).length;
+	t.diagnostic(
+		`n8n ${major}: customer a (weight 3) per 5 s window while both had work: ${shares.map((s) => `${(100 * s.a).toFixed(0)} % of ${s.calls}`).join(', ')}; ${sa.length} + ${sb.length} served, ${r429} of ${log.length} answered 429`,
+	);
+	const [ok, deferred, failed] = outputs(r.run, 'batch');
+	assert.equal(failed?.length ?? 0, 0, 'none failed');
+	assert.equal((ok?.length ?? 0) + (deferred?.length ?? 0), 2 * ITEMS, 'every item leaves');
+	assert.ok((deferred?.length ?? 0) <= ITEMS / 50, `${deferred?.length} deferred`);
+	assert.ok(shares.length >= 3, `both had work together for ${to - from} ms`);
+	const overall = sa.filter((e) => e.end >= from && e.end < to).length;
+	const both = overall + sb.filter((e) => e.end >= from && e.end < to).length;
+	assert.ok(Math.abs(overall / both - 0.75) <= 0.05, `a: ${overall} of ${both} calls`);
+	const full = (K * WINDOW_MS) / LATENCY_MS;
+	for (const s of shares.filter((s) => s.calls >= (2 * full) / 3))
+		assert.ok(Math.abs(s.a - 0.75) <= 0.1, JSON.stringify(shares));
 	assert.ok(r429 <= 0.1 * log.length, `${r429} of ${log.length} answered 429`);
 });

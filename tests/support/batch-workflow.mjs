@@ -1,9 +1,10 @@
 // A batch through Call Chain 2.2 at its defaults over a loopback vendor's OpenAI preset, its
 // state on Redis: the scarce-vendor tests' load (chat-beside-batch, fair-share). `model` tells its
-// requests apart at the vendor; the provider's name is the fleet limit's row.
+// requests apart at the vendor (an expression may set it per item); the provider's name is the
+// fleet limit's row; `retryPolicy`: Retry Policy options (a Fair Share Key, its weight).
 import { branchesWorkflow } from './n8n.mjs';
 
-export function redisBatch(n8n, id, { provider, model, baseUrl, items, redis }) {
+export function redisBatch(n8n, id, { provider, model, baseUrl, items, redis, retryPolicy }) {
 	const wf = branchesWorkflow(id, n8n.nodeType, [
 		{
 			name: 'batch',
@@ -22,6 +23,7 @@ export function redisBatch(n8n, id, { provider, model, baseUrl, items, redis }) 
 						},
 					],
 				},
+				...(retryPolicy ? { retryPolicy } : {}),
 				stateStore: 'redis',
 				stateScope: 'provider',
 			},
