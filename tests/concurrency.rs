@@ -303,3 +303,40 @@ fn two_in_one_pool(chain: &Arc<Chain>) -> Vec<ItemMachine> {
         })
         .collect()
 }
+
+/// Queue mode (Call Chain 2.1's defaults): 400 executions of one item each, on two workers
+/// running 10 at once, every execution its own window, each worker its own seats on the fleet's
+/// row. Only the fleet's limit bounds the 20; a 429 it meets while learning the vendor's K must
+/// not spend the item's attempts (real n8n: a few in 400 deferred `attempts_exhausted`).
+#[test]
+fn in_queue_mode_one_item_executions_behind_the_fleets_limit_are_all_served() {
+    use common::execution::Slots;
+    let fleet = chain(&["vendor"], |c| {
+        c.wait_in_line = true;
+        c.fleet_limit = true;
+    });
+    for seed in 0..20u64 {
+        let mut vendor = Vendor::new(Some(4), 250, false);
+        let workers: Vec<_> = (0..2).map(|w| Rc::new(RefCell::new(Seats::new(format!("w{w}"), 1)))).collect();
+        let mut machines: Vec<ItemMachine> = (0..400)
+            .map(|i| {
+                let mut m = ItemMachine::new(fleet.clone(), 0, format!("e{i}:0"), vec![], Rng::seeded(seed * 1000 + i));
+                m.join(Rc::new(RefCell::new(Pool::new(&fleet, 256))));
+                m.seat(workers[i as usize % 2].clone());
+                m
+            })
+            .collect();
+        let slots = Slots { worker: (0..400).map(|i| i % 2).collect(), per_worker: 10, execution: (0..400).collect() };
+        let t = execution::run_in_slots(&fleet, &mut machines, &mut Store::new(1), 0, &mut vendor, &slots);
+        println!(
+            "seed {seed}: {} served, {} deferred, {} calls, {} answered 429, in {} ms",
+            t.done, t.deferred, vendor.calls, vendor.rejected_429, t.ended_at
+        );
+        for m in &machines {
+            if !matches!(m.finished(), Some(Step::Done { .. })) {
+                println!("{:?}\n{:?}", m.finished(), m.report().attempts);
+            }
+        }
+        assert_eq!((t.done, t.deferred, t.failed), (400, 0, 0));
+    }
+}

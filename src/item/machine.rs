@@ -115,6 +115,8 @@ struct Pending {
 #[derive(Debug, Clone, Default)]
 struct Progress {
     attempts: u32,
+    /// Of them, 429s to calls that probed the fleet's limit: not counted against Max Attempts.
+    probes_refused: u32,
     prev_delay_ms: u64,
     /// Its answer missed the schema and its repair round is due (the next call to it is one).
     repair_due: bool,

@@ -45,7 +45,8 @@ pub fn retry_delay(
 /// Where the item stands on the provider when its outcome came.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Standing {
-    /// The attempt just answered on this provider, of its `max_attempts`.
+    /// The attempts on this provider counted against its `max_attempts`, the one just answered
+    /// included (a 429 to a call that probed the fleet's limit is not counted).
     pub attempt: u32,
     pub max_attempts: u32,
     pub now: u64,

@@ -83,6 +83,29 @@ pub fn run(
     start: u64,
     vendors: &mut impl Vendors,
 ) -> Ends {
+    let slots =
+        Slots { worker: vec![0; machines.len()], per_worker: machines.len(), execution: vec![0; machines.len()] };
+    run_in_slots(chain, machines, store, start, vendors, &slots)
+}
+
+/// Queue mode's workers: which worker runs each machine's execution, and how many executions a
+/// worker runs at once (n8n's `--concurrency`); the next one in order starts as one ends.
+pub struct Slots {
+    pub worker: Vec<usize>,
+    pub per_worker: usize,
+    /// Each machine's execution (its pool: a wake names a member of the waker's pool).
+    pub execution: Vec<usize>,
+}
+
+/// `run`, each machine started when its worker has a free slot.
+pub fn run_in_slots(
+    chain: &Arc<Chain>,
+    machines: &mut [ItemMachine],
+    store: &mut Store,
+    start: u64,
+    vendors: &mut impl Vendors,
+    slots: &Slots,
+) -> Ends {
     let n = chain.providers.len();
     let mut ends = Ends { most_at_once: vec![0; n], spent_micros: vec![0; n], ..Default::default() };
     let mut events: BTreeMap<(u64, u64), Event> = BTreeMap::new();
@@ -91,12 +114,20 @@ pub fn run(
         seq += 1;
         events.insert((t, seq), e);
     };
-    for i in 0..machines.len() {
-        at(&mut events, start, Event::Poll(i));
+    // Per worker: the machines not started yet, in order.
+    let mut pending: BTreeMap<usize, std::collections::VecDeque<usize>> = BTreeMap::new();
+    for (i, &w) in slots.worker.iter().enumerate() {
+        let line = pending.entry(w).or_default();
+        if slots.worker[..i].iter().filter(|&&x| x == w).count() < slots.per_worker {
+            at(&mut events, start, Event::Poll(i));
+        } else {
+            line.push_back(i);
+        }
     }
     // The node's side of a line: who waits, by their number in the pool; a wake names them.
-    let members: Vec<u32> = machines.iter().map(ItemMachine::member).collect();
-    let mut waiting: BTreeMap<u32, usize> = BTreeMap::new();
+    let members: Vec<(usize, u32)> =
+        machines.iter().enumerate().map(|(i, m)| (slots.execution[i], m.member())).collect();
+    let mut waiting: BTreeMap<(usize, u32), usize> = BTreeMap::new();
     let mut out = vec![0u32; n];
     while let Some(((now, _), event)) = events.pop_first() {
         assert!(now < start + 86_400_000, "the run ends within a day");
@@ -130,7 +161,12 @@ pub fn run(
                         }
                     }
                     Step::Await { .. } => unreachable!("no hedging here"),
-                    end => ends.end(&end, now),
+                    end => {
+                        ends.end(&end, now);
+                        if let Some(next) = pending.get_mut(&slots.worker[i]).and_then(|l| l.pop_front()) {
+                            at(&mut events, now, Event::Poll(next));
+                        }
+                    }
                 }
                 i
             }
@@ -147,14 +183,19 @@ pub fn run(
                     store.apply(w);
                 }
                 match m.finished() {
-                    Some(step) => ends.end(&step.clone(), now),
+                    Some(step) => {
+                        ends.end(&step.clone(), now);
+                        if let Some(next) = pending.get_mut(&slots.worker[item]).and_then(|l| l.pop_front()) {
+                            at(&mut events, now, Event::Poll(next));
+                        }
+                    }
                     None => at(&mut events, m.wake_at().max(now), Event::Poll(item)),
                 }
                 item
             }
         };
         for w in machines[i].take_wake() {
-            if let Some(next) = waiting.remove(&w) {
+            if let Some(next) = waiting.remove(&(slots.execution[i], w)) {
                 at(&mut events, now, Event::Poll(next));
             }
         }

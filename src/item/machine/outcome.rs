@@ -179,8 +179,12 @@ impl ItemMachine {
             Verdict::Stop(reason) => self.local[i].done = Some((reason, now)),
             Verdict::Retry => {
                 let delay = retry::retry_delay(&c, &self.chain, attempt, progress.prev_delay_ms, &mut self.rng);
+                // A 429 to the call that grew the fleet's limit is the fleet's cost of finding the
+                // vendor's capacity, not the item's: a retry goes first at the limit, so the same
+                // item is often the next probe too (real n8n deferred a few in 400 that way).
+                progress.probes_refused += u32::from(grew && c.closes_gate);
                 let at = Standing {
-                    attempt,
+                    attempt: attempt - progress.probes_refused,
                     max_attempts: p.max_attempts,
                     now,
                     remaining_ms: remaining,
