@@ -30,7 +30,7 @@ at_exit "rm -f '$installs_log'"
 installs_pid=$!
 at_exit "kill $installs_pid 2>/dev/null || true"
 
-phase "1/8 gates: the committed engine, formatting, lints, words"
+phase "1/9 gates: the committed engine, formatting, lints, words"
 # The committed pkg/ must match its sources before anything rebuilds it (it is what users get).
 node scripts/check-pkg-fresh.mjs || die "the committed pkg/ is stale"
 cargo fmt --all --check >&2 || die "Rust code is not formatted as rustfmt.toml says (run: cargo fmt --all)"
@@ -46,7 +46,7 @@ cargo clippy --workspace --all-targets --locked --quiet -- -D warnings >&2 \
   || die "clippy warnings above (run: cargo clippy --workspace --all-targets -- -D warnings)"
 node scripts/check-module-cycles.mjs >&2 || die "a module cycle in the engine or the simulator (see above)"
 
-phase "2/8 Rust tests"
+phase "2/9 Rust tests"
 cargo_log=$(mktemp)
 at_exit "rm -f '$cargo_log'"
 # What the run's test processes share (the clean-clone tarball of both n8n lanes), gone at its end.
@@ -63,7 +63,7 @@ else
   die "cargo test failed (above)"
 fi
 
-phase "3/8 WASM build, the node package; n8n, Redis and Postgres installed (cached)"
+phase "3/9 WASM build, the node package; n8n, Redis and Postgres installed (cached)"
 timed "WASM build (pkg/)" bash scripts/build-wasm.sh
 timed "the node package (dist/)" bash scripts/build-node.sh
 # The simulator, for the queue-mode test's prediction.
@@ -74,7 +74,7 @@ n8n2=$(bash scripts/lib/n8n-install.sh 2)
 
 # The test of the test command and the editor's test mostly wait (on servers, n8n's boots, the
 # page): they run beside each other and beside the fuzz smoke and the second WASM build (CPU).
-phase "4/8 side by side: the test command beside servers on the default ports; the editor in Chromium; the fuzz smoke, the test-only WASM build"
+phase "4/9 side by side: the test command beside servers on the default ports; the editor in Chromium; the fuzz smoke, the test-only WASM build"
 lanes "test command" "timed 'the test command beside taken default ports' node --test tests/test-command/*.test.mjs || die 'the test command does not cope with taken default ports'" \
   "the editor in Chromium" "timed 'the editor in headless Chromium' node --test tests/browser/*.test.mjs || die 'the node in n8n'\''s editor (tests/browser/) failed'" \
   "fuzz smoke, replay build" "timed 'fuzz smoke' bash scripts/fuzz-smoke.sh || die 'fuzz smoke failed (the long run: scripts/fuzz.sh)'
@@ -84,13 +84,13 @@ lanes "test command" "timed 'the test command beside taken default ports' node -
 hold_default_ports
 services_up
 
-phase "5/8 engine vectors through pkg/ in Node 20 and Node 24"
+phase "5/9 engine vectors through pkg/ in Node 20 and Node 24"
 step node --test tests/engine-wasm/*.test.mjs >&2 || die "Node 20 engine tests failed"
 # shellcheck disable=SC2016
 step bash -c 'source "$1/env.sh" && node --version && node --test tests/engine-wasm/*.test.mjs' _ "$n8n2" >&2 \
   || die "Node 24 engine tests failed"
 
-phase "6/8 node units"
+phase "6/9 node units"
 step node --test tests/node-units/*.test.mjs >&2 || die "node unit tests failed"
 # n8n's own package scanner over the packed tarball (tests/scanner/): prints its findings by rule,
 # fails on one not in tests/scanner/allowed-findings.json.
@@ -103,7 +103,7 @@ step node --test tests/scanner/*.test.mjs >&2 \
 # other two mostly wait on real time (a queue run's outage window, the trigger's scrapes), so they
 # run beside them instead of after them. Still one queue-mode cluster at a time: two clusters (8
 # n8n processes) on 2 cores missed the outage window.
-phase "7/8 side by side: the node in real n8n 2; in real n8n 1; state stores against real Redis and Postgres, then queue mode in n8n 2, in n8n 1 and the trigger in n8n 2; the waiting files in both"
+phase "7/9 side by side: the node in real n8n 2; in real n8n 1; state stores against real Redis and Postgres, then queue mode in n8n 2, in n8n 1 and the trigger in n8n 2; the waiting files in both"
 lanes "n8n $N8N2_VERSION" "bash scripts/test-node.sh --e2e 2" \
   "n8n $N8N1_VERSION" "bash scripts/test-node.sh --e2e 1" \
   "waiting" "bash scripts/test-node.sh --waiting 2 && bash scripts/test-node.sh --waiting 1" \
@@ -114,7 +114,13 @@ lanes "n8n $N8N2_VERSION" "bash scripts/test-node.sh --e2e 2" \
    bash scripts/test-node.sh --trigger 2 || die 'trigger tests failed on n8n 2'" \
   || die "end-to-end, store or queue-mode tests failed"
 
-phase "8/8 default ports"
+# How two processes share a scarce vendor's calls, on a machine no other lane is booting n8n on
+# (test-node.sh's ALONE says why).
+phase "8/9 alone: the fair-share measurements in n8n 2, then in n8n 1"
+bash scripts/test-node.sh --alone 2 && bash scripts/test-node.sh --alone 1 \
+  || die "the fair-share measurements failed"
+
+phase "9/9 default ports"
 assert_default_ports_untouched
 phase ""
 elapsed=$((SECONDS - started))
