@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use resilient_engine::item::record::record;
 use resilient_engine::item::{ItemMachine, Step};
-use resilient_engine::limits::concurrency::Pool;
+use resilient_engine::limits::pool::Pool;
 use resilient_engine::rng::Rng;
 use std::cell::RefCell;
 use std::rc::Rc;

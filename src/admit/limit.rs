@@ -2,8 +2,8 @@
 use crate::config::Chain;
 use crate::item::Effect;
 use crate::limits::breaker::Transition;
-use crate::limits::concurrency::Pool;
 use crate::limits::fleet_limit::Taker;
+use crate::limits::pool::Pool;
 use crate::limits::token_budget::Estimate;
 use crate::limits::token_limit::Reservation;
 use crate::rows::{ProviderView, Writes};

@@ -117,7 +117,7 @@ impl Session {
     }
 
     /// Item Concurrency *Auto*: this item's calls go through the execution's windows.
-    pub fn join(&mut self, pool: std::rc::Rc<std::cell::RefCell<crate::limits::concurrency::Pool>>) -> u32 {
+    pub fn join(&mut self, pool: std::rc::Rc<std::cell::RefCell<crate::limits::pool::Pool>>) -> u32 {
         self.machine.join(pool);
         self.machine.member()
     }

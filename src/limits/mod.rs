@@ -9,6 +9,7 @@ pub mod fleet_limit;
 pub mod in_flight;
 pub mod learned_limit;
 pub mod lease;
+pub mod pool;
 pub mod priority;
 pub mod rate_gate;
 pub mod retry_budget;

@@ -134,7 +134,7 @@ pub fn read_serves(age_ms: f64, limit_ms: f64) -> bool {
 /// `join` it. `ceiling`: Max Item Concurrency (a provider's Max In Flight caps its own window).
 #[wasm_bindgen]
 pub struct Pool {
-    inner: Rc<RefCell<crate::limits::concurrency::Pool>>,
+    inner: Rc<RefCell<crate::limits::pool::Pool>>,
 }
 
 /// A validated fallback chain. Construction fails with `code: "invalid_config"` and `field`.
@@ -203,7 +203,7 @@ impl Engine {
 
     /// A pool of windows for one execution's items (Item Concurrency *Auto*).
     pub fn pool(&self, ceiling: u32) -> Pool {
-        Pool { inner: Rc::new(RefCell::new(crate::limits::concurrency::Pool::new(&self.chain, ceiling))) }
+        Pool { inner: Rc::new(RefCell::new(crate::limits::pool::Pool::new(&self.chain, ceiling))) }
     }
 
     /// Whether a streamed chunk with these facts commits the call to its model (text, a
