@@ -114,11 +114,12 @@ pub fn run_in_slots(
         seq += 1;
         events.insert((t, seq), e);
     };
-    // Per worker: the machines not started yet, in order.
-    let mut pending: BTreeMap<usize, std::collections::VecDeque<usize>> = BTreeMap::new();
+    // Per worker: the machines started, and those not started yet, in order.
+    let mut pending: BTreeMap<usize, (usize, std::collections::VecDeque<usize>)> = BTreeMap::new();
     for (i, &w) in slots.worker.iter().enumerate() {
-        let line = pending.entry(w).or_default();
-        if slots.worker[..i].iter().filter(|&&x| x == w).count() < slots.per_worker {
+        let (started, line) = pending.entry(w).or_default();
+        if *started < slots.per_worker {
+            *started += 1;
             at(&mut events, start, Event::Poll(i));
         } else {
             line.push_back(i);
@@ -131,6 +132,7 @@ pub fn run_in_slots(
     let mut out = vec![0u32; n];
     while let Some(((now, _), event)) = events.pop_first() {
         assert!(now < start + 86_400_000, "the run ends within a day");
+        let mut ended = None;
         let i = match event {
             Event::LookAgain(i) => {
                 if waiting.remove(&members[i]).is_some() {
@@ -163,9 +165,7 @@ pub fn run_in_slots(
                     Step::Await { .. } => unreachable!("no hedging here"),
                     end => {
                         ends.end(&end, now);
-                        if let Some(next) = pending.get_mut(&slots.worker[i]).and_then(|l| l.pop_front()) {
-                            at(&mut events, now, Event::Poll(next));
-                        }
+                        ended = Some(i);
                     }
                 }
                 i
@@ -185,15 +185,17 @@ pub fn run_in_slots(
                 match m.finished() {
                     Some(step) => {
                         ends.end(&step.clone(), now);
-                        if let Some(next) = pending.get_mut(&slots.worker[item]).and_then(|l| l.pop_front()) {
-                            at(&mut events, now, Event::Poll(next));
-                        }
+                        ended = Some(item);
                     }
                     None => at(&mut events, m.wake_at().max(now), Event::Poll(item)),
                 }
                 item
             }
         };
+        // An execution ended: its worker starts the next one waiting for a slot.
+        if let Some(next) = ended.and_then(|e| pending.get_mut(&slots.worker[e])?.1.pop_front()) {
+            at(&mut events, now, Event::Poll(next));
+        }
         for w in machines[i].take_wake() {
             if let Some(next) = waiting.remove(&(slots.execution[i], w)) {
                 at(&mut events, now, Event::Poll(next));
