@@ -125,6 +125,34 @@ export const TRANSIENT_ERROR_CODES = ['ECONNRESET', 'ETIMEDOUT', 'ECONNREFUSED',
 /** A provider's counters, as the store keeps them and Get Provider State shows them. */
 export const COUNTER_NAMES = ['calls', 'failures', 'rejections', 'transitions', 'retries', 'rate_limited_429', 'give_ups', 'deferrals', 'retry_budget_exhausted', 'hedges', 'hedge_wins'] as const;
 
+/** Each metric family's `# HELP` text, put before its `# TYPE` line (`metrics::HELP`). */
+export const METRIC_HELP: Readonly<Record<string, string>> = {
+	resilient_provider_state: "Circuit breaker state: 0 closed, 1 half-open, 2 open.",
+	resilient_provider_concurrency_limit: "Calls at once the fleet learned the provider takes (0: none learned in the last 10 minutes).",
+	resilient_provider_concurrency: "Calls in flight to the provider across the fleet, at most: the slots of the limit the workers hold.",
+	resilient_provider_waiting: "Workers waiting at the provider's spent fleet limit now, by their calls' priority.",
+	resilient_provider_latency_seconds: "Answers' latency and streamed calls' time to first chunk (lane), p50 and p95 of the last samples.",
+	resilient_provider_calls_total: "Calls made to the provider.",
+	resilient_provider_failures_total: "Calls that counted against the provider's health.",
+	resilient_provider_rejections_total: "Calls not made because the breaker was open or its probes were taken.",
+	resilient_provider_transitions_total: "Breaker transitions (any from/to).",
+	resilient_provider_retries_total: "Calls that were a retry of the same provider.",
+	resilient_provider_rate_limited_429_total: "Answers with status 429.",
+	resilient_provider_give_ups_total: "Items the chain gave up on (deferred or failed), counted on its first provider.",
+	resilient_provider_deferrals_total: "Items handed back on the deferred output, counted on the chain's first provider.",
+	resilient_provider_retry_budget_exhausted_total: "Retries not made because the provider's retry budget was spent.",
+	resilient_provider_hedges_total: "Hedged calls sent to the provider (a second call for a slow one).",
+	resilient_provider_hedge_wins_total: "Hedged calls to the provider whose answer served the item.",
+	resilient_provider_check_failures_total: "Answers that failed a check (required_path, empty, content_policy, cut, schema).",
+	resilient_provider_tokens_total: "Tokens the provider's answers reported, by direction (input, output).",
+	resilient_provider_tokens_estimated_total: "Tokens of calls that ended without usage (aborted, broken), counted at their estimate.",
+	resilient_provider_spend_total: "What the provider's calls cost, in the currency unit of its prices.",
+	resilient_provider_token_limited_total: "Calls the provider's tokens per minute or spend cap turned away (moved on or deferred).",
+	resilient_provider_token_waits_total: "Waits in line for the provider's tokens per minute or spend cap (items that waited their turn).",
+	resilient_provider_store_up: "Whether the shared state store answered (0: this process fell back to its memory).",
+	resilient_provider_store_fallbacks_total: "Times this process fell back to its memory because the shared store failed.",
+};
+
 /** The stores' defaults: Redis key prefix, Postgres table, a store operation's deadline. */
 export const STORE_DEFAULTS = {
 	keyPrefix: 'rpc:',

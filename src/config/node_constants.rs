@@ -8,7 +8,7 @@ use crate::config::{
 };
 use crate::facts::retry_after::HINT_HEADER_NAMES;
 use crate::limits::token_limit::DEFAULT_OUTPUT_RESERVE;
-use crate::report::metrics::COUNTERS;
+use crate::report::metrics::{COUNTERS, HELP};
 use crate::rows::cas::MAX_CAS_RACES;
 use crate::rows::row_text::{ROW_KINDS, SEPARATOR};
 use crate::verdict::outcome::{DEADLINE_CODE, IDLE_TIMEOUT_CODE, TRANSIENT_ERRORS};
@@ -55,7 +55,8 @@ pub fn typescript() -> String {
     let hints = HINT_HEADER_NAMES.map(|h| format!("'{h}'")).join(", ");
     let body = crate::facts::answer_body::BODY_LIMIT;
     let RateLimitConfig { requests, period_ms, burst } = SUGGESTED_RATE_LIMIT;
-    let counters = COUNTERS.map(|(k, _, _)| format!("'{k}'")).join(", ");
+    let counters = COUNTERS.map(|(k, _)| format!("'{k}'")).join(", ");
+    let help: String = HELP.iter().map(|(name, text)| format!("\t{name}: {},\n", serde_json::json!(text))).collect();
     let reasons = Reason::ALL.map(|r| format!("'{}'", r.as_str())).join(", ");
     let versions = versions();
     let transient = TRANSIENT_ERRORS.iter().map(|c| format!("'{c}'")).collect::<Vec<_>>().join(", ");
@@ -99,6 +100,8 @@ pub fn typescript() -> String {
          export const TRANSIENT_ERROR_CODES = [{transient}] as const;\n\n\
          /** A provider's counters, as the store keeps them and Get Provider State shows them. */\n\
          export const COUNTER_NAMES = [{counters}] as const;\n\n\
+         /** Each metric family's `# HELP` text, put before its `# TYPE` line (`metrics::HELP`). */\n\
+         export const METRIC_HELP: Readonly<Record<string, string>> = {{\n{help}}};\n\n\
          /** The stores' defaults: Redis key prefix, Postgres table, a store operation's deadline. */\n\
          export const STORE_DEFAULTS = {{\n\
          \tkeyPrefix: '{STORE_KEY_PREFIX}',\n\

@@ -1,7 +1,7 @@
 //! The Prometheus text exposition format (version 0.0.4) for one scope of a chain: per provider,
 //! the breaker's state gauge (0 closed, 1 half-open, 2 open, as `inspect` reads the rows at `now`)
-//! and the fleet's counters as the store summed them. `# HELP` and `# TYPE` once per family;
-//! label values escaped (`\\`, `\"`, `\n`), so no provider or scope name can forge a line.
+//! and the fleet's counters as the store summed them. `# TYPE` once per family (its `# HELP` is put
+//! before it by the node, from [`HELP`]); label values escaped (`\\`, `\"`, `\n`), so no provider or scope name can forge a line.
 use crate::config::Chain;
 use crate::error::EngineError;
 use crate::report::inspect::inspect;
@@ -10,35 +10,61 @@ use crate::verdict::answer_check::CHECK_NAMES;
 use miniserde::json;
 use std::fmt::Write;
 
-/// Counter families: (store counter name, metric name, help).
-pub const COUNTERS: [(&str, &str, &str); 11] = [
-    ("calls", "resilient_provider_calls_total", "Calls made to the provider."),
-    ("failures", "resilient_provider_failures_total", "Calls that counted against the provider's health."),
+/// Counter families: (store counter name, metric name).
+pub const COUNTERS: [(&str, &str); 11] = [
+    ("calls", "resilient_provider_calls_total"),
+    ("failures", "resilient_provider_failures_total"),
+    ("rejections", "resilient_provider_rejections_total"),
+    ("transitions", "resilient_provider_transitions_total"),
+    ("retries", "resilient_provider_retries_total"),
+    ("rate_limited_429", "resilient_provider_rate_limited_429_total"),
+    ("give_ups", "resilient_provider_give_ups_total"),
+    ("deferrals", "resilient_provider_deferrals_total"),
+    ("retry_budget_exhausted", "resilient_provider_retry_budget_exhausted_total"),
+    ("hedges", "resilient_provider_hedges_total"),
+    ("hedge_wins", "resilient_provider_hedge_wins_total"),
+];
+
+/// Every family's `# HELP` text. The engine renders `# TYPE` lines only; the node puts each help
+/// line before its family's (`METRIC_HELP`, generated from this table by `engine-constants`), so
+/// the texts are not carried by the WASM engine (2.4 KB of it).
+pub const HELP: [(&str, &str); 24] = [
+    (STATE, "Circuit breaker state: 0 closed, 1 half-open, 2 open."),
+    (CONCURRENCY_LIMIT, "Calls at once the fleet learned the provider takes (0: none learned in the last 10 minutes)."),
     (
-        "rejections",
-        "resilient_provider_rejections_total",
-        "Calls not made because the breaker was open or its probes were taken.",
+        CONCURRENCY,
+        "Calls in flight to the provider across the fleet, at most: the slots of the limit the workers hold.",
     ),
-    ("transitions", "resilient_provider_transitions_total", "Breaker transitions (any from/to)."),
-    ("retries", "resilient_provider_retries_total", "Calls that were a retry of the same provider."),
-    ("rate_limited_429", "resilient_provider_rate_limited_429_total", "Answers with status 429."),
+    (WAITING, "Workers waiting at the provider's spent fleet limit now, by their calls' priority."),
+    (LATENCY, "Answers' latency and streamed calls' time to first chunk (lane), p50 and p95 of the last samples."),
+    ("resilient_provider_calls_total", "Calls made to the provider."),
+    ("resilient_provider_failures_total", "Calls that counted against the provider's health."),
+    ("resilient_provider_rejections_total", "Calls not made because the breaker was open or its probes were taken."),
+    ("resilient_provider_transitions_total", "Breaker transitions (any from/to)."),
+    ("resilient_provider_retries_total", "Calls that were a retry of the same provider."),
+    ("resilient_provider_rate_limited_429_total", "Answers with status 429."),
     (
-        "give_ups",
         "resilient_provider_give_ups_total",
         "Items the chain gave up on (deferred or failed), counted on its first provider.",
     ),
     (
-        "deferrals",
         "resilient_provider_deferrals_total",
         "Items handed back on the deferred output, counted on the chain's first provider.",
     ),
     (
-        "retry_budget_exhausted",
         "resilient_provider_retry_budget_exhausted_total",
         "Retries not made because the provider's retry budget was spent.",
     ),
-    ("hedges", "resilient_provider_hedges_total", "Hedged calls sent to the provider (a second call for a slow one)."),
-    ("hedge_wins", "resilient_provider_hedge_wins_total", "Hedged calls to the provider whose answer served the item."),
+    ("resilient_provider_hedges_total", "Hedged calls sent to the provider (a second call for a slow one)."),
+    ("resilient_provider_hedge_wins_total", "Hedged calls to the provider whose answer served the item."),
+    (CHECK_FAILURES, "Answers that failed a check (required_path, empty, content_policy, cut, schema)."),
+    (TOKENS, "Tokens the provider's answers reported, by direction (input, output)."),
+    (TOKENS_ESTIMATED, "Tokens of calls that ended without usage (aborted, broken), counted at their estimate."),
+    (SPEND, "What the provider's calls cost, in the currency unit of its prices."),
+    (TOKEN_LIMITED, "Calls the provider's tokens per minute or spend cap turned away (moved on or deferred)."),
+    (TOKEN_WAITS, "Waits in line for the provider's tokens per minute or spend cap (items that waited their turn)."),
+    (STORE_UP, "Whether the shared state store answered (0: this process fell back to its memory)."),
+    (STORE_FALLBACKS, "Times this process fell back to its memory because the shared store failed."),
 ];
 
 pub const STATE: &str = "resilient_provider_state";
@@ -82,26 +108,17 @@ fn seconds(ms: u64) -> String {
 pub fn store_families(scope: &str, up: bool, fallbacks: u64) -> String {
     let l = format!("{{scope=\"{}\"}}", escape(scope));
     let mut out = String::new();
-    family(
-        &mut out,
-        STORE_UP,
-        "gauge",
-        "Whether the shared state store answered (0: this process fell back to its memory).",
-    );
+    family(&mut out, STORE_UP, "gauge");
     let _ = writeln!(out, "{STORE_UP}{l} {}", up as u8);
-    family(
-        &mut out,
-        STORE_FALLBACKS,
-        "counter",
-        "Times this process fell back to its memory because the shared store failed.",
-    );
+    family(&mut out, STORE_FALLBACKS, "counter");
     let _ = writeln!(out, "{STORE_FALLBACKS}{l} {fallbacks}");
     out
 }
 
-/// A family's `# HELP` and `# TYPE` lines (pushed, not formatted: the engine's WASM is smaller).
-fn family(out: &mut String, name: &str, kind: &str, help: &str) {
-    for part in ["# HELP ", name, " ", help, "\n# TYPE ", name, " ", kind, "\n"] {
+/// A family's `# TYPE` line (pushed, not formatted: the engine's WASM is smaller); its `# HELP`
+/// is the node's ([`HELP`]).
+fn family(out: &mut String, name: &str, kind: &str) {
+    for part in ["# TYPE ", name, " ", kind, "\n"] {
         out.push_str(part);
     }
 }
@@ -178,31 +195,18 @@ pub fn render(
     // Writing to a String cannot fail.
     let states: Vec<_> = views.iter().map(|v| inspect(v, now)).collect();
     type Gauge = fn(&crate::report::inspect::ProviderState) -> u32;
-    let gauges: [(&str, &str, Gauge); 3] = [
-        (STATE, "Circuit breaker state: 0 closed, 1 half-open, 2 open.", |s| u32::from(s.state_gauge)),
-        (
-            CONCURRENCY_LIMIT,
-            "Calls at once the fleet learned the provider takes (0: none learned in the last 10 minutes).",
-            |s| s.concurrency.unwrap_or(0),
-        ),
-        (
-            CONCURRENCY,
-            "Calls in flight to the provider across the fleet, at most: the slots of the limit the workers hold.",
-            |s| s.concurrency_in_flight,
-        ),
+    let gauges: [(&str, Gauge); 3] = [
+        (STATE, |s| u32::from(s.state_gauge)),
+        (CONCURRENCY_LIMIT, |s| s.concurrency.unwrap_or(0)),
+        (CONCURRENCY, |s| s.concurrency_in_flight),
     ];
-    for (name, help, value) in gauges {
-        family(&mut out, name, "gauge", help);
+    for (name, value) in gauges {
+        family(&mut out, name, "gauge");
         for (s, l) in states.iter().zip(&labels) {
             let _ = writeln!(out, "{name}{l} {}", value(s));
         }
     }
-    family(
-        &mut out,
-        WAITING,
-        "gauge",
-        "Workers waiting at the provider's spent fleet limit now, by their calls' priority.",
-    );
+    family(&mut out, WAITING, "gauge");
     for (s, l) in states.iter().zip(&labels) {
         let open = l.strip_suffix('}').unwrap_or(l);
         let w = s.waiting;
@@ -210,12 +214,7 @@ pub fn render(
             let _ = writeln!(out, "{WAITING}{open},priority=\"{priority}\"}} {n}");
         }
     }
-    family(
-        &mut out,
-        LATENCY,
-        "gauge",
-        "Answers' latency and streamed calls' time to first chunk (lane), p50 and p95 of the last samples.",
-    );
+    family(&mut out, LATENCY, "gauge");
     for (st, l) in states.iter().zip(&labels) {
         let open = l.strip_suffix('}').unwrap_or(l);
         let lanes = [
@@ -230,18 +229,13 @@ pub fn render(
             }
         }
     }
-    for (key, name, help) in COUNTERS {
-        family(&mut out, name, "counter", help);
+    for (key, name) in COUNTERS {
+        family(&mut out, name, "counter");
         for (c, l) in counters.iter().zip(&labels) {
             let _ = writeln!(out, "{name}{l} {}", count(c, key));
         }
     }
-    family(
-        &mut out,
-        CHECK_FAILURES,
-        "counter",
-        "Answers that failed a check (required_path, empty, content_policy, cut, schema).",
-    );
+    family(&mut out, CHECK_FAILURES, "counter");
     for (c, p) in counters.iter().zip(&chain.providers) {
         for check in CHECK_NAMES {
             let value = count(c, &format!("check_failures:{check}"));
@@ -252,7 +246,7 @@ pub fn render(
             );
         }
     }
-    family(&mut out, TOKENS, "counter", "Tokens the provider's answers reported, by direction (input, output).");
+    family(&mut out, TOKENS, "counter");
     for (c, l) in counters.iter().zip(&labels) {
         for direction in ["input", "output"] {
             let value = count(c, &format!("tokens:{direction}"));
@@ -261,29 +255,14 @@ pub fn render(
             let _ = writeln!(out, "{TOKENS}{l} {value}");
         }
     }
-    let families: [(&str, &str, &str, bool); 4] = [
-        (
-            TOKENS_ESTIMATED,
-            "tokens:estimated",
-            "Tokens of calls that ended without usage (aborted, broken), counted at their estimate.",
-            false,
-        ),
-        (SPEND, "spend_micros", "What the provider's calls cost, in the currency unit of its prices.", true),
-        (
-            TOKEN_LIMITED,
-            "token_limited",
-            "Calls the provider's tokens per minute or spend cap turned away (moved on or deferred).",
-            false,
-        ),
-        (
-            TOKEN_WAITS,
-            "token_waits",
-            "Waits in line for the provider's tokens per minute or spend cap (items that waited their turn).",
-            false,
-        ),
+    let families: [(&str, &str, bool); 4] = [
+        (TOKENS_ESTIMATED, "tokens:estimated", false),
+        (SPEND, "spend_micros", true),
+        (TOKEN_LIMITED, "token_limited", false),
+        (TOKEN_WAITS, "token_waits", false),
     ];
-    for (name, key, help, micros) in families {
-        family(&mut out, name, "counter", help);
+    for (name, key, micros) in families {
+        family(&mut out, name, "counter");
         for (c, l) in counters.iter().zip(&labels) {
             let v = count(c, key);
             let _ = match micros {
@@ -318,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn every_family_has_help_and_type_and_one_sample_per_provider() {
+    fn every_family_has_a_type_a_help_text_and_one_sample_per_provider() {
         let open = r#"{"phase":"open","open_until_ms":5000,"trips":1,"version":2}"#;
         let counters =
             r#"[{"calls":7,"failures":5,"check_failures:schema":3,"tokens:output":40,"spend_micros":1500000},{}]"#;
@@ -338,15 +317,17 @@ mod tests {
         assert!(text.contains("resilient_provider_calls_total{scope=\"wf\",provider=\"a\"} 7\n"));
         assert!(text.contains("resilient_provider_deferrals_total{scope=\"wf\",provider=\"b\"} 0\n"));
         assert!(text.contains("resilient_provider_waiting{scope=\"wf\",provider=\"b\",priority=\"high\"} 0\n"));
-        assert_eq!(text.matches("# HELP ").count(), COUNTERS.len() + 11);
-        assert_eq!(text.matches("# TYPE ").count(), COUNTERS.len() + 11);
-        for help in [
-            "# HELP resilient_provider_calls_total Calls made to the provider.\n# TYPE resilient_provider_calls_total counter\n",
-            "# HELP resilient_provider_spend_total What the provider's calls cost, in the currency unit of its prices.\n# TYPE resilient_provider_spend_total counter\n",
-            "# HELP resilient_provider_state Circuit breaker state: 0 closed, 1 half-open, 2 open.\n# TYPE resilient_provider_state gauge\n",
-        ] {
-            assert!(text.contains(help), "{help}");
-        }
+        assert!(!text.contains("# HELP "), "the node's to add");
+        let text = text + &store_families("wf", true, 0);
+        let types: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("# TYPE ")?.split(' ').next()).collect();
+        assert_eq!(types.len(), COUNTERS.len() + 13);
+        // One help text for each family rendered, and none for a family that is not.
+        let mut helped: Vec<&str> = HELP.iter().map(|(name, _)| *name).collect();
+        helped.sort_unstable();
+        let mut rendered = types.clone();
+        rendered.sort_unstable();
+        assert_eq!(helped, rendered);
+        assert!(text.contains("# TYPE resilient_provider_spend_total counter\n"));
         // After the open window the gauge reads half-open, as a call would meet it.
         let later = render(&chain(&["a", "b"]), "wf", 5000, &blank(2, open), "[{},{}]").unwrap();
         assert!(later.contains("resilient_provider_state{scope=\"wf\",provider=\"a\"} 1\n"));
@@ -367,8 +348,8 @@ mod tests {
         let families = COUNTERS.len() + 11;
         assert_eq!(
             text.lines().count(),
-            3 * families + CHECK_NAMES.len() - 1 + 1 - 1 + 2,
-            "HELP, TYPE and one sample per family (per check for the checks', per direction for \
+            2 * families + CHECK_NAMES.len() - 1 + 1 - 1 + 2,
+            "TYPE and one sample per family (per check for the checks', per direction for \
              the tokens', per priority for the waiting workers', none for a latency not sampled)"
         );
     }
