@@ -397,6 +397,11 @@ export class Item {
      */
     join(pool: Pool): number;
     /**
+     * The shared store failed and this item's rows are this process's memory from now on: its
+     * calls keep to the safe share its worker last knew of each fleet limit. Crossed once.
+     */
+    onMemory(): void;
+    /**
      * The outcome of a call: rows to write, the attempt's log line, the wait before the next
      * poll, the calls to abort, and the item's end if it ended. `call`: the call's number (its
      * step's `hedging.call`); left out for the one call the last poll returned.

@@ -25,6 +25,7 @@ export const item_commit: (a: number, b: number, c: number) => [number, number];
 export const item_deferNow: (a: number, b: number, c: any) => [number, number, number];
 export const item_hedge: (a: number, b: number, c: number, d: number, e: number) => [number, number, number];
 export const item_join: (a: number, b: number) => number;
+export const item_onMemory: (a: number) => void;
 export const item_outcome: (a: number, b: number, c: any, d: number) => [number, number, number];
 export const item_poll: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const item_prefer: (a: number, b: number) => [number, number];

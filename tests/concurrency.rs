@@ -326,8 +326,13 @@ fn in_queue_mode_one_item_executions_behind_the_fleets_limit_are_all_served() {
                 m
             })
             .collect();
-        let slots = Slots { worker: (0..400).map(|i| i % 2).collect(), per_worker: 10, execution: (0..400).collect() };
-        let t = execution::run_in_slots(&fleet, &mut machines, &mut Store::new(1), 0, &mut vendor, &slots);
+        let slots = Slots {
+            worker: (0..400).map(|i| i % 2).collect(),
+            per_worker: 10,
+            execution: (0..400).collect(),
+            store: vec![0; 400],
+        };
+        let t = execution::run_in_slots(&fleet, &mut machines, &mut [Store::new(1)], 0, &mut vendor, &slots);
         println!(
             "seed {seed}: {} served, {} deferred, {} calls, {} answered 429, in {} ms",
             t.done, t.deferred, vendor.calls, vendor.rejected_429, t.ended_at
@@ -339,4 +344,88 @@ fn in_queue_mode_one_item_executions_behind_the_fleets_limit_are_all_served() {
         }
         assert_eq!((t.done, t.deferred, t.failed), (400, 0, 0));
     }
+}
+
+/// `seats.len()` workers each running one execution of `items` items from `start`, on the fleet's
+/// store (`stores[0]`) or, `memory: Some(told)`, worker `w`'s on its memory (`stores[w + 1]`),
+/// its items told so or not.
+fn fleet_run(
+    chain: &Arc<Chain>,
+    seats: &[Rc<RefCell<Seats>>],
+    items: usize,
+    start: u64,
+    stores: &mut [Store],
+    memory: Option<bool>,
+    vendor: &mut Vendor,
+) -> Ends {
+    let workers = seats.len();
+    let pools: Vec<_> = (0..workers).map(|_| Rc::new(RefCell::new(Pool::new(chain, 256)))).collect();
+    let mut machines: Vec<ItemMachine> = (0..workers * items)
+        .map(|i| {
+            let w = i % workers;
+            let mut m =
+                ItemMachine::new(chain.clone(), start, format!("w{w}-{start}:{i}"), vec![], Rng::seeded(i as u64));
+            m.join(pools[w].clone());
+            m.seat(seats[w].clone());
+            if memory == Some(true) {
+                m.on_memory();
+            }
+            m
+        })
+        .collect();
+    let n = machines.len();
+    let slots = execution::Slots {
+        worker: (0..n).map(|i| i % workers).collect(),
+        per_worker: items,
+        execution: (0..n).map(|i| i % workers).collect(),
+        store: (0..n).map(|i| memory.map_or(0, |_| i % workers + 1)).collect(),
+    };
+    execution::run_in_slots(chain, &mut machines, stores, start, vendor, &slots)
+}
+
+#[test]
+fn when_the_shared_store_fails_each_worker_keeps_to_the_safe_share_it_knew_not_the_whole_limit() {
+    let fleet = chain(&["vendor"], |c| {
+        c.wait_in_line = true;
+        c.fleet_limit = true;
+    });
+    // Eight workers learn a vendor taking 8 calls at once on the shared store (a call each).
+    let learn = |stores: &mut [Store]| {
+        let seats: Vec<_> = (0..8).map(|w| Rc::new(RefCell::new(Seats::new(format!("w{w}"), 1)))).collect();
+        let mut vendor = Vendor::new(Some(8), 250, false);
+        let t = fleet_run(&fleet, &seats, 50, 0, stores, None, &mut vendor);
+        assert_eq!(t.done, 400);
+        println!("learned: 400 served in {} ms, {} answered 429", t.ended_at, vendor.rejected_429);
+        (seats, t.ended_at)
+    };
+    // Then the store fails: each worker's next 100 items run on its own memory (a row of its own).
+    let after = |on_memory: bool| {
+        // Store 0 is the fleet's; 1 to 8 the workers' memories.
+        let mut stores: Vec<Store> = (0..9).map(|_| Store::new(1)).collect();
+        let (seats, ended) = learn(&mut stores);
+        let mut vendor = Vendor::new(Some(8), 250, false);
+        let t = fleet_run(&fleet, &seats, 100, ended + 1_000, &mut stores, Some(on_memory), &mut vendor);
+        let safe: Vec<_> = seats.iter().map(|s| s.borrow().seats[0].safe).collect();
+        println!(
+            "told {on_memory}: safe shares {safe:?}; at most {} calls at once at the vendor, {} of {} answered 429, \
+             {} served, {} deferred, in {} ms",
+            vendor.most_at_once,
+            vendor.rejected_429,
+            vendor.calls,
+            t.done,
+            t.deferred,
+            t.ended_at - ended - 1_000,
+        );
+        (t, vendor)
+    };
+    let (blind, blind_vendor) = after(false);
+    let (safe, vendor) = after(true);
+    // Each worker's memory alone starts at the threshold and learns the vendor's limit as if alone:
+    // eight times what it takes is tried (130 of 910 answered 429, 20 items deferred).
+    assert!(blind_vendor.rejected_429 > 80, "{}", blind_vendor.rejected_429);
+    assert_eq!(blind.done + blind.deferred, 800);
+    // Kept to the shares they knew (a call each), the fleet sends what the vendor takes and no
+    // more: every item served, in the ideal 100 x 250 ms.
+    assert_eq!((safe.done, safe.deferred, safe.failed), (800, 0, 0));
+    assert!(vendor.most_at_once <= 8 && vendor.rejected_429 <= 8, "{} 429s", vendor.rejected_429);
 }

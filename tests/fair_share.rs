@@ -77,8 +77,8 @@ fn run(k: u32, workers: &[Worker], seed: u64) -> Served {
             Ev::Try(i) => {
                 let seat = &mut seats[i];
                 let holder = seat.holder.clone();
-                seat.seats[0].read(&row, &holder, now, RULES);
-                let (go, grew) = match fleet_limit::take(&row, &seat.taker(0), now, RULES) {
+                seat.seats[0].read(&row, &holder, now, RULES, true);
+                let (go, grew) = match fleet_limit::take(&row, &seat.taker(0, false, RULES.start), now, RULES) {
                     Take::Local => (true, false),
                     Take::Write { row: next, grew } => {
                         row = next;
@@ -89,7 +89,7 @@ fn run(k: u32, workers: &[Worker], seed: u64) -> Served {
                         (false, false)
                     }
                 };
-                seat.seats[0].read(&row, &holder, now, RULES);
+                seat.seats[0].read(&row, &holder, now, RULES, true);
                 if !go {
                     // A waiting call looks again after 20-70 ms, as the node's paced wait does.
                     at(&mut events, now + 20 + rng.between(0, 50), Ev::Try(i));

@@ -24,6 +24,8 @@ export class ItemConversation {
 	private body: unknown;
 	/** That answer's JSON as the Answer Check parsed it. */
 	private parsed: unknown;
+	/** The engine was told its rows are this process's memory now (the shared store failed). */
+	private onMemory = false;
 
 	constructor(
 		private readonly c: ItemContext,
@@ -57,6 +59,7 @@ export class ItemConversation {
 			this.tally,
 			async (again) => {
 				const snap = await store.read(this.keys, granted);
+				this.sayWhereRowsAre();
 				const polled = ask(snap.now, snap.rows.join(ROW_SEPARATOR), again);
 				// A lost race writes nothing, but the pool's line moved on: its wake stands.
 				this.c.line?.wake(polled.wake);
@@ -106,11 +109,20 @@ export class ItemConversation {
 			async (again) => {
 				if (!again) return first;
 				const snap = await this.c.store.read([key]);
+				this.sayWhereRowsAre();
 				return this.item.rerecord(snap.now, snap.rows.join(ROW_SEPARATOR));
 			},
 		);
 		if (done.dropped) this.dropped.push(done.dropped);
 		else if (done.value.writes) this.note(done.value.writes.provider, done.value.transition);
+	}
+
+	/** Once the store fell back to this process's memory, the engine hears it (once): its
+	 * worker's calls then keep to the safe share of each fleet limit it last knew. */
+	private sayWhereRowsAre(): void {
+		if (this.onMemory || this.c.store.degraded === undefined) return;
+		this.onMemory = true;
+		this.item.onMemory();
 	}
 
 	private note(provider: number, t?: Transition): void {

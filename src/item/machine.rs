@@ -184,6 +184,9 @@ pub struct ItemMachine {
     /// The worker's seats at the fleet's limits (`fleet_limit`), shared by its items; without
     /// them each call holds a share of its own (a guard's check).
     seats: Option<Rc<RefCell<Seats>>>,
+    /// The shared store failed: its rows are this process's memory (its seats keep to their safe
+    /// shares and learn none from them).
+    on_memory: bool,
     /// What its request is to each provider, for that provider's token estimate (none given:
     /// the output reserve): a chain of a small and a large model asks each for its own maximum.
     token_facts: Vec<Option<TokenFacts>>,
@@ -264,6 +267,7 @@ impl ItemMachine {
             called: false,
             refused: false,
             seats: None,
+            on_memory: false,
             token_facts: Vec::new(),
             mid_stream: None,
             continuation_due: None,

@@ -116,6 +116,12 @@ impl Session {
         self.machine.seat(seats);
     }
 
+    /// The shared store failed: the rows from now on are this process's memory, where the
+    /// worker keeps to the safe share it last knew of each fleet limit.
+    pub fn on_memory(&mut self) {
+        self.machine.on_memory();
+    }
+
     /// Item Concurrency *Auto*: this item's calls go through the execution's windows.
     pub fn join(&mut self, pool: std::rc::Rc<std::cell::RefCell<crate::limits::pool::Pool>>) -> u32 {
         self.machine.join(pool);

@@ -72,12 +72,14 @@ pub struct Taker {
     pub held_since: Option<u64>,
     /// Its fair-share key's weight (`Chain::share_weight`; the key is in its holder's name).
     pub weight: u32,
+    /// Its rows are this process's memory (the store failed): it keeps to this ([`Seat::safe`]).
+    pub safe: Option<u32>,
 }
 
 impl Taker {
     /// A taker at weight 1.
     pub fn new(holder: String, keeps: bool, in_use: u32, served_full: u32, held_since: Option<u64>) -> Taker {
-        Taker { holder, keeps, in_use, served_full, held_since, weight: 1 }
+        Taker { holder, keeps, in_use, served_full, held_since, weight: 1, safe: None }
     }
 }
 
@@ -134,6 +136,8 @@ fn with_share(row: &LimitRow, now: u64, limit: u32, share: Option<Share>) -> Lim
 
 /// Whether `taker` may send one more call now.
 pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
+    // On this process's memory the safe share is its ceiling: the limit there grows to it at most.
+    let rules = Rules { ceiling: taker.safe.map_or(rules.ceiling, |safe| rules.ceiling.min(safe.max(1))), ..rules };
     let limit = limit(row, now, rules);
     let mine = live(row, now).find(|s| s.holder == taker.holder);
     let slots = mine.map_or(0, |s| s.slots);
@@ -353,8 +357,8 @@ impl Seats {
         Seats { holder: learned_limit::keyed(self.holder, key), weight: weight.max(1), ..self }
     }
 
-    /// Who takes provider `i`'s next slot.
-    pub fn taker(&self, i: usize) -> Taker {
+    /// Who takes provider `i`'s next slot; `on_memory`: it keeps to its safe share (`start`: none).
+    pub fn taker(&self, i: usize, on_memory: bool, start: u32) -> Taker {
         let s = &self.seats[i];
         Taker {
             holder: self.holder.clone(),
@@ -363,6 +367,7 @@ impl Seats {
             served_full: s.served_full,
             held_since: s.held_since,
             weight: self.weight,
+            safe: on_memory.then(|| s.safe.unwrap_or(start)),
         }
     }
 }
@@ -384,13 +389,21 @@ pub struct Seat {
     slow_start: bool,
     /// Since when it waits at the spent limit, unserved (its registered wait in the row).
     held_since: Option<u64>,
+    /// Its calls at once if the store fails (Doorman's safe capacity): the more of its share as
+    /// last read from the fleet's row and the limit split between the holders it saw there.
+    pub safe: Option<u32>,
 }
 
 impl Seat {
     /// The row as read now: its share there, and any cut since the last one it heard of (a cut
     /// anywhere starts its count of served calls again, so the fleet does not grow back at once).
-    pub fn read(&mut self, row: &LimitRow, holder: &str, now: u64, rules: Rules) {
+    /// `shared`: the row is the fleet's (not this process's memory), so it says the safe share.
+    pub fn read(&mut self, row: &LimitRow, holder: &str, now: u64, rules: Rules, shared: bool) {
         self.slots = allowance(row, holder, now, rules);
+        if shared && row.limit > 0 && now.saturating_sub(row.updated_ms) < STALE_MS {
+            let others = live(row, now).filter(|s| s.holder != holder).count() as u32;
+            self.safe = Some(self.slots.max(limit(row, now, rules) / (others + 1)).max(1));
+        }
         self.slow_start = row.plateau == 0;
         let waits = live(row, now).any(|s| s.holder == holder && s.wants);
         self.held_since = waits.then(|| self.held_since.unwrap_or(now));
@@ -470,6 +483,43 @@ mod tests {
         let row = written(take(&row, &seat("a", 4, 0), 2, RULES));
         assert_eq!(row.shares[0].slots, 5);
         assert!(matches!(take(&row, &seat("a", 5, 0), 3, RULES), Take::Full { .. }), "the limit is spent");
+    }
+
+    /// Calls one worker has out after `tries` takes on its memory's fresh row, none ending.
+    fn calls_on_memory(safe: Option<u32>, tries: u64) -> u32 {
+        let (mut row, mut in_use) = (LimitRow::default(), 0);
+        for t in 0..tries {
+            match take(&row, &Taker { safe, ..seat("a", in_use, 100) }, 2_000 + t, RULES) {
+                Take::Local => in_use += 1,
+                Take::Write { row: next, .. } => (row, in_use) = (next, in_use + 1),
+                Take::Full { .. } => {}
+            }
+        }
+        in_use
+    }
+
+    #[test]
+    fn on_its_memory_a_worker_keeps_to_the_safe_share_it_last_knew_not_the_whole_limit() {
+        // The fleet's row: a limit of 8, four workers holding 2 each.
+        let shares =
+            ["a", "b", "c", "d"].map(|h| Share { holder: h.into(), slots: 2, until_ms: 20_000, ..Default::default() });
+        let fleet = LimitRow { limit: 8, plateau: 9, shares: shares.to_vec(), ..Default::default() };
+        let mut mine = Seat::default();
+        mine.read(&fleet, "a", 1_000, RULES, true);
+        assert_eq!(mine.safe, Some(2));
+        // A worker that held nothing yet counts itself among the holders: 8 / 5.
+        let mut new = Seat::default();
+        new.read(&fleet, "e", 1_000, RULES, true);
+        assert_eq!(new.safe, Some(1));
+        // The store fails: its memory's row is fresh, and this worker alone there.
+        assert_eq!(calls_on_memory(Some(2), 50), 2);
+        assert!(calls_on_memory(None, 50) > 8, "its memory alone would grow past the fleet's limit");
+        // Its memory's row says nothing of the fleet: the safe share stays what the fleet said.
+        mine.read(&LimitRow { limit: 40, ..Default::default() }, "a", 1_000, RULES, false);
+        assert_eq!(mine.safe, Some(2));
+        // One that never read a fresh limit keeps to the breaker's threshold (the limit's start).
+        let taker = Seats::new("w".into(), 1).taker(0, true, RULES.start);
+        assert_eq!(taker.safe, Some(5));
     }
 
     #[test]

@@ -300,6 +300,13 @@ impl Item {
         }
     }
 
+    /// The shared store failed and this item's rows are this process's memory from now on: its
+    /// calls keep to the safe share its worker last knew of each fleet limit. Crossed once.
+    #[wasm_bindgen(js_name = onMemory)]
+    pub fn on_memory(&mut self) {
+        self.s.on_memory();
+    }
+
     /// Item Concurrency *Auto*: this item's calls go through `pool`'s windows. Returns its
     /// number in the pool: a `wake` names the items to poll again by it.
     pub fn join(&mut self, pool: &Pool) -> u32 {

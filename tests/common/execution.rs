@@ -83,9 +83,9 @@ pub fn run(
     start: u64,
     vendors: &mut impl Vendors,
 ) -> Ends {
-    let slots =
-        Slots { worker: vec![0; machines.len()], per_worker: machines.len(), execution: vec![0; machines.len()] };
-    run_in_slots(chain, machines, store, start, vendors, &slots)
+    let n = machines.len();
+    let slots = Slots { worker: vec![0; n], per_worker: n, execution: vec![0; n], store: vec![0; n] };
+    run_in_slots(chain, machines, std::slice::from_mut(store), start, vendors, &slots)
 }
 
 /// Queue mode's workers: which worker runs each machine's execution, and how many executions a
@@ -95,13 +95,15 @@ pub struct Slots {
     pub per_worker: usize,
     /// Each machine's execution (its pool: a wake names a member of the waker's pool).
     pub execution: Vec<usize>,
+    /// Each machine's store: the fleet's, or its worker's memory once the shared store failed.
+    pub store: Vec<usize>,
 }
 
 /// `run`, each machine started when its worker has a free slot.
 pub fn run_in_slots(
     chain: &Arc<Chain>,
     machines: &mut [ItemMachine],
-    store: &mut Store,
+    stores: &mut [Store],
     start: u64,
     vendors: &mut impl Vendors,
     slots: &Slots,
@@ -141,6 +143,7 @@ pub fn run_in_slots(
                 i
             }
             Event::Poll(i) => {
+                let store = &mut stores[slots.store[i]];
                 let poll = machines[i].poll(now, &store.views).unwrap();
                 if let Some(w) = &poll.writes {
                     store.apply(w);
@@ -173,6 +176,7 @@ pub fn run_in_slots(
             Event::Answer { item, provider, reply } => {
                 out[provider] -= 1;
                 vendors.replied(provider, &reply);
+                let store = &mut stores[slots.store[item]];
                 let m = &mut machines[item];
                 let end = CallEnd { usage: reply.usage, delivered_chars: None, longest_gap_ms: None };
                 let effect = m.on_outcome(now, &reply.outcome, &store.views, None, end).unwrap();

@@ -105,7 +105,7 @@ impl Sim {
             },
             Policy::Shared => {
                 let rules = self.rules();
-                self.seats[worker].read(&self.row, &worker.to_string(), self.now, rules);
+                self.seats[worker].read(&self.row, &worker.to_string(), self.now, rules, true);
                 let seat = &self.seats[worker];
                 let taker = Taker::new(worker.to_string(), true, seat.in_use, seat.served_full, None);
                 let (go, grew) = match fleet_limit::take(&self.row, &taker, self.now, self.rules()) {
@@ -123,7 +123,7 @@ impl Sim {
                 };
                 let rules = self.rules();
                 let seat = &mut self.seats[worker];
-                seat.read(&self.row, &worker.to_string(), self.now, rules);
+                seat.read(&self.row, &worker.to_string(), self.now, rules, true);
                 go.then(|| {
                     seat.sent(grew);
                     0

@@ -103,8 +103,8 @@ impl Sim {
         let rules = self.rules(worker);
         let seats = &mut self.seats[worker];
         let holder = seats.holder.clone();
-        seats.seats[0].read(&self.row, &holder, self.now, rules);
-        let taker = seats.taker(0);
+        seats.seats[0].read(&self.row, &holder, self.now, rules, true);
+        let taker = seats.taker(0, false, rules.start);
         let (go, grew) = match fleet_limit::take(&self.row, &taker, self.now, rules) {
             Take::Local => (true, false),
             Take::Write { row, grew } => {
@@ -119,7 +119,7 @@ impl Sim {
             }
         };
         let seat = &mut self.seats[worker].seats[0];
-        seat.read(&self.row, &holder, self.now, rules);
+        seat.read(&self.row, &holder, self.now, rules, true);
         go.then(|| {
             seat.sent(grew);
             grew

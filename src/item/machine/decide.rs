@@ -77,7 +77,7 @@ impl ItemMachine {
             let Seats { holder, seats, .. } = &mut *seats.borrow_mut();
             for (i, seat) in seats.iter_mut().enumerate() {
                 if let Some(rules) = crate::limits::fleet_limit::rules(&self.chain, i) {
-                    seat.read(&views[i].limit, holder, now, rules);
+                    seat.read(&views[i].limit, holder, now, rules, !self.on_memory);
                 }
             }
         }

@@ -53,6 +53,11 @@ impl ItemMachine {
         self.seats = Some(seats);
     }
 
+    /// The shared store failed: the rows from now on are this process's memory.
+    pub fn on_memory(&mut self) {
+        self.on_memory = true;
+    }
+
     /// Who takes each provider's next slot of the fleet's limit (none where it is not bounded).
     pub(super) fn takers(&self, holder: &str) -> Vec<Taker> {
         if !self.chain.fleet_limit {
@@ -61,7 +66,8 @@ impl ItemMachine {
         match &self.seats {
             Some(seats) => {
                 let seats = seats.borrow();
-                (0..self.chain.providers.len()).map(|i| seats.taker(i)).collect()
+                let start = |i: usize| self.chain.providers[i].breaker.threshold;
+                (0..self.chain.providers.len()).map(|i| seats.taker(i, self.on_memory, start(i))).collect()
             }
             None => {
                 let weight = self.chain.share_weight;
