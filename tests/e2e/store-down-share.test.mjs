@@ -15,7 +15,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, outputs, uid } from '../support/n8n.mjs';
-import { ownRedis } from '../support/own-redis.mjs';
+import { startOwnRedis } from '../support/own-redis.mjs';
 import { redisCredential } from '../support/store-credentials.mjs';
 import { startTpmVendor } from '../support/tpm-vendor.mjs';
 import { redisBatch } from '../support/batch-workflow.mjs';
@@ -34,7 +34,7 @@ let vendor, redis, first, second;
 
 before(async () => {
 	vendor = await startTpmVendor({ tpm: 1e9, delayMs: LATENCY_MS, capacity: K });
-	redis = await ownRedis();
+	redis = await startOwnRedis();
 	first = n8nInstance(n8nInstall(major), { extensions: null });
 	installLikeN8n(packWorktree(), first.home);
 	first.importCredentials([redisCredential(REDIS.id, REDIS.name, redis.port)]);
@@ -42,7 +42,7 @@ before(async () => {
 });
 after(async () => {
 	await vendor?.close();
-	redis?.kill();
+	await redis?.stop();
 });
 
 /** Resolves once `check()` holds, looked at every 20 ms, failing after `ms`. */

@@ -2,7 +2,7 @@
 // a hostile writer) only ever hit throwaway servers this file starts, never the shared ones.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { readFileSync, chownSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -27,7 +27,6 @@ import {
 	MAX_CAS_RACES,
 } from '../support/store-harness.mjs';
 import { freePort } from '../support/ports.mjs';
-import { ownRedis } from '../support/own-redis.mjs';
 import { tempDir } from '../support/tmp.mjs';
 
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -102,6 +101,46 @@ test('postgres steady state: no write per healthy call', async () => {
 	assert.deepEqual(r1, r0, 'the breaker row was not rewritten');
 	eng.free();
 });
+
+async function ownRedis() {
+	const port = await freePort();
+	const dir = tempDir('rpc-redis-');
+	const start = () =>
+		spawn(
+			'redis-server',
+			['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--dir', dir],
+			{ stdio: 'ignore' },
+		);
+	let child = start();
+	// Up when it answers a ping; not up within 5 s fails the test here, not later.
+	const answering = async () => {
+		for (const end = Date.now() + 5_000; ;) {
+			try {
+				execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' });
+				return;
+			} catch {
+				assert.ok(Date.now() < end, `redis-server on ${port} does not answer`);
+				await new Promise((r) => setTimeout(r, 50));
+			}
+		}
+	};
+	await answering();
+	return {
+		port,
+		stop: () =>
+			new Promise((r) => {
+				child.once('exit', r);
+				child.kill('SIGKILL');
+			}),
+		stall: () => child.kill('SIGSTOP'),
+		resume: () => child.kill('SIGCONT'),
+		restart: async () => {
+			child = start();
+			await answering();
+		},
+		kill: () => child.kill('SIGKILL'),
+	};
+}
 
 /** The store's own client is connected again (ioredis reconnects on its own schedule). */
 async function reconnected(client) {

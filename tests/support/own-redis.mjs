@@ -1,47 +1,44 @@
-// A throwaway redis-server on a free loopback port, for tests that stop, stall or restart it
-// (never the shared one of scripts/lib/services.sh).
-import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { freePort } from './ports.mjs';
-import { tempDir } from './tmp.mjs';
+// A redis-server of a test's own on a free loopback port (no persistence): stopped and started
+// again on the same port when a test takes the store away (the shared one serves other lanes).
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { freePorts } from './ports.mjs';
 
-/** Started and answering a ping; `stop`, `stall`, `resume`, `restart`, `kill`. */
-export async function ownRedis() {
-	const port = await freePort();
-	const dir = tempDir('rpc-redis-');
-	const start = () =>
-		spawn(
-			'redis-server',
-			['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--dir', dir],
-			{ stdio: 'ignore' },
-		);
-	let child = start();
-	// Up when it answers a ping; not up within 5 s fails the test here, not later.
-	const answering = async () => {
-		for (const end = Date.now() + 5_000; ;) {
-			try {
-				execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' });
-				return;
-			} catch {
-				assert.ok(Date.now() < end, `redis-server on ${port} does not answer`);
-				await new Promise((r) => setTimeout(r, 50));
-			}
-		}
-	};
-	await answering();
-	return {
-		port,
-		stop: () =>
-			new Promise((r) => {
-				child.once('exit', r);
-				child.kill('SIGKILL');
+/** Starts redis-server on `port` (default: a free one); resolves once it answers PING. */
+export async function startOwnRedis(port) {
+	port ??= (await freePorts(1))[0];
+	const child = spawn(
+		'redis-server',
+		['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+		{ stdio: ['ignore', 'pipe', 'pipe'] },
+	);
+	let out = '';
+	child.stdout.on('data', (d) => (out += d));
+	child.stderr.on('data', (d) => (out += d));
+	const spawnError = new Promise((_, reject) => child.on('error', reject));
+	for (let k = 0; k < 100; k++) {
+		const ok = await Promise.race([
+			spawnError,
+			new Promise((resolve) => {
+				const sock = net.connect(port, '127.0.0.1', () => sock.end('PING\r\n'));
+				sock.on('data', (d) => resolve(String(d).startsWith('+PONG')));
+				sock.on('error', () => resolve(false));
 			}),
-		stall: () => child.kill('SIGSTOP'),
-		resume: () => child.kill('SIGCONT'),
-		restart: async () => {
-			child = start();
-			await answering();
-		},
-		kill: () => child.kill('SIGKILL'),
-	};
+		]);
+		if (ok)
+			return {
+				port,
+				/** Stopped; resolves once the process exited. */
+				stop: () =>
+					new Promise((resolve) => {
+						if (child.exitCode !== null) return resolve();
+						child.on('exit', resolve);
+						child.kill('SIGTERM');
+					}),
+			};
+		if (child.exitCode !== null) break;
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	child.kill('SIGKILL');
+	throw new Error(`redis-server did not answer on ${port}: ${out.slice(-2000)}`);
 }
