@@ -3,11 +3,11 @@
 // at once, answers in 300 ms and 429 + Retry-After: 1 above (tests/support/tpm-vendor.mjs). Two
 // processes (`n8n execute` each) run a Call Chain 2.2 batch at its defaults on one Redis (a
 // throwaway server of this test), the same provider: the fleet's limit is learned and split
-// between them. Once the vendor has served both, Redis is killed. Each item falls back to its
+// between them. Once the vendor has served both, Redis is stopped. Each item falls back to its
 // process's memory (On Store Failure: fail open, the default), where each process would learn the
 // vendor's whole limit as if alone; it keeps to the share it last read from the fleet's row
 // instead (src/limits/fleet_limit.rs, `Seat::safe`). Held: every item leaves served or deferred
-// with its retry_at, none failed; the items after the kill say they fell back; and the vendor
+// with its retry_at, none failed; the items after the stop say they fell back; and the vendor
 // answers few 429s after it: at most 2 % of the requests since (the processes' safe shares add up
 // to what the vendor takes, give or take the call one of them was probing with; before, each
 // process's memory started at the breaker's threshold and probed the vendor on its own: 24 of 544
@@ -28,7 +28,7 @@ const REDIS = { id: `rpcDown${tag}`.slice(0, 16), name: 'store down redis' };
 const K = 4;
 const LATENCY_MS = 300;
 const ITEMS = 300;
-/** Served calls before the kill: the fleet's limit learned, both processes holding shares. */
+/** Served calls before the stop: the fleet's limit learned, both processes holding shares. */
 const SERVED_BEFORE_KILL = 80;
 let vendor, redis, first, second;
 
@@ -80,11 +80,11 @@ test(`n8n ${major}: with the store down, two processes keep to the shares of the
 			served('gpt-a').length > 0 &&
 			served('gpt-b').length > 0,
 	);
-	const killedAt = Date.now();
+	const stoppedAt = Date.now();
 	await redis.stop();
 	const done = await runs;
 	for (const r of done) assert.ok(r.run, r.log.slice(-2000));
-	const since = log().filter((e) => e.at >= killedAt);
+	const since = log().filter((e) => e.at >= stoppedAt);
 	const r429 = since.filter((e) => e.status === 429).length;
 	let fellBack = 0;
 	for (const [k, r] of done.entries()) {
@@ -99,9 +99,9 @@ test(`n8n ${major}: with the store down, two processes keep to the shares of the
 		for (const d of deferred ?? []) assert.ok(d.json._resilience?.retry_at, JSON.stringify(d.json));
 	}
 	t.diagnostic(
-		`n8n ${major}: Redis killed after ${log().length - since.length} requests; since: ${since.length} requests, ${r429} answered 429, ${fellBack} items fell back to memory`,
+		`n8n ${major}: Redis stopped after ${log().length - since.length} requests; since: ${since.length} requests, ${r429} answered 429, ${fellBack} items fell back to memory`,
 	);
-	assert.ok(fellBack > 0, 'items after the kill fell back to their process memory');
-	assert.ok(since.length >= ITEMS, `${since.length} requests after the kill`);
-	assert.ok(r429 <= 0.02 * since.length, `${r429} of ${since.length} answered 429 after the kill`);
+	assert.ok(fellBack > 0, 'items after the stop fell back to their process memory');
+	assert.ok(since.length >= ITEMS, `${since.length} requests after the stop`);
+	assert.ok(r429 <= 0.02 * since.length, `${r429} of ${since.length} answered 429 after the stop`);
 });
