@@ -10,7 +10,9 @@
 // Fleet Concurrency Limit, Call Chain 2.1's default) on a redis-server of its own: its shares are
 // taken and renewed, not leased per call. A sixth sets Tokens per Minute (and prices) on its
 // provider, on a redis-server of its own: each call reserves its estimate in the provider's
-// tokens row and settles at the usage its answer reports (the vendor adds OpenAI's usage). Every node first gets a warm-up branch (same vendor, same store), as in a
+// tokens row and settles at the usage its answer reports (the vendor adds OpenAI's usage). Two more
+// set Priority High and a Fair Share Key by expression (three customers) with the fleet's limit on
+// (issue 59), on the memory store and on a redis-server of their own. Every node first gets a warm-up branch (same vendor, same store), as in a
 // long-running n8n. Best and median of --runs executions, and the median of each run's own
 // overhead (this node's time minus the HTTP Request node's in the same execution: "in-run"); a
 // target is met when the best and the in-run median both are. The branch order rotates from run
@@ -96,7 +98,7 @@ const SETTLE = whole('--settle', 3, 0);
 const CONCURRENCY = whole('--concurrency', 1, 1);
 const profileDir = opt('--profile') ? path.resolve(opt('--profile')) : null;
 const jsonOut = opt('--json');
-const TARGETS = { memory: 0.3, redis: 0.5, fleet: 0.5, tokens: 0.5 };
+const TARGETS = { memory: 0.3, redis: 0.5, fleet: 0.5, tokens: 0.5, keyMemory: 0.3, keyRedis: 0.5 };
 const log = (l) => console.error(`[bench-overhead] ${l}`);
 
 // The three measured nodes (and their warm-up twins): name, what, how.
@@ -107,6 +109,12 @@ const NODES = [
 	{ key: 'leastBusy', name: 'RPC Redis least busy', label: 'Redis, Routing: Least Busy' },
 	{ key: 'fleet', name: 'RPC Redis fleet limit', label: 'Redis, fleet limit (2.1)' },
 	{ key: 'tokens', name: 'RPC Redis token limit', label: 'Redis, Tokens per Minute' },
+	// Issue 59: Priority High and a Fair Share Key set, the fleet's limit on, on an idle provider:
+	// memory, and Redis on a redis-server of its own; and the key by expression (three customers),
+	// which n8n evaluates per item (its cost, not this node's: printed, no target).
+	{ key: 'keyMemory', name: 'RPC memory priority key', label: 'memory, Priority + key' },
+	{ key: 'keyRedis', name: 'RPC Redis priority key', label: 'Redis, Priority + key' },
+	{ key: 'keyExpr', name: 'RPC memory key expression', label: 'memory, key by expression' },
 	// Answer Check's cost: version 2 on a vendor answering a 20-field JSON body, without and with
 	// a JSON Schema of 20 fields (tests/support/brief20.mjs) the body is validated against.
 	{ key: 'v2', name: 'RPC v2 brief', label: 'v2, memory, 20-field body' },
@@ -201,6 +209,30 @@ function workflow(id, nodeType, vendor, order) {
 		},
 		credentials: { redis: { id: 'benchRedisCred4', name: 'bench redis token limit' } },
 	});
+	const keyed = (tag, redis, expression = false) => ({
+		type: nodeType,
+		typeVersion: 2,
+		parameters: {
+			providers: {
+				provider: [
+					{
+						name: `bench-vendor-key-${redis ? 'r' : 'm'}${expression ? 'x' : ''}`,
+						url: `${vendor}/ok?id=${tag}`,
+					},
+				],
+			},
+			retryPolicy: {
+				fleetLimit: true,
+				priority: 'high',
+				fairShareKey: expression ? '={{ "customer-" + ($json.n % 3) }}' : 'customer-a',
+			},
+			...(redis ? { stateStore: 'redis' } : {}),
+			...(CONCURRENCY !== 1 ? { itemConcurrency: CONCURRENCY } : {}),
+		},
+		...(redis
+			? { credentials: { redis: { id: 'benchRedisCred5', name: 'bench redis priority key' } } }
+			: {}),
+	});
 	const brief = (tag, answerCheck) => ({
 		type: nodeType,
 		typeVersion: 2,
@@ -219,13 +251,15 @@ function workflow(id, nodeType, vendor, order) {
 					? fleet(tag)
 					: key === 'tokens'
 						? tokens(tag)
-						: key === 'http'
-							? {
-									type: 'n8n-nodes-base.httpRequest',
-									typeVersion: 4.2,
-									parameters: { url: `${vendor}/ok?id=${tag}`, options: {} },
-								}
-							: rpc(key, tag);
+						: key === 'keyMemory' || key === 'keyRedis' || key === 'keyExpr'
+							? keyed(tag, key === 'keyRedis', key === 'keyExpr')
+							: key === 'http'
+								? {
+										type: 'n8n-nodes-base.httpRequest',
+										typeVersion: 4.2,
+										parameters: { url: `${vendor}/ok?id=${tag}`, options: {} },
+									}
+								: rpc(key, tag);
 	const groups = [
 		...(WARMUP > 0 ? [{ prefix: 'warm-up ', tag: 'w-', count: WARMUP, y: 0 }] : []),
 		{ prefix: '', tag: '', count: ITEMS, y: 1000 },
@@ -294,6 +328,7 @@ async function measure(n8n, wfId, vendor, nodeArgs = []) {
 	const leastBefore = redisCommands(redis2.port);
 	const fleetBefore = redisCommands(redis3.port);
 	const tokensBefore = redisCommands(redis4.port);
+	const keyBefore = redisCommands(redis5.port);
 	const t0 = Date.now();
 	// n8n 2 opens its task broker even with runners off: a free port, not 5679 (other n8n may run).
 	const env = { N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
@@ -311,6 +346,7 @@ async function measure(n8n, wfId, vendor, nodeArgs = []) {
 		leastBusyCommands: minus(redisCommands(redis2.port), leastBefore),
 		fleetCommands: minus(redisCommands(redis3.port), fleetBefore),
 		tokensCommands: minus(redisCommands(redis4.port), tokensBefore),
+		keyCommands: minus(redisCommands(redis5.port), keyBefore),
 		redisItems: ITEMS + WARMUP,
 	};
 	for (const n of NODES) {
@@ -379,6 +415,7 @@ let redis;
 let redis2;
 let redis3;
 let redis4;
+let redis5;
 let vendor;
 let home;
 try {
@@ -389,8 +426,9 @@ try {
 	redis2 = await startRedis();
 	redis3 = await startRedis();
 	redis4 = await startRedis();
+	redis5 = await startRedis();
 	log(
-		`vendor on 127.0.0.1:${vendor.port}, redis-server on 127.0.0.1:${redis.port} (and ${redis2.port} for Least Busy, ${redis3.port} for the fleet limit, ${redis4.port} for the token limit)`,
+		`vendor on 127.0.0.1:${vendor.port}, redis-server on 127.0.0.1:${redis.port} (and ${redis2.port} for Least Busy, ${redis3.port} for the fleet limit, ${redis4.port} for the token limit, ${redis5.port} for Priority and a key)`,
 	);
 	const n8n = { ...n8nInstance(install), install };
 	home = n8n.home;
@@ -418,6 +456,12 @@ try {
 			name: 'bench redis token limit',
 			type: 'redis',
 			data: { host: '127.0.0.1', port: redis4.port, database: 0, password: '' },
+		},
+		{
+			id: 'benchRedisCred5',
+			name: 'bench redis priority key',
+			type: 'redis',
+			data: { host: '127.0.0.1', port: redis5.port, database: 0, password: '' },
 		},
 	]);
 	const keys = NODES.map((n) => n.key);
@@ -508,6 +552,10 @@ try {
 	const tokenTrips = Object.entries(last.tokensCommands).filter(([k]) => ROUND_TRIPS.includes(k));
 	lines.push(
 		`  Tokens per Minute: ${fmt(best.tokens - best.redis)} ms/item beside the plain Redis branch (best; median ${fmt(median.tokens - median.redis)}), ${perItem(tokenTrips.reduce((a, [, v]) => a + v, 0))} round trips per item on its own redis-server (${tokenTrips.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')}): the reservation and the settlement, each a compare-and-set (a provider without token limits writes neither: the plain Redis branch)`,
+	);
+	const keyTrips = Object.entries(last.keyCommands).filter(([k]) => ROUND_TRIPS.includes(k));
+	lines.push(
+		`  Priority High and a Fair Share Key set, fleet limit on: ${fmt(best.keyMemory - best.memory)} ms/item beside the plain memory branch, ${fmt(best.keyRedis - best.redis)} beside the plain Redis branch (best; median ${fmt(median.keyMemory - median.memory)} and ${fmt(median.keyRedis - median.redis)}), ${perItem(keyTrips.reduce((a, [, v]) => a + v, 0))} round trips per item on its own redis-server (${keyTrips.map(([k, v]) => `${k} ${perItem(v)}`).join(', ')}); the key by expression (n8n evaluates it per item): ${fmt(best.keyExpr - best.keyMemory)} ms/item more (best; median ${fmt(median.keyExpr - median.keyMemory)})`,
 	);
 	lines.push(
 		`  Answer Check, a 20-field JSON Schema: ${fmt(best.answerCheck - best.v2)} ms/item beside the same version 2 node without it (best; median ${fmt(median.answerCheck - median.v2)}; in-run ${fmt(runMedian.answerCheck - runMedian.v2)})`,
@@ -619,6 +667,7 @@ fs.writeFileSync(${JSON.stringify(profileDir)} + '/anchor.' + process.pid + '.js
 	redis2?.stop();
 	redis3?.stop();
 	redis4?.stop();
+	redis5?.stop();
 	await vendor?.close();
 	if (home) rmSync(home, { recursive: true, force: true });
 }

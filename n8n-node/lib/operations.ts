@@ -48,6 +48,7 @@ export async function providerState(
 			concurrency_congested_at: iso(s.concurrency_congested_at_ms),
 			concurrency_in_flight: s.concurrency_in_flight,
 			waiting: s.waiting,
+			heaviest_keys: s.heaviest_keys,
 			tokens_last_minute: s.tokens_last_minute,
 			tokens_left_minute: s.tokens_left_minute,
 			input_tokens_left_minute: s.input_tokens_left_minute,

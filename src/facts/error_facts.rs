@@ -36,43 +36,56 @@ pub struct Facts<'a> {
     pub answer: Option<crate::verdict::answer_check::AnswerFacts>,
 }
 
+/// FNV-1a (64 bits) of a message: n8n's messages below are compared by it, computed when the
+/// engine is compiled, so their texts stay in this source and out of the WASM engine (1.3 KB).
+/// Another message hashing the same as one of them: about 1 in 10^18.
+const fn fnv(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let (mut hash, mut i) = (0xcbf2_9ce4_8422_2325_u64, 0);
+    while i < bytes.len() {
+        hash = (hash ^ bytes[i] as u64).wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
 /// n8n's NodeApiError messages by HTTP status (n8n-workflow's node-api.error, the same text in
 /// 1.123 and 2.41): a node whose error item keeps only the message still tells what it met. The
 /// two generic ones name only a class.
-const STATUS_MESSAGES: &[(&str, StatusFact)] = &[
-    ("Bad request - please check your parameters", StatusFact::Exact(400)),
-    ("Authorization failed - please check your credentials", StatusFact::Exact(401)),
-    ("Payment required - perhaps check your payment details?", StatusFact::Exact(402)),
-    ("Forbidden - perhaps check your credentials?", StatusFact::Exact(403)),
-    ("The resource you are requesting could not be found", StatusFact::Exact(404)),
-    ("Method not allowed - please check you are using the right HTTP method", StatusFact::Exact(405)),
-    ("The service is receiving too many requests from you", StatusFact::Exact(429)),
-    ("The service was not able to process your request", StatusFact::Exact(500)),
-    ("Bad gateway - the service failed to handle your request", StatusFact::Exact(502)),
+const STATUS_MESSAGES: &[(u64, StatusFact)] = &[
+    (fnv("Bad request - please check your parameters"), StatusFact::Exact(400)),
+    (fnv("Authorization failed - please check your credentials"), StatusFact::Exact(401)),
+    (fnv("Payment required - perhaps check your payment details?"), StatusFact::Exact(402)),
+    (fnv("Forbidden - perhaps check your credentials?"), StatusFact::Exact(403)),
+    (fnv("The resource you are requesting could not be found"), StatusFact::Exact(404)),
+    (fnv("Method not allowed - please check you are using the right HTTP method"), StatusFact::Exact(405)),
+    (fnv("The service is receiving too many requests from you"), StatusFact::Exact(429)),
+    (fnv("The service was not able to process your request"), StatusFact::Exact(500)),
+    (fnv("Bad gateway - the service failed to handle your request"), StatusFact::Exact(502)),
     (
-        "Service unavailable - try again later or consider setting this node to retry automatically (in the node settings)",
+        fnv("Service unavailable - try again later or consider setting this node to retry automatically (in the node settings)"),
         StatusFact::Exact(503),
     ),
-    ("Gateway timed out - perhaps try again later?", StatusFact::Exact(504)),
-    ("Your request is invalid or could not be processed by the service", StatusFact::Class(4)),
-    ("The service failed to process your request", StatusFact::Class(5)),
+    (fnv("Gateway timed out - perhaps try again later?"), StatusFact::Exact(504)),
+    (fnv("Your request is invalid or could not be processed by the service"), StatusFact::Class(4)),
+    (fnv("The service failed to process your request"), StatusFact::Class(5)),
 ];
 
 /// n8n's descriptive messages for network error codes (NodeError's COMMON_ERRORS).
-const CODE_MESSAGES: &[(&str, &str)] = &[
-    ("The service refused the connection - perhaps it is offline", "ECONNREFUSED"),
+const CODE_MESSAGES: &[(u64, &str)] = &[
+    (fnv("The service refused the connection - perhaps it is offline"), "ECONNREFUSED"),
     (
-        "The connection to the server was closed unexpectedly, perhaps it is offline. You can retry the request immediately or wait and retry later.",
+        fnv("The connection to the server was closed unexpectedly, perhaps it is offline. You can retry the request immediately or wait and retry later."),
         "ECONNRESET",
     ),
     (
-        "The connection cannot be established, this usually occurs due to an incorrect host (domain) value",
+        fnv("The connection cannot be established, this usually occurs due to an incorrect host (domain) value"),
         "ENOTFOUND",
     ),
-    ("The connection timed out, consider setting the 'Retry on Fail' option in the node settings", "ETIMEDOUT"),
-    ("The connection was aborted, perhaps the server is offline", "ECONNABORTED"),
-    ("The host is unreachable, perhaps the server is offline", "EHOSTUNREACH"),
-    ("The DNS server returned an error, perhaps the server is offline", "EAI_AGAIN"),
+    (fnv("The connection timed out, consider setting the 'Retry on Fail' option in the node settings"), "ETIMEDOUT"),
+    (fnv("The connection was aborted, perhaps the server is offline"), "ECONNABORTED"),
+    (fnv("The host is unreachable, perhaps the server is offline"), "EHOSTUNREACH"),
+    (fnv("The DNS server returned an error, perhaps the server is offline"), "EAI_AGAIN"),
 ];
 
 /// A wrapper's code under which a message about a cut-off body means the peer reset the
@@ -161,7 +174,12 @@ pub fn broken_code(outcome: &Outcome) -> String {
 pub fn outcome_of(f: Facts) -> Outcome {
     let status = f.status.as_ref().and_then(status_fact).or_else(|| {
         (!f.answered)
-            .then(|| f.messages.iter().find_map(|m| STATUS_MESSAGES.iter().find(|(t, _)| t == m).map(|(_, s)| *s)))
+            .then(|| {
+                f.messages
+                    .iter()
+                    .map(|m| fnv(m))
+                    .find_map(|h| STATUS_MESSAGES.iter().find(|(t, _)| *t == h).map(|(_, s)| *s))
+            })
             .flatten()
     });
     match status {
@@ -197,7 +215,9 @@ pub fn outcome_of(f: Facts) -> Outcome {
     if f.messages.iter().any(|m| says_cut_off(m)) && wrapper.is_none_or(|c| CUT_OFF_WRAPPERS.contains(c)) {
         return Outcome::Error { code: "ECONNRESET".into() };
     }
-    if let Some(code) = f.messages.iter().find_map(|m| CODE_MESSAGES.iter().find(|(t, _)| t == m).map(|(_, c)| *c)) {
+    if let Some(code) =
+        f.messages.iter().map(|m| fnv(m)).find_map(|h| CODE_MESSAGES.iter().find(|(t, _)| *t == h).map(|(_, c)| *c))
+    {
         return Outcome::Error { code: code.into() };
     }
     if f.messages.iter().any(|m| m.trim_end().ends_with(FETCH_FAILED_TEXT)) {

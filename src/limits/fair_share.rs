@@ -1,7 +1,8 @@
 //! A spent fleet limit's fair split (issue 59, *Fair Share Key*): max-min fair by weight between
 //! the keys holding a part of it, a key's part split between its holders. Asked by
 //! [`crate::limits::fleet_limit`]'s take and release; sans-IO, on the row as read.
-use crate::limits::learned_limit::{self, LimitRow, Share};
+use crate::limits::learned_limit::{self, LimitRow, Share, KEY_MARK};
+use serde::{Deserialize, Serialize};
 
 /// Who a part of the limit is for in the fair split: a holder, the key it counts under (its
 /// own where it has none) and the key's weight.
@@ -17,6 +18,39 @@ impl<'a> Party<'a> {
         Party { holder, key: learned_limit::party(holder), weight: weight.max(1) }
     }
 }
+
+/// What one key holds of a provider's fleet limit now: the slots of its holders, whether one of
+/// them waits at the spent limit, and its weight (Get Provider State's heaviest keys).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyLoad {
+    pub key: String,
+    pub slots: u32,
+    pub waiting: bool,
+    pub weight: u32,
+}
+
+/// The keys that hold the most of the limit now, at most `HEAVIEST` (holders without a key are
+/// not keys: an earlier version's worker, a guard's call without one).
+pub fn heaviest(row: &LimitRow, now: u64) -> Vec<KeyLoad> {
+    let mut keys: Vec<KeyLoad> = Vec::new();
+    for s in row.shares.iter().filter(|s| s.until_ms > now && s.holder.contains(KEY_MARK)) {
+        let key = learned_limit::party(&s.holder);
+        match keys.iter_mut().find(|k| k.key == key) {
+            Some(k) => (k.slots, k.waiting) = (k.slots + s.slots, k.waiting | s.wants),
+            None => keys.push(KeyLoad { key: key.into(), slots: s.slots, waiting: s.wants, weight: s.weight.max(1) }),
+        }
+    }
+    // The heaviest first, picked rather than sorted: a sort's code would cost the WASM engine 4 KB.
+    let mut heaviest = Vec::new();
+    while heaviest.len() < HEAVIEST && !keys.is_empty() {
+        let most = (0..keys.len()).fold(0, |m, j| if keys[j].slots > keys[m].slots { j } else { m });
+        heaviest.push(keys.swap_remove(most));
+    }
+    heaviest
+}
+
+/// How many keys Get Provider State lists.
+pub const HEAVIEST: usize = 5;
 
 /// A holder's fair part of the limit, max-min fair by weight: the limit is split between the
 /// keys with a live share (and its own) in proportion to their weights, except that a key
@@ -95,5 +129,40 @@ fn key_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> (f64, f64, f64) 
             return ((level * f64::from(me.weight)).max(0.0), holders, others);
         }
         level = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_heaviest_keys_sum_their_holders_and_leave_out_the_unkeyed_and_the_lapsed() {
+        let share = |holder: &str, key: &str, slots: u32, wants: bool, until_ms: u64| Share {
+            holder: learned_limit::keyed(holder.into(), key),
+            slots,
+            wants,
+            until_ms,
+            weight: if key == "a" { 3 } else { 1 },
+            ..Default::default()
+        };
+        let row = LimitRow {
+            shares: vec![
+                share("w1", "b", 2, false, 100),
+                share("w2", "a", 3, false, 100),
+                share("w3", "a", 1, true, 100),
+                share("w4", "", 5, false, 100),
+                share("w5", "c", 9, false, 10),
+            ],
+            ..Default::default()
+        };
+        let load = |key: &str, slots, waiting, weight| KeyLoad { key: key.into(), slots, waiting, weight };
+        assert_eq!(heaviest(&row, 50), vec![load("a", 4, true, 3), load("b", 2, false, 1)]);
+        let many = LimitRow {
+            shares: (0..8).map(|k| share(&format!("w{k}"), &format!("k{k}"), k, false, 100)).collect(),
+            ..Default::default()
+        };
+        let keys: Vec<String> = heaviest(&many, 50).into_iter().map(|k| k.key).collect();
+        assert_eq!(keys, ["k7", "k6", "k5", "k4", "k3"]);
     }
 }

@@ -35,6 +35,8 @@ pub struct ProviderState {
     pub concurrency_in_flight: u32,
     /// The workers waiting at that limit now, by their calls' priority (`limits::priority`).
     pub waiting: crate::limits::priority::Waiting,
+    /// The fair-share keys holding the most of that limit now (`limits::fair_share`).
+    pub heaviest_keys: Vec<crate::limits::fair_share::KeyLoad>,
     /// Tokens counted in the last minute (`token_limit`: reserved, then settled at usage), and
     /// what is left of the provider's tokens per minute (none when it sets none).
     pub tokens_last_minute: u64,
@@ -92,6 +94,7 @@ pub fn inspect(view: &ProviderView, now_ms: u64) -> ProviderState {
         concurrency_congested_at_ms: learned.map(|a| a.congested_at_ms).filter(|&t| t > 0),
         concurrency_in_flight: crate::limits::fleet_limit::held(&view.limit, now_ms),
         waiting: crate::limits::priority::waiting(&view.limit, now_ms),
+        heaviest_keys: crate::limits::fair_share::heaviest(&view.limit, now_ms),
         tokens_last_minute: crate::limits::token_budget::used(&view.tokens.buckets, now_ms),
         tokens_left_minute: None,
         input_tokens_left_minute: None,

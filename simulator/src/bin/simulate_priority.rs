@@ -3,7 +3,10 @@
 //! chat message every 2 s (a call that may wait for a slot, as the chat model 1.2's), against a
 //! vendor that takes K calls at once (429 + Retry-After: 1 above). The chat at Normal, as every
 //! call was before priority, beside the chat at High; and a worker at Low beside the batch, to
-//! show its wait bounded (`priority::HOLD_MS`). Each worker's seat is the engine's own
+//! show its wait bounded (`priority::HOLD_MS`). Last, two priorities and many keys: the batch's
+//! workers keyed by 8 customers (*Fair Share Key*, one at weight 3), the chat at High beside them:
+//! each customer's share of the batch's calls against its max-min fair one (0.3, 0.1 each for the
+//! others). Each worker's seat is the engine's own
 //! (`fleet_limit::Seats`, its take and release on one `limit` row; the store answers at once).
 //! A waiting call looks again after 20-70 ms, as the node's paced wait does. Deterministic for a
 //! seed.
@@ -27,6 +30,12 @@ const THRESHOLD: u32 = 5;
 const RETRY_AFTER_MS: u64 = 1000;
 /// The chat: one message every 2 s while the batch drains, one call each.
 const MESSAGE_EVERY_MS: u64 = 2_000;
+/// The keyed batch's customers: worker `w` calls for customer `w % KEYS`; the first at weight 3.
+const KEYS: usize = 8;
+const HEAVY_WEIGHT: u32 = 3;
+/// Shares are counted from here (the batch holds the vendor and the guest has started) until
+/// the batch drains.
+const COUNT_FROM_MS: u64 = 10_000;
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Ev {
@@ -50,6 +59,14 @@ struct Guest {
     rank: u8,
     /// It sends a message every 2 s (a chat); else it always has work (a second batch).
     chat: bool,
+    /// The batch's workers are keyed by customer (`KEYS`).
+    keyed: bool,
+}
+
+/// Customer `key`'s max-min fair share of the batch's calls: by weight, every key having more
+/// work than its part.
+fn fair_share(key: usize) -> f64 {
+    f64::from(fair_weight(key)) / (0..KEYS).map(|k| f64::from(fair_weight(k))).sum::<f64>()
 }
 
 struct Sim {
@@ -75,6 +92,8 @@ struct Sim {
     gap_max: u64,
     /// When the batch's last execution was served.
     drained_ms: u64,
+    /// The batch's calls served per customer (keyed) or per worker, counted from `COUNT_FROM_MS`.
+    served_by: Vec<u64>,
 }
 
 impl Sim {
@@ -169,6 +188,9 @@ impl Sim {
                 self.at(self.now, Ev::Try { worker, since: self.now });
             }
         } else {
+            if self.now >= COUNT_FROM_MS {
+                self.served_by[worker % KEYS] += 1;
+            }
             self.done += 1;
             if self.done == EXECUTIONS {
                 self.drained_ms = self.now;
@@ -226,7 +248,11 @@ impl Sim {
         let mut waits = self.waits.clone();
         waits.sort_unstable();
         let pct = |q: f64| waits.get(((waits.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0);
+        let total = self.served_by.iter().sum::<u64>().max(1) as f64;
+        let key_shares: Vec<f64> = self.served_by.iter().map(|&n| n as f64 / total).collect();
         Row {
+            key_dev: key_shares.iter().enumerate().map(|(k, s)| (s - fair_share(k)).abs()).fold(0.0, f64::max),
+            key_shares,
             requests: self.requests,
             r429: self.r429,
             drain_s: self.drained_ms as f64 / 1000.0,
@@ -241,6 +267,10 @@ impl Sim {
 }
 
 struct Row {
+    /// Each customer's share of the batch's calls (per worker group when not keyed), and the
+    /// largest distance of one from its max-min fair share.
+    key_shares: Vec<f64>,
+    key_dev: f64,
     requests: u64,
     r429: u64,
     drain_s: f64,
@@ -264,7 +294,15 @@ fn simulate(k: u32, guest: Guest, seed: u64) -> Row {
         requests: 0,
         r429: 0,
         done: 0,
-        seats: (0..=WORKERS).map(|w| Seats::new(format!("w{w}"), 1)).collect(),
+        seats: (0..=WORKERS)
+            .map(|w| {
+                let seats = Seats::new(format!("w{w}"), 1);
+                match guest.keyed && w < WORKERS {
+                    true => seats.keyed(&format!("customer-{}", w % KEYS), fair_weight(w % KEYS)),
+                    false => seats,
+                }
+            })
+            .collect(),
         row: LimitRow::default(),
         waits: Vec::new(),
         guest_calls: 0,
@@ -272,8 +310,18 @@ fn simulate(k: u32, guest: Guest, seed: u64) -> Row {
         guest_last_ms: 10_000,
         gap_max: 0,
         drained_ms: 0,
+        served_by: vec![0; KEYS],
     }
     .run()
+}
+
+/// Customer `key`'s Fair Share Weight.
+fn fair_weight(key: usize) -> u32 {
+    if key == 0 {
+        HEAVY_WEIGHT
+    } else {
+        1
+    }
 }
 
 fn main() {
@@ -294,9 +342,10 @@ fn main() {
         "longest no call"
     );
     let cases = [
-        ("a chat at Normal (before priority)", Guest { rank: NORMAL, chat: true }),
-        ("a chat at High", Guest { rank: HIGH, chat: true }),
-        ("a second batch at Low", Guest { rank: LOW, chat: false }),
+        ("a chat at Normal (before priority)", Guest { rank: NORMAL, chat: true, keyed: false }),
+        ("a chat at High", Guest { rank: HIGH, chat: true, keyed: false }),
+        ("a second batch at Low", Guest { rank: LOW, chat: false, keyed: false }),
+        ("a chat at High, the batch keyed by 8", Guest { rank: HIGH, chat: true, keyed: true }),
     ];
     let mut out = Vec::new();
     let mut rows = Vec::new();
@@ -314,13 +363,13 @@ fn main() {
             r.gap_max
         );
         out.push(format!(
-            "{{\"guest\":\"{name}\",\"requests\":{},\"r429\":{},\"drain_s\":{:.1},\"guest_calls\":{},\"guest_429\":{},\"wait_p50_ms\":{},\"wait_p95_ms\":{},\"wait_max_ms\":{},\"gap_max_ms\":{}}}",
-            r.requests, r.r429, r.drain_s, r.guest_calls, r.guest_429, r.wait_p50, r.wait_p95, r.wait_max, r.gap_max
+            "{{\"guest\":\"{name}\",\"key_dev\":{:.4},\"requests\":{},\"r429\":{},\"drain_s\":{:.1},\"guest_calls\":{},\"guest_429\":{},\"wait_p50_ms\":{},\"wait_p95_ms\":{},\"wait_max_ms\":{},\"gap_max_ms\":{}}}",
+            r.key_dev, r.requests, r.r429, r.drain_s, r.guest_calls, r.guest_429, r.wait_p50, r.wait_p95, r.wait_max, r.gap_max
         ));
         rows.push(r);
     }
     let ok = |b: bool| if b { "[ok]  " } else { "[MISS]" };
-    let (normal, high, low) = (&rows[0], &rows[1], &rows[2]);
+    let (normal, high, low, keyed) = (&rows[0], &rows[1], &rows[2], &rows[3]);
     println!(
         "  {} the chat at High waits at most about one batch call: p95 {} ms (goal <= {} ms; at Normal {} ms)",
         ok(high.wait_p95 <= SERVICE_MS + 100),
@@ -337,6 +386,18 @@ fn main() {
         "  {} a worker at Low is never starved: at most {} ms without a call of its own (goal <= the 10 s hold + 1 s)",
         ok(low.gap_max <= 11_000 && low.guest_calls > 0),
         low.gap_max
+    );
+    let shares: Vec<String> = keyed.key_shares.iter().map(|s| format!("{s:.3}")).collect();
+    println!(
+        "  {} the batch keyed by {KEYS} customers (the first at weight {HEAVY_WEIGHT}): shares [{}], at most {:.3} from max-min \
+         ({:.3} / {:.3} each; goal <= 0.03); beside it the chat at High waits p95 {} ms (goal <= {} ms)",
+        ok(keyed.key_dev <= 0.03 && keyed.wait_p95 <= SERVICE_MS + 100),
+        shares.join(", "),
+        keyed.key_dev,
+        fair_share(0),
+        fair_share(1),
+        keyed.wait_p95,
+        SERVICE_MS + 100
     );
     if json {
         println!("[{}]", out.join(","));
