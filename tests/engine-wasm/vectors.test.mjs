@@ -49,6 +49,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'deferNow',
 		'hedge',
 		'join',
+		'onMemory',
 		'outcome',
 		'poll',
 		'prefer',
