@@ -8,7 +8,8 @@
 //     call: 400 items each (goals: all served, none deferred, <= 10 % of requests answered 429,
 //     wall time <= 2x the ideal items x latency / K);
 //   - a dead vendor failing after a random 0-300 ms: 50 items (goal: exactly the threshold, 5).
-//   node scripts/bench-concurrency.mjs [--n8n 2|1] [--version 2.1] [--max-items N]
+//   node scripts/bench-concurrency.mjs [--n8n 2|1] [--version 2.1] [--max-items N] [--timeline]
+// --timeline: also the 1000-item branches' requests at the vendor per 100 ms from their first.
 // Prints each figure beside its goal; exits 0 when it measured (a missed goal is printed), 1 if a
 // run went wrong.
 import { startProviders } from '../tests/support/providers.mjs';
@@ -136,6 +137,18 @@ for (const k of [4, 16]) {
 		`<= 2x: ${(ms(name) / ideal).toFixed(2)}x`,
 		ms(name) <= 2 * ideal,
 	);
+}
+if (args.includes('--timeline')) {
+	for (const [name, id] of [
+		['HTTP 1000', `h1000-${tag}`],
+		['RPC 1000', `r1000-${tag}`],
+		['RPC 1000 again', `r1000b-${tag}`],
+	]) {
+		const t = providers.arrivals.filter((a) => a.id === id).map((a) => a.t);
+		const per = new Array(Math.floor((Math.max(...t) - Math.min(...t)) / 100) + 1).fill(0);
+		for (const x of t) per[Math.floor((x - Math.min(...t)) / 100)]++;
+		console.log(`${name}: requests per 100 ms from its first: ${per.join(' ')}`);
+	}
 }
 const dead = providers.capacity('/dead', `dead-${tag}`);
 const [, dDeferred, dFailed] = count('RPC dead');

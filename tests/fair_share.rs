@@ -7,9 +7,10 @@
 //! issue's), and the vendor's slots kept busy. The vendor frees a slot a millisecond after its
 //! answer, as a real server does: a call sent at once may meet a 429 at the limit itself.
 use resilient_engine::limits::concurrency::Signal;
-use resilient_engine::limits::fleet_limit::{self, Released, Rules, Seats, Take};
+use resilient_engine::limits::fleet_limit::{self, Released, Rules, Take};
 use resilient_engine::limits::learned_limit::LimitRow;
 use resilient_engine::limits::priority::NORMAL;
+use resilient_engine::limits::seat::Seats;
 use resilient_engine::rng::Rng;
 use std::collections::BTreeMap;
 
@@ -109,15 +110,8 @@ fn run(k: u32, workers: &[Worker], seed: u64) -> Served {
                     true => Signal::Congested { failure: false },
                     false => Signal::Served { first_byte_ms: Some(now - sent) },
                 };
-                let queued = seat.seats[0].end(signal);
-                let news = Released {
-                    holder: seat.holder.clone(),
-                    keeps: true,
-                    in_use: seat.seats[0].in_use,
-                    congested,
-                    queued,
-                    sent_ms: sent,
-                };
+                let heard = seat.seats[0].end(signal);
+                let news = Released::new(seat.holder.clone(), true, seat.seats[0].in_use, congested, heard, sent);
                 row = fleet_limit::release(&row, &news, now, RULES).unwrap_or(row);
                 if !congested && now >= WARM_MS {
                     let key = workers[i].key;

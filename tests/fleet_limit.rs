@@ -9,7 +9,7 @@ use resilient_engine::config::Chain;
 use resilient_engine::item::record::record;
 use resilient_engine::item::CallEnd;
 use resilient_engine::item::{ItemMachine, Poll, Step, WaitCause};
-use resilient_engine::limits::fleet_limit::Seats;
+use resilient_engine::limits::seat::Seats;
 use resilient_engine::rng::Rng;
 use resilient_engine::verdict::reason::Reason;
 use std::cell::RefCell;

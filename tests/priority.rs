@@ -23,7 +23,7 @@ fn share<'a>(row: &'a LimitRow, holder: &str) -> &'a Share {
 }
 
 fn ended(holder: &str, in_use: u32) -> Released {
-    Released { holder: holder.into(), keeps: true, in_use, congested: false, queued: false, sent_ms: 0 }
+    Released { holder: holder.into(), keeps: true, in_use, ..Default::default() }
 }
 
 #[test]

@@ -319,6 +319,7 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
                 })
             })
             .collect::<arbitrary::Result<_>>()?,
+        suspect_ms: wide(u)?,
     };
     let tokens = TokenRow {
         buckets: (0..u8::arbitrary(u)? % 14).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,

@@ -55,7 +55,7 @@ pub fn typescript() -> String {
     let hints = HINT_HEADER_NAMES.map(|h| format!("'{h}'")).join(", ");
     let body = crate::facts::answer_body::BODY_LIMIT;
     let RateLimitConfig { requests, period_ms, burst } = SUGGESTED_RATE_LIMIT;
-    let counters = COUNTERS.map(|(k, _)| format!("'{k}'")).join(", ");
+    let counters = COUNTERS.map(|k| format!("'{k}'")).join(", ");
     let help: String = HELP.iter().map(|(name, text)| format!("\t{name}: {},\n", serde_json::json!(text))).collect();
     let reasons = Reason::ALL.map(|r| format!("'{}'", r.as_str())).join(", ");
     let versions = versions();

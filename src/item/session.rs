@@ -112,7 +112,7 @@ impl Session {
     }
 
     /// The fleet's learned limit: this item's calls are made within its worker's seats.
-    pub fn seat(&mut self, seats: std::rc::Rc<std::cell::RefCell<crate::limits::fleet_limit::Seats>>) {
+    pub fn seat(&mut self, seats: std::rc::Rc<std::cell::RefCell<crate::limits::seat::Seats>>) {
         self.machine.seat(seats);
     }
 

@@ -102,8 +102,13 @@ pub struct Window {
     spent_unserved: u32,
     /// Of those, the ones that counted against the provider's health (its breaker's failures).
     failed_unserved: u32,
-    /// Bumped at each decrease: an outcome of a call admitted before it is not congestion again.
+    /// Bumped at each decrease (its count of cuts).
     pub(crate) round: u32,
+    /// What an admitted call carries: bumped at each cut and when slow start's gradient first
+    /// reads a queued first byte (a call sent after it confirms or clears it).
+    epoch: u32,
+    /// The epoch after the last cut: an outcome of a call admitted before it is not congestion again.
+    cut_epoch: u32,
     trend: FirstByteTrend,
     /// The fleet's last congestion this window heard of (its time on the store's clock).
     heard_ms: u64,
@@ -125,6 +130,8 @@ impl Window {
             spent_unserved: 0,
             failed_unserved: 0,
             round: 0,
+            epoch: 0,
+            cut_epoch: 0,
             trend: FirstByteTrend::default(),
             heard_ms: 0,
         }
@@ -144,7 +151,7 @@ impl Window {
                 self.limit = fleet_limit;
                 self.slow_start = false;
                 // Calls already out were sent at the old size: their congestion is old news.
-                self.round += 1;
+                self.new_cut();
             }
         }
         if self.served && self.slow_start && fleet_limit > self.limit {
@@ -197,7 +204,7 @@ impl Window {
             return Admit::Wait;
         }
         self.in_flight += 1;
-        Admit::Go { round: self.round }
+        Admit::Go { round: self.epoch }
     }
 
     /// A call admitted in `round` ended with `signal`.
@@ -206,7 +213,17 @@ impl Window {
         match signal {
             Signal::Served { first_byte_ms } => {
                 self.served = true;
-                let queued = first_byte_ms.is_some_and(|ms| self.slower_than_baseline(ms as f64));
+                let reading = first_byte_ms.map_or(Reading::Fast, |ms| {
+                    let next = self.epoch + 1;
+                    self.trend.read(ms as f64, self.limit, self.slow_start, u64::from(round), u64::from(next))
+                });
+                if reading == Reading::Suspect {
+                    // Neither grow nor cut until a call sent from now on says which (a stall of
+                    // this process slows the calls out during it, a queue at the vendor every call).
+                    self.epoch = self.epoch.max(self.trend.suspect_from().unwrap_or(0) as u32);
+                    return;
+                }
+                let queued = reading == Reading::Queued;
                 let ceiling = f64::from(self.ceiling);
                 if queued && self.slow_start {
                     // Slow start overshot: the vendor queues, or this process does (its answers'
@@ -243,10 +260,10 @@ impl Window {
     /// Multiplicative decrease, once per round: the calls already out when the window shrank
     /// were sent at the old size, so their congestion is the same news.
     fn decrease(&mut self, round: u32) {
-        if round < self.round {
+        if round < self.cut_epoch {
             return;
         }
-        self.round += 1;
+        self.new_cut();
         self.congested_at = self.limit;
         self.limit = congestion::cut(self.limit, self.slow_start);
         self.slow_start = false;
@@ -258,10 +275,29 @@ impl Window {
         (!self.slow_start).then_some(self.congested_at)
     }
 
-    /// The gradient: is this first byte far above the provider's own recent baseline?
-    fn slower_than_baseline(&mut self, ms: f64) -> bool {
-        self.trend.slower(ms, self.limit, tolerance(self.slow_start))
+    /// A cut: the calls already out were sent at the old size.
+    fn new_cut(&mut self) {
+        self.round += 1;
+        self.epoch += 1;
+        self.cut_epoch = self.epoch;
     }
+}
+
+/// What a served call's first byte says of the provider's queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    Fast,
+    /// In slow start, far above the baseline for the first time: hold, a later call decides.
+    Suspect,
+    Queued,
+}
+
+/// What a call's end told a seat of the provider's queue (the fleet's row reads it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FirstByte {
+    pub served: bool,
+    /// Its first byte past slow start's tolerance of the provider's baseline.
+    pub slow: bool,
 }
 
 /// The gradient of a provider's time to first byte: a short-term average against the lowest
@@ -272,9 +308,52 @@ pub struct FirstByteTrend {
     baseline_ms: Option<f64>,
     recent_ms: Option<f64>,
     samples: u32,
+    /// In slow start, since a queued first byte: the mark from which a sent call decides.
+    suspect_from: Option<u64>,
 }
 
 impl FirstByteTrend {
+    /// The gradient's reading of a served call's first byte. In slow start a first reading of a
+    /// queue is only a suspicion: a call sent after it (`sent` at least the mark `next` given
+    /// then) confirms it by its own first byte, or clears it. n8n's process stalls now and then
+    /// under a thousand answers, and every call out during a stall reads as queued; ending slow
+    /// start on it left a healthy vendor's first run at 179 at once.
+    pub fn read(&mut self, ms: f64, calls: f64, slow_start: bool, sent: u64, next: u64) -> Reading {
+        let slower = self.slower(ms, calls, tolerance(slow_start));
+        if !slow_start {
+            self.suspect_from = None;
+            return if slower { Reading::Queued } else { Reading::Fast };
+        }
+        // Its own first byte: an average would carry a stall's past it.
+        let slow = self.past(ms);
+        match self.suspect_from {
+            Some(from) if sent >= from => {
+                self.suspect_from = None;
+                if slow {
+                    Reading::Queued
+                } else {
+                    Reading::Fast
+                }
+            }
+            Some(_) => Reading::Suspect,
+            None if slow => {
+                self.suspect_from = Some(next);
+                Reading::Suspect
+            }
+            None => Reading::Fast,
+        }
+    }
+
+    /// Whether this one first byte (already read) is past slow start's tolerance of the baseline.
+    pub fn past(&self, ms: f64) -> bool {
+        self.samples >= GRADIENT_MIN_SAMPLES && self.baseline_ms.is_some_and(|b| ms > SLOW_START_TOLERANCE * b)
+    }
+
+    /// Since which mark a sent call decides a suspected queue.
+    pub fn suspect_from(&self) -> Option<u64> {
+        self.suspect_from
+    }
+
     /// Is this first byte far above the baseline? `calls`: the calls at once it was measured at
     /// (the drift is per window of answers: per answer it would outrun a wide window's queueing).
     pub fn slower(&mut self, ms: f64, calls: f64, tolerance: f64) -> bool {
@@ -409,6 +488,36 @@ mod tests {
             w.release(r, served(250));
         }
         assert!(w.limit() < 140, "a first byte past twice the baseline ends it: {}", w.limit());
+    }
+
+    /// Takes a round of the window's whole limit and ends each call with a first byte of `ms`.
+    fn round(w: &mut Window, ms: u64) {
+        let n = w.limit();
+        let out: Vec<u32> = (0..n).map(|_| take(w)).collect();
+        for r in out {
+            w.release(r, served(ms));
+        }
+    }
+
+    #[test]
+    fn a_stall_of_this_process_holds_slow_start_a_round_and_a_queue_at_the_vendor_ends_it() {
+        let mut w = Window::new(5, 100_000);
+        (0..3).for_each(|_| round(&mut w, 100));
+        assert_eq!(w.limit(), 320);
+        // n8n stalls: every call out during it reads its first byte four times late.
+        round(&mut w, 400);
+        let held = w.limit();
+        assert_eq!(held, 320, "neither grown nor cut: a call sent after it decides");
+        // The calls sent after the stall answer as before: slow start goes on.
+        round(&mut w, 100);
+        assert_eq!(w.limit(), 4 * held, "slow start again");
+        // The vendor queues: the calls sent after the first late one are late too.
+        let queued_at = w.limit();
+        round(&mut w, 400);
+        assert_eq!(w.limit(), queued_at, "held a round");
+        let r = take(&mut w);
+        w.release(r, served(400));
+        assert_eq!(w.limit(), queued_at / 2, "confirmed: the half cut");
     }
 
     #[test]

@@ -15,10 +15,10 @@
 //!
 //! Sans-IO: [`take`] and [`release`] read the row and propose the next; the seat counts calls.
 use crate::config::Chain;
-use crate::limits::concurrency::{tolerance, FirstByteTrend, Signal};
+use crate::limits::concurrency::FirstByte;
 use crate::limits::congestion;
 use crate::limits::fair_share::{fair, fair_part, shortfall, Party};
-use crate::limits::learned_limit::{self, LimitRow, Share, STALE_MS};
+use crate::limits::learned_limit::{LimitRow, Share, STALE_MS};
 use crate::limits::priority;
 use serde::{Deserialize, Serialize};
 
@@ -102,7 +102,7 @@ pub fn limit(row: &LimitRow, now: u64, rules: Rules) -> u32 {
 }
 
 /// Shares whose lease has not ended.
-fn live(row: &LimitRow, now: u64) -> impl Iterator<Item = &Share> {
+pub(crate) fn live(row: &LimitRow, now: u64) -> impl Iterator<Item = &Share> {
     row.shares.iter().filter(move |s| s.until_ms > now)
 }
 
@@ -248,6 +248,9 @@ fn cut(limit: u32, slow_start: bool) -> u32 {
 ///   growth (a fleet of many small shares grows no faster than one worker holding the whole
 ///   limit would); a growth under a call needs as many more calls.
 fn growth(row: &LimitRow, served: u32, slots: u32, limit: u32) -> Option<u32> {
+    if row.plateau == 0 && row.suspect_ms > 0 {
+        return None;
+    }
     let plateau = (row.plateau > 0).then_some(f64::from(row.plateau));
     let per_call = congestion::growth_per_call(f64::from(limit), plateau);
     let calls = if plateau.is_none() { served.max(1) } else { slots.max(1) };
@@ -257,7 +260,7 @@ fn growth(row: &LimitRow, served: u32, slots: u32, limit: u32) -> Option<u32> {
 }
 
 /// What a call's end tells the fleet's row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Released {
     pub holder: String,
     pub keeps: bool,
@@ -265,12 +268,22 @@ pub struct Released {
     pub in_use: u32,
     /// The call met congestion (a 429, a hinted 503, our deadline).
     pub congested: bool,
-    /// Served, its first byte far above the provider's baseline (the seat's gradient): in slow
-    /// start the vendor queues, and slow start ends with the half cut, as a window's does.
+    /// Served; its first byte past twice the provider's baseline (the seat's gradient): in slow
+    /// start the vendor may queue ([`release`]).
     #[serde(default)]
-    pub queued: bool,
+    pub served: bool,
+    #[serde(default)]
+    pub slow: bool,
     /// When it was sent: a call sent before the last cut brings old news.
     pub sent_ms: u64,
+}
+
+impl Released {
+    /// A call's end, with what its first byte told its seat (a guard's call has none).
+    pub fn new(holder: String, keeps: bool, in_use: u32, congested: bool, heard: FirstByte, sent_ms: u64) -> Released {
+        let FirstByte { served, slow } = heard;
+        Released { holder, keeps, in_use, congested, served, slow, sent_ms }
+    }
 }
 
 /// The row to write after a call ended, or `None` (the usual: nothing changed).
@@ -283,23 +296,53 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
     // One cut per round: a call sent before the last cut, or while the shares still hold more
     // than the limit (the calls of the old size are still out at the vendor), brings old news.
     let fresh = news.sent_ms >= row.congested_at_ms && held(row, now) <= limit;
-    // A queued first byte in slow start: slow start overshot, the vendor answers ever later
-    // rather than 429 (its queue, or this process's load: it cannot tell). The half cut, once:
-    // past slow start a queued first byte only withholds growth. Not the vendor's word, so not a
-    // congestion the executions' windows hear (`congested_at_ms`).
-    let overshot = news.queued && row.plateau == 0;
-    if (news.congested || overshot) && fresh {
+    // A queue confirmed in slow start: it overshot, the vendor answers ever later rather than
+    // 429. The half cut, once: past slow start a queued first byte only withholds growth. Not
+    // the vendor's word, so not a congestion the executions' windows hear (`congested_at_ms`).
+    let slow_start = row.plateau == 0;
+    let after = row.suspect_ms > 0 && news.sent_ms >= row.suspect_ms;
+    if (news.congested || slow_start && after && news.slow) && fresh {
         let cut = cut(limit, row.plateau == 0);
         // Its share keeps covering its calls still out: trimmed below them, the limit would count
         // calls the vendor still holds as free.
         let slots = mine.as_ref().map_or(0, |m| m.slots.min(fair(row, me, now, cut).max(news.in_use)));
         let mut next = without(with_share(row, now, cut, resized(slots)), &news.holder, news.keeps);
         next.plateau = limit;
+        next.suspect_ms = 0;
         if news.congested {
             next.congested_at_ms = now;
         }
         return Some(next);
     }
+    let next = give_back(row, news, now, rules, limit, mine);
+    // Slow start's reading of the seats' gradient. n8n's process stalls now and then under a
+    // thousand answers, and every call out during a stall reads as late: ending slow start on it
+    // left a healthy vendor's first run at 179 at once. So a first late first byte only holds the
+    // growth (`suspect_ms`); a call sent after it decides by its own first byte: late, the vendor
+    // queues (the half cut, above), else it was a stall and growth goes on.
+    let suspect_ms = match row.suspect_ms {
+        0 if news.slow => now,
+        _ if after && news.served => 0,
+        s => s,
+    };
+    if !slow_start || suspect_ms == row.suspect_ms {
+        return next;
+    }
+    let next = next.unwrap_or_else(|| LimitRow { version: row.version.wrapping_add(1), ..row.clone() });
+    Some(LimitRow { suspect_ms, ..next })
+}
+
+/// What a call's end gives back to a waiting holder, if anything.
+fn give_back(
+    row: &LimitRow,
+    news: &Released,
+    now: u64,
+    rules: Rules,
+    limit: u32,
+    mine: Option<Share>,
+) -> Option<LimitRow> {
+    let me = Party::of(&news.holder, mine.as_ref().map_or(1, |m| m.weight));
+    let resized = |slots: u32| mine.clone().filter(|_| news.keeps).map(|m| Share { slots, wants: false, ..m });
     let slots = mine.as_ref()?.slots;
     let someone_waits = live(row, now).any(|s| s.holder != news.holder && s.wants);
     if news.keeps && !someone_waits {
@@ -334,118 +377,6 @@ pub fn leave(row: &LimitRow, holder: &str, now: u64) -> Option<LimitRow> {
         next.shares.retain(|s| s.holder != holder && s.until_ms > now);
         next
     })
-}
-
-/// A worker's seats at the limits of one chain's providers (one per provider), kept by the
-/// engine across its items and executions: its calls within its shares cost no store write.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Seats {
-    pub holder: String,
-    pub seats: Vec<Seat>,
-    /// Its chain's fair-share weight (`Chain::share_weight`).
-    pub weight: u32,
-}
-
-impl Seats {
-    pub fn new(holder: String, providers: usize) -> Seats {
-        Seats { holder, seats: vec![Seat::default(); providers], weight: 1 }
-    }
-
-    /// Its parts counted under `key` (in its holder's name) at `weight` in the fair split; an
-    /// empty key: a key of its own.
-    pub fn keyed(self, key: &str, weight: u32) -> Seats {
-        Seats { holder: learned_limit::keyed(self.holder, key), weight: weight.max(1), ..self }
-    }
-
-    /// Who takes provider `i`'s next slot; `on_memory`: it keeps to its safe share (`start`: none).
-    pub fn taker(&self, i: usize, on_memory: bool, start: u32) -> Taker {
-        let s = &self.seats[i];
-        Taker {
-            holder: self.holder.clone(),
-            keeps: true,
-            in_use: s.in_use,
-            served_full: s.served_full,
-            held_since: s.held_since,
-            weight: self.weight,
-            safe: on_memory.then(|| s.safe.unwrap_or(start)),
-        }
-    }
-}
-
-/// A worker's seat at one provider's limit, kept by the engine across its items and executions.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Seat {
-    pub in_use: u32,
-    pub served_full: u32,
-    /// Its share as last read (whether a served call was sent at the full share).
-    pub slots: u32,
-    /// Its calls filled its share since it last grew: every call served since counts to growth
-    /// (a round's calls come back one by one, the first alone at the full share).
-    pub filled: bool,
-    trend: FirstByteTrend,
-    /// The last cut of the limit it heard of: served calls before it do not count to growth.
-    heard_ms: u64,
-    /// The limit as last read has met no congestion yet (its gradient's tolerance).
-    slow_start: bool,
-    /// Since when it waits at the spent limit, unserved (its registered wait in the row).
-    held_since: Option<u64>,
-    /// Its calls at once if the store fails (Doorman's safe capacity): the more of its share as
-    /// last read from the fleet's row and the limit split between the holders it saw there.
-    pub safe: Option<u32>,
-}
-
-impl Seat {
-    /// The row as read now: its share there, and any cut since the last one it heard of (a cut
-    /// anywhere starts its count of served calls again, so the fleet does not grow back at once).
-    /// `shared`: the row is the fleet's (not this process's memory), so it says the safe share.
-    pub fn read(&mut self, row: &LimitRow, holder: &str, now: u64, rules: Rules, shared: bool) {
-        self.slots = allowance(row, holder, now, rules);
-        if shared && row.limit > 0 && now.saturating_sub(row.updated_ms) < STALE_MS {
-            let others = live(row, now).filter(|s| s.holder != holder).count() as u32;
-            self.safe = Some(self.slots.max(limit(row, now, rules) / (others + 1)).max(1));
-        }
-        self.slow_start = row.plateau == 0;
-        let waits = live(row, now).any(|s| s.holder == holder && s.wants);
-        self.held_since = waits.then(|| self.held_since.unwrap_or(now));
-        if row.congested_at_ms > self.heard_ms {
-            self.heard_ms = row.congested_at_ms;
-            self.served_full = 0;
-        }
-    }
-
-    /// A call of this seat was sent; `grew`: taking it grew the limit (the next growth needs a
-    /// round at the grown share).
-    pub fn sent(&mut self, grew: bool) {
-        self.in_use += 1;
-        // Served: its next wait is a wait of its own.
-        self.held_since = None;
-        if grew {
-            self.served_full = 0;
-            self.filled = false;
-        }
-        self.filled |= self.in_use >= self.slots.max(1);
-    }
-
-    /// A call of this seat ended with `signal`; whether its first byte read as queued.
-    pub fn end(&mut self, signal: Signal) -> bool {
-        let full = self.filled || self.in_use >= self.slots;
-        self.in_use = self.in_use.saturating_sub(1);
-        match signal {
-            Signal::Served { first_byte_ms } => {
-                // A first byte far above the provider's own baseline: it queues, do not grow.
-                let calls = f64::from(self.slots.max(1));
-                let queued =
-                    first_byte_ms.is_some_and(|ms| self.trend.slower(ms as f64, calls, tolerance(self.slow_start)));
-                if full && !queued {
-                    self.served_full += 1;
-                }
-                return queued;
-            }
-            Signal::Congested { .. } => self.served_full = 0,
-            Signal::Failed | Signal::Neutral => {}
-        }
-        false
-    }
 }
 
 #[cfg(test)]
@@ -485,43 +416,6 @@ mod tests {
         assert!(matches!(take(&row, &seat("a", 5, 0), 3, RULES), Take::Full { .. }), "the limit is spent");
     }
 
-    /// Calls one worker has out after `tries` takes on its memory's fresh row, none ending.
-    fn calls_on_memory(safe: Option<u32>, tries: u64) -> u32 {
-        let (mut row, mut in_use) = (LimitRow::default(), 0);
-        for t in 0..tries {
-            match take(&row, &Taker { safe, ..seat("a", in_use, 100) }, 2_000 + t, RULES) {
-                Take::Local => in_use += 1,
-                Take::Write { row: next, .. } => (row, in_use) = (next, in_use + 1),
-                Take::Full { .. } => {}
-            }
-        }
-        in_use
-    }
-
-    #[test]
-    fn on_its_memory_a_worker_keeps_to_the_safe_share_it_last_knew_not_the_whole_limit() {
-        // The fleet's row: a limit of 8, four workers holding 2 each.
-        let shares =
-            ["a", "b", "c", "d"].map(|h| Share { holder: h.into(), slots: 2, until_ms: 20_000, ..Default::default() });
-        let fleet = LimitRow { limit: 8, plateau: 9, shares: shares.to_vec(), ..Default::default() };
-        let mut mine = Seat::default();
-        mine.read(&fleet, "a", 1_000, RULES, true);
-        assert_eq!(mine.safe, Some(2));
-        // A worker that held nothing yet counts itself among the holders: 8 / 5.
-        let mut new = Seat::default();
-        new.read(&fleet, "e", 1_000, RULES, true);
-        assert_eq!(new.safe, Some(1));
-        // The store fails: its memory's row is fresh, and this worker alone there.
-        assert_eq!(calls_on_memory(Some(2), 50), 2);
-        assert!(calls_on_memory(None, 50) > 8, "its memory alone would grow past the fleet's limit");
-        // Its memory's row says nothing of the fleet: the safe share stays what the fleet said.
-        mine.read(&LimitRow { limit: 40, ..Default::default() }, "a", 1_000, RULES, false);
-        assert_eq!(mine.safe, Some(2));
-        // One that never read a fresh limit keeps to the breaker's threshold (the limit's start).
-        let taker = Seats::new("w".into(), 1).taker(0, true, RULES.start);
-        assert_eq!(taker.safe, Some(5));
-    }
-
     #[test]
     fn a_second_worker_waits_and_the_first_gives_back_to_its_fair_part_as_calls_end() {
         let mut row = LimitRow::default();
@@ -529,8 +423,14 @@ mod tests {
             row = written(take(&row, &seat("a", in_use, 0), 0, RULES));
         }
         let Take::Full { register: Some(r), .. } = take(&row, &seat("b", 0, 0), 1, RULES) else { panic!() };
-        let back =
-            |in_use| Released { holder: "a".into(), keeps: true, in_use, congested: false, queued: false, sent_ms: 0 };
+        let back = |in_use| Released {
+            holder: "a".into(),
+            keeps: true,
+            in_use,
+            congested: false,
+            sent_ms: 0,
+            ..Default::default()
+        };
         let given = release(&r, &back(4), 2, RULES).unwrap();
         assert_eq!(given.shares.iter().find(|s| s.holder == "a").unwrap().slots, 4, "only what it does not use");
         let given = release(&given, &back(1), 3, RULES).unwrap();
@@ -547,7 +447,8 @@ mod tests {
             row = written(take(&row, &seat("a", in_use, 0), 0, RULES));
         }
         let Take::Full { register: Some(r), .. } = take(&row, &seat("b", 0, 0), 1, RULES) else { panic!() };
-        let back = Released { holder: "a".into(), keeps: true, in_use: 3, congested: false, queued: false, sent_ms: 0 };
+        let back =
+            Released { holder: "a".into(), keeps: true, in_use: 3, congested: false, sent_ms: 0, ..Default::default() };
         let given = release(&r, &back, 2, RULES).unwrap();
         assert_eq!(given.shares.iter().find(|s| s.holder == "a").unwrap().slots, 3, "one given back");
         assert!(matches!(take(&given, &seat("a", 3, 0), 3, RULES), Take::Full { register: None, .. }), "b's");
@@ -596,6 +497,37 @@ mod tests {
     }
 
     #[test]
+    fn in_slow_start_a_late_first_byte_holds_growth_until_a_call_sent_after_it_says_whether_the_vendor_queues() {
+        let a = Share { holder: "a".into(), slots: 8, until_ms: 20_000, ..Default::default() };
+        let row = LimitRow { limit: 8, shares: vec![a], ..Default::default() };
+        let grows =
+            |row: &LimitRow, now| matches!(take(row, &seat("a", 8, 8), now, RULES), Take::Write { grew: true, .. });
+        assert!(grows(&row, 100), "slow start: its served calls grow the limit");
+        let ended = |sent_ms, slow| Released {
+            holder: "a".into(),
+            keeps: true,
+            in_use: 7,
+            served: true,
+            slow,
+            sent_ms,
+            ..Default::default()
+        };
+        // A call out while this process stalled reads late: growth holds, nothing is cut.
+        let suspect = release(&row, &ended(100, true), 500, RULES).unwrap();
+        assert_eq!((suspect.limit, suspect.plateau, suspect.suspect_ms), (8, 0, 500));
+        assert!(!grows(&suspect, 510));
+        assert_eq!(release(&suspect, &ended(200, true), 520, RULES), None, "sent before it: the same stall");
+        // A call sent after it answers as before: it was the stall, growth goes on.
+        let cleared = release(&suspect, &ended(600, false), 900, RULES).unwrap();
+        assert_eq!((cleared.limit, cleared.suspect_ms), (8, 0));
+        assert!(grows(&cleared, 910));
+        // The vendor queues: the call sent after the first late one is late too. The half cut.
+        let suspect = release(&cleared, &ended(800, true), 1_000, RULES).unwrap();
+        let cut = release(&suspect, &ended(1_100, true), 1_400, RULES).unwrap();
+        assert_eq!((cut.limit, cut.plateau, cut.suspect_ms, cut.congested_at_ms), (4, 8, 0, 0));
+    }
+
+    #[test]
     fn a_congestion_cuts_the_limit_once_per_round_and_the_calls_out_stay_counted() {
         let mut row = LimitRow::default();
         for (h, in_use) in [("a", 0), ("a", 1), ("a", 2), ("b", 0)] {
@@ -606,8 +538,8 @@ mod tests {
             keeps: true,
             in_use: 3,
             congested: true,
-            queued: false,
             sent_ms,
+            ..Default::default()
         };
         let cut = release(&row, &congested("a", 1), 10, RULES).unwrap();
         assert_eq!(
@@ -658,8 +590,14 @@ mod tests {
             row.shares,
             vec![Share { holder: "t1".into(), slots: 1, until_ms: 20_000, wants: false, ..Share::default() }]
         );
-        let done =
-            Released { holder: "t1".into(), keeps: false, in_use: 0, congested: false, queued: false, sent_ms: 0 };
+        let done = Released {
+            holder: "t1".into(),
+            keeps: false,
+            in_use: 0,
+            congested: false,
+            sent_ms: 0,
+            ..Default::default()
+        };
         assert!(release(&row, &done, 5, RULES).unwrap().shares.is_empty());
         let mut dead = LimitRow::default();
         for in_use in [0, 1, 2, 4] {

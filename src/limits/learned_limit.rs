@@ -21,6 +21,10 @@ pub struct LimitRow {
     pub plateau: u32,
     /// The parts of the limit held by workers and guarded calls (`fleet_limit`).
     pub shares: Vec<Share>,
+    /// In slow start, since when a seat read a queued first byte (0: none): growth holds until a
+    /// call sent after it says whether the vendor queues (`fleet_limit::release`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub suspect_ms: u64,
 }
 
 /// One holder's part of the limit: a worker's seat, or one guarded call.
@@ -46,6 +50,10 @@ pub struct Share {
 /// named `worker-1\u{1f}customer-42` counts under `customer-42`. In the name, not a field of its
 /// own: an older worker's row keeps it, and the key costs the engine no field to carry.
 pub const KEY_MARK: char = '\u{1f}';
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 fn is_one(w: &u32) -> bool {
     *w == 1

@@ -13,6 +13,7 @@ pub mod pool;
 pub mod priority;
 pub mod rate_gate;
 pub mod retry_budget;
+pub mod seat;
 pub mod spend_hold;
 pub mod token_budget;
 pub mod token_limit;

@@ -10,19 +10,20 @@ use crate::verdict::answer_check::CHECK_NAMES;
 use miniserde::json;
 use std::fmt::Write;
 
-/// Counter families: (store counter name, metric name).
-pub const COUNTERS: [(&str, &str); 11] = [
-    ("calls", "resilient_provider_calls_total"),
-    ("failures", "resilient_provider_failures_total"),
-    ("rejections", "resilient_provider_rejections_total"),
-    ("transitions", "resilient_provider_transitions_total"),
-    ("retries", "resilient_provider_retries_total"),
-    ("rate_limited_429", "resilient_provider_rate_limited_429_total"),
-    ("give_ups", "resilient_provider_give_ups_total"),
-    ("deferrals", "resilient_provider_deferrals_total"),
-    ("retry_budget_exhausted", "resilient_provider_retry_budget_exhausted_total"),
-    ("hedges", "resilient_provider_hedges_total"),
-    ("hedge_wins", "resilient_provider_hedge_wins_total"),
+/// Counter families by their store counter's name: each is `resilient_provider_<name>_total`
+/// (put together when rendered: the engine's WASM carries no table of the full names).
+pub const COUNTERS: [&str; 11] = [
+    "calls",
+    "failures",
+    "rejections",
+    "transitions",
+    "retries",
+    "rate_limited_429",
+    "give_ups",
+    "deferrals",
+    "retry_budget_exhausted",
+    "hedges",
+    "hedge_wins",
 ];
 
 /// Every family's `# HELP` text. The engine renders `# TYPE` lines only; the node puts each help
@@ -229,8 +230,9 @@ pub fn render(
             }
         }
     }
-    for (key, name) in COUNTERS {
-        family(&mut out, name, "counter");
+    for key in COUNTERS {
+        let name = format!("resilient_provider_{key}_total");
+        family(&mut out, &name, "counter");
         for (c, l) in counters.iter().zip(&labels) {
             let _ = writeln!(out, "{name}{l} {}", count(c, key));
         }

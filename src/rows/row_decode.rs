@@ -194,6 +194,7 @@ pub fn limit(text: &str) -> Result<LimitRow> {
         updated_ms: f.u64("updated_ms")?,
         version: f.u64("version")?,
         plateau: f.u32("plateau")?,
+        suspect_ms: f.u64("suspect_ms")?,
         shares: f.list("shares", |v| {
             let s = Fields::of(K, v)?;
             Ok(Share {

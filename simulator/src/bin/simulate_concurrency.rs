@@ -9,8 +9,9 @@
 //!
 //! `simulate_concurrency [--k 4] [--seed 7] [--json]`
 use resilient_engine::limits::concurrency::{Admit, Signal, Window};
-use resilient_engine::limits::fleet_limit::{self, Rules, Seat, Take, Taker};
+use resilient_engine::limits::fleet_limit::{self, Rules, Take, Taker};
 use resilient_engine::limits::learned_limit::LimitRow;
+use resilient_engine::limits::seat::Seat;
 use resilient_engine::rng::Rng;
 use std::collections::VecDeque;
 
@@ -160,15 +161,8 @@ impl Sim {
             Policy::PerProcess => self.windows[worker].release(round, signal),
             Policy::Shared => {
                 let seat = &mut self.seats[worker];
-                let queued = seat.end(signal);
-                let news = fleet_limit::Released {
-                    holder: worker.to_string(),
-                    keeps: true,
-                    in_use: seat.in_use,
-                    congested,
-                    queued,
-                    sent_ms: sent,
-                };
+                let heard = seat.end(signal);
+                let news = fleet_limit::Released::new(worker.to_string(), true, seat.in_use, congested, heard, sent);
                 if let Some(row) = fleet_limit::release(&self.row, &news, self.now, self.rules()) {
                     self.row = row;
                 }

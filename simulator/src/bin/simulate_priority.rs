@@ -13,9 +13,10 @@
 //!
 //! `simulate_priority [--k 4] [--seed 7] [--json]`
 use resilient_engine::limits::concurrency::Signal;
-use resilient_engine::limits::fleet_limit::{self, Released, Rules, Seats, Take};
+use resilient_engine::limits::fleet_limit::{self, Released, Rules, Take};
 use resilient_engine::limits::learned_limit::LimitRow;
 use resilient_engine::limits::priority::{HIGH, LOW, NORMAL};
+use resilient_engine::limits::seat::Seats;
 use resilient_engine::rng::Rng;
 use std::collections::VecDeque;
 
@@ -168,15 +169,8 @@ impl Sim {
         } else {
             Signal::Served { first_byte_ms: Some(self.now - sent) }
         };
-        let queued = seats.seats[0].end(signal);
-        let news = Released {
-            holder: seats.holder.clone(),
-            keeps: true,
-            in_use: seats.seats[0].in_use,
-            congested,
-            queued,
-            sent_ms: sent,
-        };
+        let heard = seats.seats[0].end(signal);
+        let news = Released::new(seats.holder.clone(), true, seats.seats[0].in_use, congested, heard, sent);
         if let Some(row) = fleet_limit::release(&self.row, &news, self.now, rules) {
             self.row = row;
         }

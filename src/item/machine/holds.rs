@@ -2,6 +2,7 @@
 //! (Item Concurrency *Auto*), their count at the worker's seat of the fleet's limit, their token
 //! reservation and spend hold, settled or released when each call ends.
 use super::*;
+use crate::limits::concurrency::FirstByte;
 
 impl ItemMachine {
     /// What this item's request is to every provider of its chain (its input's size, the output
@@ -85,15 +86,15 @@ impl ItemMachine {
 
     /// A call holding a fleet slot ended: the seat counts it, and the row hears what it says.
     pub(super) fn leave_seat(&mut self, holder: &str, sent_ms: u64, provider: usize, signal: Signal) -> Released {
-        let (holder, keeps, in_use, queued) = match &self.seats {
+        let (holder, keeps, in_use, heard) = match &self.seats {
             Some(seats) => {
                 let mut seats = seats.borrow_mut();
-                let queued = seats.seats[provider].end(signal);
-                (seats.holder.clone(), true, seats.seats[provider].in_use, queued)
+                let heard = seats.seats[provider].end(signal);
+                (seats.holder.clone(), true, seats.seats[provider].in_use, heard)
             }
-            None => (self.keyed_holder(holder), false, 0, false),
+            None => (self.keyed_holder(holder), false, 0, FirstByte::default()),
         };
-        Released { holder, keeps, in_use, congested: matches!(signal, Signal::Congested { .. }), queued, sent_ms }
+        Released::new(holder, keeps, in_use, matches!(signal, Signal::Congested { .. }), heard, sent_ms)
     }
 
     /// Item Concurrency *Auto*: this item's calls go through the execution's windows (`pool`):
