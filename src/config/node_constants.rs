@@ -8,7 +8,7 @@ use crate::config::{
 };
 use crate::facts::retry_after::HINT_HEADER_NAMES;
 use crate::limits::token_limit::DEFAULT_OUTPUT_RESERVE;
-use crate::report::metrics::{COUNTERS, HELP};
+use crate::report::metrics::{COUNTERS, HELP, PREFIX};
 use crate::rows::cas::MAX_CAS_RACES;
 use crate::rows::row_text::{ROW_KINDS, SEPARATOR};
 use crate::verdict::outcome::{DEADLINE_CODE, IDLE_TIMEOUT_CODE, TRANSIENT_ERRORS};
@@ -56,7 +56,8 @@ pub fn typescript() -> String {
     let body = crate::facts::answer_body::BODY_LIMIT;
     let RateLimitConfig { requests, period_ms, burst } = SUGGESTED_RATE_LIMIT;
     let counters = COUNTERS.map(|k| format!("'{k}'")).join(", ");
-    let help: String = HELP.iter().map(|(name, text)| format!("\t{name}: {},\n", serde_json::json!(text))).collect();
+    let help: String =
+        HELP.iter().map(|(name, text)| format!("\t{PREFIX}{name}: {},\n", serde_json::json!(text))).collect();
     let reasons = Reason::ALL.map(|r| format!("'{}'", r.as_str())).join(", ");
     let versions = versions();
     let transient = TRANSIENT_ERRORS.iter().map(|c| format!("'{c}'")).collect::<Vec<_>>().join(", ");

@@ -26,7 +26,7 @@ pub const COUNTERS: [&str; 11] = [
     "hedge_wins",
 ];
 
-/// Every family's `# HELP` text. The engine renders `# TYPE` lines only; the node puts each help
+/// Every family's `# HELP` text, by its name after [`PREFIX`]. The engine renders `# TYPE` lines only; the node puts each help
 /// line before its family's (`METRIC_HELP`, generated from this table by `engine-constants`), so
 /// the texts are not carried by the WASM engine (2.4 KB of it).
 pub const HELP: [(&str, &str); 24] = [
@@ -38,26 +38,17 @@ pub const HELP: [(&str, &str); 24] = [
     ),
     (WAITING, "Workers waiting at the provider's spent fleet limit now, by their calls' priority."),
     (LATENCY, "Answers' latency and streamed calls' time to first chunk (lane), p50 and p95 of the last samples."),
-    ("resilient_provider_calls_total", "Calls made to the provider."),
-    ("resilient_provider_failures_total", "Calls that counted against the provider's health."),
-    ("resilient_provider_rejections_total", "Calls not made because the breaker was open or its probes were taken."),
-    ("resilient_provider_transitions_total", "Breaker transitions (any from/to)."),
-    ("resilient_provider_retries_total", "Calls that were a retry of the same provider."),
-    ("resilient_provider_rate_limited_429_total", "Answers with status 429."),
-    (
-        "resilient_provider_give_ups_total",
-        "Items the chain gave up on (deferred or failed), counted on its first provider.",
-    ),
-    (
-        "resilient_provider_deferrals_total",
-        "Items handed back on the deferred output, counted on the chain's first provider.",
-    ),
-    (
-        "resilient_provider_retry_budget_exhausted_total",
-        "Retries not made because the provider's retry budget was spent.",
-    ),
-    ("resilient_provider_hedges_total", "Hedged calls sent to the provider (a second call for a slow one)."),
-    ("resilient_provider_hedge_wins_total", "Hedged calls to the provider whose answer served the item."),
+    ("calls_total", "Calls made to the provider."),
+    ("failures_total", "Calls that counted against the provider's health."),
+    ("rejections_total", "Calls not made because the breaker was open or its probes were taken."),
+    ("transitions_total", "Breaker transitions (any from/to)."),
+    ("retries_total", "Calls that were a retry of the same provider."),
+    ("rate_limited_429_total", "Answers with status 429."),
+    ("give_ups_total", "Items the chain gave up on (deferred or failed), counted on its first provider."),
+    ("deferrals_total", "Items handed back on the deferred output, counted on the chain's first provider."),
+    ("retry_budget_exhausted_total", "Retries not made because the provider's retry budget was spent."),
+    ("hedges_total", "Hedged calls sent to the provider (a second call for a slow one)."),
+    ("hedge_wins_total", "Hedged calls to the provider whose answer served the item."),
     (CHECK_FAILURES, "Answers that failed a check (required_path, empty, content_policy, cut, schema)."),
     (TOKENS, "Tokens the provider's answers reported, by direction (input, output)."),
     (TOKENS_ESTIMATED, "Tokens of calls that ended without usage (aborted, broken), counted at their estimate."),
@@ -68,35 +59,39 @@ pub const HELP: [(&str, &str); 24] = [
     (STORE_FALLBACKS, "Times this process fell back to its memory because the shared store failed."),
 ];
 
-pub const STATE: &str = "resilient_provider_state";
+/// Every family's name begins so; the names below are what follows (put together when rendered:
+/// the engine's WASM carries the prefix once).
+pub const PREFIX: &str = "resilient_provider_";
+
+pub const STATE: &str = "state";
 
 /// The calls at once the fleet learned the provider takes (0: none learned in 10 minutes).
-pub const CONCURRENCY_LIMIT: &str = "resilient_provider_concurrency_limit";
+pub const CONCURRENCY_LIMIT: &str = "concurrency_limit";
 /// The calls in flight across the fleet, as the workers' shares of the limit bound them.
-pub const CONCURRENCY: &str = "resilient_provider_concurrency";
+pub const CONCURRENCY: &str = "concurrency";
 /// The workers waiting at the spent limit now, one sample per priority (`limits::priority`).
-pub const WAITING: &str = "resilient_provider_waiting";
+pub const WAITING: &str = "waiting";
 
 /// Answers that failed a check, one sample per check (`answer_check::CHECK_NAMES`), read from
 /// the store's `check_failures:<check>` counters.
-pub const CHECK_FAILURES: &str = "resilient_provider_check_failures_total";
+pub const CHECK_FAILURES: &str = "check_failures_total";
 
 /// Tokens the answers reported, one sample per direction (input, output), from the store's
 /// `tokens:<direction>` counters; calls that ended without usage count apart, at their estimate.
-pub const TOKENS: &str = "resilient_provider_tokens_total";
-pub const TOKENS_ESTIMATED: &str = "resilient_provider_tokens_estimated_total";
+pub const TOKENS: &str = "tokens_total";
+pub const TOKENS_ESTIMATED: &str = "tokens_estimated_total";
 /// What the calls cost, in the user's currency unit (the store counts millionths).
-pub const SPEND: &str = "resilient_provider_spend_total";
+pub const SPEND: &str = "spend_total";
 /// Calls a token limit or spend cap turned away from the provider.
-pub const TOKEN_LIMITED: &str = "resilient_provider_token_limited_total";
-pub const TOKEN_WAITS: &str = "resilient_provider_token_waits_total";
+pub const TOKEN_LIMITED: &str = "token_limited_total";
+pub const TOKEN_WAITS: &str = "token_waits_total";
 /// Answers' latency and streamed calls' time to their first chunk, from the latency row (recorded
 /// under latency routing or p95 hedging), by lane and quantile.
-pub const LATENCY: &str = "resilient_provider_latency_seconds";
+pub const LATENCY: &str = "latency_seconds";
 /// Whether the shared store answered this scrape (0: the process fell back to its memory).
-pub const STORE_UP: &str = "resilient_provider_store_up";
+pub const STORE_UP: &str = "store_up";
 /// This process's falls back to its memory when the shared store failed (counted in memory).
-pub const STORE_FALLBACKS: &str = "resilient_provider_store_fallbacks_total";
+pub const STORE_FALLBACKS: &str = "store_fallbacks_total";
 
 /// Milliseconds as seconds, in integer digits ("0.042").
 fn seconds(ms: u64) -> String {
@@ -110,16 +105,16 @@ pub fn store_families(scope: &str, up: bool, fallbacks: u64) -> String {
     let l = format!("{{scope=\"{}\"}}", escape(scope));
     let mut out = String::new();
     family(&mut out, STORE_UP, "gauge");
-    let _ = writeln!(out, "{STORE_UP}{l} {}", up as u8);
+    let _ = writeln!(out, "resilient_provider_{STORE_UP}{l} {}", up as u8);
     family(&mut out, STORE_FALLBACKS, "counter");
-    let _ = writeln!(out, "{STORE_FALLBACKS}{l} {fallbacks}");
+    let _ = writeln!(out, "resilient_provider_{STORE_FALLBACKS}{l} {fallbacks}");
     out
 }
 
 /// A family's `# TYPE` line (pushed, not formatted: the engine's WASM is smaller); its `# HELP`
 /// is the node's ([`HELP`]).
 fn family(out: &mut String, name: &str, kind: &str) {
-    for part in ["# TYPE ", name, " ", kind, "\n"] {
+    for part in ["# TYPE resilient_provider_", name, " ", kind, "\n"] {
         out.push_str(part);
     }
 }
@@ -204,7 +199,7 @@ pub fn render(
     for (name, value) in gauges {
         family(&mut out, name, "gauge");
         for (s, l) in states.iter().zip(&labels) {
-            let _ = writeln!(out, "{name}{l} {}", value(s));
+            let _ = writeln!(out, "resilient_provider_{name}{l} {}", value(s));
         }
     }
     family(&mut out, WAITING, "gauge");
@@ -212,7 +207,7 @@ pub fn render(
         let open = l.strip_suffix('}').unwrap_or(l);
         let w = s.waiting;
         for (priority, n) in [("high", w.high), ("normal", w.normal), ("low", w.low)] {
-            let _ = writeln!(out, "{WAITING}{open},priority=\"{priority}\"}} {n}");
+            let _ = writeln!(out, "resilient_provider_{WAITING}{open},priority=\"{priority}\"}} {n}");
         }
     }
     family(&mut out, LATENCY, "gauge");
@@ -225,16 +220,20 @@ pub fn render(
         for (lane, p50, p95) in lanes {
             for (q, v) in [("0.5", p50), ("0.95", p95)] {
                 if let Some(ms) = v {
-                    let _ = writeln!(out, "{LATENCY}{open},lane=\"{lane}\",quantile=\"{q}\"}} {}", seconds(ms));
+                    let _ = writeln!(
+                        out,
+                        "resilient_provider_{LATENCY}{open},lane=\"{lane}\",quantile=\"{q}\"}} {}",
+                        seconds(ms)
+                    );
                 }
             }
         }
     }
     for key in COUNTERS {
-        let name = format!("resilient_provider_{key}_total");
+        let name = format!("{key}_total");
         family(&mut out, &name, "counter");
         for (c, l) in counters.iter().zip(&labels) {
-            let _ = writeln!(out, "{name}{l} {}", count(c, key));
+            let _ = writeln!(out, "resilient_provider_{name}{l} {}", count(c, key));
         }
     }
     family(&mut out, CHECK_FAILURES, "counter");
@@ -244,7 +243,7 @@ pub fn render(
             let (scope, provider) = (escape(scope), escape(&p.name));
             let _ = writeln!(
                 out,
-                "{CHECK_FAILURES}{{scope=\"{scope}\",provider=\"{provider}\",check=\"{check}\"}} {value}"
+                "resilient_provider_{CHECK_FAILURES}{{scope=\"{scope}\",provider=\"{provider}\",check=\"{check}\"}} {value}"
             );
         }
     }
@@ -254,7 +253,7 @@ pub fn render(
             let value = count(c, &format!("tokens:{direction}"));
             let open = l.strip_suffix('}').unwrap_or(l);
             let l = format!("{open},direction=\"{direction}\"}}");
-            let _ = writeln!(out, "{TOKENS}{l} {value}");
+            let _ = writeln!(out, "resilient_provider_{TOKENS}{l} {value}");
         }
     }
     let families: [(&str, &str, bool); 4] = [
@@ -268,8 +267,8 @@ pub fn render(
         for (c, l) in counters.iter().zip(&labels) {
             let v = count(c, key);
             let _ = match micros {
-                true => writeln!(out, "{name}{l} {}", units(v)),
-                false => writeln!(out, "{name}{l} {v}"),
+                true => writeln!(out, "resilient_provider_{name}{l} {}", units(v)),
+                false => writeln!(out, "resilient_provider_{name}{l} {v}"),
             };
         }
     }
@@ -324,7 +323,7 @@ mod tests {
         let types: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("# TYPE ")?.split(' ').next()).collect();
         assert_eq!(types.len(), COUNTERS.len() + 13);
         // One help text for each family rendered, and none for a family that is not.
-        let mut helped: Vec<&str> = HELP.iter().map(|(name, _)| *name).collect();
+        let mut helped: Vec<String> = HELP.iter().map(|(name, _)| format!("{PREFIX}{name}")).collect();
         helped.sort_unstable();
         let mut rendered = types.clone();
         rendered.sort_unstable();
