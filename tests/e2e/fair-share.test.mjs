@@ -20,6 +20,7 @@ import { startTpmVendor } from '../support/tpm-vendor.mjs';
 import { redisBatch } from '../support/batch-workflow.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
+import { split, holdSplit, perWindow } from '../support/fair-split.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const tag = uid().slice(0, 8);
@@ -27,7 +28,6 @@ const REDIS = { id: `rpcFair${tag}`.slice(0, 16), name: 'fair share redis' };
 const K = 4;
 const LATENCY_MS = 300;
 const ITEMS = 400;
-const WINDOW_MS = 5_000;
 const PROVIDER = `shared-${tag}`;
 let vendor, first, second;
 
@@ -57,59 +57,6 @@ function batch(n8n, id, model, more = {}) {
 	return wf;
 }
 
-/** The share of `sa` in the calls served in each whole 5-second window from `from` to `to`. */
-function windows(sa, sb, from, to) {
-	const shares = [];
-	for (let w = from; w + WINDOW_MS <= to; w += WINDOW_MS) {
-		const n = (s) => s.filter((e) => e.end >= w && e.end < w + WINDOW_MS).length;
-		const [na, nb] = [n(sa), n(sb)];
-		shares.push({ a: na / Math.max(1, na + nb), calls: na + nb });
-	}
-	return shares;
-}
-
-/**
- * The vendor's calls for models `a` and `b` while both had work: from the later first answer to
- * the earlier last one, whole windows only, after the later one's first 5 s (its ramp: the other
- * gives back as its calls end; one run had 39 % of 51 calls there).
- */
-function split(route, a, b) {
-	const log = vendor.stats(route).log;
-	const served = (model) => log.filter((e) => e.model === model && e.status === 200);
-	const [sa, sb] = [served(a), served(b)];
-	const from = Math.max(sa[0].end, sb[0].end) + WINDOW_MS;
-	const to = Math.min(sa.at(-1).end, sb.at(-1).end);
-	const within = (s) => s.filter((e) => e.end >= from && e.end < to).length;
-	return {
-		sa,
-		sb,
-		from,
-		to,
-		shares: windows(sa, sb, from, to),
-		overall: within(sa) / (within(sa) + within(sb)),
-		r429: log.filter((e) => e.status === 429).length,
-		requests: log.length,
-	};
-}
-
-/**
- * `a`'s part held: `target` ± 5 % over the time both had work, ± 10 % in every window where the
- * vendor served at least two thirds of what it takes (a window where a 429 closed the provider's
- * gate for every worker, a second of Retry-After, serves half its calls or fewer, tilted by who
- * calls first once it opens: printed, not held), at most 10 % of the requests answered 429.
- */
-function holdSplit(s, target) {
-	assert.ok(s.shares.length >= 3, `both had work together for ${s.to - s.from} ms`);
-	assert.ok(Math.abs(s.overall - target) <= 0.05, `a: ${(100 * s.overall).toFixed(1)} %`);
-	const full = (K * WINDOW_MS) / LATENCY_MS;
-	for (const w of s.shares.filter((w) => w.calls >= (2 * full) / 3))
-		assert.ok(Math.abs(w.a - target) <= 0.1, JSON.stringify(s.shares));
-	assert.ok(s.r429 <= 0.1 * s.requests, `${s.r429} of ${s.requests} answered 429`);
-}
-
-const perWindow = (s) =>
-	s.shares.map((w) => `${(100 * w.a).toFixed(0)} % of ${w.calls}`).join(', ');
-
 test(`n8n ${major}: two workflows' batches at one vendor taking 4 at once get half of its calls each while both run`, async (t) => {
 	const a = batch(first, `fairA${tag}`, 'gpt-a');
 	const b = batch(second, `fairB${tag}`, 'gpt-b');
@@ -118,7 +65,7 @@ test(`n8n ${major}: two workflows' batches at one vendor taking 4 at once get ha
 		second.execute(b.id, { timeoutMs: 300_000 }),
 	]);
 	for (const r of runs) assert.ok(r.run, r.log.slice(-2000));
-	const s = split('fair', 'gpt-a', 'gpt-b');
+	const s = split(vendor, 'fair', 'gpt-a', 'gpt-b');
 	t.diagnostic(
 		`n8n ${major}: both ran ${((s.to - s.from) / 1000).toFixed(1)} s together; workflow A's share of the vendor's calls per 5 s window: ${perWindow(s)}; ${s.sa.length} + ${s.sb.length} served, ${s.r429} of ${s.requests} requests answered 429, at most ${vendor.stats('fair').peakAtOnce} at once`,
 	);
@@ -138,7 +85,7 @@ test(`n8n ${major}: two workflows' batches at one vendor taking 4 at once get ha
 		assert.ok(not.length <= ITEMS / 50, JSON.stringify(not).slice(0, 1500));
 		for (const d of not) assert.ok(d?.retry_at, JSON.stringify(d));
 	}
-	holdSplit(s, 0.5);
+	holdSplit(s, 0.5, { k: K, latencyMs: LATENCY_MS });
 });
 
 // Two keys inside one process (issue 59): one workflow's batch, its items' Fair Share Key a
@@ -159,7 +106,7 @@ test(`n8n ${major}: inside one process, two customers weighted 3:1 get three qua
 	});
 	const r = await first.execute(wf.id, { timeoutMs: 300_000 });
 	assert.ok(r.run, r.log.slice(-2000));
-	const s = split('keys', 'gpt-ka', 'gpt-kb');
+	const s = split(vendor, 'keys', 'gpt-ka', 'gpt-kb');
 	t.diagnostic(
 		`n8n ${major}: customer a (weight 3) per 5 s window while both had work: ${perWindow(s)}; ${s.sa.length} + ${s.sb.length} served, ${s.r429} of ${s.requests} answered 429`,
 	);
@@ -167,5 +114,5 @@ test(`n8n ${major}: inside one process, two customers weighted 3:1 get three qua
 	assert.equal(failed?.length ?? 0, 0, 'none failed');
 	assert.equal((ok?.length ?? 0) + (deferred?.length ?? 0), 2 * ITEMS, 'every item leaves');
 	assert.ok((deferred?.length ?? 0) <= ITEMS / 50, `${deferred?.length} deferred`);
-	holdSplit(s, 0.75);
+	holdSplit(s, 0.75, { k: K, latencyMs: LATENCY_MS });
 });
