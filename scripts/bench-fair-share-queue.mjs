@@ -14,14 +14,13 @@
 //   (eval "$(bash scripts/lib/services.sh start)"; node scripts/bench-fair-share-queue.mjs --n8n 1;
 //    bash scripts/lib/services.sh stop "$RPC_SERVICES_DIR")
 // Prints each figure beside its goal; exits 0 when it measured, 1 if a run went wrong.
-import { randomUUID } from 'node:crypto';
 import { n8nInstall, uid } from '../tests/support/n8n.mjs';
 import { startCluster } from '../tests/support/queue/cluster.mjs';
 import { startProviders } from '../tests/support/providers.mjs';
 import { startTpmVendor } from '../tests/support/tpm-vendor.mjs';
 import { REDIS_PORT } from '../tests/support/services.mjs';
 import { redisCredential } from '../tests/support/store-credentials.mjs';
-import { link, node } from '../tests/support/workflow-parts.mjs';
+import { link, node, webhook } from '../tests/support/workflow-parts.mjs';
 import { split, perWindow, WINDOW_MS } from '../tests/support/fair-split.mjs';
 
 const args = process.argv.slice(2);
@@ -59,14 +58,7 @@ function fairWorkflow() {
 			{ executeOnce: true },
 		);
 	const nodes = [
-		node(
-			'Webhook',
-			'n8n-nodes-base.webhook',
-			2,
-			0,
-			{ httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-			{ webhookId: randomUUID() },
-		),
+		webhook(path),
 		node('Rows', 'n8n-nodes-base.splitOut', 1, 300, { fieldToSplitOut: 'body.rows' }),
 		node(
 			'Call Chain',

@@ -380,10 +380,10 @@ pub fn leave(row: &LimitRow, holder: &str, now: u64) -> Option<LimitRow> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const RULES: Rules = Rules {
+    pub(crate) const RULES: Rules = Rules {
         start: 5,
         ceiling: u32::MAX,
         lease_ms: 20_000,
@@ -392,7 +392,7 @@ mod tests {
         rank: priority::NORMAL,
     };
 
-    fn seat(holder: &str, in_use: u32, served_full: u32) -> Taker {
+    pub(crate) fn seat(holder: &str, in_use: u32, served_full: u32) -> Taker {
         Taker::new(holder.into(), true, in_use, served_full, None)
     }
 

@@ -121,22 +121,9 @@ impl Seat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::fleet_limit::tests::{seat, RULES};
     use crate::limits::fleet_limit::{take, Take};
     use crate::limits::learned_limit::Share;
-    use crate::limits::priority;
-
-    const RULES: Rules = Rules {
-        start: 5,
-        ceiling: u32::MAX,
-        lease_ms: 20_000,
-        renew_below_ms: 11_000,
-        below_plateau: false,
-        rank: priority::NORMAL,
-    };
-
-    fn seat(holder: &str, in_use: u32, served_full: u32) -> Taker {
-        Taker::new(holder.into(), true, in_use, served_full, None)
-    }
 
     /// Calls one worker has out after `tries` takes on its memory's fresh row, none ending.
     fn calls_on_memory(safe: Option<u32>, tries: u64) -> u32 {

@@ -6,14 +6,13 @@
 // slots. All served, at most 10 % of requests answered 429, at most K + 2 in flight at any moment.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { n8nInstall, uid } from '../support/n8n.mjs';
 import { startCluster } from '../support/queue/cluster.mjs';
 import { startProviders } from '../support/providers.mjs';
 import { REDIS_PORT, PG_PORT } from '../support/services.mjs';
 import { redisCredential } from '../support/store-credentials.mjs';
-import { link, node } from '../support/workflow-parts.mjs';
+import { link, node, webhook } from '../support/workflow-parts.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const id = uid().slice(0, 6);
@@ -27,14 +26,7 @@ let providers, base, cluster, db, flow;
 function fleetWorkflow() {
 	const path = `fleet-q-${id}`;
 	const nodes = [
-		node(
-			'Webhook',
-			'n8n-nodes-base.webhook',
-			2,
-			0,
-			{ httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-			{ webhookId: randomUUID() },
-		),
+		webhook(path),
 		node(
 			'Call Chain',
 			cluster.n8n.nodeType,

@@ -10,14 +10,13 @@
 // - tiers: a1 and a2 (tier 1, weighted 1:1) take every call, b (tier 2) none.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { n8nInstall, uid } from '../support/n8n.mjs';
 import { startCluster } from '../support/queue/cluster.mjs';
 import { startProviders } from '../support/providers.mjs';
 import { REDIS_PORT, PG_PORT } from '../support/services.mjs';
 import { redisCredential } from '../support/store-credentials.mjs';
-import { link, node } from '../support/workflow-parts.mjs';
+import { link, node, webhook } from '../support/workflow-parts.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const id = uid().slice(0, 6);
@@ -57,14 +56,7 @@ const report = (name, out) =>
 function chainWorkflow(key, items, parameters) {
 	const path = `route-q-${key}-${id}`;
 	const nodes = [
-		node(
-			'Webhook',
-			'n8n-nodes-base.webhook',
-			2,
-			0,
-			{ httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-			{ webhookId: randomUUID() },
-		),
+		webhook(path),
 		node('Items', 'n8n-nodes-base.set', 3.4, 150, {
 			mode: 'raw',
 			jsonOutput: JSON.stringify({

@@ -12,6 +12,17 @@ export const node = (name, type, typeVersion, x, parameters, extra = {}) => ({
 	...extra,
 });
 
+/** A POST webhook at `path` that answers at once, named Webhook (queue mode's way in). */
+export const webhook = (path) =>
+	node(
+		'Webhook',
+		'n8n-nodes-base.webhook',
+		2,
+		0,
+		{ httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		{ webhookId: randomUUID() },
+	);
+
 export const link = (...pairs) =>
 	Object.fromEntries(
 		pairs.map(([from, outputs]) => [
