@@ -295,7 +295,9 @@ pub enum Reading {
 /// What a call's end told a seat of the provider's queue (the fleet's row reads it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FirstByte {
-    pub served: bool,
+    /// Served, its first byte read against a baseline of enough samples (a seat that cannot
+    /// tell yet neither raises nor lifts a suspicion).
+    pub read: bool,
     /// Its first byte past slow start's tolerance of the provider's baseline.
     pub slow: bool,
 }
@@ -346,7 +348,12 @@ impl FirstByteTrend {
 
     /// Whether this one first byte (already read) is past slow start's tolerance of the baseline.
     pub fn past(&self, ms: f64) -> bool {
-        self.samples >= GRADIENT_MIN_SAMPLES && self.baseline_ms.is_some_and(|b| ms > SLOW_START_TOLERANCE * b)
+        self.trusted() && self.baseline_ms.is_some_and(|b| ms > SLOW_START_TOLERANCE * b)
+    }
+
+    /// Enough samples for the baseline to say anything.
+    pub fn trusted(&self) -> bool {
+        self.samples >= GRADIENT_MIN_SAMPLES
     }
 
     /// Since which mark a sent call decides a suspected queue.

@@ -268,10 +268,10 @@ pub struct Released {
     pub in_use: u32,
     /// The call met congestion (a 429, a hinted 503, our deadline).
     pub congested: bool,
-    /// Served; its first byte past twice the provider's baseline (the seat's gradient): in slow
-    /// start the vendor may queue ([`release`]).
+    /// Served, its first byte read against the seat's baseline; `slow`: past twice it (the
+    /// seat's gradient): in slow start the vendor may queue ([`release`]).
     #[serde(default)]
-    pub served: bool,
+    pub read: bool,
     #[serde(default)]
     pub slow: bool,
     /// When it was sent: a call sent before the last cut brings old news.
@@ -281,8 +281,8 @@ pub struct Released {
 impl Released {
     /// A call's end, with what its first byte told its seat (a guard's call has none).
     pub fn new(holder: String, keeps: bool, in_use: u32, congested: bool, heard: FirstByte, sent_ms: u64) -> Released {
-        let FirstByte { served, slow } = heard;
-        Released { holder, keeps, in_use, congested, served, slow, sent_ms }
+        let FirstByte { read, slow } = heard;
+        Released { holder, keeps, in_use, congested, read, slow, sent_ms }
     }
 }
 
@@ -322,7 +322,7 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
     // queues (the half cut, above), else it was a stall and growth goes on.
     let suspect_ms = match row.suspect_ms {
         0 if news.slow => now,
-        _ if after && news.served => 0,
+        _ if after && news.read => 0,
         s => s,
     };
     if !slow_start || suspect_ms == row.suspect_ms {
@@ -507,7 +507,7 @@ pub(crate) mod tests {
             holder: "a".into(),
             keeps: true,
             in_use: 7,
-            served: true,
+            read: true,
             slow,
             sent_ms,
             ..Default::default()

@@ -109,7 +109,8 @@ impl Seat {
                 if full && !queued {
                     self.served_full += 1;
                 }
-                return FirstByte { served: true, slow: ms.is_some_and(|ms| self.trend.past(ms)) };
+                let read = ms.is_some() && self.trend.trusted();
+                return FirstByte { read, slow: ms.is_some_and(|ms| self.trend.past(ms)) };
             }
             Signal::Congested { .. } => self.served_full = 0,
             Signal::Failed | Signal::Neutral => {}
