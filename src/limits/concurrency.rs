@@ -109,6 +109,8 @@ pub struct Window {
     epoch: u32,
     /// The epoch after the last cut: an outcome of a call admitted before it is not congestion again.
     cut_epoch: u32,
+    /// Slow start holds from this epoch on ([`late_first_byte`]).
+    held_from: Option<u64>,
     trend: FirstByteTrend,
     /// The fleet's last congestion this window heard of (its time on the store's clock).
     heard_ms: u64,
@@ -132,6 +134,7 @@ impl Window {
             round: 0,
             epoch: 0,
             cut_epoch: 0,
+            held_from: None,
             trend: FirstByteTrend::default(),
             heard_ms: 0,
         }
@@ -213,17 +216,23 @@ impl Window {
         match signal {
             Signal::Served { first_byte_ms } => {
                 self.served = true;
-                let reading = first_byte_ms.map_or(Reading::Fast, |ms| {
-                    let next = self.epoch + 1;
-                    self.trend.read(ms as f64, self.limit, self.slow_start, u64::from(round), u64::from(next))
-                });
-                if reading == Reading::Suspect {
-                    // Neither grow nor cut until a call sent from now on says which (a stall of
-                    // this process slows the calls out during it, a queue at the vendor every call).
-                    self.epoch = self.epoch.max(self.trend.suspect_from().unwrap_or(0) as u32);
-                    return;
-                }
-                let queued = reading == Reading::Queued;
+                let ms = first_byte_ms.map(|ms| ms as f64);
+                let slower = ms.is_some_and(|ms| self.trend.slower(ms, self.limit, tolerance(self.slow_start)));
+                let queued = if self.slow_start {
+                    let (sent, next) = (u64::from(round), u64::from(self.epoch + 1));
+                    let (held, queue) = late_first_byte(self.held_from, sent, self.trend.first_byte(ms), next);
+                    if held.is_some() && self.held_from.is_none() {
+                        // Calls sent from now on carry the epoch that decides.
+                        self.epoch += 1;
+                    }
+                    self.held_from = held;
+                    if held.is_some() {
+                        return;
+                    }
+                    queue
+                } else {
+                    slower
+                };
                 let ceiling = f64::from(self.ceiling);
                 if queued && self.slow_start {
                     // Slow start overshot: the vendor queues, or this process does (its answers'
@@ -283,13 +292,20 @@ impl Window {
     }
 }
 
-/// What a served call's first byte says of the provider's queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
-    Fast,
-    /// In slow start, far above the baseline for the first time: hold, a later call decides.
-    Suspect,
-    Queued,
+/// Slow start's rule for a late first byte (past twice the baseline), the one a window (`mark`:
+/// its epochs) and the fleet's row (the store's clock) keep. n8n's process stalls now and then
+/// under a thousand answers, and every call out during a stall reads late: ending slow start on it
+/// left a healthy vendor's first run at 179 at once. So the first late one only holds growth from
+/// `mark` on (`held`: since when, or `None`); a call sent at or after it decides by its own first
+/// byte: late too, the vendor queues (`true`: the half cut); read on time, it was a stall and the
+/// hold is lifted.
+pub fn late_first_byte(held: Option<u64>, sent: u64, first: FirstByte, mark: u64) -> (Option<u64>, bool) {
+    match held {
+        None if first.slow => (Some(mark), false),
+        Some(from) if sent >= from && first.slow => (None, true),
+        Some(from) if sent >= from && first.read => (None, false),
+        held => (held, false),
+    }
 }
 
 /// What a call's end told a seat of the provider's queue (the fleet's row reads it).
@@ -310,42 +326,9 @@ pub struct FirstByteTrend {
     baseline_ms: Option<f64>,
     recent_ms: Option<f64>,
     samples: u32,
-    /// In slow start, since a queued first byte: the mark from which a sent call decides.
-    suspect_from: Option<u64>,
 }
 
 impl FirstByteTrend {
-    /// The gradient's reading of a served call's first byte. In slow start a first reading of a
-    /// queue is only a suspicion: a call sent after it (`sent` at least the mark `next` given
-    /// then) confirms it by its own first byte, or clears it. n8n's process stalls now and then
-    /// under a thousand answers, and every call out during a stall reads as queued; ending slow
-    /// start on it left a healthy vendor's first run at 179 at once.
-    pub fn read(&mut self, ms: f64, calls: f64, slow_start: bool, sent: u64, next: u64) -> Reading {
-        let slower = self.slower(ms, calls, tolerance(slow_start));
-        if !slow_start {
-            self.suspect_from = None;
-            return if slower { Reading::Queued } else { Reading::Fast };
-        }
-        // Its own first byte: an average would carry a stall's past it.
-        let slow = self.past(ms);
-        match self.suspect_from {
-            Some(from) if sent >= from => {
-                self.suspect_from = None;
-                if slow {
-                    Reading::Queued
-                } else {
-                    Reading::Fast
-                }
-            }
-            Some(_) => Reading::Suspect,
-            None if slow => {
-                self.suspect_from = Some(next);
-                Reading::Suspect
-            }
-            None => Reading::Fast,
-        }
-    }
-
     /// Whether this one first byte (already read) is past slow start's tolerance of the baseline.
     pub fn past(&self, ms: f64) -> bool {
         self.trusted() && self.baseline_ms.is_some_and(|b| ms > SLOW_START_TOLERANCE * b)
@@ -356,9 +339,9 @@ impl FirstByteTrend {
         self.samples >= GRADIENT_MIN_SAMPLES
     }
 
-    /// Since which mark a sent call decides a suspected queue.
-    pub fn suspect_from(&self) -> Option<u64> {
-        self.suspect_from
+    /// What this first byte (already read by [`FirstByteTrend::slower`]) says to slow start.
+    pub fn first_byte(&self, ms: Option<f64>) -> FirstByte {
+        FirstByte { read: ms.is_some() && self.trusted(), slow: ms.is_some_and(|ms| self.past(ms)) }
     }
 
     /// Is this first byte far above the baseline? `calls`: the calls at once it was measured at

@@ -15,7 +15,7 @@
 //!
 //! Sans-IO: [`take`] and [`release`] read the row and propose the next; the seat counts calls.
 use crate::config::Chain;
-use crate::limits::concurrency::FirstByte;
+use crate::limits::concurrency::{late_first_byte, FirstByte};
 use crate::limits::congestion;
 use crate::limits::fair_share::{fair, fair_part, shortfall, Party};
 use crate::limits::learned_limit::{LimitRow, Share, STALE_MS};
@@ -299,9 +299,11 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
     // A queue confirmed in slow start: it overshot, the vendor answers ever later rather than
     // 429. The half cut, once: past slow start a queued first byte only withholds growth. Not
     // the vendor's word, so not a congestion the executions' windows hear (`congested_at_ms`).
+    // In slow start, the one rule for a late first byte ([`late_first_byte`], `suspect_ms`).
     let slow_start = row.plateau == 0;
-    let after = row.suspect_ms > 0 && news.sent_ms >= row.suspect_ms;
-    if (news.congested || slow_start && after && news.slow) && fresh {
+    let heard = FirstByte { read: news.read, slow: news.slow };
+    let (held, queue) = late_first_byte((row.suspect_ms > 0).then_some(row.suspect_ms), news.sent_ms, heard, now);
+    if (news.congested || slow_start && queue) && fresh {
         let cut = cut(limit, row.plateau == 0);
         // Its share keeps covering its calls still out: trimmed below them, the limit would count
         // calls the vendor still holds as free.
@@ -315,16 +317,7 @@ pub fn release(row: &LimitRow, news: &Released, now: u64, rules: Rules) -> Optio
         return Some(next);
     }
     let next = give_back(row, news, now, rules, limit, mine);
-    // Slow start's reading of the seats' gradient. n8n's process stalls now and then under a
-    // thousand answers, and every call out during a stall reads as late: ending slow start on it
-    // left a healthy vendor's first run at 179 at once. So a first late first byte only holds the
-    // growth (`suspect_ms`); a call sent after it decides by its own first byte: late, the vendor
-    // queues (the half cut, above), else it was a stall and growth goes on.
-    let suspect_ms = match row.suspect_ms {
-        0 if news.slow => now,
-        _ if after && news.read => 0,
-        s => s,
-    };
+    let suspect_ms = held.unwrap_or(0);
     if !slow_start || suspect_ms == row.suspect_ms {
         return next;
     }

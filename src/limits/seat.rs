@@ -109,8 +109,7 @@ impl Seat {
                 if full && !queued {
                     self.served_full += 1;
                 }
-                let read = ms.is_some() && self.trend.trusted();
-                return FirstByte { read, slow: ms.is_some_and(|ms| self.trend.past(ms)) };
+                return self.trend.first_byte(ms);
             }
             Signal::Congested { .. } => self.served_full = 0,
             Signal::Failed | Signal::Neutral => {}
