@@ -17,6 +17,7 @@ pub mod config;
 pub mod error;
 pub mod facts;
 pub mod item;
+pub mod json;
 pub mod limits;
 pub mod report;
 pub mod rng;

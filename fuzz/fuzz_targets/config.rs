@@ -56,9 +56,9 @@ fuzz_target!(|data: &[u8]| {
         let json = serde_json::to_string(&cfg).expect("a decoded config encodes");
         let again = decode::chain_config(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
         assert_same(&again, &cfg, "JSON round trip");
-        // The same chain or the same rejection, floats to within their last bits: miniserde reads
-        // a decimal of more than 19 digits (`0.922337203685077580725`) an ulp or two away from
-        // the shortest form serde writes it back as.
+        // The same chain or the same rejection, floats to within their last bits: the engine's
+        // reader (`resilient_engine::json`) keeps a decimal's first 15-16 significant digits
+        // (`0.922337203685077580725`), an ulp or two away from the shortest form serde writes.
         let chain = |r: &Result<Chain, EngineError>| match r {
             Ok(c) => serde_json::to_value(c).expect("a chain encodes"),
             Err(e) => serde_json::Value::String(e.to_string()),
@@ -157,8 +157,7 @@ fn panel_zeros_unset(mut c: ChainConfig) -> ChainConfig {
     c
 }
 
-/// No float is infinite (serde would write it as null, which reads back as absent). miniserde
-/// reads a number beyond f64's range as infinity, serde_json refuses it.
+/// No float is infinite (serde would write it as null, which reads back as absent).
 fn finite(c: &ChainConfig) -> bool {
     let token_limits = c.providers.iter().filter_map(|p| p.token_limit.as_ref());
     [c.failure_rate, c.open_growth].iter().chain(c.providers.iter().filter_map(|p| p.weight.as_ref())).all(|f| f.is_finite())

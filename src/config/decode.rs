@@ -4,8 +4,8 @@
 //! `ChainConfig::validate`'s. tests check that both readings agree.
 use crate::config::{ChainConfig, ProviderConfig, RateLimitConfig, TokenLimitConfig};
 use crate::error::EngineError;
+use crate::json::{self, Number, Object, Value};
 use crate::limits::token_limit::Period;
-use miniserde::json::{self, Number, Object, Value};
 
 type Result<T> = std::result::Result<T, EngineError>;
 

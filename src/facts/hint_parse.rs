@@ -106,6 +106,11 @@ pub fn parse_reset(value: &str, now_ms: u64) -> Option<u64> {
 /// exact power of ten, one correctly rounded division: Clinger's fast path); digits past 2^53 are
 /// dropped, a change far below the millisecond a hint is read to.
 fn decimal(v: &[u8]) -> Option<f64> {
+    decimal_exp(v, 0)
+}
+
+/// `digits[.digits]` × 10^`e` (a JSON number's exponent), read as [`decimal`] reads its digits.
+pub(crate) fn decimal_exp(v: &[u8], e: i32) -> Option<f64> {
     let (int, frac) = match v.iter().position(|&b| b == b'.') {
         Some(dot) => (&v[..dot], &v[dot + 1..]),
         None => (v, &[][..]),
@@ -115,7 +120,7 @@ fn decimal(v: &[u8]) -> Option<f64> {
     }
     // The value is m × 10^exp; m takes digits while m × 10 + 9 stays below 2^53.
     const ROOM: u64 = ((1 << 53) - 9) / 10;
-    let (mut m, mut exp) = (0u64, 0i32);
+    let (mut m, mut exp) = (0u64, e);
     for (i, &b) in int.iter().chain(frac).enumerate() {
         let decimal_place = i >= int.len();
         if m < ROOM {

@@ -4,10 +4,10 @@
 //! before it by the node, from [`HELP`]); label values escaped (`\\`, `\"`, `\n`), so no provider or scope name can forge a line.
 use crate::config::Chain;
 use crate::error::EngineError;
+use crate::json;
 use crate::report::inspect::inspect;
 use crate::rows::row_text::{self, ROW_KINDS};
 use crate::verdict::answer_check::CHECK_NAMES;
-use miniserde::json;
 use std::fmt::Write;
 
 /// Counter families by their store counter's name: each is `resilient_provider_<name>_total`

@@ -1,9 +1,10 @@
 //! Decoding a stored row's JSON into its struct, field by field, as serde would with
 //! `#[serde(default)]`: a missing field takes its default, an unknown one is ignored, a value of
 //! the wrong type (or out of range) is corrupt state. Rows hold only integers, strings, arrays
-//! and objects, so a small JSON reader (miniserde's) is all the WASM engine needs for them.
+//! and objects, so a small JSON reader ([`crate::json`]) is all the WASM engine needs for them.
 use crate::choose::latency::LatencyRow;
 use crate::error::EngineError;
+use crate::json::{self, Number, Object, Value};
 use crate::limits::breaker::{BreakerRow, Bucket, Phase};
 use crate::limits::in_flight::InFlightRow;
 use crate::limits::learned_limit::{LimitRow, Share};
@@ -12,7 +13,6 @@ use crate::limits::rate_gate::GateRow;
 use crate::limits::retry_budget::{BudgetRow, Second};
 use crate::limits::spend_hold::SpendRow;
 use crate::limits::token_budget::{Limits, Period, TokenRow};
-use miniserde::json::{self, Number, Object, Value};
 
 type Result<T> = std::result::Result<T, EngineError>;
 
