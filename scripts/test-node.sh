@@ -26,7 +26,7 @@ WAITING="tests/e2e/token-limits.test.mjs tests/e2e/chat-minutes.test.mjs tests/e
 # starved of CPU for seconds cannot send the calls its share allows (5-second windows at 35 % in
 # CI; locally under load the polled `limit` row split the slots evenly meanwhile), so they run
 # after the lanes, alone.
-ALONE="tests/e2e/fair-share.test.mjs"
+ALONE="tests/e2e/fair-share.test.mjs tests/e2e/fair-share-queue.test.mjs"
 
 if [ $# -eq 2 ]; then
   major=$2

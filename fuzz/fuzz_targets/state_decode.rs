@@ -316,10 +316,12 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
                     rank: u8::arbitrary(u)? % 3,
                     waits_until_ms: wide(u)?,
                     weight: 1 + wide32(u)? % 100,
+                    owed: wide(u)? as i64,
                 })
             })
             .collect::<arbitrary::Result<_>>()?,
         suspect_ms: wide(u)?,
+        accrued_ms: wide(u)?,
     };
     let tokens = TokenRow {
         buckets: (0..u8::arbitrary(u)? % 14).map(|_| Ok((wide(u)?, wide(u)?))).collect::<arbitrary::Result<_>>()?,

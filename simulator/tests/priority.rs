@@ -24,10 +24,8 @@ fn a_chat_at_high_waits_one_batch_call_the_batch_drains_as_fast_low_is_never_sta
     assert!(n(high, "drain_s") <= 1.05 * n(normal, "drain_s"), "{high} {normal}");
     assert!(n(low, "gap_max_ms") <= 11_000.0 && n(low, "guest_calls") > 0.0, "{low}");
     assert!(n(keyed, "wait_p95_ms") <= 350.0, "{keyed}");
-    // The keyed batch's split misses the goal's 0.03 at K = 4 today (0.060: a part of a fraction
-    // of a call per worker, docs/priority.md); held at 0.08 so it gets no worse. Every other
-    // line meets its goal.
-    assert!(n(keyed, "key_dev") <= 0.08, "{keyed}");
-    let missed: Vec<&str> = stdout.lines().filter(|l| l.contains("[MISS]")).collect();
-    assert!(missed.iter().all(|l| l.contains("keyed by")), "{stdout}");
+    // Each customer within 0.03 of its max-min fair share (APF's margin): the heavy one's part of
+    // a fraction of a call per worker is served over time (what a key is owed, signed).
+    assert!(n(keyed, "key_dev") <= 0.03, "{keyed}");
+    assert!(!stdout.contains("[MISS]"), "{stdout}");
 }

@@ -71,6 +71,38 @@ pub fn fair_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> f64 {
     part / holders
 }
 
+/// The most a key is owed (or owes), in slot-milliseconds: enough to win the fraction of a call
+/// its part has, little enough that a past wait is not a burst now.
+const OWED_MAX_MS: f64 = 20_000.0;
+
+/// What `key` is owed now, in slots: what the row counted, and since then its shortfall below its
+/// part at the row's holdings (a second at a slot short is a slot). Time below its part counts
+/// only while one of its shares waits (nothing is banked by asking for less); time above it counts
+/// always, so a key served past its part gives the slot to the one it was taken from (a part of a
+/// fraction of a call, 2.25 of 3, is then served over time, not rounded to 2 for ever).
+pub fn owed(row: &LimitRow, key: &str, now: u64) -> f64 {
+    let since = if row.accrued_ms == 0 { 0 } else { now.saturating_sub(row.accrued_ms) };
+    let mut mine = row.shares.iter().filter(|s| s.until_ms > now && learned_limit::party(&s.holder) == key);
+    let Some(first) = mine.clone().next() else { return 0.0 };
+    let below = shortfall(row, Party::of(&first.holder, first.weight), now, row.limit, first.slots);
+    let rate = if below > 0.0 && !mine.any(|s| s.wants) { 0.0 } else { below };
+    (first.owed as f64 + rate * since as f64).clamp(-OWED_MAX_MS, OWED_MAX_MS) / 1_000.0
+}
+
+/// `next`'s shares with what each key is owed counted until `now` at `before`'s holdings (the
+/// row as it stood since it was last counted), once per key and the same on each of its shares.
+pub fn accrue(before: &LimitRow, next: &mut LimitRow, now: u64) {
+    for k in 0..next.shares.len() {
+        let key = learned_limit::party(&next.shares[k].holder);
+        let seen = next.shares[..k].iter().find(|s| learned_limit::party(&s.holder) == key);
+        next.shares[k].owed = match seen {
+            Some(s) => s.owed,
+            None => (1_000.0 * owed(before, key, now)) as i64,
+        };
+    }
+    next.accrued_ms = now;
+}
+
 /// How far `me`'s key is below its part when `me` holds `held` (what its key's other holders
 /// hold counted too): a free slot goes to the waiter whose key is furthest below, so a key of
 /// many holders, each a fraction of a call, holds its part between them and no more.
@@ -80,6 +112,7 @@ pub fn shortfall(row: &LimitRow, me: Party, now: u64, limit: u32, held: u32) -> 
 }
 
 /// `me`'s key's part of the limit, its holders (`me` among them) and what the others hold.
+#[inline(never)]
 fn key_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> (f64, f64, f64) {
     // No list of keys is built (the engine's WASM is smaller for it). A share of a holder with
     // no key is a key of its own (a holder has one share); a keyed one is read at its key's first
@@ -135,6 +168,42 @@ fn key_part(row: &LimitRow, me: Party, now: u64, limit: u32) -> (f64, f64, f64) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_below_its_part_while_it_waits_is_owed_and_one_above_it_owes_so_a_part_of_two_and_a_quarter_is_served_over_time(
+    ) {
+        // A limit of 3 between a (weight 3, a part of 2.25) and b (weight 1, 0.75): a holds 2, b 1.
+        let share = |key: &str, slots: u32, wants: bool| Share {
+            holder: learned_limit::keyed(format!("w-{key}"), key),
+            slots,
+            wants,
+            until_ms: 100_000,
+            weight: if key == "a" { 3 } else { 1 },
+            ..Default::default()
+        };
+        let row = |a_wants: bool| LimitRow {
+            limit: 3,
+            shares: vec![share("a", 2, a_wants), share("b", 1, true)],
+            accrued_ms: 1_000,
+            ..Default::default()
+        };
+        let mut next = row(true);
+        accrue(&row(true), &mut next, 3_000);
+        // Two seconds a quarter of a slot below (a) and above (b) its part.
+        assert_eq!([next.shares[0].owed, next.shares[1].owed], [500, -500]);
+        assert!((owed(&next, "a", 3_000) - 0.5).abs() < 1e-9);
+        // At the next freed slot a, with what it is owed, is as far below as b with 0 held.
+        let below = |key: &str, held| {
+            let s = &next.shares[usize::from(key == "b")];
+            shortfall(&next, Party::of(&s.holder, s.weight), 3_000, 3, held) + owed(&next, key, 3_000)
+        };
+        assert!((below("a", 2) - 0.75).abs() < 1e-9 && (below("b", 0) - 0.25).abs() < 1e-9);
+        // a asking for nothing more banks nothing, and b's part is then what a leaves: b owes
+        // nothing either (max-min).
+        let mut idle = row(false);
+        accrue(&row(false), &mut idle, 3_000);
+        assert_eq!([idle.shares[0].owed, idle.shares[1].owed], [0, 0]);
+    }
 
     #[test]
     fn the_heaviest_keys_sum_their_holders_and_leave_out_the_unkeyed_and_the_lapsed() {

@@ -17,7 +17,7 @@
 use crate::config::Chain;
 use crate::limits::concurrency::{late_first_byte, FirstByte};
 use crate::limits::congestion;
-use crate::limits::fair_share::{fair, fair_part, shortfall, Party};
+use crate::limits::fair_share::{self, fair, fair_part, shortfall, Party};
 use crate::limits::learned_limit::{LimitRow, Share, STALE_MS};
 use crate::limits::priority;
 use serde::{Deserialize, Serialize};
@@ -127,11 +127,14 @@ pub fn held(row: &LimitRow, now: u64) -> u32 {
 }
 
 /// The row with `holder`'s share set (expired shares dropped), the limit as `limit`.
+/// What its waiting keys are owed is counted until now ([`fair_share::accrue`]).
 fn with_share(row: &LimitRow, now: u64, limit: u32, share: Option<Share>) -> LimitRow {
     let mut shares: Vec<Share> =
         live(row, now).filter(|s| share.as_ref().is_none_or(|m| m.holder != s.holder)).cloned().collect();
     shares.extend(share);
-    LimitRow { limit, shares, updated_ms: now, version: row.version.wrapping_add(1), ..row.clone() }
+    let mut next = LimitRow { limit, shares, updated_ms: now, version: row.version.wrapping_add(1), ..row.clone() };
+    fair_share::accrue(row, &mut next, now);
+    next
 }
 
 /// Whether `taker` may send one more call now.
@@ -152,6 +155,7 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
         rank: if wants { rank } else { rules.rank },
         waits_until_ms: if wants { now + priority::STANDS_MS } else { 0 },
         weight: taker.weight.max(1),
+        owed: mine.map_or(0, |m| m.owed),
     };
     let me = Party::of(&taker.holder, taker.weight);
     let allowed = allowance(row, &taker.holder, now, rules);
@@ -214,12 +218,16 @@ pub fn take(row: &LimitRow, taker: &Taker, now: u64, rules: Rules) -> Take {
 
 /// Whether `me`, holding `allowed` and asking for a free slot, leaves it to a holder waiting at
 /// `rank`: a free slot goes to the waiter whose key is furthest below its fair part (unrounded),
-/// so a holder leaves it to one as far below as itself or further (else the one who gave it back
-/// takes it again, racing the waiter); between waiters as far below, the first listed takes it
-/// (two holders of 1.5 at a limit of 3 at 1 each: one takes the third slot, and gives it back at
-/// its call's end; rounded down, both left it to the other and it idled).
+/// counting what its key is owed for the time it waited below it, less the time it held more (a
+/// second at a slot off counts a slot, [`fair_share::owed`]): a key whose part is a fraction of
+/// a call gets the fraction over time, not only when it is the furthest below as a slot frees. A holder leaves
+/// the slot to one as far below as itself or further (else the one who gave it back takes it
+/// again, racing the waiter); between waiters as far below, the first listed takes it (two holders
+/// of 1.5 at a limit of 3 at 1 each: one takes the third slot, and gives it back at its call's
+/// end; rounded down, both left it to the other and it idled).
 fn for_a_waiter(row: &LimitRow, me: Party, i_wait: bool, allowed: u32, rank: u8, now: u64, limit: u32) -> bool {
-    let mine = shortfall(row, me, now, limit, allowed);
+    let below = |p: Party, held: u32| shortfall(row, p, now, limit, held) + fair_share::owed(row, p.key, now);
+    let mine = below(me, allowed);
     let mut before_me = true;
     live(row, now).any(|s| {
         if s.holder == me.holder {
@@ -228,7 +236,7 @@ fn for_a_waiter(row: &LimitRow, me: Party, i_wait: bool, allowed: u32, rank: u8,
         }
         let ties_win = !i_wait || before_me;
         s.wants && s.rank == rank && {
-            let theirs = shortfall(row, Party::of(&s.holder, s.weight), now, limit, s.slots);
+            let theirs = below(Party::of(&s.holder, s.weight), s.slots);
             theirs - mine > if ties_win { -1e-9 } else { 1e-9 }
         }
     })

@@ -25,6 +25,9 @@ pub struct LimitRow {
     /// call sent after it says whether the vendor queues (`fleet_limit::release`).
     #[serde(skip_serializing_if = "is_zero")]
     pub suspect_ms: u64,
+    /// Until when the shares' service is counted in them (`fair_share::accrue`; 0: never).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub accrued_ms: u64,
 }
 
 /// One holder's part of the limit: a worker's seat, or one guarded call.
@@ -44,6 +47,11 @@ pub struct Share {
     /// name, [`Share::party`]).
     #[serde(skip_serializing_if = "is_one")]
     pub weight: u32,
+    /// What its key is owed: the time it held less than its fair part while it waited, less the
+    /// time it held more, in slot-milliseconds (below 0: it was served past its part; the same
+    /// on each of the key's shares; `fair_share::accrue`).
+    #[serde(skip_serializing_if = "is_nothing_owed")]
+    pub owed: i64,
 }
 
 /// Between a holder's own name and its fair-share key (`ChainConfig::fair_share_key`): a holder
@@ -55,13 +63,26 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+fn is_nothing_owed(n: &i64) -> bool {
+    *n == 0
+}
+
 fn is_one(w: &u32) -> bool {
     *w == 1
 }
 
 impl Default for Share {
     fn default() -> Share {
-        Share { holder: String::new(), slots: 0, until_ms: 0, wants: false, rank: NORMAL, waits_until_ms: 0, weight: 1 }
+        Share {
+            holder: String::new(),
+            slots: 0,
+            until_ms: 0,
+            wants: false,
+            rank: NORMAL,
+            waits_until_ms: 0,
+            weight: 1,
+            owed: 0,
+        }
     }
 }
 

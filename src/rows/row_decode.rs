@@ -48,6 +48,16 @@ impl<'a> Fields<'a> {
         self.get(name).map_or(Ok(0), |v| unsigned(self.kind, name, v))
     }
 
+    fn i64(&self, name: &str) -> Result<i64> {
+        match self.get(name) {
+            None => Ok(0),
+            Some(Value::Number(Number::I64(n))) => Ok(*n),
+            Some(v) => {
+                i64::try_from(unsigned(self.kind, name, v)?).map_err(|_| bad_field(self.kind, name, "out of range"))
+            }
+        }
+    }
+
     fn u32(&self, name: &str) -> Result<u32> {
         u32::try_from(self.u64(name)?).map_err(|_| bad_field(self.kind, name, "out of range"))
     }
@@ -195,6 +205,7 @@ pub fn limit(text: &str) -> Result<LimitRow> {
         version: f.u64("version")?,
         plateau: f.u32("plateau")?,
         suspect_ms: f.u64("suspect_ms")?,
+        accrued_ms: f.u64("accrued_ms")?,
         shares: f.list("shares", |v| {
             let s = Fields::of(K, v)?;
             Ok(Share {
@@ -212,6 +223,7 @@ pub fn limit(text: &str) -> Result<LimitRow> {
                     Some(_) => s.u32("weight")?.max(1),
                     None => 1,
                 },
+                owed: s.i64("owed")?,
             })
         })?,
     })
