@@ -79,7 +79,7 @@ export interface ProviderState {
     waiting: { high: number; normal: number; low: number };
     /** The Fair Share Keys holding the most of that limit now (at most 5): their slots, whether
      * one of their workers waits at the spent limit, their weight. */
-    heaviest_keys: { key: string; slots: number; waiting: boolean; weight: number }[];
+    heaviest_keys: { key: string; slots: number; waiting: boolean; weight: number; owed_ms: number }[];
     /** Tokens counted in the last minute; what is left of the tokens per minute and of the spend
      * cap (millionths of the prices' unit) this period, null where none is set (`inspect`'s
      * `provider` given). */

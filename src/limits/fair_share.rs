@@ -20,13 +20,16 @@ impl<'a> Party<'a> {
 }
 
 /// What one key holds of a provider's fleet limit now: the slots of its holders, whether one of
-/// them waits at the spent limit, and its weight (Get Provider State's heaviest keys).
+/// them waits at the spent limit, its weight, and what it is owed ([`owed`], in slot-milliseconds
+/// as the row counts it: above 0 it was served below its part, below 0 past it; an integer, as
+/// writing a float would cost the WASM engine 3 KB) (Get Provider State's heaviest keys).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyLoad {
     pub key: String,
     pub slots: u32,
     pub waiting: bool,
     pub weight: u32,
+    pub owed_ms: i64,
 }
 
 /// The keys that hold the most of the limit now, at most `HEAVIEST` (holders without a key are
@@ -37,8 +40,17 @@ pub fn heaviest(row: &LimitRow, now: u64) -> Vec<KeyLoad> {
         let key = learned_limit::party(&s.holder);
         match keys.iter_mut().find(|k| k.key == key) {
             Some(k) => (k.slots, k.waiting) = (k.slots + s.slots, k.waiting | s.wants),
-            None => keys.push(KeyLoad { key: key.into(), slots: s.slots, waiting: s.wants, weight: s.weight.max(1) }),
+            None => keys.push(KeyLoad {
+                key: key.into(),
+                slots: s.slots,
+                waiting: s.wants,
+                weight: s.weight.max(1),
+                owed_ms: 0,
+            }),
         }
+    }
+    for k in keys.iter_mut() {
+        k.owed_ms = (owed(row, &k.key, now) * 1_000.0) as i64;
     }
     // The heaviest first, picked rather than sorted: a sort's code would cost the WASM engine 4 KB.
     let mut heaviest = Vec::new();
@@ -192,6 +204,9 @@ mod tests {
         // Two seconds a quarter of a slot below (a) and above (b) its part.
         assert_eq!([next.shares[0].owed, next.shares[1].owed], [500, -500]);
         assert!((owed(&next, "a", 3_000) - 0.5).abs() < 1e-9);
+        // Get Provider State says so.
+        let owes: Vec<(String, i64)> = heaviest(&next, 3_000).into_iter().map(|k| (k.key, k.owed_ms)).collect();
+        assert_eq!(owes, [("a".into(), 500), ("b".into(), -500)]);
         // At the next freed slot a, with what it is owed, is as far below as b with 0 held.
         let below = |key: &str, held| {
             let s = &next.shares[usize::from(key == "b")];
@@ -225,7 +240,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let load = |key: &str, slots, waiting, weight| KeyLoad { key: key.into(), slots, waiting, weight };
+        let load = |key: &str, slots, waiting, weight| KeyLoad { key: key.into(), slots, waiting, weight, owed_ms: 0 };
         assert_eq!(heaviest(&row, 50), vec![load("a", 4, true, 3), load("b", 2, false, 1)]);
         let many = LimitRow {
             shares: (0..8).map(|k| share(&format!("w{k}"), &format!("k{k}"), k, false, 100)).collect(),

@@ -58,6 +58,8 @@ test("Get Provider State lists the keys holding the fleet's limit, with their sl
 		JSON.stringify(keys),
 	);
 	for (const k of keys) assert.ok(k.slots >= 1, JSON.stringify(k));
+	// Neither waited for a slot: neither is owed anything, nor owes.
+	for (const k of keys) assert.equal(k.owed_ms, 0, JSON.stringify(k));
 	a.engine.free();
 	b.engine.free();
 });
