@@ -56,8 +56,8 @@ fn chain_of(ps: &[Provider], fleet_limit: bool, wait_in_line: bool) -> Arc<Chain
     let names: Vec<String> = (0..ps.len()).map(|k| format!("p{k}")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     chain(&names, |c| {
-        c.fleet_limit = fleet_limit;
-        c.wait_in_line = wait_in_line;
+        c.fleet_limit = Some(fleet_limit);
+        c.wait_in_line = Some(wait_in_line);
         for (cfg, p) in c.providers.iter_mut().zip(ps) {
             cfg.max_in_flight = p.max_in_flight;
             cfg.rate_limit = p.rate_per_s.map(|r| RateLimitConfig { requests: r, period_ms: 1_000, burst: 1 });

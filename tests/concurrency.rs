@@ -81,7 +81,7 @@ fn run_on(chain: &Arc<Chain>, vendor: &mut Vendor, items: usize, ceiling: u32, s
 }
 
 fn in_line() -> Arc<Chain> {
-    chain(&["vendor"], |c| c.wait_in_line = true)
+    chain(&["vendor"], |c| c.wait_in_line = Some(true))
 }
 
 #[test]
@@ -123,8 +123,8 @@ fn a_batch_longer_than_an_items_budget_is_served_whole_each_budget_counting_from
 #[test]
 fn behind_the_fleets_limit_an_item_that_met_a_429_goes_before_the_batch_and_none_is_deferred() {
     let fleet = chain(&["vendor"], |c| {
-        c.wait_in_line = true;
-        c.fleet_limit = true;
+        c.wait_in_line = Some(true);
+        c.fleet_limit = Some(true);
     });
     let mut vendor = Vendor::new(Some(4), 250, false);
     let t = run(&fleet, &mut vendor, 2_000, 256);
@@ -152,7 +152,7 @@ fn a_dead_vendor_gets_exactly_the_threshold_and_every_other_item_is_deferred() {
     for latency_ms in [1, 100, 300] {
         let mut vendor = Vendor::new(None, latency_ms, true);
         let chain = chain(&["vendor"], |c| {
-            c.wait_in_line = true;
+            c.wait_in_line = Some(true);
             c.max_attempts = 1;
         });
         let t = run(&chain, &mut vendor, 50, 256);
@@ -196,7 +196,7 @@ fn a_healthy_vendors_learned_limit_lets_the_next_execution_skip_slow_start_after
 #[test]
 fn a_dead_vendor_still_gets_exactly_the_threshold_whatever_the_fleet_learned_before() {
     let chain = chain(&["vendor"], |c| {
-        c.wait_in_line = true;
+        c.wait_in_line = Some(true);
         c.max_attempts = 1;
     });
     let mut store = Store::new(1);
@@ -215,7 +215,7 @@ fn a_dead_vendor_still_gets_exactly_the_threshold_whatever_the_fleet_learned_bef
 fn items_in_line_when_the_threshold_is_spent_skip_the_provider_as_circuit_open() {
     use resilient_engine::verdict::reason::Reason;
     let chain = chain(&["dead", "spare"], |c| {
-        c.wait_in_line = true;
+        c.wait_in_line = Some(true);
         c.max_attempts = 1;
         c.providers[0].threshold = Some(1);
     });
@@ -239,7 +239,7 @@ fn items_in_line_when_the_threshold_is_spent_skip_the_provider_as_circuit_open()
 fn a_threshold_spent_on_429s_alone_skips_the_provider_as_rate_limited() {
     use resilient_engine::verdict::reason::Reason;
     let chain = chain(&["busy", "spare"], |c| {
-        c.wait_in_line = true;
+        c.wait_in_line = Some(true);
         c.max_attempts = 1;
         c.providers[0].threshold = Some(1);
     });
@@ -261,8 +261,8 @@ fn on_a_healthy_vendor_the_fleets_limit_costs_no_round_trips_beside_the_window()
     for items in [100usize, 1000] {
         let window_only = run(&in_line(), &mut Vendor::new(None, 300, false), items, 256);
         let fleet = chain(&["vendor"], |c| {
-            c.wait_in_line = true;
-            c.fleet_limit = true;
+            c.wait_in_line = Some(true);
+            c.fleet_limit = Some(true);
         });
         let with_fleet = run(&fleet, &mut Vendor::new(None, 300, false), items, 256);
         println!(
@@ -281,7 +281,7 @@ fn on_a_healthy_vendor_the_fleets_limit_costs_no_round_trips_beside_the_window()
 fn an_item_deferred_at_once_gives_its_window_slot_back() {
     use resilient_engine::verdict::reason::Reason;
     let chain = chain(&["vendor"], |c| {
-        c.wait_in_line = true;
+        c.wait_in_line = Some(true);
         c.providers[0].threshold = Some(1);
     });
     let store = Store::new(1);
@@ -312,8 +312,8 @@ fn two_in_one_pool(chain: &Arc<Chain>) -> Vec<ItemMachine> {
 fn in_queue_mode_one_item_executions_behind_the_fleets_limit_are_all_served() {
     use common::execution::Slots;
     let fleet = chain(&["vendor"], |c| {
-        c.wait_in_line = true;
-        c.fleet_limit = true;
+        c.wait_in_line = Some(true);
+        c.fleet_limit = Some(true);
     });
     for seed in 0..20u64 {
         let mut vendor = Vendor::new(Some(4), 250, false);
@@ -386,8 +386,8 @@ fn fleet_run(
 #[test]
 fn when_the_shared_store_fails_each_worker_keeps_to_the_safe_share_it_knew_not_the_whole_limit() {
     let fleet = chain(&["vendor"], |c| {
-        c.wait_in_line = true;
-        c.fleet_limit = true;
+        c.wait_in_line = Some(true);
+        c.fleet_limit = Some(true);
     });
     // Eight workers learn a vendor taking 8 calls at once on the shared store (a call each).
     let learn = |stores: &mut [Store]| {

@@ -18,9 +18,9 @@ use std::sync::Arc;
 
 fn bounded(names: &[&str], wait_in_line: bool) -> Arc<Chain> {
     chain(names, |c| {
-        c.fleet_limit = true;
+        c.fleet_limit = Some(true);
         c.threshold = 2; // the limit starts at 2
-        c.wait_in_line = wait_in_line;
+        c.wait_in_line = Some(wait_in_line);
     })
 }
 
@@ -81,9 +81,9 @@ fn the_chat_models_call_goes_to_the_next_model_when_the_first_models_limit_is_sp
 fn batch_and_chat() -> (Arc<Chain>, Arc<Chain>, Store, Vec<ItemMachine>, ItemMachine) {
     let batch = bounded(&["first", "second"], true);
     let chat = chain(&["first", "second"], |c| {
-        c.fleet_limit = true;
+        c.fleet_limit = Some(true);
         c.threshold = 2;
-        c.wait_for_slot = true;
+        c.wait_for_slot = Some(true);
     });
     let mut store = Store::new(2);
     let w1 = worker(&batch, "batch");
@@ -134,7 +134,7 @@ fn a_chat_call_waits_for_a_slot_a_quarter_of_its_budget_then_moves_on_to_the_nex
 #[test]
 fn a_chat_call_failed_over_from_a_429_goes_back_to_its_first_model_when_the_next_is_down() {
     let c = chain(&["first", "second"], |c| {
-        c.wait_for_slot = true;
+        c.wait_for_slot = Some(true);
         c.fail_over_first = true;
     });
     let mut store = Store::new(2);
@@ -234,10 +234,10 @@ fn two_workers_together_stay_within_the_limit() {
 fn a_chat_at_its_defaults_through_a_minute_long_outage_never_waits_on_its_first_models_cut_limit() {
     // The chat model 1.2's switches: its first model answers 503 (Retry-After: 1) for 60 s.
     let c = chain(&["first", "second"], |c| {
-        c.fleet_limit = true;
-        c.wait_for_slot = true;
+        c.fleet_limit = Some(true);
+        c.wait_for_slot = Some(true);
         c.fail_over_first = true;
-        c.probe_interval_ms = 10_000;
+        c.probe_interval_ms = Some(10_000);
     });
     let mut store = Store::new(2);
     let seats = worker(&c, "chat");

@@ -290,7 +290,7 @@ fn a_client_error_moves_on_by_default_and_ends_the_item_when_the_chain_says_so()
     assert_eq!((end, calls.len()), (Step::Fail { reason: Reason::ContextTooLong }, 1), "its own rule, off by default");
     let growing = chain(&["primary", "fallback"], |c| {
         c.next_provider_on_client_error = false;
-        c.next_provider_when_input_too_long = true;
+        c.next_provider_when_input_too_long = Some(true);
     });
     let mut store = Store::new(2);
     let (end, _, _) = run_item(&growing, &mut store, &mut now, Job::new(5, "w"), answer(too_long()), 5);
@@ -466,7 +466,7 @@ fn an_input_too_long_for_model_1_goes_to_model_2_with_the_vendors_own_numbers_in
                 .into(),
         ),
     };
-    let growing = chain(&["claude", "gemini"], |c| c.next_provider_when_input_too_long = true);
+    let growing = chain(&["claude", "gemini"], |c| c.next_provider_when_input_too_long = Some(true));
     let mut store = Store::new(2);
     let first = move |i: usize, _| if i == 0 { anthropic.clone() } else { status(200) };
     let (end, calls, m) = run_item(&growing, &mut store, &mut 0, Job::new(6, "w"), first, 5);

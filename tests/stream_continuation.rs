@@ -17,7 +17,7 @@ use std::sync::Arc;
 fn streaming(names: &[&str], continue_broken: bool) -> Arc<Chain> {
     chain(names, |c| {
         c.streams = true;
-        c.continue_broken_streams = continue_broken;
+        c.continue_broken_streams = Some(continue_broken);
         for p in &mut c.providers {
             p.idempotent = true;
             p.method = "POST".into();
@@ -87,7 +87,7 @@ fn alone_the_same_model_continues_if_its_breaker_admits_it_else_the_item_ends_st
     // A breaker of threshold 1: the break opens it, and nothing may continue.
     let c = chain(&["only"], |c| {
         c.streams = true;
-        c.continue_broken_streams = true;
+        c.continue_broken_streams = Some(true);
         c.threshold = 1;
     });
     let mut store = Store::new(1);

@@ -121,7 +121,7 @@ fn a_stream_that_completes_is_one_success() {
 fn paced(names: &[&str]) -> std::sync::Arc<resilient_engine::config::Chain> {
     chain(names, |c| {
         c.streams = true;
-        c.learn_stream_pace = true;
+        c.learn_stream_pace = Some(true);
     })
 }
 
@@ -185,7 +185,7 @@ fn a_reasoning_model_is_cut_twice_then_given_its_time_and_its_breaker_never_open
 fn a_first_chunk_deadline_the_items_budget_cut_short_says_nothing_of_the_provider() {
     let c = chain(&["o3", "gpt-4o"], |c| {
         c.streams = true;
-        c.learn_stream_pace = true;
+        c.learn_stream_pace = Some(true);
         c.deadline_ms = 60_000;
         c.budget_ms = 5_000;
     });

@@ -23,7 +23,7 @@ use std::sync::Arc;
 fn limited(names: &[&str], limit: TokenLimitConfig, wait_in_line: bool) -> Arc<Chain> {
     chain(names, |c| {
         c.providers[0].token_limit = Some(limit);
-        c.wait_in_line = wait_in_line;
+        c.wait_in_line = Some(wait_in_line);
     })
 }
 

@@ -7,7 +7,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use resilient_engine::choose::hedge::HedgeDelay;
-use resilient_engine::config::decode;
+use resilient_engine::config::{decode, versions};
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, Routing, MAX_HEDGES};
 use resilient_engine::limits::breaker::TripRule;
 use resilient_engine::limits::token_limit::DEFAULT_OUTPUT_RESERVE;
@@ -160,7 +160,7 @@ fn panel_zeros_unset(mut c: ChainConfig) -> ChainConfig {
 /// No float is infinite (serde would write it as null, which reads back as absent).
 fn finite(c: &ChainConfig) -> bool {
     let token_limits = c.providers.iter().filter_map(|p| p.token_limit.as_ref());
-    [c.failure_rate, c.open_growth].iter().chain(c.providers.iter().filter_map(|p| p.weight.as_ref())).all(|f| f.is_finite())
+    [c.failure_rate, c.open_growth, c.type_version].iter().chain(c.providers.iter().filter_map(|p| p.weight.as_ref())).all(|f| f.is_finite())
         // Every number of a token limit, whatever fields it grows: a non-finite one encodes as null.
         && token_limits.into_iter().all(|t| {
             let v = serde_json::to_value(t).expect("a token limit encodes");
@@ -204,6 +204,11 @@ fn within_ranges(cfg: &ChainConfig, chain: &Chain) {
         (cfg.count_429, cfg.retry_unsafe_methods, cfg.count_answer_misses)
     );
     assert_eq!((r.answer_checks.empty, r.answer_checks.finish), (cfg.check_empty, cfg.check_finish));
+    // A switch left unset is the node version's (`config::versions`); without a node, off.
+    let d = versions::NODES
+        .iter()
+        .find(|(node, _)| *node == cfg.node)
+        .map_or(versions::at(versions::CALL_CHAIN, 1.0), |(_, table)| versions::at(table, cfg.type_version));
     assert_eq!(
         [
             chain.next_provider_when_input_too_long,
@@ -214,12 +219,12 @@ fn within_ranges(cfg: &ChainConfig, chain: &Chain) {
             chain.continue_broken_streams,
         ],
         [
-            cfg.next_provider_when_input_too_long,
+            cfg.next_provider_when_input_too_long.unwrap_or(d.next_provider_when_input_too_long),
             cfg.next_provider_on_client_error,
             cfg.fail_over_first,
-            cfg.wait_in_line,
-            cfg.fleet_limit,
-            cfg.continue_broken_streams,
+            cfg.wait_in_line.unwrap_or(d.wait_in_line),
+            cfg.fleet_limit.unwrap_or(d.fleet_limit),
+            cfg.continue_broken_streams.unwrap_or(d.continue_broken_streams),
         ]
     );
     for s in [100u16, 200, 408, 429, 500, 599, 600, 0, u16::MAX] {

@@ -226,16 +226,20 @@ impl ConfigIn {
             count_answer_misses: self.count_answer_misses,
             check_empty: self.check_empty,
             check_finish: self.check_finish,
-            next_provider_when_input_too_long: self.next_provider_when_input_too_long,
+            next_provider_when_input_too_long: Some(self.next_provider_when_input_too_long),
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
-            wait_in_line: self.wait_in_line,
-            fleet_limit: self.fleet_limit,
+            wait_in_line: Some(self.wait_in_line),
+            fleet_limit: Some(self.fleet_limit),
             // From bytes already drawn (the corpus keeps its shape).
-            continue_broken_streams: self.fleet_limit && self.wait_in_line,
-            learn_stream_pace: self.fleet_limit && self.check_empty,
-            wait_for_slot: self.fleet_limit && !self.wait_in_line,
-            priority: ["low", "normal", "high"][self.strategy as usize % 3].into(),
+            continue_broken_streams: Some(self.fleet_limit && self.wait_in_line),
+            learn_stream_pace: Some(self.fleet_limit && self.check_empty),
+            wait_for_slot: Some(self.fleet_limit && !self.wait_in_line),
+            priority: Some(["low", "normal", "high"][self.strategy as usize % 3].into()),
+            // Every switch above is set: the version only decides the key shared by workflow.
+            node: ["", "callChain", "chatModel", "guard"][self.threshold as usize % 4].into(),
+            type_version: [1.0, 2.1, 2.2][self.count as usize % 3],
+            workflow_id: ["", "wf-1"][self.successes_to_close as usize % 2].into(),
             fair_share_key: ["", "customer-1", "customer-2"][self.count as usize % 3].into(),
             fair_share_weight: 1 + i64::from(self.count % 4),
             routing: pick(&["order", "weighted", "least_busy", "latency"], self.strategy / 4).to_string(),
@@ -262,10 +266,10 @@ impl ConfigIn {
             open_growth: 1.0 + self.open_growth as f64 / 2.56,
             open_max_ms: open_ms + (self.open_max_extra_ms as u64 % (6 * DAY)) as i64,
             // Some chains probe every 1 to 60 s (Call Chain 2.2's Probe Interval), the rest not.
-            probe_interval_ms: match self.open_max_extra_ms % 2 {
+            probe_interval_ms: Some(match self.open_max_extra_ms % 2 {
                 0 => 0,
                 _ => 1_000 + (self.open_max_extra_ms as u64 % 59_000) as i64,
-            },
+            }),
             half_open_probes: self.half_open_probes as i64 % 4,
             successes_to_close: 1 + self.successes_to_close as i64 % 4,
         }

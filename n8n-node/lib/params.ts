@@ -10,7 +10,7 @@ import { extrasV2, readRowsV2 } from './providerRowsV2';
 import { fieldReader } from './plan/fields';
 import { readTokenLimit } from './plan/tokenLimit';
 import { applyPolicy } from './plan/policyTable';
-import { versionDefaults, withVersionDefaults } from './plan/versionDefaults';
+import { forVersion, versionDefaults } from './plan/versionDefaults';
 import { idempotencyKeys, type KeyRule } from './plan/idempotencyKeys';
 import { SCOPE_MODES, scopeName, type ScopeMode } from './plan/scope';
 import { readAnswerCheck, type AnswerCheckPlan } from './plan/answerCheck';
@@ -145,9 +145,10 @@ export function readItemPlan(
 		}),
 	};
 	applyPolicy(config, { retryPolicy, breaker }, read);
-	// What the version does where the user set nothing (2.1: items wait in line, the fleet's limit).
+	// What the version does where the user set nothing (2.1: items wait in line, the fleet's limit),
+	// applied by the engine.
 	const defaults = versionDefaults('callChain', version);
-	withVersionDefaults(config, defaults, ctx.getWorkflow().id);
+	forVersion(config, 'callChain', version, ctx.getWorkflow().id);
 	const answerCheck =
 		version >= 2
 			? readAnswerCheck(

@@ -151,6 +151,9 @@ pub const CHAIN: &[&str] = &[
     "probe_interval_ms",
     "half_open_probes",
     "successes_to_close",
+    "node",
+    "type_version",
+    "workflow_id",
 ];
 pub const PROVIDER: &[&str] = &[
     "name",
@@ -291,8 +294,9 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("health_statuses", &mut c.health_statuses),
         ("trip_rule", &mut c.trip_rule),
         ("hedge", &mut c.hedge),
-        ("priority", &mut c.priority),
         ("fair_share_key", &mut c.fair_share_key),
+        ("node", &mut c.node),
+        ("workflow_id", &mut c.workflow_id),
     ] {
         f.text(name, slot)?;
     }
@@ -309,7 +313,6 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("window_ms", &mut c.window_ms),
         ("open_ms", &mut c.open_ms),
         ("open_max_ms", &mut c.open_max_ms),
-        ("probe_interval_ms", &mut c.probe_interval_ms),
         ("half_open_probes", &mut c.half_open_probes),
         ("successes_to_close", &mut c.successes_to_close),
         ("first_chunk_deadline_ms", &mut c.first_chunk_deadline_ms),
@@ -331,19 +334,34 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
         ("count_answer_misses", &mut c.count_answer_misses),
         ("check_empty", &mut c.check_empty),
         ("check_finish", &mut c.check_finish),
-        ("next_provider_when_input_too_long", &mut c.next_provider_when_input_too_long),
         ("next_provider_on_client_error", &mut c.next_provider_on_client_error),
         ("streams", &mut c.streams),
         ("fail_over_first", &mut c.fail_over_first),
+    ] {
+        f.flag(name, slot)?;
+    }
+    // The switches a node version sets where its user set nothing (`ChainConfig::node`).
+    for (name, slot) in [
+        ("next_provider_when_input_too_long", &mut c.next_provider_when_input_too_long),
         ("wait_in_line", &mut c.wait_in_line),
         ("wait_for_slot", &mut c.wait_for_slot),
         ("fleet_limit", &mut c.fleet_limit),
         ("continue_broken_streams", &mut c.continue_broken_streams),
         ("learn_stream_pace", &mut c.learn_stream_pace),
     ] {
-        f.flag(name, slot)?;
+        if f.get(name).is_some() {
+            f.flag(name, slot.insert(false))?;
+        }
     }
-    for (name, slot) in [("failure_rate", &mut c.failure_rate), ("open_growth", &mut c.open_growth)] {
+    c.probe_interval_ms = f.opt_int("probe_interval_ms")?;
+    if f.get("priority").is_some() {
+        f.text("priority", c.priority.insert(String::new()))?;
+    }
+    for (name, slot) in [
+        ("failure_rate", &mut c.failure_rate),
+        ("open_growth", &mut c.open_growth),
+        ("type_version", &mut c.type_version),
+    ] {
         f.float(name, slot)?;
     }
     Ok(c)

@@ -17,6 +17,7 @@ use crate::verdict::answer_check::AnswerChecks;
 use crate::verdict::backoff::{Backoff, Strategy};
 use crate::verdict::outcome::RetryRules;
 use serde::{Deserialize, Serialize};
+use versions::VersionDefaults;
 
 /// Node-level settings. `ChainConfig::default()` is the product's one defaults table: the
 /// breaker's and the retry rules' defaults, the node's parameter defaults
@@ -54,7 +55,7 @@ pub struct ChainConfig {
     pub check_finish: bool,
     /// A 400 saying the input is too long for the model moves on to the next provider (a larger
     /// context) instead of failing the item with `context_too_long`.
-    pub next_provider_when_input_too_long: bool,
+    pub next_provider_when_input_too_long: Option<bool>,
     /// A client error (400/404/409/422: never retried, never counted) moves on to the next
     /// provider, as a different API may accept the request. Off: the item fails `non_retryable`
     /// there (a chat model's bad request is bad on every model; seed 001's "our own bugs").
@@ -79,18 +80,18 @@ pub struct ChainConfig {
     /// item's budget (a short Retry-After, a closed gate or a full in-flight cap about to free),
     /// the item waits its turn, paced, instead of being deferred at once. Call Chain 2.1 turns it
     /// on; a chat call never waits on a hint (it fails over, or fails with `retry_at`).
-    pub wait_in_line: bool,
+    pub wait_in_line: Option<bool>,
     /// A call that finds its provider's fleet limit spent waits for a slot there, a short while
     /// (a quarter of the item's budget, 15 s at most), registered so that the workers above
     /// their fair part give back as their calls end, instead of moving on at once (the chat model
     /// 1.2: a chat message beside a batch on one vendor is answered by its first model). A longer
     /// wait moves on to the next provider, or fails with `retry_at`.
-    pub wait_for_slot: bool,
+    pub wait_for_slot: Option<bool>,
     /// Where a provider's fleet limit is spent, calls of a higher priority (`low`, `normal`,
     /// `high`) waiting anywhere in the fleet take the slots that free before calls of a lower
     /// one (`src/limits/fleet_limit.rs`); a lower one waits at most `PRIORITY_HOLD_MS` for them.
     /// The chat model 1.2 calls at `high`; Call Chain and Check at `normal`.
-    pub priority: String,
+    pub priority: Option<String>,
     /// Among calls of one priority, a spent fleet limit is split between the keys holding or
     /// waiting for it, by weight, and a key's part between its workers
     /// (`src/limits/fleet_limit.rs`). Empty: each worker a key of its own. Call Chain 2.2 and the
@@ -99,21 +100,31 @@ pub struct ChainConfig {
     pub fair_share_key: String,
     /// The key's weight in the split, 1 to 1000 (a key at 3 gets three times a key at 1's part).
     pub fair_share_weight: i64,
+    /// The node and its `typeVersion` this chain is for (`callChain`, `chatModel`, `guard`;
+    /// `versions::NODES`): a switch below left unset (`None`: `wait_in_line`, `wait_for_slot`,
+    /// `fleet_limit`, `priority`, `continue_broken_streams`, `learn_stream_pace`,
+    /// `next_provider_when_input_too_long`, `probe_interval_ms`) takes that version's default, as
+    /// a saved workflow keeps what its version did. Empty: the engine's own (every switch off).
+    pub node: String,
+    pub type_version: f64,
+    /// The workflow's id: with no Fair Share Key, a version that shares by workflow
+    /// (`VersionDefaults::fair_share_by_workflow`) shares a spent fleet limit by `workflow:<id>`.
+    pub workflow_id: String,
     /// Calls in flight to each provider across the whole fleet stay within the limit the fleet
     /// learned from the provider (`src/limits/fleet_limit.rs`): it starts at the breaker's threshold,
     /// grows while served, is cut by any worker's congestion. Call Chain 2.1 and the chat model
     /// 1.1 turn it on; Max In Flight, where set, stays a hard ceiling above it.
-    pub fleet_limit: bool,
+    pub fleet_limit: Option<bool>,
     /// A streamed answer that breaks after part of it reached the caller is finished by another
     /// call: the next admissible model of the chain other than the broken one (or, with none,
     /// the same one if its breaker admits it) is asked to continue it, on the same stream. Off:
     /// the item ends with the broken model's error (`stream_broken`). The chat model 1.1 turns it
     /// on (*On a Broken Stream: Continue*).
-    pub continue_broken_streams: bool,
+    pub continue_broken_streams: Option<bool>,
     /// A committed stream's idle limit follows its own chunks so far (ten times the longest gap,
     /// at least 2 s, never past `stream_idle_ms`): a quick model that goes silent is cut in
     /// seconds. Off: `stream_idle_ms` alone. The chat model 1.2 turns it on.
-    pub learn_stream_pace: bool,
+    pub learn_stream_pace: Option<bool>,
     /// Retries (and fail-overs after a failure) to a provider are allowed while those of the
     /// last `retry_budget_window_ms` stay under this share of its calls (per cent) plus
     /// `retry_budget_floor_per_s` a second; 0 turns the budget off. Finagle's defaults.
@@ -140,7 +151,7 @@ pub struct ChainConfig {
     /// growing by `open_growth` per failed probe). Its growth starts only after five minutes of
     /// failed probes, to three intervals at most: a vendor is back in use within about an interval
     /// of its recovery, however long it was down, for one probe per interval for the fleet.
-    pub probe_interval_ms: i64,
+    pub probe_interval_ms: Option<i64>,
     pub half_open_probes: i64,
     pub successes_to_close: i64,
 }
@@ -165,20 +176,23 @@ impl Default for ChainConfig {
             count_answer_misses: false,
             check_empty: true,
             check_finish: true,
-            next_provider_when_input_too_long: false,
+            next_provider_when_input_too_long: None,
             next_provider_on_client_error: true,
             streams: false,
             first_chunk_deadline_ms: 8_000,
             stream_idle_ms: 30_000,
             fail_over_first: false,
-            wait_in_line: false,
-            wait_for_slot: false,
-            priority: "normal".into(),
+            wait_in_line: None,
+            wait_for_slot: None,
+            priority: None,
             fair_share_key: String::new(),
             fair_share_weight: 1,
-            fleet_limit: false,
-            continue_broken_streams: false,
-            learn_stream_pace: false,
+            node: String::new(),
+            type_version: 0.0,
+            workflow_id: String::new(),
+            fleet_limit: None,
+            continue_broken_streams: None,
+            learn_stream_pace: None,
             retry_budget_percent: 20,
             retry_budget_floor_per_s: 10,
             retry_budget_window_ms: 10_000,
@@ -195,7 +209,7 @@ impl Default for ChainConfig {
             open_ms: 30_000,
             open_growth: 2.0,
             open_max_ms: 600_000,
-            probe_interval_ms: 0,
+            probe_interval_ms: None,
             half_open_probes: 1,
             successes_to_close: 1,
         }
@@ -501,6 +515,7 @@ fn statuses(field: &str, v: &str) -> Result<StatusSet, EngineError> {
 
 impl ChainConfig {
     pub fn validate(&self) -> Result<Chain, EngineError> {
+        let d = self.version_defaults()?;
         let strategy = Strategy::parse(&self.strategy)?;
         let base_ms = ms("base_ms", self.base_ms, 1, HOUR)?;
         let cap_ms = ms("cap_ms", self.cap_ms, 1, DAY)?;
@@ -531,7 +546,7 @@ impl ChainConfig {
             open_ms,
             open_growth: self.open_growth,
             open_max_ms,
-            probe_interval_ms: match self.probe_interval_ms {
+            probe_interval_ms: match self.probe_interval_ms.unwrap_or(d.probe_interval_ms as i64) {
                 0 => 0,
                 v => ms("probe_interval_ms", v, 1_000, DAY)?,
             },
@@ -549,7 +564,7 @@ impl ChainConfig {
         for (i, p) in self.providers.iter().enumerate() {
             providers.push(p.validate(i, &node_breaker, node_attempts, node_deadline, &providers)?);
         }
-        let stream = if self.streams { Some(self.stream_limits(&providers)?) } else { None };
+        let stream = if self.streams { Some(self.stream_limits(&providers, &d)?) } else { None };
         let routing = Routing::ALL[crate::error::one_of("routing", "routing", &self.routing, Routing::NAMES)?];
         let percent = count("retry_budget_percent", self.retry_budget_percent, 0, 1_000)?;
         let retry_budget = (percent > 0)
@@ -562,8 +577,10 @@ impl ChainConfig {
             })
             .transpose()?;
         let hedge = self.hedge()?;
-        let rank = crate::error::one_of("priority", "priority", &self.priority, PRIORITIES)? as u8;
-        let (share_key, share_weight) = self.share_key()?;
+        let rank =
+            crate::error::one_of("priority", "priority", self.priority.as_deref().unwrap_or(d.priority), PRIORITIES)?
+                as u8;
+        let (share_key, share_weight) = self.share_key(&d)?;
         let budget_ms = ms("budget_ms", self.budget_ms, 1, 7 * DAY)?;
         Ok(Chain {
             hedge,
@@ -583,28 +600,47 @@ impl ChainConfig {
                 count_answer_misses: self.count_answer_misses,
                 answer_checks: AnswerChecks { empty: self.check_empty, finish: self.check_finish },
             },
-            next_provider_when_input_too_long: self.next_provider_when_input_too_long,
+            next_provider_when_input_too_long: self
+                .next_provider_when_input_too_long
+                .unwrap_or(d.next_provider_when_input_too_long),
             next_provider_on_client_error: self.next_provider_on_client_error,
             fail_over_first: self.fail_over_first,
-            wait_in_line: self.wait_in_line,
+            wait_in_line: self.wait_in_line.unwrap_or(d.wait_in_line),
             // A quarter of the item's budget, as API Priority and Fairness bounds a queued
             // request by a quarter of its deadline, and 15 s at most (its wait without one).
-            slot_wait_ms: if self.wait_for_slot { (budget_ms / 4).min(MAX_SLOT_WAIT_MS) } else { 0 },
-            fleet_limit: self.fleet_limit,
+            slot_wait_ms: if self.wait_for_slot.unwrap_or(d.wait_for_slot) {
+                (budget_ms / 4).min(MAX_SLOT_WAIT_MS)
+            } else {
+                0
+            },
+            fleet_limit: self.fleet_limit.unwrap_or(d.fleet_limit),
             rank,
             share_key,
             share_weight,
-            continue_broken_streams: self.continue_broken_streams,
+            continue_broken_streams: self.continue_broken_streams.unwrap_or(d.continue_broken_streams),
         })
     }
 
-    /// [`ChainConfig::fair_share_key`] and [`ChainConfig::fair_share_weight`], checked.
-    fn share_key(&self) -> Result<(String, u32), EngineError> {
+    /// [`ChainConfig::fair_share_key`] and [`ChainConfig::fair_share_weight`], checked; with no
+    /// key, `workflow:<id>` where the version shares by workflow and the workflow is known.
+    fn share_key(&self, d: &VersionDefaults) -> Result<(String, u32), EngineError> {
         let weight = count("fair_share_weight", self.fair_share_weight, 1, MAX_SHARE_WEIGHT)?;
         if self.fair_share_key.len() > MAX_SHARE_KEY_BYTES {
             return Err(EngineError::config("fair_share_key", "at most 200 bytes"));
         }
-        Ok((self.fair_share_key.clone(), weight))
+        let by_workflow = self.fair_share_key.is_empty() && d.fair_share_by_workflow && !self.workflow_id.is_empty();
+        Ok((if by_workflow { format!("workflow:{}", self.workflow_id) } else { self.fair_share_key.clone() }, weight))
+    }
+
+    /// What [`ChainConfig::node`] at [`ChainConfig::type_version`] does where its user set
+    /// nothing; the engine's own (every switch off) without a node.
+    fn version_defaults(&self) -> Result<VersionDefaults, EngineError> {
+        if self.node.is_empty() {
+            return Ok(versions::NONE);
+        }
+        let names = "callChain, guard, chatModel";
+        let table = versions::NODES[crate::error::one_of("node", "node", &self.node, names)?].1;
+        Ok(versions::at(table, self.type_version))
     }
 }
 
@@ -629,7 +665,7 @@ impl ChainConfig {
         Ok(Some(Hedge { delay, max_hedges: count("max_hedges", self.max_hedges, 1, MAX_HEDGES)? }))
     }
 
-    fn stream_limits(&self, providers: &[Provider]) -> Result<StreamLimits, EngineError> {
+    fn stream_limits(&self, providers: &[Provider], d: &VersionDefaults) -> Result<StreamLimits, EngineError> {
         let first_chunk_ms = ms("first_chunk_deadline_ms", self.first_chunk_deadline_ms, 1, DAY)?;
         if let Some(p) = providers.iter().find(|p| first_chunk_ms >= p.deadline_ms) {
             return Err(EngineError::config(
@@ -643,7 +679,7 @@ impl ChainConfig {
         Ok(StreamLimits {
             first_chunk_ms,
             idle_ms: ms("stream_idle_ms", self.stream_idle_ms, 1, DAY)?,
-            learn_pace: self.learn_stream_pace,
+            learn_pace: self.learn_stream_pace.unwrap_or(d.learn_stream_pace),
         })
     }
 }

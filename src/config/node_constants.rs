@@ -28,6 +28,17 @@ fn table(config: ChainConfig) -> serde_json::Map<String, serde_json::Value> {
         unreachable!("a struct serializes to an object")
     };
     t.remove("providers");
+    // A switch a node version sets reads unset (null) here: the panel's default is the engine's
+    // own, the version table's without a node (every switch off).
+    let serde_json::Value::Object(own) = serde_json::to_value(crate::config::versions::NONE).expect("json") else {
+        unreachable!("a struct serializes to an object")
+    };
+    for (k, v) in t.iter_mut().filter(|(_, v)| v.is_null()) {
+        *v = own.get(k).cloned().unwrap_or_else(|| panic!("{k}: unset with no engine default"));
+    }
+    for k in ["node", "type_version", "workflow_id"] {
+        t.remove(k);
+    }
     t
 }
 

@@ -41,7 +41,8 @@ pub struct VersionDefaults {
     pub max_item_concurrency: u32,
 }
 
-const NONE: VersionDefaults = VersionDefaults {
+/// Every switch off: the engine's own where no node is named, and the panel's defaults.
+pub const NONE: VersionDefaults = VersionDefaults {
     wait_in_line: false,
     wait_for_slot: false,
     fleet_limit: false,

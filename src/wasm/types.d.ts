@@ -52,6 +52,10 @@ export interface ChainConfig {
   /** A spent fleet limit's split between keys, by weight (1-1000, default 1). */
   fair_share_key?: string; fair_share_weight?: number;
   fleet_limit?: boolean;
+  /** The node (`callChain`, `guard`, `chatModel`) and version this chain is for: a switch left
+   * unset takes that version's default (src/config/versions.rs); the workflow shares by
+   * `workflow:<id>` where the version does and no key is set. */
+  node?: string; type_version?: number; workflow_id?: string;
   /** A streamed answer broken after part of it reached the caller is continued by the next model. */
   continue_broken_streams?: boolean;
   /** A committed stream's idle limit follows its own chunks so far (the chat model 1.2). */

@@ -186,30 +186,31 @@ test('through the engine: the chat plan moves on at once, Call Chain backs off o
 	assert.ok(onCallChain.items.every((r) => r.end.name === 'fallback'));
 });
 
-test("each version's defaults come from the engine's table: 2.2 and the chat model 1.2 probe every 10 s and send a too-long input on", () => {
+test("each version's defaults are the engine's: the node hands over its name and version, and what the user set", () => {
 	const plan = (version, breaker = {}) =>
 		readItemPlan(
 			context({ operation: 'callChain', providers: { provider: ROWS }, breaker }),
 			0,
 			version,
 		).config;
-	for (const version of [2, 2.1]) {
-		assert.equal(plan(version).probe_interval_ms, undefined, `${version}: the open window`);
-		assert.equal(plan(version).next_provider_when_input_too_long, undefined);
+	// The engine applies the version's table (src/config/versions.rs; tests/versions.rs holds
+	// 2.2 probing every 10 s and sending a too-long input on, 2.1 waiting in line): the node
+	// hands over no default of its own.
+	for (const version of [2, 2.1, 2.2]) {
+		const config = plan(version);
+		assert.deepEqual([config.node, config.type_version], ['callChain', version]);
+		for (const unset of ['probe_interval_ms', 'next_provider_when_input_too_long', 'wait_in_line'])
+			assert.equal(config[unset], undefined, `${version}: ${unset} is the engine's to set`);
 	}
-	assert.equal(plan(2.2).probe_interval_ms, 10_000);
-	assert.equal(plan(2.2).next_provider_when_input_too_long, true);
-	assert.equal(plan(2.2, { probeIntervalMs: 0 }).probe_interval_ms, 0, 'a set 0 wins');
-	assert.equal(plan(2.1).wait_in_line, true);
-	assert.equal(plan(2).wait_in_line, undefined);
+	assert.equal(plan(2.2, { probeIntervalMs: 0 }).probe_interval_ms, 0, 'a set 0 is handed over');
 	const chatAt = (typeVersion) => {
 		const ctx = context({});
 		ctx.getNode = () => ({ name: 'node', type: 'test', typeVersion, parameters: {} });
 		return readChatPlan(ctx, ['primary', 'fallback']).config;
 	};
-	assert.equal(chatAt(1.1).probe_interval_ms, undefined);
-	assert.equal(chatAt(1.2).probe_interval_ms, 10_000);
-	assert.equal(chatAt(1.2).next_provider_when_input_too_long, true);
+	assert.deepEqual([chatAt(1.2).node, chatAt(1.2).type_version], ['chatModel', 1.2]);
+	assert.equal(chatAt(1.2).probe_interval_ms, undefined);
+	// On a Broken Stream is a parameter of its own, read with the version's fallback.
 	assert.equal(chatAt(1.1).continue_broken_streams, true);
 	assert.equal(chatAt(1).continue_broken_streams, false, "version 1: the broken model's error");
 });

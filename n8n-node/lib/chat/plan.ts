@@ -15,7 +15,7 @@ import {
 	type ISupplyDataFunctions,
 } from 'n8n-workflow';
 import { readAnswerCheck } from '../plan/answerCheck';
-import { versionDefaults, withVersionDefaults } from '../plan/versionDefaults';
+import { forVersion, versionDefaults } from '../plan/versionDefaults';
 import { CHAT_OVERRIDES } from '../engineConstants';
 import { readItemPlan, type ItemPlan } from '../params';
 import type { Connected } from './connected';
@@ -61,7 +61,7 @@ export function readChatPlan(
 			`"On a Broken Stream" must be continue or error, got ${JSON.stringify(String(onBroken).slice(0, 50))}`,
 		);
 	config.continue_broken_streams = onBroken === 'continue';
-	withVersionDefaults(config, defaults, ctx.getWorkflow().id);
+	forVersion(config, 'chatModel', ctx.getNode().typeVersion, ctx.getWorkflow().id);
 	// Answer Check: the version's checks (1.1: empty, cut, filtered, refused answers move on).
 	const answerCheck = readAnswerCheck(
 		ctx.getNodeParameter('answerCheck', 0, {}) as IDataObject,

@@ -1,6 +1,6 @@
 // Check Provider: per item, the provider the engine allows now (nothing is called); outputs go
 // (with the provider's parameters and a ticket), deferred (retry_at, reason) and failed.
-import { versionDefaults, withVersionDefaults } from '../plan/versionDefaults';
+import { forVersion } from '../plan/versionDefaults';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readItemPlan } from '../params';
 import { StoreUnavailable } from '../store/failover';
@@ -18,8 +18,7 @@ export async function checkProvider(ctx: IExecuteFunctions): Promise<Outputs> {
 	await eachItem(ctx, out, async (i) => {
 		const plan = readItemPlan(ctx, i, 2, false);
 		// From 2.1 the check holds a slot of the fleet's learned limit until its report.
-		const guardDefaults = versionDefaults('guard', ctx.getNode().typeVersion);
-		withVersionDefaults(plan.config, guardDefaults, ctx.getWorkflow().id);
+		forVersion(plan.config, 'guard', ctx.getNode().typeVersion, ctx.getWorkflow().id);
 		const engine = openEngine(ctx, i, plan);
 		const names = plan.requests.map((r) => r.name);
 		const store = s.rows(plan.scope);

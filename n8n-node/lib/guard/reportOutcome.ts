@@ -1,6 +1,6 @@
 // Report Outcome: per item, the guarded node's result recorded against the ticket of its Check
 // Provider node (found through item pairing, or given), with the Check's chain and store.
-import { versionDefaults, withVersionDefaults } from '../plan/versionDefaults';
+import { forVersion } from '../plan/versionDefaults';
 import { type IDataObject, type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 import type { Ticket } from '../engine';
 import { readItemPlan } from '../params';
@@ -85,8 +85,7 @@ export async function reportOutcome(ctx: IExecuteFunctions): Promise<Outputs> {
 		const found = given ?? pairedTicket(ctx, i, checkNode);
 		const plan = readItemPlan(reader, i, 2, false);
 		// As its check read it: from 2.1 the call held a slot of the fleet's learned limit.
-		const guardDefaults = versionDefaults('guard', ctx.getNode().typeVersion);
-		withVersionDefaults(plan.config, guardDefaults, ctx.getWorkflow().id);
+		forVersion(plan.config, 'guard', ctx.getNode().typeVersion, ctx.getWorkflow().id);
 		const engine = openEngine(ctx, i, plan);
 		const outcome = guardedOutcome(items[i], fromOutput);
 		const store = s.rows(plan.scope);

@@ -1,8 +1,9 @@
-// Each node version's defaults, from the engine's table (src/config/versions.rs, generated into
-// engineConstants.ts): a saved workflow keeps what its version did, as n8n saves only the values
-// a user changed. The node looks its typeVersion up here; it keeps no default of its own.
+// Each node version's defaults are the engine's (src/config/versions.rs): a saved workflow keeps
+// what its version did, as n8n saves only the values a user changed. The engine applies them to
+// its own switches (`forVersion`); the node reads the table (generated into engineConstants.ts)
+// only for its parameters' fallbacks (Item Concurrency, On a Broken Stream, the answer checks).
 import type { ChainConfig } from '../engine';
-import { ENGINE_DEFAULTS, VERSION_DEFAULTS } from '../engineConstants';
+import { VERSION_DEFAULTS } from '../engineConstants';
 
 export type VersionedNode = keyof typeof VERSION_DEFAULTS;
 export type VersionDefaults = (typeof VERSION_DEFAULTS)[VersionedNode][number][1];
@@ -15,28 +16,16 @@ export function versionDefaults(node: VersionedNode, typeVersion: number): Versi
 	return defaults;
 }
 
-/** The engine's settings the version turns on, where the user set nothing (off, or 0, is the
- * engine's own default). `workflowId`: the key a spent fleet limit is shared by where the version
- * shares by workflow and the user set no Fair Share Key. */
-export function withVersionDefaults(
+/** Hands the engine the node and its version: the engine applies that version's defaults where
+ * the user set nothing (src/config/versions.rs), and with no Fair Share Key shares a spent fleet
+ * limit by `workflow:<id>` where the version does. */
+export function forVersion(
 	config: ChainConfig,
-	d: VersionDefaults,
+	node: VersionedNode,
+	typeVersion: number,
 	workflowId: string | undefined,
 ): void {
-	for (const key of [
-		'wait_in_line',
-		'wait_for_slot',
-		'fleet_limit',
-		'continue_broken_streams',
-		'learn_stream_pace',
-		'next_provider_when_input_too_long',
-	] as const)
-		if (config[key] === undefined && d[key]) config[key] = true;
-	if (config.probe_interval_ms === undefined && d.probe_interval_ms)
-		config.probe_interval_ms = d.probe_interval_ms;
-	// As above: only a priority other than the engine's own default is handed over.
-	if (config.priority === undefined && d.priority !== ENGINE_DEFAULTS.priority)
-		config.priority = d.priority;
-	if (!config.fair_share_key && d.fair_share_by_workflow && workflowId)
-		config.fair_share_key = `workflow:${workflowId}`;
+	config.node = node;
+	config.type_version = typeVersion;
+	if (workflowId) config.workflow_id = workflowId;
 }
