@@ -205,10 +205,7 @@ fn within_ranges(cfg: &ChainConfig, chain: &Chain) {
     );
     assert_eq!((r.answer_checks.empty, r.answer_checks.finish), (cfg.check_empty, cfg.check_finish));
     // A switch left unset is the node version's (`config::versions`); without a node, off.
-    let d = versions::NODES
-        .iter()
-        .find(|(node, _)| *node == cfg.node)
-        .map_or(versions::at(versions::CALL_CHAIN, 1.0), |(_, table)| versions::at(table, cfg.type_version));
+    let d = versions::of(&cfg.node, cfg.type_version).expect("a chain that validated names a known node");
     assert_eq!(
         [
             chain.next_provider_when_input_too_long,

@@ -515,7 +515,7 @@ fn statuses(field: &str, v: &str) -> Result<StatusSet, EngineError> {
 
 impl ChainConfig {
     pub fn validate(&self) -> Result<Chain, EngineError> {
-        let d = self.version_defaults()?;
+        let d = versions::of(&self.node, self.type_version)?;
         let strategy = Strategy::parse(&self.strategy)?;
         let base_ms = ms("base_ms", self.base_ms, 1, HOUR)?;
         let cap_ms = ms("cap_ms", self.cap_ms, 1, DAY)?;
@@ -630,17 +630,6 @@ impl ChainConfig {
         }
         let by_workflow = self.fair_share_key.is_empty() && d.fair_share_by_workflow && !self.workflow_id.is_empty();
         Ok((if by_workflow { format!("workflow:{}", self.workflow_id) } else { self.fair_share_key.clone() }, weight))
-    }
-
-    /// What [`ChainConfig::node`] at [`ChainConfig::type_version`] does where its user set
-    /// nothing; the engine's own (every switch off) without a node.
-    fn version_defaults(&self) -> Result<VersionDefaults, EngineError> {
-        if self.node.is_empty() {
-            return Ok(versions::NONE);
-        }
-        let names = "callChain, guard, chatModel";
-        let table = versions::NODES[crate::error::one_of("node", "node", &self.node, names)?].1;
-        Ok(versions::at(table, self.type_version))
     }
 }
 

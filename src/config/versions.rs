@@ -149,6 +149,16 @@ pub const CHAT_MODEL: &[(f64, VersionDefaults)] = &[
 pub const NODES: [(&str, &[(f64, VersionDefaults)]); 3] =
     [("callChain", CALL_CHAIN), ("guard", GUARD), ("chatModel", CHAT_MODEL)];
 
+/// What `node` at `version` does where its user set nothing (`ChainConfig::node`); the engine's
+/// own (every switch off) without a node.
+pub fn of(node: &str, version: f64) -> Result<VersionDefaults, crate::EngineError> {
+    if node.is_empty() {
+        return Ok(NONE);
+    }
+    let names = "callChain, guard, chatModel";
+    Ok(at(NODES[crate::error::one_of("node", "node", node, names)?].1, version))
+}
+
 /// `table`'s defaults at `version`: those of the newest version at or below it (the oldest's
 /// below the first).
 pub fn at(table: &[(f64, VersionDefaults)], version: f64) -> VersionDefaults {
