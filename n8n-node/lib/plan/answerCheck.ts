@@ -32,7 +32,9 @@ export function readAnswerCheck(
 	} catch (e) {
 		fail(`Answer Check: "JSON Schema" ${(e as Error).message}`);
 	}
-	if (raw.countAnswerMisses === true) config.count_answer_misses = true;
+	// The user's switch as set (the engine's own default where it is not added).
+	if (typeof raw.countAnswerMisses === 'boolean')
+		config.count_answer_misses = raw.countAnswerMisses;
 	const checkFinish =
 		typeof raw.checkFinish === 'boolean' ? raw.checkFinish : defaults.check_finish;
 	// Before its version checked empty answers, a node checked them where it checked anything.
