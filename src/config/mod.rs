@@ -3,7 +3,7 @@
 pub mod decode;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod node_constants;
-mod validate;
+pub mod validate;
 pub mod versions;
 use crate::choose::hedge::{Hedge, HedgeDelay};
 use crate::error::EngineError;
@@ -444,11 +444,3 @@ impl Routing {
         self == Routing::Latency
     }
 }
-
-/// The most hedges an item may send beside its call.
-pub const MAX_HEDGES: i64 = 3;
-/// [`ChainConfig::priority`]'s values, by rank.
-pub const PRIORITIES: &str = "low, normal, high";
-
-/// The longest wait for a slot of a provider's fleet limit ([`ChainConfig::wait_for_slot`]).
-pub const MAX_SLOT_WAIT_MS: u64 = 15_000;

@@ -2,7 +2,7 @@
 //! column and the chat model's differences from it) and the row kinds a store keeps. Generated
 //! into `n8n-node/lib/engineConstants.ts` (build-wasm.sh runs `cargo run --bin engine-constants`);
 //! `tests/constants.rs` fails when the file drifts.
-use crate::config::MAX_HEDGES;
+use crate::config::validate::MAX_HEDGES;
 use crate::config::{
     ChainConfig, RateLimitConfig, DEFAULT_TIER, DEFAULT_WEIGHT, SUGGESTED_MAX_IN_FLIGHT, SUGGESTED_RATE_LIMIT,
 };

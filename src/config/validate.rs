@@ -3,6 +3,14 @@
 //! the engine runs. A bad value is `invalid_config` naming the field.
 use super::*;
 
+/// The most hedges an item may send beside its call.
+pub const MAX_HEDGES: i64 = 3;
+/// [`ChainConfig::priority`]'s values, by rank.
+pub const PRIORITIES: &str = "low, normal, high";
+
+/// The longest wait for a slot of a provider's fleet limit ([`ChainConfig::wait_for_slot`]).
+pub const MAX_SLOT_WAIT_MS: u64 = 15_000;
+
 const HOUR: i64 = 3_600_000;
 const DAY: i64 = 24 * HOUR;
 const METHODS: &[&str] = &["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "POST", "PATCH"];
