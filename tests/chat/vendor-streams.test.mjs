@@ -5,7 +5,7 @@
 // client streams, a dropped socket that makes the stream throw, an abort that closes a stalled
 // socket (n8n 1's ChatAnthropic leaves it open). Both majors when run alone; N8N_MAJOR picks one
 // (the end-to-end lanes run each).
-import { test, describe, before, after } from 'node:test';
+import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -31,9 +31,17 @@ const TOOL = {
 let vendors;
 before(async () => (vendors = await startLlmVendors(KEYS)));
 after(async () => vendors?.close());
+// Where this test's arrivals start: an earlier test's arrival (its status 200 already there) must
+// not pass for this test's request before that request reaches the vendor.
+let firstOfTest = 0;
+beforeEach(() => (firstOfTest = vendors.arrivals.length));
 
-/** The vendor's last arrival for instance `id`. */
-const arrivalOf = (id) => vendors.arrivals.filter((a) => a.id === id).at(-1);
+/** The vendor's last arrival for instance `id` in this test. */
+const arrivalOf = (id) =>
+	vendors.arrivals
+		.slice(firstOfTest)
+		.filter((a) => a.id === id)
+		.at(-1);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Polls `check` every 5 ms until it is truthy or `ms` pass; its last value. */
 async function until(check, ms) {
