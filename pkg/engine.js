@@ -133,6 +133,21 @@ class Engine {
         return Item.__wrap(ret[0]);
     }
     /**
+     * Where the chain has Key Quotas, the name its key's rows are kept under
+     * (`key:<Fair Share Key>`): an item's poll reads them after every provider's (a list of
+     * every name would cost the engine 2 KB of glue).
+     * @returns {string | undefined}
+     */
+    keyRow() {
+        const ret = wasm.engine_keyRow(this.__wbg_ptr);
+        let v1;
+        if (ret[0] !== 0) {
+            v1 = getStringFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        }
+        return v1;
+    }
+    /**
      * Give this process's share of provider `provider`'s limit back, on its row texts read at
      * `now_ms`: `writes` to make, none when it holds none (or a call of it went out since).
      * @param {number} now_ms

@@ -11,6 +11,7 @@ export const engine_commits: (a: number, b: number, c: number, d: number) => num
 export const engine_idleSeats: (a: number) => [number, number];
 export const engine_inspect: (a: number, b: number, c: number, d: number, e: number) => [number, number, number];
 export const engine_item: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
+export const engine_keyRow: (a: number) => [number, number];
 export const engine_leave: (a: number, b: number, c: number, d: number, e: number) => [number, number, number];
 export const engine_metrics: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number) => [number, number, number, number];
 export const engine_new: (a: any) => [number, number, number];

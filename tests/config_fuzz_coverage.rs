@@ -79,7 +79,7 @@ fn the_decoder_lists_every_field_once_at_its_nesting() {
         assert!(fields.iter().any(|k| k == f), "{f} missing from {fields:?}");
     }
     // Every level's list, nested ones included.
-    let levels = [decode::CHAIN, decode::PROVIDER, decode::RATE_LIMIT, decode::TOKEN_LIMIT];
+    let levels = [decode::CHAIN, decode::PROVIDER, decode::RATE_LIMIT, decode::TOKEN_LIMIT, decode::KEY_QUOTA];
     assert_eq!(fields.len(), levels.iter().map(|l| l.len()).sum::<usize>(), "{fields:?}");
 }
 

@@ -7,8 +7,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use resilient_engine::choose::hedge::HedgeDelay;
-use resilient_engine::config::{decode, versions};
 use resilient_engine::config::validate::MAX_HEDGES;
+use resilient_engine::config::{decode, versions};
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, Routing};
 use resilient_engine::limits::breaker::TripRule;
 use resilient_engine::limits::token_limit::DEFAULT_OUTPUT_RESERVE;

@@ -17,6 +17,7 @@ use resilient_engine::choose::chain::ProviderView;
 use resilient_engine::choose::latency::LatencyRow;
 use resilient_engine::limits::breaker::{self, Admission, BreakerPolicy, BreakerRow, Bucket, Phase, TripRule};
 use resilient_engine::limits::in_flight::{self, Acquire, InFlightRow};
+use resilient_engine::limits::key_quota::{self, Measure, Per, Quota, QuotaRow, Size};
 use resilient_engine::limits::learned_limit::{LimitRow, Share};
 use resilient_engine::limits::lease::Lease;
 use resilient_engine::limits::rate_gate::{self, GateRow, RateLimit, Take};
@@ -123,6 +124,33 @@ fn check_view(view: &ProviderView, knobs: &Knobs) {
     check_in_flight(view, knobs);
     check_latency_and_budget(view, knobs);
     check_tokens(view, knobs);
+    check_quota(view, knobs);
+}
+
+/// A hostile quota row: no panic, no overflow; a call let go never finds a quota spent, its row's
+/// version rises by one, and settling it releases its hold once.
+fn check_quota(view: &ProviderView, k: &Knobs) {
+    let now = k.now_ms;
+    let quotas = [
+        Quota { measure: Measure::Requests, per: Per::Minute, limit: 1 + k.window_ms as u64 % 50 },
+        Quota { measure: Measure::Tokens, per: Per::Day, limit: 1 + k.open_ms as u64 },
+        Quota { measure: Measure::Spend, per: Per::Month, limit: 1 + k.window_ms as u64 },
+    ];
+    let size = Size { tokens: k.open_ms as u64 % 5_000, micros: k.window_ms as u64 % 9_000 };
+    match key_quota::take(&view.quota, &quotas, size, now.saturating_add(30_000), now) {
+        Ok(taken) => {
+            assert_eq!(taken.row.version, view.quota.version.wrapping_add(1));
+            for q in &quotas {
+                assert!(view.quota.used(q, now) < q.limit, "let go past a spent quota: {q:?}");
+            }
+            let used = Size { tokens: size.tokens / 2, micros: size.micros / 2 };
+            if let Some(next) = key_quota::settle(&taken.row, &quotas, taken.hold, used, now) {
+                assert_eq!(next.version, taken.row.version.wrapping_add(1));
+                assert!(next.held(Measure::Tokens, now) <= taken.row.held(Measure::Tokens, now));
+            }
+        }
+        Err(until) => assert!(until > now || until == u64::MAX, "look again at {until}, now {now}"),
+    }
 }
 
 /// A hostile tokens row: no panic, no overflow; a grant never leaves a limited window (the total,
@@ -204,8 +232,15 @@ fn check_tokens(view: &ProviderView, k: &Knobs) {
         Take::Granted { row: None, .. } => unreachable!("a limited minute always reserves"),
         Take::Full { .. } => {}
     }
-    let r =
-        Reservation { at_ms: now, tokens: k.window_ms as u64, input: 1, output: 2, estimate: (1, 2), held_micros: 3 };
+    let r = Reservation {
+        at_ms: now,
+        tokens: k.window_ms as u64,
+        input: 1,
+        output: 2,
+        estimate: (1, 2),
+        held_micros: 3,
+        quota: Default::default(),
+    };
     let _ = token_limit::used(&rules, &r, None, k.health % 2 == 0);
     let _ = token_limit::left(&view.tokens, &rules.limits, now);
 }
@@ -356,7 +391,13 @@ fn built_view(u: &mut Unstructured) -> arbitrary::Result<ProviderView> {
         gap_at_ms: (0..u8::arbitrary(u)? % 12).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
         version: wide(u)?,
     };
-    Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit, tokens, spend, pace })
+    // Lists of any length (a row from the store may hold a partial three).
+    let quota = QuotaRow {
+        counts: (0..u8::arbitrary(u)? % 10).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
+        held: (0..u8::arbitrary(u)? % 10).map(|_| wide(u)).collect::<arbitrary::Result<_>>()?,
+        version: wide(u)?,
+    };
+    Ok(ProviderView { breaker, gate, in_flight, latency, budget, limit, tokens, spend, pace, quota })
 }
 
 fn check_breaker(row: &BreakerRow, k: &Knobs) {

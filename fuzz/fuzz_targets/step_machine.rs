@@ -15,6 +15,7 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use resilient_engine::choose::chain::{ProviderView, Writes};
+use resilient_engine::config::key_quotas::KeyQuotaConfig;
 use resilient_engine::config::{Chain, ChainConfig, ProviderConfig, RateLimitConfig, TokenLimitConfig};
 use resilient_engine::facts::retry_after::HintHeaders;
 use resilient_engine::item::record::record;
@@ -242,6 +243,15 @@ impl ConfigIn {
             workflow_id: ["", "wf-1"][self.successes_to_close as usize % 2].into(),
             fair_share_key: ["", "customer-1", "customer-2"][self.count as usize % 3].into(),
             fair_share_weight: 1 + i64::from(self.count % 4),
+            // A key with a customer name counts under a quota of few requests or tokens.
+            key_quotas: match self.count % 3 {
+                0 => Vec::new(),
+                _ => vec![KeyQuotaConfig {
+                    measure: ["requests", "tokens", "spend"][self.threshold as usize % 3].into(),
+                    per: ["minute", "day", "month"][self.successes_to_close as usize % 3].into(),
+                    limit: f64::from(1 + self.max_attempts % 8),
+                }],
+            },
             routing: pick(&["order", "weighted", "least_busy", "latency"], self.strategy / 4).to_string(),
             retry_budget_percent: (self.threshold % 3) as i64 * 10,
             retry_budget_floor_per_s: (self.successes_to_close % 3) as i64,
@@ -363,6 +373,11 @@ impl Store {
         if let Some(f) = &w.in_flight {
             assert_eq!(f.version, v.in_flight.version + 1, "in-flight version must rise by one");
             v.in_flight = f.clone();
+        }
+        // The key's row, the same in every provider's view.
+        if let Some(q) = &w.quota {
+            assert_eq!(q.version, v.quota.version + 1, "quota version must rise by one");
+            self.views.iter_mut().for_each(|v| v.quota = q.clone());
         }
     }
 

@@ -23,6 +23,7 @@ export const ENGINE_DEFAULTS = {
 	"hedge_delay_ms": 1000,
 	"hedge_max_ms": 2000,
 	"hedge_min_ms": 50,
+	"key_quotas": [],
 	"learn_stream_pace": false,
 	"max_attempts": 3,
 	"max_hedges": 1,
@@ -83,7 +84,7 @@ export const VERSION_DEFAULTS = {
 } as const;
 
 /** The rows a store keeps per provider, in the order the engine reads them. */
-export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit', 'tokens', 'spend', 'pace'] as const;
+export const ROW_KINDS = ['breaker', 'gate', 'in_flight', 'latency', 'budget', 'limit', 'tokens', 'spend', 'pace', 'quota'] as const;
 
 /** Joins the row texts (and the Idempotency-Keys) of one engine call into one string. */
 export const ROW_SEPARATOR = '\u001e';
@@ -117,7 +118,7 @@ export const DEADLINE_CODE = 'TIMEOUT';
 export const IDLE_TIMEOUT_CODE = 'IDLE_TIMEOUT';
 
 /** Why an item was deferred or failed, or a provider skipped (`reason`). */
-export const REASON_CODES = ['circuit_open', 'cooldown', 'half_open_busy', 'rate_limited', 'retry_after_exceeds_cap', 'in_flight_cap', 'budget_exhausted', 'attempts_exhausted', 'failed_over', 'non_retryable', 'check_failed', 'content_policy', 'context_too_long', 'store_unavailable', 'stream_broken', 'drained', 'retry_budget', 'concurrency_limit', 'token_limited', 'spend_cap'] as const;
+export const REASON_CODES = ['circuit_open', 'cooldown', 'half_open_busy', 'rate_limited', 'retry_after_exceeds_cap', 'in_flight_cap', 'budget_exhausted', 'attempts_exhausted', 'failed_over', 'non_retryable', 'check_failed', 'content_policy', 'context_too_long', 'store_unavailable', 'stream_broken', 'drained', 'retry_budget', 'concurrency_limit', 'token_limited', 'spend_cap', 'key_quota'] as const;
 
 /** Network error codes worth another try (the deadline's among them). */
 export const TRANSIENT_ERROR_CODES = ['ECONNRESET', 'ETIMEDOUT', 'ECONNREFUSED', 'EAI_AGAIN', 'EPIPE', 'ECONNABORTED', 'TIMEOUT', 'ESOCKETTIMEDOUT', 'FETCH_FAILED'] as const;

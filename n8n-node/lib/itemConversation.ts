@@ -14,7 +14,6 @@ import { skipView, transitionView } from './resilience';
 import { compareAndSet, newTally } from './store/compareAndSet';
 
 export class ItemConversation {
-	private readonly keys: string[];
 	private readonly started = Date.now();
 	private readonly transitions: IDataObject[] = [];
 	private readonly tally = newTally();
@@ -27,12 +26,12 @@ export class ItemConversation {
 	/** The engine was told its rows are this process's memory now (the shared store failed). */
 	private onMemory = false;
 
+	/** `keys`: each provider's name, then its key's where the chain has Key Quotas (`keyRow()`). */
 	constructor(
 		private readonly c: ItemContext,
 		readonly item: Item,
-	) {
-		this.keys = c.plan.requests.map((r) => r.name);
-	}
+		private readonly keys: string[],
+	) {}
 
 	/** The next step, decided on the rows read now (a lost race: read and decide again). */
 	poll(): Promise<Polled> {
@@ -108,7 +107,9 @@ export class ItemConversation {
 			this.tally,
 			async (again) => {
 				if (!again) return first;
-				const snap = await this.c.store.read([key]);
+				// The provider's rows, and the key's after them (the engine reads what follows the
+				// providers as the key's).
+				const snap = await this.c.store.read([key, ...this.keys.slice(this.c.plan.requests.length)]);
 				this.sayWhereRowsAre();
 				return this.item.rerecord(snap.now, snap.rows.join(ROW_SEPARATOR));
 			},

@@ -6,6 +6,7 @@ import { ROW_SEPARATOR } from './engineConstants';
 import type { ItemContext } from './itemContext';
 import type { ItemResult } from './itemResult';
 import { ItemConversation } from './itemConversation';
+import { rowKeys } from './rowKeys';
 import { send } from './sendAttempt';
 import { StoreUnavailable } from './store/failover';
 import { Cancelled } from './attemptAbort';
@@ -16,13 +17,13 @@ export type { ItemContext } from './itemContext';
 
 export async function runItem(c: ItemContext): Promise<ItemResult> {
 	const { engine, store, plan } = c;
-	const keys = plan.requests.map((r) => r.name);
+	const keys = rowKeys(engine, plan.requests);
 	const item = engine.item(
 		await store.now(),
 		`${c.correlationId}:${randomTag()}`,
 		plan.keys.map((k) => k ?? '').join(ROW_SEPARATOR),
 	);
-	const run = new ItemConversation(c, item);
+	const run = new ItemConversation(c, item, keys);
 	try {
 		const member = c.line ? item.join(c.line.pool) : 0;
 		if (c.streamed) item.stream();

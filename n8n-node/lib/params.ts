@@ -9,6 +9,7 @@ import type { PresetKind } from './presets';
 import { extrasV2, readRowsV2 } from './providerRowsV2';
 import { fieldReader } from './plan/fields';
 import { readTokenLimit } from './plan/tokenLimit';
+import { readKeyQuotas } from './plan/keyQuotas';
 import { applyPolicy } from './plan/policyTable';
 import { forVersion, versionDefaults } from './plan/versionDefaults';
 import { idempotencyKeys, type KeyRule } from './plan/idempotencyKeys';
@@ -145,6 +146,7 @@ export function readItemPlan(
 		}),
 	};
 	applyPolicy(config, { retryPolicy, breaker }, read);
+	config.key_quotas = readKeyQuotas(ctx, i, read);
 	// What the version does where the user set nothing (2.1: items wait in line, the fleet's limit),
 	// applied by the engine.
 	const defaults = versionDefaults('callChain', version);

@@ -6,10 +6,11 @@
 //!
 //! The order: the breaker first (an open provider asks nothing else, and its half-open probe is
 //! a claim the rate gate must not reserve a later slot for), then the shared limits that only
-//! count (the retry budget, tokens and spend, the rate gate), then those that hold a slot while
+//! count (the retry budget, tokens and spend, the key's quotas, the rate gate), then those that hold a slot while
 //! the call is out (Max In Flight, the fleet's limit), and last the execution's window (Item
 //! Concurrency *Auto*, in memory), so it never keeps a slot for a call a shared limit turned away.
-//! Tokens and spend come before the gate: a gate slot reserved for later is kept only for a call
+//! The key's quotas come after tokens (they hold the estimate tokens made) and, with tokens and
+//! spend, before the gate: a gate slot reserved for later is kept only for a call
 //! they let go (a spent cap would turn the item away at its slot, and it would reserve again).
 // A refusal carries the rows it writes (a later gate slot, a waiting worker's registration):
 // made and taken apart at once, once per provider asked, unboxed as `token_limit::Take` is.
@@ -21,6 +22,7 @@ use crate::rows::{ProviderView, Writes};
 mod breaker;
 mod fleet;
 mod in_flight;
+mod key_quota;
 mod limit;
 mod rate_gate;
 mod retry_budget;
@@ -30,10 +32,11 @@ mod window;
 pub use limit::{Ask, Held, InPool, Limit, Local, Refusal};
 
 /// Every limit, in the order a call asks them.
-pub const LIMITS: [&dyn Limit; 7] = [
+pub const LIMITS: [&dyn Limit; 8] = [
     &breaker::Breaker,
     &retry_budget::RetryBudget,
     &tokens::Tokens,
+    &key_quota::KeyQuota,
     &rate_gate::RateGate,
     &in_flight::InFlight,
     &fleet::FleetShare,

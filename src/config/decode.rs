@@ -129,6 +129,7 @@ pub const CHAIN: &[&str] = &[
     "priority",
     "fair_share_key",
     "fair_share_weight",
+    "key_quotas",
     "fleet_limit",
     "continue_broken_streams",
     "learn_stream_pace",
@@ -170,6 +171,7 @@ pub const PROVIDER: &[&str] = &[
     "weight",
     "token_limit",
 ];
+pub const KEY_QUOTA: &[&str] = &["measure", "per", "limit"];
 pub const RATE_LIMIT: &[&str] = &["requests", "period_ms", "burst"];
 pub const TOKEN_LIMIT: &[&str] = &[
     "tokens_per_minute",
@@ -192,6 +194,9 @@ pub fn fields() -> Vec<String> {
     let mut all = Vec::new();
     for &c in CHAIN {
         all.push(c.to_string());
+        if c == "key_quotas" {
+            all.extend(KEY_QUOTA.iter().map(|n| format!("key_quotas[].{n}")));
+        }
         if c != "providers" {
             continue;
         }
@@ -351,6 +356,17 @@ pub fn chain_config(text: &str) -> Result<ChainConfig> {
     ] {
         if f.get(name).is_some() {
             f.flag(name, slot.insert(false))?;
+        }
+    }
+    if let Some(list) = f.get("key_quotas") {
+        let Value::Array(list) = list else { return Err(EngineError::config("key_quotas", "must be a list")) };
+        for (i, q) in list.iter().enumerate() {
+            let q = Fields::of(format!("key_quotas[{i}]"), q, KEY_QUOTA)?;
+            let mut quota = crate::config::key_quotas::KeyQuotaConfig::default();
+            q.text("measure", &mut quota.measure)?;
+            q.text("per", &mut quota.per)?;
+            q.float("limit", &mut quota.limit)?;
+            c.key_quotas.push(quota);
         }
     }
     c.probe_interval_ms = f.opt_int("probe_interval_ms")?;

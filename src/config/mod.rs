@@ -1,8 +1,11 @@
 //! Configuration of a fallback chain as the node hands it over, and its validation. Every
 //! rejection names the field (`providers[1].threshold`), never a panic, never a silent default.
 pub mod decode;
+pub mod key_quotas;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod node_constants;
+mod routing;
+pub use routing::Routing;
 pub mod validate;
 pub mod versions;
 use crate::choose::hedge::{Hedge, HedgeDelay};
@@ -101,6 +104,8 @@ pub struct ChainConfig {
     pub fair_share_key: String,
     /// The key's weight in the split, 1 to 1000 (a key at 3 gets three times a key at 1's part).
     pub fair_share_weight: i64,
+    /// What the Fair Share Key may use of the chain per period (`limits/key_quota.rs`).
+    pub key_quotas: Vec<key_quotas::KeyQuotaConfig>,
     /// The node and its `typeVersion` this chain is for (`callChain`, `chatModel`, `guard`;
     /// `versions::NODES`): a switch below left unset (`None`: `wait_in_line`, `wait_for_slot`,
     /// `fleet_limit`, `priority`, `continue_broken_streams`, `learn_stream_pace`,
@@ -188,6 +193,7 @@ impl Default for ChainConfig {
             priority: None,
             fair_share_key: String::new(),
             fair_share_weight: 1,
+            key_quotas: Vec::new(),
             node: String::new(),
             type_version: 0.0,
             workflow_id: String::new(),
@@ -356,6 +362,8 @@ pub struct Chain {
     /// ([`ChainConfig::fair_share_key`]); empty: each worker a key of its own.
     pub share_key: String,
     pub share_weight: u32,
+    /// [`ChainConfig::key_quotas`], and the name their row is kept under.
+    pub quotas: Option<key_quotas::KeyQuotas>,
     /// See [`ChainConfig::continue_broken_streams`].
     pub continue_broken_streams: bool,
     pub routing: Routing,
@@ -383,6 +391,13 @@ pub struct Provider {
 }
 
 impl Chain {
+    /// The names an item's poll reads rows under, in order: each provider's, then its key's where
+    /// the chain has Key Quotas (its `quota` row).
+    pub fn row_keys(&self) -> Vec<String> {
+        let providers = self.providers.iter().map(|p| p.name.clone());
+        providers.chain(self.quotas.as_ref().map(|q| q.owner.clone())).collect()
+    }
+
     /// The cap of provider `i`'s in-flight leases, when its calls hold one: its Max In Flight,
     /// or no cap but a lease each where the routing counts calls in flight.
     pub fn lease_cap(&self, i: usize) -> Option<u32> {
@@ -413,34 +428,5 @@ impl Chain {
     /// routing, or a hedge delay read from them).
     pub fn tracks_latency(&self) -> bool {
         self.routing.tracks_latency() || self.hedge.is_some_and(|h| h.reads_latency())
-    }
-}
-
-/// Which admissible provider of the best tier an item tries first (`src/choose/routing.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Routing {
-    Order,
-    Weighted,
-    LeastBusy,
-    Latency,
-}
-
-impl Routing {
-    pub const NAMES: &'static str = "order, weighted, least_busy, latency";
-    pub const ALL: [Routing; 4] = [Routing::Order, Routing::Weighted, Routing::LeastBusy, Routing::Latency];
-
-    pub fn parse(s: &str) -> Option<Routing> {
-        crate::error::one_of("routing", "routing", s, Routing::NAMES).ok().map(|i| Routing::ALL[i])
-    }
-
-    /// Every call holds an in-flight lease, so the fleet's count of calls in flight is known.
-    pub fn leases_every_call(self) -> bool {
-        self == Routing::LeastBusy
-    }
-
-    /// Answered calls' durations are recorded in the providers' latency rows.
-    pub fn tracks_latency(self) -> bool {
-        self == Routing::Latency
     }
 }

@@ -2,6 +2,8 @@
 //! version leaves unset: `ChainConfig::validate` turns the node's description into the `Chain`
 //! the engine runs. A bad value is `invalid_config` naming the field.
 use super::*;
+use crate::limits::key_quota::{Measure, Per, Quota};
+use key_quotas::{KeyQuotaConfig, KeyQuotas};
 
 /// The most hedges an item may send beside its call.
 pub const MAX_HEDGES: i64 = 3;
@@ -140,6 +142,7 @@ impl ChainConfig {
             crate::error::one_of("priority", "priority", self.priority.as_deref().unwrap_or(d.priority), PRIORITIES)?
                 as u8;
         let (share_key, share_weight) = self.share_key(&d)?;
+        let quotas = key_quotas(&self.key_quotas, &share_key, &mut providers)?;
         let budget_ms = ms("budget_ms", self.budget_ms, 1, 7 * DAY)?;
         Ok(Chain {
             hedge,
@@ -176,6 +179,7 @@ impl ChainConfig {
             rank,
             share_key,
             share_weight,
+            quotas,
             continue_broken_streams: self.continue_broken_streams.unwrap_or(d.continue_broken_streams),
         })
     }
@@ -364,4 +368,61 @@ mod idempotent_tests {
         assert!(!provider("POST", true).unsafe_method, "a model call: safe because it says so");
         assert!(!provider("GET", false).unsafe_method);
     }
+}
+
+/// The most quotas a key may have: each is counted in its row on every call.
+const MAX_QUOTAS: usize = 9;
+
+/// The quotas checked; a chain counting tokens or spend against them estimates every provider's
+/// calls (a provider without token limits reserves its calls' estimate at no price).
+fn key_quotas(
+    list: &[KeyQuotaConfig],
+    share_key: &str,
+    providers: &mut [Provider],
+) -> Result<Option<KeyQuotas>, EngineError> {
+    if list.is_empty() {
+        return Ok(None);
+    }
+    if share_key.is_empty() {
+        return Err(EngineError::config(
+            "key_quotas",
+            "count under a key: set a Fair Share Key (Call Chain 2.2 counts by workflow without one)",
+        ));
+    }
+    let mut out: Vec<Quota> = Vec::with_capacity(list.len());
+    for (i, q) in list.iter().enumerate() {
+        // One message for every way an entry is wrong (each message costs the WASM engine).
+        let bad = || {
+            EngineError::config(
+                "key_quotas",
+                format!(
+                    "quota {} needs a measure (requests, tokens, spend), a period (minute, day, month) and a limit \
+                 above 0 and at most 10^12 (whole for requests and tokens); each measure and period once \
+                 (9 quotas at most)",
+                    i + 1
+                ),
+            )
+        };
+        let pick = |v: &str, words: [&str; 3]| words.iter().position(|w| *w == v).ok_or_else(bad);
+        let measure =
+            [Measure::Requests, Measure::Tokens, Measure::Spend][pick(&q.measure, ["requests", "tokens", "spend"])?];
+        let per = [Per::Minute, Per::Day, Per::Month][pick(&q.per, ["minute", "day", "month"])?];
+        let whole = measure != Measure::Spend;
+        let repeated = out.iter().any(|o| o.measure == measure && o.per == per);
+        if !(q.limit > 0.0 && q.limit <= 1e12) || (whole && q.limit.fract() != 0.0) || repeated || i >= MAX_QUOTAS {
+            return Err(bad());
+        }
+        let scale = if whole { 1.0 } else { 1e6 };
+        out.push(Quota { measure, per, limit: (q.limit * scale).round() as u64 });
+    }
+    if out.iter().any(|q| q.measure != Measure::Requests) {
+        for p in providers.iter_mut().filter(|p| p.tokens.is_none()) {
+            p.tokens = Some(TokenRules {
+                limits: Limits::default(),
+                output_reserve: DEFAULT_OUTPUT_RESERVE,
+                prices: Prices::default(),
+            });
+        }
+    }
+    Ok(Some(KeyQuotas { owner: format!("key:{share_key}"), list: out }))
 }

@@ -12,7 +12,7 @@ use crate::limits::breaker::Transition;
 use crate::report::event;
 use crate::rng::Rng;
 use crate::rows::read_ahead;
-use crate::rows::row_text::{self, RowWrites};
+use crate::rows::row_text::{self, RowWrites, ROW_KINDS};
 use crate::verdict::outcome::Outcome;
 use crate::verdict::reason::Reason;
 use serde::Serialize;
@@ -130,18 +130,20 @@ impl Session {
 
     /// The next step from the chain's row texts read at `now` (the store's clock).
     pub fn poll(&mut self, now: u64, rows: &[impl AsRef<str>]) -> Result<Polled, EngineError> {
-        let views = row_text::views(rows, self.chain.providers.len())?;
+        let views = row_text::views(rows, self.row_groups())?;
         self.poll_views(now, views)
     }
 
     /// [`Session::poll`] on rows already decoded (by a [`row_text::RowMemo`]).
     pub fn poll_views(&mut self, now: u64, views: Vec<ProviderView>) -> Result<Polled, EngineError> {
+        let views = row_text::with_key_row(views, self.providers());
         self.decide(views, |m, v| m.poll(now, v))
     }
 
     /// No answer yet to the calls out: a hedge, or what to wait for (see [`ItemMachine::hedge`]),
     /// on the chain's rows read at `now`. `again`: after the last hedge's write lost its race.
     pub fn hedge_views(&mut self, now: u64, views: Vec<ProviderView>, again: bool) -> Result<Polled, EngineError> {
+        let views = row_text::with_key_row(views, self.providers());
         self.decide(views, |m, v| m.hedge(now, v, again))
     }
 
@@ -155,7 +157,7 @@ impl Session {
         self.effect = None;
         let poll = step(&mut self.machine, &self.views)?;
         if let Some(w) = &poll.writes {
-            row_text::apply(&mut self.views[w.provider], w);
+            self.apply(w);
         }
         Ok(Polled {
             read_ahead: read_ahead::read_ahead(&poll.step, poll.writes.as_ref()),
@@ -210,19 +212,34 @@ impl Session {
         Recorded { attempt, ..self.record(effect, now) }
     }
 
-    /// The last outcome again, on the provider's fresh row texts after a lost race.
+    /// The last outcome again, on the provider's fresh row texts after a lost race (and its
+    /// key's after them, where the chain has Key Quotas: [`Session::row_groups`]).
     pub fn rerecord(&mut self, now: u64, rows: &[impl AsRef<str>]) -> Result<Recorded, EngineError> {
         let effect = self.effect.take().ok_or_else(|| {
             EngineError::InvalidInput("nothing to record again: no outcome since the last poll".into())
         })?;
-        self.views[effect.provider] = row_text::view(rows)?;
+        let n = ROW_KINDS.len();
+        self.views[effect.provider] = row_text::view(&rows[..n.min(rows.len())])?;
+        if rows.len() > n {
+            let key = row_text::view(&rows[n..])?;
+            self.views.iter_mut().for_each(|v| v.quota.clone_from(&key.quota));
+        }
         Ok(self.record(effect, now.max(self.effect_at)))
+    }
+
+    /// New rows applied to this item's copy, as the store will once it accepts them: the key's
+    /// quota row to every provider's view.
+    fn apply(&mut self, w: &crate::rows::Writes) {
+        row_text::apply(&mut self.views[w.provider], w);
+        if let Some(q) = &w.quota {
+            self.views.iter_mut().for_each(|v| v.quota.clone_from(q));
+        }
     }
 
     fn record(&mut self, effect: Effect, now: u64) -> Recorded {
         let rec = record(&self.chain, &self.views[effect.provider], &effect, now);
         if let Some(w) = &rec.writes {
-            row_text::apply(&mut self.views[effect.provider], w);
+            self.apply(w);
         }
         self.effect = Some(effect);
         self.effect_at = now;
@@ -258,6 +275,12 @@ impl Session {
 
     pub fn providers(&self) -> usize {
         self.chain.providers.len()
+    }
+
+    /// The groups of `ROW_KINDS` texts a poll reads: each provider's, then the item's key's
+    /// where its chain has Key Quotas (`Engine::row_keys` names them).
+    pub fn row_groups(&self) -> usize {
+        self.providers() + usize::from(self.chain.quotas.is_some())
     }
 
     pub fn machine(&self) -> &ItemMachine {

@@ -60,6 +60,8 @@ impl Ticket {
             output: self.reserved_output,
             estimate: (self.estimate_input, self.estimate_output),
             held_micros: self.held_micros,
+            // A guard's ticket carries no key quota: Check counts none (Call Chain's own).
+            quota: Default::default(),
         };
         let any = r.tokens + r.input + r.output + r.estimate.0 + r.estimate.1 + r.held_micros > 0;
         any.then_some(r)

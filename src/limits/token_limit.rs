@@ -12,6 +12,7 @@
 use crate::facts::civil::{civil_from_days, days_from_civil};
 use crate::facts::hint_parse::{parse_duration, parse_rfc3339};
 use crate::facts::retry_after::HintHeaders;
+use crate::limits::key_quota::Hold;
 use crate::limits::spend_hold::{self, SpendRow};
 use crate::limits::token_budget::{self, Estimate, Limits, Reserve, TokenRow, Window};
 use crate::verdict::reason::Reason;
@@ -100,6 +101,13 @@ pub struct Reservation {
     /// Its estimated cost held against the spend cap (`spend_hold`), released at its end.
     #[serde(default)]
     pub held_micros: u64,
+    /// What it holds against its key's quotas (`key_quota`), released at its end.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub quota: Hold,
+}
+
+fn is_default(h: &Hold) -> bool {
+    *h == Hold::default()
 }
 
 /// What a vendor said is left of one of its minutes, and when that minute is full again (the
@@ -208,7 +216,9 @@ impl TokenRules {
         }
     }
 
-    /// What `usage` costs, in millionths of the unit (price per million x tokens).
+    /// What `usage` costs, in millionths of the unit (price per million x tokens). Not inlined:
+    /// its float arithmetic would be copied into each limit that prices a call.
+    #[inline(never)]
     pub fn cost_micros(&self, u: &Usage) -> u64 {
         let p = &self.prices;
         let or = |price: f64, fallback: f64| if price > 0.0 { price } else { fallback };
@@ -267,7 +277,15 @@ pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, held: SpendH
         }
     }
     if !l.limits_minute() {
-        let reservation = Reservation { at_ms: now, tokens: 0, input: 0, output: 0, estimate: pair, held_micros };
+        let reservation = Reservation {
+            at_ms: now,
+            tokens: 0,
+            input: 0,
+            output: 0,
+            estimate: pair,
+            held_micros,
+            quota: Hold::default(),
+        };
         return Take::Granted { row: None, spend, reservation };
     }
     let mut next = row.clone();
@@ -286,7 +304,8 @@ pub fn take(row: &TokenRow, rules: &TokenRules, estimate: Estimate, held: SpendH
         return Take::Full { until_ms, reason: Reason::TokenLimited };
     }
     let [tokens, input, output] = reserved;
-    let reservation = Reservation { at_ms: now, tokens, input, output, estimate: pair, held_micros };
+    let reservation =
+        Reservation { at_ms: now, tokens, input, output, estimate: pair, held_micros, quota: Hold::default() };
     let row = TokenRow { limits: Some(*l), version: row.version.wrapping_add(1), ..next };
     Take::Granted { row: Some(row), spend, reservation }
 }
@@ -448,7 +467,15 @@ mod tests {
 
     #[test]
     fn a_call_without_usage_settles_at_its_estimate_and_a_refused_one_at_nothing() {
-        let r = Reservation { at_ms: 0, tokens: 1_500, input: 0, output: 0, estimate: (1_000, 500), held_micros: 0 };
+        let r = Reservation {
+            at_ms: 0,
+            tokens: 1_500,
+            input: 0,
+            output: 0,
+            estimate: (1_000, 500),
+            held_micros: 0,
+            quota: Hold::default(),
+        };
         let u = used(&RULES, &r, None, false);
         assert_eq!((u.input, u.output, u.estimated), (1_000, 500, true));
         let u = used(&RULES, &r, None, true);
@@ -507,7 +534,15 @@ mod tests {
             .with("anthropic-ratelimit-input-tokens-remaining", "3000");
         let count = |left| Some(VendorCount { left, full_at_ms: None });
         assert_eq!(remaining(&h, 0), Remaining { total: count(4_000), input: count(3_000), output: None });
-        let r = Reservation { at_ms: 0, tokens: 1_000, input: 0, output: 0, estimate: (500, 500), held_micros: 0 };
+        let r = Reservation {
+            at_ms: 0,
+            tokens: 1_000,
+            input: 0,
+            output: 0,
+            estimate: (500, 500),
+            held_micros: 0,
+            quota: Hold::default(),
+        };
         let u = Used { input: 500, output: 500, estimated: false, cost_micros: 0 };
         let row = TokenRow::default();
         let row = settle(&row, &RULES, &Settle { reservation: r, used: u, remaining: remaining(&h, 0) }, 0).unwrap();

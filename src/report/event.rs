@@ -55,6 +55,10 @@ pub fn writes(
     spend_cap: Option<&SpendCapReached>,
 ) -> RowWrites {
     let mut out = row_text::writes(w);
+    // The key's quota row is kept under the key's name, written with the provider's rows.
+    if let Some(q) = &chain.quotas {
+        out.rows.iter_mut().filter(|r| r.kind == "quota").for_each(|r| r.key = Some(q.owner.clone()));
+    }
     let provider = &chain.providers[w.provider].name;
     if let (Some(t), Some(b)) = (transition, &w.breaker) {
         out.event = Some(text(provider, t, b, spend_cap));

@@ -9,6 +9,7 @@ use crate::choose::latency::LatencyRow;
 use crate::facts::pace_row::PaceRow;
 use crate::limits::breaker::BreakerRow;
 use crate::limits::in_flight::InFlightRow;
+use crate::limits::key_quota::QuotaRow;
 use crate::limits::learned_limit::LimitRow;
 use crate::limits::rate_gate::GateRow;
 use crate::limits::retry_budget::BudgetRow;
@@ -33,6 +34,9 @@ pub struct ProviderView {
     pub spend: SpendRow,
     /// Its pace to a streamed call's first chunk (`facts::pace_row`).
     pub pace: PaceRow,
+    /// The item's Fair Share Key's quota row (`key_quota`): stored under the key's name, not the
+    /// provider's, and the same in every provider's view of one poll.
+    pub quota: QuotaRow,
 }
 
 /// New rows to write back atomically (each with `version` = stored version + 1).
@@ -52,6 +56,9 @@ pub struct Writes {
     pub spend: Option<SpendRow>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pace: Option<PaceRow>,
+    /// The key's quota row (written under the key's name: `RowWrite::key`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<QuotaRow>,
 }
 
 impl Writes {
@@ -65,5 +72,6 @@ impl Writes {
             && self.tokens.is_none()
             && self.spend.is_none()
             && self.pace.is_none()
+            && self.quota.is_none()
     }
 }

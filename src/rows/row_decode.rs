@@ -7,6 +7,7 @@ use crate::error::EngineError;
 use crate::json::{self, Number, Object, Value};
 use crate::limits::breaker::{BreakerRow, Bucket, Phase};
 use crate::limits::in_flight::InFlightRow;
+use crate::limits::key_quota::QuotaRow;
 use crate::limits::learned_limit::{LimitRow, Share};
 use crate::limits::lease::Lease;
 use crate::limits::rate_gate::GateRow;
@@ -267,6 +268,18 @@ pub fn spend(text: &str) -> Result<SpendRow> {
     let v = parse("spend", text)?;
     let f = Fields::of("spend", &v)?;
     Ok(SpendRow { held: pairs(&f, "spend", "held")?, version: f.u64("version")? })
+}
+
+/// A Fair Share Key's quota row (`key_quota`): its counts and holds, three numbers each.
+pub fn quota(text: &str) -> Result<QuotaRow> {
+    const K: &str = "quota";
+    let v = parse(K, text)?;
+    let f = Fields::of(K, &v)?;
+    let (counts, held) = (f.numbers("counts")?, f.numbers("held")?);
+    if counts.len() % 3 + held.len() % 3 != 0 {
+        return Err(corrupt(K, "counts or held is not in threes"));
+    }
+    Ok(QuotaRow { counts, held, version: f.u64("version")? })
 }
 
 fn limits(v: &Value) -> Result<Limits> {

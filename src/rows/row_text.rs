@@ -7,6 +7,7 @@ use crate::error::EngineError;
 use crate::facts::pace_row::PaceRow;
 use crate::limits::breaker::BreakerRow;
 use crate::limits::in_flight::InFlightRow;
+use crate::limits::key_quota::QuotaRow;
 use crate::limits::learned_limit::LimitRow;
 use crate::limits::rate_gate::GateRow;
 use crate::limits::retry_budget::BudgetRow;
@@ -16,8 +17,10 @@ use crate::rows::row_decode;
 use serde::Serialize;
 
 /// The rows of a provider, in the order a store reads them. An empty text is a fresh row.
-pub const ROW_KINDS: [&str; 9] =
-    ["breaker", "gate", "in_flight", "latency", "budget", "limit", "tokens", "spend", "pace"];
+/// `quota` is a Fair Share Key's, read and written under the key's name (a provider's is never
+/// written).
+pub const ROW_KINDS: [&str; 10] =
+    ["breaker", "gate", "in_flight", "latency", "budget", "limit", "tokens", "spend", "pace", "quota"];
 
 /// Joins the row texts of one call into one string at the boundary (one string crossing instead
 /// of two per row): ASCII record separator, which JSON text never holds raw (it escapes every
@@ -39,6 +42,10 @@ pub struct RowWrite {
     pub version: u64,
     /// The row as JSON text (its `version` inside equals `version`).
     pub json: String,
+    /// The name the row is kept under where it is not its provider's: a Fair Share Key's quota
+    /// row (`key_quota`), written in the same atomic step as the provider's rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// The rows to write for one provider, atomically.
@@ -113,6 +120,7 @@ pub fn view(rows: &[impl AsRef<str>]) -> Result<ProviderView, EngineError> {
         tokens: decode("tokens", rows[6].as_ref(), row_decode::tokens, |r: &mut TokenRow, v| r.version = v)?,
         spend: decode("spend", rows[7].as_ref(), row_decode::spend, |r: &mut SpendRow, v| r.version = v)?,
         pace: decode("pace", rows[8].as_ref(), row_decode::pace, |r: &mut PaceRow, v| r.version = v)?,
+        quota: decode("quota", rows[9].as_ref(), row_decode::quota, |r: &mut QuotaRow, v| r.version = v)?,
     })
 }
 
@@ -130,6 +138,20 @@ pub fn views(rows: &[impl AsRef<str>], providers: usize) -> Result<Vec<ProviderV
         out.push(view(chunk)?);
     }
     Ok(out)
+}
+
+/// The views as a poll uses them: where the store read the item's key's rows after the
+/// providers' (`groups` = providers + 1: its chain has Key Quotas), each provider's view carries
+/// the key's quota row, and the key's own view goes.
+pub fn with_key_row(mut views: Vec<ProviderView>, providers: usize) -> Vec<ProviderView> {
+    if views.len() > providers {
+        if let Some(key) = views.pop() {
+            for v in &mut views {
+                v.quota.clone_from(&key.quota);
+            }
+        }
+    }
+    views
 }
 
 /// Decoded rows by their texts, kept across the items of one engine: in the steady state the
@@ -168,7 +190,7 @@ fn row<T: Serialize>(kind: &'static str, row: &T, version: u64) -> RowWrite {
     // Plain structs of integers and strings: serialising cannot fail. (No `expect`: its Debug of
     // the error would cost the WASM engine kilobytes.)
     let json = serde_json::to_string(row).unwrap_or_else(|_| unreachable!());
-    RowWrite { kind, expected: version.wrapping_sub(1), version, json }
+    RowWrite { kind, expected: version.wrapping_sub(1), version, json, key: None }
 }
 
 /// The texts to write for a set of new rows.
@@ -201,6 +223,9 @@ pub fn writes(w: &Writes) -> RowWrites {
     if let Some(p) = &w.pace {
         rows.push(row(ROW_KINDS[8], p, p.version));
     }
+    if let Some(q) = &w.quota {
+        rows.push(row(ROW_KINDS[9], q, q.version));
+    }
     RowWrites { provider: w.provider, rows, event: None, counts: None }
 }
 
@@ -232,6 +257,9 @@ pub fn apply(view: &mut ProviderView, w: &Writes) {
     }
     if let Some(p) = &w.pace {
         view.pace = p.clone();
+    }
+    if let Some(q) = &w.quota {
+        view.quota = q.clone();
     }
 }
 

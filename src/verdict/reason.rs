@@ -52,10 +52,13 @@ pub enum Reason {
     /// The provider's spend cap for its period (a UTC day or month) is reached: no call until
     /// the period ends (`until_ms`).
     SpendCap,
+    /// The item's key (its Fair Share Key) has used a Key Quota of its period, or the calls it has
+    /// out hold the rest (`key_quota`): no call of the key until `until_ms`.
+    KeyQuota,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 20] = [
+    pub const ALL: [Reason; 21] = [
         Reason::CircuitOpen,
         Reason::Cooldown,
         Reason::HalfOpenBusy,
@@ -76,6 +79,7 @@ impl Reason {
         Reason::ConcurrencyLimit,
         Reason::TokenLimited,
         Reason::SpendCap,
+        Reason::KeyQuota,
     ];
 
     pub fn parse(s: &str) -> Option<Reason> {
@@ -104,6 +108,7 @@ impl Reason {
             Reason::ConcurrencyLimit => "concurrency_limit",
             Reason::TokenLimited => "token_limited",
             Reason::SpendCap => "spend_cap",
+            Reason::KeyQuota => "key_quota",
         }
     }
 

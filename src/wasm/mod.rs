@@ -202,6 +202,14 @@ impl Engine {
         to_js(&Left { writes: writes.as_ref().map(row_text::writes) })
     }
 
+    /// Where the chain has Key Quotas, the name its key's rows are kept under
+    /// (`key:<Fair Share Key>`): an item's poll reads them after every provider's (a list of
+    /// every name would cost the engine 2 KB of glue).
+    #[wasm_bindgen(js_name = keyRow)]
+    pub fn key_row(&self) -> Option<String> {
+        self.chain.quotas.as_ref().map(|q| q.owner.clone())
+    }
+
     /// A pool of windows for one execution's items (Item Concurrency *Auto*).
     pub fn pool(&self, ceiling: u32) -> Pool {
         Pool { inner: Rc::new(RefCell::new(crate::limits::pool::Pool::new(&self.chain, ceiling))) }
@@ -293,7 +301,7 @@ impl Item {
     /// read at `now_ms` (the store's clock).
     #[wasm_bindgen(unchecked_return_type = "Polled")]
     pub fn poll(&mut self, now_ms: f64, rows: &str) -> Result<JsValue, JsValue> {
-        let views = self.memo.borrow_mut().views(&row_text::split(rows), self.s.providers());
+        let views = self.memo.borrow_mut().views(&row_text::split(rows), self.s.row_groups());
         let polled = views.and_then(|v| self.s.poll_views(ms(now_ms), v)).map_err(js_error)?;
         match answer_text::bare_call(&polled) {
             Some(text) => js_sys::JSON::parse(&text),
@@ -355,7 +363,7 @@ impl Item {
     /// the chain's row texts read at `now_ms`. `again`: the last hedge's write lost its race.
     #[wasm_bindgen(unchecked_return_type = "Polled")]
     pub fn hedge(&mut self, now_ms: f64, rows: &str, again: bool) -> Result<JsValue, JsValue> {
-        let views = self.memo.borrow_mut().views(&row_text::split(rows), self.s.providers());
+        let views = self.memo.borrow_mut().views(&row_text::split(rows), self.s.row_groups());
         done(views.and_then(|v| self.s.hedge_views(ms(now_ms), v, again)))
     }
 

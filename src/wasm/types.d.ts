@@ -31,6 +31,8 @@ export interface TokenLimitConfig {
   price_input?: number; price_output?: number; price_cached_input?: number; price_reasoning?: number;
   price_cache_write?: number;
 }
+/** At most `limit` requests, tokens or spend (in the providers' prices' currency) per period. */
+export interface KeyQuotaConfig { measure: "requests" | "tokens" | "spend" | string; per: "minute" | "day" | "month" | string; limit: number }
 /** Every field but `providers` is optional and takes README's default. */
 export interface ChainConfig {
   providers: ProviderConfig[];
@@ -51,6 +53,8 @@ export interface ChainConfig {
   priority?: string;
   /** A spent fleet limit's split between keys, by weight (1-1000, default 1). */
   fair_share_key?: string; fair_share_weight?: number;
+  /** What the Fair Share Key may use of the chain per period, for the fleet (src/limits/key_quota.rs). */
+  key_quotas?: KeyQuotaConfig[];
   fleet_limit?: boolean;
   /** The node (`callChain`, `guard`, `chatModel`) and version this chain is for: a switch left
    * unset takes that version's default (src/config/versions.rs); the workflow shares by
@@ -91,7 +95,8 @@ export interface ProviderState {
   spent_period_micros: number; spend_left_period_micros: number | null; period_ends_ms: number | null;
 }
 /** One row to write, as text: replace the stored row iff its version is still `expected`. */
-export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget" | "limit" | "tokens"; expected: number; version: number; json: string }
+/** `key`: the name the row is kept under where it is not its provider's (a Fair Share Key's `quota` row). */
+export interface RowWrite { kind: "breaker" | "gate" | "in_flight" | "latency" | "budget" | "limit" | "tokens" | "spend" | "pace" | "quota"; expected: number; version: number; json: string; key?: string }
 /** Rows of provider `provider` to write atomically; `event`: the breaker transition they make, as
  * the JSON text a store keeps in the same atomic step (README: "Resilient Provider Trigger");
  * `counts`: what they add to the provider's counters once committed (absent: nothing). */

@@ -35,6 +35,7 @@ test('the shipped engine exports the boundary and nothing test-only', () => {
 		'idleSeats',
 		'inspect',
 		'item',
+		'keyRow',
 		'leave',
 		'metrics',
 		'pool',

@@ -113,13 +113,15 @@ test('at most two engine calls per attempt: retries, a fallback and a half-open 
 		perAttempt <= 2 * attempts,
 		`${perAttempt} engine calls for ${attempts} attempts: ${JSON.stringify(counts)}`,
 	);
-	// Per item: one to start it, one to free it; nothing else crosses.
+	// Per item: one to start it, one to free it; per engine, one for the names its rows are read
+	// under (its key's, where the chain has Key Quotas); nothing else crosses.
 	assert.deepEqual(
 		Object.keys(counts).sort(),
-		['engine.item', 'item.free', 'item.outcome', 'item.poll'],
+		['engine.item', 'engine.keyRow', 'item.free', 'item.outcome', 'item.poll'],
 		JSON.stringify(counts),
 	);
 	assert.equal(counts['engine.item'], 3);
+	assert.equal(counts['engine.keyRow'], 1, 'once per engine, not per item');
 	console.log(
 		`  ${attempts} attempts, ${perAttempt} poll/outcome calls: ${JSON.stringify(counts)}`,
 	);

@@ -29,13 +29,13 @@ export class MemoryStore implements StateStore {
 		return { now: Date.now(), rows };
 	}
 
+	/** A row naming its own `key` (a Fair Share Key's quota row) is kept under it. */
 	async write(provider: string, writes: RowWrite[], event?: string | null): Promise<boolean> {
-		const key = this.key(provider);
-		const current = this.rows.get(key) ?? {};
-		if (writes.some((w) => (current[w.kind]?.version ?? 0) !== w.expected)) return false;
-		const updated = { ...current };
-		for (const w of writes) updated[w.kind] = { version: w.version, json: w.json };
-		this.rows.set(key, updated);
+		const at = (w: RowWrite) => this.key(w.key ?? provider);
+		const stored = (w: RowWrite) => this.rows.get(at(w))?.[w.kind]?.version ?? 0;
+		if (writes.some((w) => stored(w) !== w.expected)) return false;
+		for (const w of writes)
+			this.rows.set(at(w), { ...this.rows.get(at(w)), [w.kind]: { version: w.version, json: w.json } });
 		if (event) publishMemoryEvent(this.scope, event); // same synchronous step as the write
 		return true;
 	}

@@ -185,8 +185,9 @@ export class PostgresStore implements StateStore {
 	private async writeRow(
 		db: Pick<Pool, 'query'>,
 		provider: string,
-		{ kind, expected, version, json }: RowWrite,
+		{ kind, expected, version, json, key }: RowWrite,
 	): Promise<number> {
+		provider = key ?? provider; // a row naming its own key: a Fair Share Key's quota row
 		const res =
 			expected === 0
 				? await db.query(

@@ -129,7 +129,8 @@ export class RedisStore implements StateStore {
 	}
 
 	async write(provider: string, writes: RowWrite[], event?: string | null): Promise<boolean> {
-		const redisKeys = writes.map((w) => this.key(provider, w.kind));
+		// A row naming its own key (a Fair Share Key's quota row): in the scope's slot too.
+		const redisKeys = writes.map((w) => this.key(w.key ?? provider, w.kind));
 		if (event) redisKeys.push(this.eventsKey());
 		const args = [
 			String(this.ttlMs),

@@ -15,7 +15,8 @@ export interface StateStore {
 	/** `granted` false: a read the engine's grant to rows already read may not serve (a hedge's
 	 * decision, within the item the grant was given by: the grant is the next item's). */
 	read(keys: string[], granted?: boolean): Promise<Snapshot>;
-	/** Write `rows` of provider `key` iff each stored version still equals its `expected`; with
+	/** Write `rows` of provider `key` (a row naming its own `key` under that: a Fair Share Key's
+	 * quota row) iff each stored version still equals its `expected`; with
 	 * `event` (the engine's text of the transition these rows make), append it to the scope's
 	 * events in the same atomic step, so it exists iff the transition committed. */
 	write(key: string, rows: RowWrite[], event?: string | null): Promise<boolean>;

@@ -41,14 +41,16 @@ export function bodyFacts(body: unknown): TokenFacts {
 	};
 }
 
-/** The facts of an item of Call Chain for each provider of its chain with token limits: that
- * provider's own request (its body, its Max Tokens); none for a provider without limits. */
+/** The facts of an item of Call Chain for each provider of its chain with token limits (for
+ * every provider where Key Quotas are set: they may count tokens): that provider's own request
+ * (its body, its Max Tokens); none for a provider without limits. */
 export function planTokenFacts(plan: {
-	config: { providers: Array<{ token_limit?: unknown }> };
+	config: { providers: Array<{ token_limit?: unknown }>; key_quotas?: unknown[] };
 	requests: Array<{ body: unknown }>;
 }): Array<TokenFacts | undefined> | undefined {
-	if (!plan.config.providers.some((p) => p.token_limit)) return undefined;
+	const every = (plan.config.key_quotas?.length ?? 0) > 0;
+	if (!every && !plan.config.providers.some((p) => p.token_limit)) return undefined;
 	return plan.config.providers.map((p, k) =>
-		p.token_limit ? bodyFacts(plan.requests[k].body) : undefined,
+		every || p.token_limit ? bodyFacts(plan.requests[k].body) : undefined,
 	);
 }

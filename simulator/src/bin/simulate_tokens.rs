@@ -138,6 +138,7 @@ impl Sim {
             output: 0,
             estimate: (est.input, est.max_output),
             held_micros: 0,
+            quota: Default::default(),
         };
         match self.policy {
             Policy::RequestsOnly if slot_held && self.now >= self.gate.closed_until_ms => {}
@@ -216,8 +217,15 @@ impl Sim {
         }
         self.billed += usage;
         if self.policy == Policy::TokenAware {
-            let reservation =
-                Reservation { at_ms: reserved_at, tokens: reserved, input: 0, output: 0, estimate, held_micros: 0 };
+            let reservation = Reservation {
+                at_ms: reserved_at,
+                tokens: reserved,
+                input: 0,
+                output: 0,
+                estimate,
+                held_micros: 0,
+                quota: Default::default(),
+            };
             let used = Used { input: j.true_input, output: j.output, estimated: false, cost_micros: 0 };
             let s = Settle { reservation, used, remaining: self.vendor_says() };
             if let Some(row) = token_limit::settle(&self.tokens, &RULES, &s, self.now) {

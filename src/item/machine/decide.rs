@@ -249,6 +249,8 @@ impl ItemMachine {
                 | Reason::TokenLimited
                 // Held by the calls out (soon back); a cap spent waits past any budget.
                 | Reason::SpendCap
+                // A minute's quota frees within the wait; a day's or a month's defers.
+                | Reason::KeyQuota
         );
         // A chain that does not wait in line still waits a short while where every provider is
         // at a limit that frees (`wait_for_slot`): a fleet limit's slot, a gate a 429 closed, or

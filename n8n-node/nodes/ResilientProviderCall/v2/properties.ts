@@ -6,6 +6,7 @@ import { answerCheck } from './answerCheck';
 import { credentialTypesUsed } from './credentials';
 import { providerRow } from './provider';
 import { breaker, retryPolicy } from './policy';
+import { keyQuotas } from './keyQuotas';
 import { store } from './store';
 
 const CALL_CHAIN = { show: { operation: ['callChain'] } };
@@ -104,6 +105,7 @@ export const properties: INodeProperties[] = [
 	answerCheck,
 	retryPolicy,
 	breaker,
+	keyQuotas,
 	{
 		displayName: 'Item Concurrency',
 		name: 'itemConcurrency',
