@@ -109,7 +109,10 @@ export class ItemConversation {
 				if (!again) return first;
 				// The provider's rows, and the key's after them (the engine reads what follows the
 				// providers as the key's).
-				const snap = await this.c.store.read([key, ...this.keys.slice(this.c.plan.requests.length)]);
+				const snap = await this.c.store.read([
+					key,
+					...this.keys.slice(this.c.plan.requests.length),
+				]);
 				this.sayWhereRowsAre();
 				return this.item.rerecord(snap.now, snap.rows.join(ROW_SEPARATOR));
 			},

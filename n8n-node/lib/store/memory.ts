@@ -35,7 +35,10 @@ export class MemoryStore implements StateStore {
 		const stored = (w: RowWrite) => this.rows.get(at(w))?.[w.kind]?.version ?? 0;
 		if (writes.some((w) => stored(w) !== w.expected)) return false;
 		for (const w of writes)
-			this.rows.set(at(w), { ...this.rows.get(at(w)), [w.kind]: { version: w.version, json: w.json } });
+			this.rows.set(at(w), {
+				...this.rows.get(at(w)),
+				[w.kind]: { version: w.version, json: w.json },
+			});
 		if (event) publishMemoryEvent(this.scope, event); // same synchronous step as the write
 		return true;
 	}
