@@ -27,7 +27,7 @@ export const EVENTS_KEPT = 10_000;
 export const EVENTS_CHANNEL = 'resilient_provider_events';
 const pools = new Map<string, Pool>();
 /** Tables known to exist, per pool: each credential (server, database) needs its own. */
-let created = new WeakMap<Pool, Set<string>>();
+let created = new WeakMap<Pool, Map<string, Promise<void>>>();
 
 export function validTableName(name: string): boolean {
 	return IDENT.test(name);
@@ -108,19 +108,35 @@ export class PostgresStore implements StateStore {
 			throw new Error(`table name "${table.slice(0, 80)}" must match ${IDENT}`);
 	}
 
-	private async ensureTable(): Promise<void> {
+	/** The tables, made once per pool: the first items of a fresh install arrive together, and
+	 * concurrent CREATE … IF NOT EXISTS can still collide in the catalog (23505, 42P07). */
+	private ensureTable(): Promise<void> {
 		let tables = created.get(this.pool);
-		if (!tables) created.set(this.pool, (tables = new Set()));
-		if (tables.has(this.table)) return;
-		await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
+		if (!tables) created.set(this.pool, (tables = new Map()));
+		let made = tables.get(this.table);
+		if (!made) {
+			made = this.createTables().catch((e) => {
+				tables.delete(this.table); // the next item tries again
+				throw e;
+			});
+			tables.set(this.table, made);
+		}
+		return made;
+	}
+
+	private async createTables(): Promise<void> {
+		const create = (sql: string) =>
+			this.pool.query(sql).catch((e: { code?: string }) => {
+				if (e.code !== '23505' && e.code !== '42P07') throw e;
+			});
+		await create(`CREATE TABLE IF NOT EXISTS ${this.table} (
       scope text NOT NULL, provider text NOT NULL, kind text NOT NULL,
       version bigint NOT NULL, data jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
       PRIMARY KEY (scope, provider, kind))`);
-		await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table}_counters (
+		await create(`CREATE TABLE IF NOT EXISTS ${this.table}_counters (
       scope text NOT NULL, provider text NOT NULL, name text NOT NULL, value bigint NOT NULL,
       PRIMARY KEY (scope, provider, name))`);
 		await ensureEventTables(this.pool, this.table);
-		tables.add(this.table);
 	}
 
 	async read(keys: string[]): Promise<Snapshot> {
