@@ -386,7 +386,7 @@ fn key_quotas(
     if share_key.is_empty() {
         return Err(EngineError::config(
             "key_quotas",
-            "count under a key: set a Fair Share Key (Call Chain 2.2 counts by workflow without one)",
+            "count under a key: set a Fair Share Key (Call Chain 2.2 and the chat model 1.2 count by workflow without one)",
         ));
     }
     let mut out: Vec<Quota> = Vec::with_capacity(list.len());

@@ -3,7 +3,9 @@
 // Fair Share Key a customer per item, 300 tokens a UTC day per key (about 4.5 calls). Customer a's items are
 // served until its answers' usage reaches the quota, then go to `deferred` with `key_quota` and a
 // retry_at at the next UTC day; customer b, on the same provider, is served throughout. A second
-// n8n process reads the same key's row: a's items there are deferred without a call.
+// n8n process reads the same key's row: a's items there are deferred without a call. The
+// Resilient Chat Model 1.2 under a Basic LLM Chain, 2 requests a day for its key: 2 messages
+// answered, the next fail at once with key_quota and no call to either model.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { n8nInstall, n8nInstance, branchesWorkflow, outputs, uid } from '../support/n8n.mjs';
@@ -12,6 +14,13 @@ import { redisCredential } from '../support/store-credentials.mjs';
 import { startTpmVendor } from '../support/tpm-vendor.mjs';
 import { installLikeN8n } from './clean-checkout.mjs';
 import { packWorktree } from '../chat/support.mjs';
+import {
+	chatWorkflow,
+	llmChain,
+	openAiCredential,
+	openAiModel,
+	resilientOver,
+} from '../support/chat-workflows.mjs';
 
 const major = Number(process.env.N8N_MAJOR ?? 2);
 const tag = uid().slice(0, 8);
@@ -124,4 +133,46 @@ test(`n8n ${major}: a customer past its tokens per day goes to deferred with key
 		['key_quota', 'key_quota', 'key_quota'],
 	);
 	assert.equal(vendor.stats('quota').requests, before, 'the second process sent a nothing');
+});
+
+test(`n8n ${major}: the chat model with 2 requests a day for its key: 2 messages answered, the next fail at once with key_quota, neither model called`, async () => {
+	const creds = ['chat1', 'chat2'].map((v) => openAiCredential(vendor, v, 'sk-test'));
+	const sub = resilientOver(
+		'Resilient Chat Model',
+		{
+			numberInputs: 2,
+			providers: { provider: [{ name: `m1-${tag}` }, { name: `m2-${tag}` }] },
+			retryPolicy: { fairShareKey: `chat-${tag}` },
+			keyQuotas: { quota: [{ measure: 'requests', per: 'day', atMost: 2 }] },
+		},
+		[600, 200],
+		'Chain',
+		[openAiModel('Model 1', creds[0], [500, 400]), openAiModel('Model 2', creds[1], [700, 400])],
+	);
+	const wf = chatWorkflow(`kqc${tag}`, {
+		items: 4,
+		nodes: [llmChain('Chain', [600, 0]), ...sub.nodes],
+		roots: ['Chain'],
+		models: sub.models,
+	});
+	wf.nodes.find((n) => n.name === 'Resilient Chat Model').typeVersion = 1.2;
+	a.importCredentials(creds);
+	a.importWorkflow(wf);
+	const r = await a.execute(wf.id, { timeoutMs: 180_000 });
+	assert.ok(r.run, r.log.slice(-3000));
+	const items = outputs(r.run, 'Chain')[0];
+	const errors = items
+		.map((i) => i.json.error ?? '')
+		.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
+	console.log(
+		`n8n ${major}: chat, 2 requests a day: ${items.filter((i) => i.json.text).length} answered, errors: ${JSON.stringify(errors.filter(Boolean)).slice(0, 300)}; Model 1 ${vendor.stats('chat1').requests} requests, Model 2 ${vendor.stats('chat2').requests}`,
+	);
+	assert.equal(items.length, 4, 'every message leaves');
+	assert.equal(items.filter((i) => i.json.text).length, 2);
+	assert.equal(errors.filter((e) => e.includes('key_quota')).length, 2, JSON.stringify(errors));
+	assert.equal(
+		vendor.stats('chat1').requests + vendor.stats('chat2').requests,
+		2,
+		'the quota, counted at the vendor',
+	);
 });

@@ -164,9 +164,11 @@ export function chatCall(chain: ChatChain): ChatCall {
 				cancel,
 				streamed: streamed !== undefined,
 				prefer: chain.conversations.servedBy(messages),
-				tokens: plan.config.providers.some((p) => p.token_limit)
-					? chatTokenFacts(messages, models)
-					: undefined,
+				// Token limits reserve, and Key Quotas may count, each call's tokens.
+				tokens:
+					plan.config.providers.some((p) => p.token_limit) || plan.config.key_quotas?.length
+						? chatTokenFacts(messages, models)
+						: undefined,
 			});
 		} catch (error) {
 			const e =

@@ -8,6 +8,7 @@ import { CHAT_DEFAULTS, ENGINE_DEFAULTS as D, PROVIDER_DEFAULTS } from '../../li
 import { breaker, retryPolicyWith } from '../ResilientProviderCall/v2/policy';
 import { answerCheck } from '../ResilientProviderCall/v2/answerCheck';
 import { store } from '../ResilientProviderCall/v2/store';
+import { keyQuotas } from '../ResilientProviderCall/v2/keyQuotas';
 import { numberField } from '../ResilientProviderCall/v2/numberField';
 import { tokenFields } from '../ResilientProviderCall/v2/tokenFields';
 
@@ -54,6 +55,11 @@ const shared: INodeProperties[] = [
 		].sort(byName),
 	},
 	always(breaker),
+	{
+		...always(keyQuotas),
+		description:
+			"What the Fair Share Key (Retry Policy; by workflow where empty, from version 1.2) may use of these models per minute, UTC day or UTC month, across every execution and worker. A call whose key is over a quota fails at once with retry_at at the period's end (key_quota), while other keys go on. Tokens and spend are held at each call's estimate while it is out and settled at the usage its answer reports.",
+	},
 	chatAnswerCheck(),
 	{
 		displayName: 'On a Broken Stream',
