@@ -42,18 +42,21 @@ impl Texts {
     }
 }
 
-fn chain(key: &str, quotas: &[(&str, &str, f64)]) -> Arc<Chain> {
-    let provider = |name: &str| ProviderConfig { name: name.into(), idempotent: true, ..Default::default() };
-    let cfg = ChainConfig {
-        providers: vec![provider("llm")],
+/// One provider, `llm`, under Fair Share Key `key` with `quotas` (measure, per, limit).
+fn config(key: &str, quotas: &[(&str, &str, f64)]) -> ChainConfig {
+    ChainConfig {
+        providers: vec![ProviderConfig { name: "llm".into(), idempotent: true, ..Default::default() }],
         fair_share_key: key.into(),
         key_quotas: quotas
             .iter()
             .map(|(m, p, l)| KeyQuotaConfig { measure: m.to_string(), per: p.to_string(), limit: *l })
             .collect(),
         ..Default::default()
-    };
-    Arc::new(cfg.validate().expect("valid"))
+    }
+}
+
+fn chain(key: &str, quotas: &[(&str, &str, f64)]) -> Arc<Chain> {
+    Arc::new(config(key, quotas).validate().expect("valid"))
 }
 
 /// One item of `chain` at `now`: its first poll's step, and if it called, its answer with
@@ -122,18 +125,7 @@ fn requests_per_minute_count_each_call_and_a_chain_without_quotas_reads_no_key()
 
 #[test]
 fn quotas_are_checked_naming_the_field() {
-    let bad = |quotas: &[(&str, &str, f64)], key: &str| {
-        let cfg = ChainConfig {
-            providers: vec![ProviderConfig { name: "p".into(), ..Default::default() }],
-            fair_share_key: key.into(),
-            key_quotas: quotas
-                .iter()
-                .map(|(m, p, l)| KeyQuotaConfig { measure: m.to_string(), per: p.to_string(), limit: *l })
-                .collect(),
-            ..Default::default()
-        };
-        cfg.validate().unwrap_err().to_string()
-    };
+    let bad = |quotas: &[(&str, &str, f64)], key: &str| config(key, quotas).validate().unwrap_err().to_string();
     assert!(bad(&[("tokens", "day", 10.0)], "").contains("key_quotas"), "no key to count under");
     for wrong in [("tokens", "week", 10.0), ("calls", "day", 10.0), ("requests", "day", 1.5), ("spend", "day", 0.0)] {
         assert!(bad(&[wrong], "k").contains("key_quotas: quota 1 needs a measure"), "{wrong:?}");
