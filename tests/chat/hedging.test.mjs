@@ -420,9 +420,12 @@ test(`n8n ${major}: streamed, AI Agent on a Webhook in Streaming mode, hedging a
 			e.attempts.some((x) => !x.hedge && x.outcome === 'abandoned'),
 			`slow turn ${k}: Model 1's call abandoned: ${show(k)}`,
 		);
+		// The hedge's text came before Model 1's first delta would have: what hedging is for. (Its
+		// time, ~0.6 s on a quiet machine, is printed above; beside both n8n lanes on 2 cores a turn
+		// took 2 s, so a tighter bound timed the machine, not the engine.)
 		assert.ok(
-			turns[k].firstMs < SLOW / 2,
-			`slow turn ${k}: first text after ${turns[k].firstMs} ms`,
+			turns[k].firstMs < SLOW,
+			`slow turn ${k}: first text after ${turns[k].firstMs} ms, not before Model 1's ${SLOW} ms`,
 		);
 	}
 	// The other turns: Model 1's text, unless a hedge fired (a loaded machine) and won the race;
