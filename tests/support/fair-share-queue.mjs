@@ -24,7 +24,9 @@ export const LATENCY_MS = 300;
 // than its quarter meanwhile.
 const ROWS = { a: 160, b: 100 };
 const EXECUTIONS = ['a', 'b', 'a', 'b'];
-const MODEL = { a: 'gpt-qa', b: 'gpt-qb' };
+// Each execution's calls name a model of their own (`gpt-q<customer>-e<k>`): the split is read
+// while every execution still had work.
+const model = (customer, exec) => `gpt-q${customer}-${exec}`;
 
 /**
  * One run in n8n `major`: the vendor's split (`fair-split.mjs`), each execution's items by output
@@ -50,7 +52,7 @@ export async function runFairShareQueue(major, log) {
 		);
 		const bodies = EXECUTIONS.map((c, k) => ({
 			exec: `e${k}`,
-			rows: Array.from({ length: ROWS[c] }, (_, n) => ({ n: n + 1, customer: c })),
+			rows: Array.from({ length: ROWS[c] }, (_, n) => ({ n: n + 1, customer: c, exec: `e${k}` })),
 		}));
 		const t1 = Date.now();
 		const answers = await cluster.postAll(flow.path, bodies, bodies.length);
@@ -71,7 +73,13 @@ export async function runFairShareQueue(major, log) {
 		}
 		const { by, retryAt } = reported(reports, id);
 		return {
-			s: split(vendor, 'fairq', MODEL.a, MODEL.b),
+			s: split(
+				vendor,
+				'fairq',
+				...['a', 'b'].map((c) =>
+					EXECUTIONS.flatMap((x, k) => (x === c ? [model(c, `e${k}`)] : [])),
+				),
+			),
 			by,
 			retryAt,
 			execs: bodies.map((b) => b.exec),
@@ -117,7 +125,8 @@ function fairWorkflow({ id, vendor, reports, cluster, REDIS }) {
 						{
 							name: `fair-q-${id}`,
 							kind: 'openAiChat',
-							model: `={{ $json.customer === "a" ? "${MODEL.a}" : "${MODEL.b}" }}`,
+							// model(customer, exec), as the row says them.
+							model: '={{ "gpt-q" + $json.customer + "-" + $json.exec }}',
 							userMessage: '={{ "row " + $json.n }}',
 							authentication: 'none',
 							openAiChatOptions: { baseUrl: `${vendor.url('fairq')}/v1`, maxTokens: 20 },

@@ -17,16 +17,19 @@ function windows(sa, sb, from, to) {
 }
 
 /**
- * The vendor's calls for models `a` and `b` while both had work: from the later first answer to
- * the earlier last one, whole windows only, after the later one's first 5 s (its ramp: the other
+ * The vendor's calls for models `a` and `b` (a model, or a list: one per execution of the caller)
+ * while both had work: from the later first answer to the earliest last one of any model (every
+ * execution still had work: one that ran out asks for less than its part, and max-min rightly
+ * gives the rest away), whole windows only, after the later one's first 5 s (its ramp: the other
  * gives back as its calls end; one run had 39 % of 51 calls there).
  */
 export function split(vendor, route, a, b) {
 	const log = vendor.stats(route).log;
-	const served = (model) => log.filter((e) => e.model === model && e.status === 200);
-	const [sa, sb] = [served(a), served(b)];
+	const [ma, mb] = [[a].flat(), [b].flat()];
+	const served = (models) => log.filter((e) => models.includes(e.model) && e.status === 200);
+	const [sa, sb] = [served(ma), served(mb)];
 	const from = Math.max(sa[0].end, sb[0].end) + WINDOW_MS;
-	const to = Math.min(sa.at(-1).end, sb.at(-1).end);
+	const to = Math.min(...[...ma, ...mb].map((m) => served([m]).at(-1).end));
 	const within = (s) => s.filter((e) => e.end >= from && e.end < to).length;
 	return {
 		sa,
