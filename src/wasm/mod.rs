@@ -5,6 +5,7 @@
 //! TypeScript shapes are declared in `types.d.ts`. Errors are JS `Error`s with a stable
 //! `code` (and `field` for configuration errors).
 mod input;
+mod store_down;
 mod stream_pace;
 use crate::choose::chain::Writes;
 use crate::config::decode;
@@ -43,16 +44,6 @@ const TS_TYPES: &str = include_str!("types.d.ts");
 thread_local! {
     /// One PRNG per process, seeded once from crypto.getRandomValues; items draw their own seed.
     static PROCESS_RNG: RefCell<Option<Rng>> = const { RefCell::new(None) };
-    /// This process's falls back to its memory, by scope: counted here, in memory, so Get Metrics
-    /// says them while the shared store is down.
-    /// A list, not a map: scopes are few, and a map of its own type costs the WASM its own code.
-    static FALLBACKS: RefCell<Vec<(String, u64)>> = const { RefCell::new(Vec::new()) };
-}
-
-fn fallbacks(scope: &str) -> u64 {
-    // `try_with` here and below: the engine never runs after its thread ends, and no panic path
-    // ships for it.
-    FALLBACKS.try_with(|f| f.borrow().iter().find(|(s, _)| s == scope).map_or(0, |(_, n)| *n)).unwrap_or(0)
 }
 
 fn draw_rng() -> Rng {
@@ -90,32 +81,6 @@ pub(crate) fn ms(v: f64) -> u64 {
     } else {
         0
     }
-}
-
-/// The shared store failed (no answer in time, an error, races lost past the bound): carry on in
-/// this process's memory (`fail_open`, the node's *On Store Failure*) or defer the item. One
-/// decision for rows, tickets and counters; crossed only when the store fails.
-/// `scope`: the store scope that failed; a fall-back to memory is counted for it.
-#[wasm_bindgen(js_name = storeFailed, unchecked_return_type = "StoreVerdict")]
-pub fn store_failed(fail_open: bool, cause: &str, scope: Option<String>) -> Result<JsValue, JsValue> {
-    let verdict = crate::rows::store_failure::store_failed(fail_open, cause);
-    if let (crate::rows::store_failure::StoreVerdict::FallBack { .. }, Some(scope)) = (&verdict, scope) {
-        let _ = FALLBACKS.try_with(|f| {
-            let mut f = f.borrow_mut();
-            match f.iter_mut().find(|(s, _)| *s == scope) {
-                Some((_, n)) => *n += 1,
-                None => f.push((scope, 1)),
-            }
-        });
-    }
-    to_js(&verdict)
-}
-
-/// Get Metrics while the shared store is down: the store's families alone (it did not answer;
-/// this process's fall-backs to memory), nothing of this process's memory as the fleet's.
-#[wasm_bindgen(js_name = storeDownMetrics)]
-pub fn store_down_metrics(scope: &str) -> String {
-    crate::report::metrics::store_families(scope, false, fallbacks(scope))
 }
 
 /// A vendor's finish word in the one vocabulary of Call Chain's LLM presets (`stop`, `length`,
@@ -260,7 +225,7 @@ impl Engine {
     pub fn metrics(&self, now_ms: f64, scope: &str, rows: &str, counters: &str) -> Result<String, JsValue> {
         let text = crate::report::metrics::render(&self.chain, scope, ms(now_ms), &row_text::split(rows), counters)
             .map_err(js_error)?;
-        Ok(text + &crate::report::metrics::store_families(scope, true, fallbacks(scope)))
+        Ok(text + &crate::report::metrics::store_families(scope, true, store_down::fallbacks(scope)))
     }
 
     /// Guard, first half: which provider may be called now, without calling. `lease` names the
