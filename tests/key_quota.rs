@@ -131,6 +131,8 @@ fn quotas_are_checked_naming_the_field() {
         assert!(bad(&[wrong], "k").contains("key_quotas: quota 1 needs a measure"), "{wrong:?}");
     }
     assert!(bad(&[("spend", "day", 1.0), ("spend", "day", 2.0)], "k").contains("key_quotas: quota 2 needs"), "twice");
+    let guard = ChainConfig { node: "guard".into(), type_version: 2.2, ..config("k", &[("requests", "day", 5.0)]) };
+    assert!(guard.validate().unwrap_err().to_string().contains("Check Provider"), "refused, not counted half");
     let spend = chain("k", &[("spend", "month", 0.5)]);
     assert_eq!(spend.quotas.as_ref().unwrap().list[0].limit, 500_000, "an amount, in millionths");
 }

@@ -142,6 +142,11 @@ impl ChainConfig {
             crate::error::one_of("priority", "priority", self.priority.as_deref().unwrap_or(d.priority), PRIORITIES)?
                 as u8;
         let (share_key, share_weight) = self.share_key(&d)?;
+        // Check Provider's ticket carries no quota hold and its Report reads no key's row: refused, not
+        // counted half.
+        if self.node == "guard" && !self.key_quotas.is_empty() {
+            return Err(EngineError::config("key_quotas", "Check Provider and Report Outcome do not count Key Quotas"));
+        }
         let quotas = key_quotas(&self.key_quotas, &share_key, &mut providers)?;
         let budget_ms = ms("budget_ms", self.budget_ms, 1, 7 * DAY)?;
         Ok(Chain {
